@@ -1,0 +1,176 @@
+//! Command-line parsing: flags and subcommands, turned into one [`GlobalOptions`] and a
+//! [`Command`], then handed to `commands`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::output::{ColorChoice, Printer};
+
+/// dotpack: one manifest for the MCP servers of every AI host.
+///
+/// Declare MCP server packages in dotpack.toml, resolve them against a registry, pin them in
+/// dotpack.lock. Start with `dotpack init`, then `dotpack add figma`.
+#[derive(Debug, Parser)]
+#[command(name = "dotpack", version, about, long_about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// Print machine-readable JSON on stdout (read commands)
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Print only errors
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// When to colour output (NO_COLOR is respected with `auto`)
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Path to dotpack.toml (default: search this folder and its parents)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Use the registry index in this local folder instead of the built-in one
+    #[arg(long, global = true, value_name = "PATH", env = "DOTPACK_REGISTRY")]
+    pub registry: Option<PathBuf>,
+    /// Fail if dotpack.lock is missing or would change
+    #[arg(long, global = true)]
+    pub locked: bool,
+    /// Use only local data: no network
+    #[arg(long, global = true)]
+    pub offline: bool,
+    /// Both --locked and --offline
+    #[arg(long, global = true)]
+    pub frozen: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a dotpack.toml in the current folder (or PATH)
+    Init(InitArgs),
+    /// Add packages to dotpack.toml and lock them
+    #[command(after_help = "Examples:\n  dotpack add figma\n  dotpack add github@^1.0 context7\n  dotpack add figma --set port=4000")]
+    Add(AddArgs),
+    /// Remove packages from dotpack.toml and the lock
+    #[command(visible_alias = "rm")]
+    Remove(RemoveArgs),
+    /// Resolve dependencies and write dotpack.lock
+    Lock,
+    /// Move locked packages to the newest versions their requirements allow
+    Update(UpdateArgs),
+    /// Search the registry by name, description and keywords
+    Search(SearchArgs),
+    /// Show a package's versions, servers, inputs and dependencies
+    Info(InfoArgs),
+    /// Check a dotpack.toml and print every problem with its line
+    Validate(ValidateArgs),
+    /// Registry maintenance
+    #[command(subcommand)]
+    Registry(RegistryCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Folder to create dotpack.toml in (default: the current folder)
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// Packages to add, as NAME or NAME@REQUIREMENT (e.g. figma, github@^1.2, time@=0.2.0)
+    #[arg(required = true, value_name = "NAME[@REQ]")]
+    pub packages: Vec<String>,
+    /// Set an input of the added package: --set port=4000 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Show what would change without writing anything
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// Packages to remove
+    #[arg(required = true, value_name = "NAME")]
+    pub packages: Vec<String>,
+    /// Show what would change without writing anything
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Only update these packages (default: all)
+    #[arg(value_name = "NAME")]
+    pub packages: Vec<String>,
+    /// Show what would change without writing anything
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Words to look for
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Show at most this many results
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Package name, optionally with a requirement: NAME[@REQ]
+    #[arg(value_name = "NAME[@REQ]")]
+    pub package: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// A dotpack.toml, or a folder holding one (default: the project's)
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RegistryCommand {
+    /// Build (or extend) a registry index from a folder of package manifests
+    Build(RegistryBuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RegistryBuildArgs {
+    /// Folder whose subfolders each hold a package's dotpack.toml
+    #[arg(default_value = "manifests")]
+    pub source: PathBuf,
+    /// Index folder to write
+    #[arg(long, default_value = "registry-index")]
+    pub out: PathBuf,
+    /// Only check that the index is up to date; exit 1 if building would change it
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Runs the command line and returns the process exit code: 0 done, 1 failed, 2 bad usage.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
+    match crate::commands::run(&cli.global, cli.command, &printer) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            crate::commands::report_error(&printer, &err);
+            ExitCode::from(1)
+        }
+    }
+}

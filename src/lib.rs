@@ -1,0 +1,16 @@
+//! dotpack: a declarative manifest and package manager for MCP servers.
+//!
+//! The binary is a thin front over this library: `cli` parses arguments, `commands` run them,
+//! and everything they need (manifest, registry, resolver, lock) lives in modules here.
+
+pub mod cli;
+pub mod commands;
+pub mod concepts;
+pub mod diag;
+pub mod lock;
+pub mod manifest;
+pub mod output;
+pub mod project;
+pub mod registry;
+pub mod resolve;
+pub mod validate;

@@ -1,0 +1,1 @@
+//! `dotpack.lock`: what it means (resolved packages) and its on-disk shape (deterministic TOML).

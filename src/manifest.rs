@@ -1,0 +1,204 @@
+//! The canonical manifest, `dotpack.toml`: one format for a project and for a published package.
+//!
+//! Loading is parse, then validate, then deserialize: validation works on the spanned document so
+//! every finding points at a line, and only a manifest without errors becomes a [`Manifest`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use semver::{Version, VersionReq};
+use serde::{Deserialize, Serialize};
+
+use crate::diag::{Diagnostic, Diagnostics};
+
+/// The file name of a manifest.
+pub const MANIFEST_FILE: &str = "dotpack.toml";
+
+/// A parsed, validated `dotpack.toml`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Present in a published package.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<PackageMeta>,
+    /// Project settings: target hosts and scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<ProjectSettings>,
+    /// Values a user may set when installing, referenced as `{{props.NAME}}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inputs: BTreeMap<String, Input>,
+    /// MCP servers this manifest declares, in canonical form.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub servers: BTreeMap<String, Server>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dependencies: BTreeMap<String, DependencySpec>,
+    /// Extra registries by name: `[registries] local = { path = "../index" }`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registries: BTreeMap<String, RegistrySpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
+}
+
+/// `[package]`: what a published package says about itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageMeta {
+    pub name: String,
+    pub version: Version,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub homepage: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+}
+
+/// `[project]`: where a project installs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectSettings {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+/// `[settings]`: knobs of dotpack itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_generations: Option<u32>,
+}
+
+/// `[inputs.NAME]`: a value the user supplies at install time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Input {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<toml::Value>,
+    #[serde(default)]
+    pub required: bool,
+    /// A secret is never written to the lock or claims; it should come from the environment.
+    #[serde(default)]
+    pub secret: bool,
+}
+
+/// One MCP server in canonical form: the universal core plus extension concepts under their
+/// canonical names (see [`crate::concepts`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Server {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Every other field, keyed by canonical name.
+    #[serde(flatten)]
+    pub extensions: BTreeMap<String, toml::Value>,
+}
+
+/// A dependency: `name = "^1.2"` or `name = { version = "^1.2", ... }`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DependencySpec {
+    Req(VersionReq),
+    Detailed(DetailedDependency),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DetailedDependency {
+    pub version: VersionReq,
+    /// Name of a registry in `[registries]`; the default registry when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<String>,
+    /// Input values for the package, `--set` on the command line.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub set: BTreeMap<String, String>,
+    /// Lossy fields this project accepts dropping for this dependency.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_lossy: Vec<String>,
+}
+
+impl DependencySpec {
+    pub fn req(&self) -> &VersionReq {
+        match self {
+            DependencySpec::Req(req) => req,
+            DependencySpec::Detailed(d) => &d.version,
+        }
+    }
+
+    pub fn registry(&self) -> Option<&str> {
+        match self {
+            DependencySpec::Req(_) => None,
+            DependencySpec::Detailed(d) => d.registry.as_deref(),
+        }
+    }
+}
+
+/// `[registries.NAME]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegistrySpec {
+    /// A local directory holding an index, relative to the manifest's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// A base URL serving an index as static files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// A manifest together with where it came from and the warnings found while loading it.
+#[derive(Clone, Debug)]
+pub struct LoadedManifest {
+    pub path: PathBuf,
+    pub text: String,
+    pub manifest: Manifest,
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl LoadedManifest {
+    /// The folder holding the manifest.
+    pub fn root(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+}
+
+/// Reads, validates and deserializes the manifest at `path`. Errors carry every diagnostic found.
+pub fn load(path: &Path) -> Result<LoadedManifest, Diagnostics> {
+    let text = match fs_err::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(Diagnostics(vec![
+                Diagnostic::error("read", path, e.to_string())
+                    .help("run `dotpack init` to create a dotpack.toml here"),
+            ]));
+        }
+    };
+    parse(path, text)
+}
+
+/// Validates and deserializes manifest `text` that was read from `path`.
+pub fn parse(path: &Path, text: String) -> Result<LoadedManifest, Diagnostics> {
+    let diagnostics = crate::validate::check_manifest(path, &text);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(Diagnostics(diagnostics));
+    }
+    let manifest: Manifest = match toml::from_str(&text) {
+        Ok(m) => m,
+        Err(e) => {
+            let diag = Diagnostic::error("invalid-manifest", path, e.message().to_string())
+                .at(&text, e.span());
+            return Err(Diagnostics(vec![diag]));
+        }
+    };
+    Ok(LoadedManifest {
+        path: path.to_path_buf(),
+        text,
+        manifest,
+        warnings: diagnostics,
+    })
+}

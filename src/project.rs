@@ -1,0 +1,1 @@
+//! The project: finding `dotpack.toml`, and editing it in place (comments and order kept).

@@ -1,0 +1,1 @@
+//! `dotpack registry build`: turn a folder of package manifests into an append-only index.

@@ -1,0 +1,1 @@
+//! A registry index in a local directory.

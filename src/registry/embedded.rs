@@ -1,0 +1,1 @@
+//! The default registry, compiled into the binary from `registry-index/`.

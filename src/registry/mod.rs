@@ -1,0 +1,68 @@
+//! Registries: where packages come from.
+//!
+//! A registry is a sparse index (one file per package, one JSON line per version, at a path
+//! derived from the name, as in Cargo's sparse index) plus `.tar.gz` archives checked against the
+//! sha256 in the index. The same layout is read from the index compiled into the binary, from a
+//! local directory, or (later) from static HTTP.
+
+pub mod archive;
+pub mod build;
+pub mod dir;
+pub mod embedded;
+pub mod index;
+
+use std::sync::Arc;
+
+pub use index::{IndexDep, IndexLine, RegistryConfig, index_path};
+
+/// The source string written into `dotpack.lock` for packages of the embedded default registry.
+pub const BUILTIN_SOURCE: &str = "registry+builtin";
+
+/// Errors reading a registry. Each names the file and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("{file}:{line}: index line does not parse: {reason}\n  help: the registry index is corrupt; rebuild it with `dotpack registry build` or report it to the registry's maintainer")]
+    BadIndexLine {
+        file: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("checksum mismatch for {name} {version}: the index says sha256:{expected} but {file} is sha256:{actual}\n  help: the archive was changed after it was published; do not use it. Rebuild the registry or ask its maintainer")]
+    ChecksumMismatch {
+        name: String,
+        version: String,
+        file: String,
+        expected: String,
+        actual: String,
+    },
+    #[error("archive for {name} {version} not found at {file}\n  help: the registry is incomplete; rebuild it with `dotpack registry build`")]
+    MissingArchive {
+        name: String,
+        version: String,
+        file: String,
+    },
+    #[error("{file}: bad package archive: {reason}")]
+    BadArchive { file: String, reason: String },
+    #[error("{path}: {reason}")]
+    Io { path: String, reason: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// One registry, wherever it lives. Implementations must make [`IndexSource::versions`] cost what
+/// one package costs, not what the whole registry costs.
+pub trait IndexSource: Send + Sync {
+    /// Identity written into `dotpack.lock` as each package's `source`.
+    fn source_id(&self) -> &str;
+
+    /// Every version line of `name` in index order, or `None` when the registry has no such
+    /// package. Lines that do not parse are an error naming the file and line.
+    fn versions(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError>;
+
+    /// Every package name in the registry, sorted. For search and "did you mean"; not on the
+    /// resolution path.
+    fn names(&self) -> Result<Vec<String>, RegistryError>;
+
+    /// The bytes of the archive of `line`, verified against `line.cksum`.
+    fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError>;
+}

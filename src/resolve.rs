@@ -1,0 +1,1 @@
+//! Resolution: pubgrub over the registry index, one version per package name.
