@@ -1,5 +1,8 @@
 //! One module per command: each reads its arguments, builds settings, and calls the library.
 
+pub mod registry;
+pub mod validate;
+
 use anyhow::Result;
 
 use crate::cli::{Command, GlobalArgs};
@@ -8,8 +11,9 @@ use crate::output::Printer;
 
 /// Runs one parsed command.
 pub fn run(global: &GlobalArgs, command: Command, printer: &Printer) -> Result<()> {
-    let _ = (global, printer);
     match command {
+        Command::Validate(args) => validate::run(global, args, printer),
+        Command::Registry(cmd) => registry::run(global, cmd, printer),
         _ => anyhow::bail!("not implemented yet"),
     }
 }

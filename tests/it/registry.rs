@@ -1,0 +1,1 @@
+//! `dotpack registry build` and registry reading.

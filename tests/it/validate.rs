@@ -1,0 +1,1 @@
+//! `dotpack validate`: every rule, with file, line and fix.
