@@ -170,7 +170,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             crate::commands::report_error(&printer, &err);
-            ExitCode::from(1)
+            ExitCode::from(crate::commands::exit_code(&err))
         }
     }
 }

@@ -10,6 +10,9 @@ pub mod build;
 pub mod dir;
 pub mod embedded;
 pub mod index;
+pub mod package;
+
+pub use package::load_package;
 
 use std::sync::Arc;
 

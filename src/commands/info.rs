@@ -1,0 +1,148 @@
+//! `dotpack info NAME[@REQ]`: a package's versions, servers, inputs and dependencies.
+
+use anyhow::{Result, bail};
+use semver::VersionReq;
+use serde_json::json;
+
+use crate::cli::{GlobalArgs, InfoArgs};
+use crate::commands::{UsageError, add::unknown_package, search::newest};
+use crate::manifest::{Manifest, Server};
+use crate::ops::{self, Settings};
+use crate::output::Printer;
+use crate::registry::IndexLine;
+
+pub fn run(global: &GlobalArgs, args: InfoArgs, printer: &Printer) -> Result<()> {
+    let settings = Settings::from_global(global)?;
+    let registries = ops::registries(&settings, None)?;
+    let source = registries.for_dependency(None)?;
+    let (name, req) = match args.package.split_once('@') {
+        Some((n, r)) => match VersionReq::parse(r) {
+            Ok(req) => (n, Some(req)),
+            Err(e) => {
+                return Err(UsageError(format!("`{r}` is not a version requirement ({e})")).into());
+            }
+        },
+        None => (args.package.as_str(), None),
+    };
+    let Some(lines) = source.versions(name)? else {
+        bail!("{}", unknown_package(name, source)?);
+    };
+    let chosen: Option<&IndexLine> = match &req {
+        Some(req) => lines
+            .iter()
+            .filter(|l| req.matches(&l.vers))
+            .max_by(|a, b| a.vers.cmp(&b.vers)),
+        None => newest(&lines),
+    };
+    let Some(line) = chosen else {
+        bail!(
+            "no version of `{name}` matches `{}`\n  help: available: {}",
+            args.package,
+            versions_list(&lines)
+        );
+    };
+    let manifest = crate::registry::load_package(source, name, &line.vers)?;
+    if printer.json {
+        printer.json_out(&json_info(line, &lines, &manifest));
+        return Ok(());
+    }
+    print_info(printer, line, &lines, &manifest);
+    Ok(())
+}
+
+fn versions_list(lines: &[IndexLine]) -> String {
+    let mut vs: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            if l.yanked {
+                format!("{} (yanked)", l.vers)
+            } else {
+                l.vers.to_string()
+            }
+        })
+        .collect();
+    vs.reverse();
+    vs.join(", ")
+}
+
+fn print_info(printer: &Printer, line: &IndexLine, lines: &[IndexLine], manifest: &Manifest) {
+    printer.out(format!("{} {}", line.name, line.vers));
+    if let Some(pkg) = &manifest.package {
+        if let Some(d) = &pkg.description {
+            printer.out(d);
+        }
+        for (label, value) in [
+            ("homepage", &pkg.homepage),
+            ("repository", &pkg.repository),
+            ("license", &pkg.license),
+        ] {
+            if let Some(v) = value {
+                printer.out(format!("{label}: {v}"));
+            }
+        }
+        if !pkg.keywords.is_empty() {
+            printer.out(format!("keywords: {}", pkg.keywords.join(", ")));
+        }
+    }
+    printer.out(format!("versions: {}", versions_list(lines)));
+    if !manifest.servers.is_empty() {
+        printer.out("servers:");
+        for (name, server) in &manifest.servers {
+            printer.out(format!("  {name}: {}", describe_server(server)));
+        }
+    }
+    if !manifest.inputs.is_empty() {
+        printer.out("inputs (set with --set NAME=VALUE):");
+        for (name, input) in &manifest.inputs {
+            let mut notes = Vec::new();
+            if input.required {
+                notes.push("required".to_string());
+            }
+            if input.secret {
+                notes.push("secret".to_string());
+            }
+            if let Some(d) = &input.default {
+                notes.push(format!("default {d}"));
+            }
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", notes.join(", "))
+            };
+            printer.out(format!(
+                "  {name}{notes}: {}",
+                input.description.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    if !line.deps.is_empty() {
+        printer.out("dependencies:");
+        for dep in &line.deps {
+            printer.out(format!("  {} {}", dep.name, dep.req));
+        }
+    }
+}
+
+/// `stdio: npx -y pkg` or `http: https://...`.
+fn describe_server(server: &Server) -> String {
+    match (&server.command, &server.url) {
+        (Some(cmd), _) => {
+            let args = server.args.as_deref().unwrap_or_default().join(" ");
+            format!("stdio: {cmd} {args}").trim_end().to_string()
+        }
+        (None, Some(url)) => format!("http: {url}"),
+        (None, None) => "no transport".to_string(),
+    }
+}
+
+fn json_info(line: &IndexLine, lines: &[IndexLine], manifest: &Manifest) -> serde_json::Value {
+    json!({
+        "name": line.name,
+        "version": line.vers.to_string(),
+        "package": manifest.package,
+        "versions": lines.iter().map(|l| json!({"version": l.vers.to_string(), "yanked": l.yanked})).collect::<Vec<_>>(),
+        "servers": manifest.servers,
+        "inputs": manifest.inputs,
+        "dependencies": line.deps.iter().map(|d| json!({"name": d.name, "req": d.req.to_string()})).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,106 @@
+//! `dotpack search WORDS`: find packages by name, keywords and description.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::{GlobalArgs, SearchArgs};
+use crate::ops::{self, Settings};
+use crate::output::Printer;
+use crate::registry::IndexLine;
+
+/// One hit, with the newest stable version's line.
+struct Hit {
+    score: u32,
+    line: IndexLine,
+}
+
+pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<()> {
+    let settings = Settings::from_global(global)?;
+    let registries = ops::registries(&settings, None)?;
+    let source = registries.for_dependency(None)?;
+    let words: Vec<String> = args.query.iter().map(|w| w.to_lowercase()).collect();
+    let mut hits = Vec::new();
+    for name in source.names()? {
+        let Some(lines) = source.versions(&name)? else {
+            continue;
+        };
+        let Some(line) = newest(&lines) else {
+            continue;
+        };
+        let score = score(line, &words);
+        if score > 0 {
+            hits.push(Hit {
+                score,
+                line: line.clone(),
+            });
+        }
+    }
+    hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.line.name.cmp(&b.line.name)));
+    let total = hits.len();
+    hits.truncate(args.limit);
+    if printer.json {
+        let items: Vec<_> = hits
+            .iter()
+            .map(|h| {
+                json!({
+                    "name": h.line.name,
+                    "version": h.line.vers.to_string(),
+                    "description": h.line.description,
+                    "keywords": h.line.keywords,
+                    "servers": h.line.servers,
+                })
+            })
+            .collect();
+        printer.json_out(&json!({ "total": total, "packages": items }));
+        return Ok(());
+    }
+    if hits.is_empty() {
+        printer.note(format!("no packages match `{}`", args.query.join(" ")));
+        return Ok(());
+    }
+    let width = hits.iter().map(|h| h.line.name.len() + h.line.vers.to_string().len()).max().unwrap_or(0);
+    for hit in &hits {
+        let head = format!("{} = \"{}\"", hit.line.name, hit.line.vers);
+        let desc = hit.line.description.as_deref().unwrap_or("");
+        printer.out(format!("{head:<w$}  # {desc}", w = width + 5));
+    }
+    if total > hits.len() {
+        printer.note(format!("... and {} more (use --limit)", total - hits.len()));
+    }
+    Ok(())
+}
+
+/// The newest version that is neither yanked nor a pre-release, else the newest unyanked one.
+pub fn newest(lines: &[IndexLine]) -> Option<&IndexLine> {
+    let unyanked = || lines.iter().filter(|l| !l.yanked);
+    unyanked()
+        .filter(|l| l.vers.pre.is_empty())
+        .max_by(|a, b| a.vers.cmp(&b.vers))
+        .or_else(|| unyanked().max_by(|a, b| a.vers.cmp(&b.vers)))
+}
+
+/// Every word must match somewhere; a name match weighs most, then keywords, then description.
+fn score(line: &IndexLine, words: &[String]) -> u32 {
+    let name = line.name.to_lowercase();
+    let desc = line.description.as_deref().unwrap_or("").to_lowercase();
+    let mut total = 0;
+    for word in words {
+        let s = if name == *word {
+            100
+        } else if name.starts_with(word.as_str()) {
+            50
+        } else if name.contains(word.as_str()) {
+            30
+        } else if line.keywords.iter().any(|k| k.to_lowercase() == *word) {
+            20
+        } else if line.servers.iter().any(|s| s.to_lowercase().contains(word.as_str())) {
+            15
+        } else if desc.contains(word.as_str()) {
+            10
+        } else {
+            return 0;
+        };
+        total += s;
+    }
+    total
+}
