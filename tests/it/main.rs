@@ -2,5 +2,7 @@
 
 mod support;
 
+mod project_cmds;
 mod registry;
+mod search_info;
 mod validate;

@@ -55,3 +55,59 @@ impl Env {
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// A registry built by the real `dotpack registry build` from package manifests given as
+/// `(folder, dotpack.toml text)` pairs. Returns the index folder, for `--registry`.
+pub fn build_registry(env: &Env, packages: &[(&str, &str)]) -> PathBuf {
+    let src = env.home.path().join("registry-src");
+    for (folder, text) in packages {
+        let dir = src.join(folder);
+        std::fs::create_dir_all(&dir).expect("create package dir");
+        std::fs::write(dir.join("dotpack.toml"), text).expect("write package manifest");
+    }
+    let out = env.home.path().join("registry-index");
+    env.dotpack_in(env.home.path())
+        .arg("registry")
+        .arg("build")
+        .arg(&src)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    out
+}
+
+/// The text of a package manifest with one stdio server named after the package.
+pub fn package(name: &str, version: &str, deps: &[(&str, &str)]) -> String {
+    let mut text = format!(
+        "[package]\nname = \"{name}\"\nversion = \"{version}\"\ndescription = \"The {name} server\"\n\n[servers.{name}]\ncommand = \"npx\"\nargs = [\"-y\", \"{name}-mcp@{version}\"]\n"
+    );
+    if !deps.is_empty() {
+        text.push_str("\n[dependencies]\n");
+        for (dep, req) in deps {
+            text.push_str(&format!("{dep} = \"{req}\"\n"));
+        }
+    }
+    text
+}
+
+/// Every file under `dir` with its bytes, to assert that a failed command changed nothing.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                out.push((path, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
