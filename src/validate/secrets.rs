@@ -90,14 +90,14 @@ pub fn url_secret(url: &str) -> Option<String> {
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     if let Some((userinfo, _)) = authority.rsplit_once('@') {
         let password = userinfo.split_once(':').map(|(_, p)| p);
-        if let Some(p) = password.filter(|p| !p.is_empty() && !is_placeholder(p)) {
-            let _ = p;
+        if password.is_some_and(|p| !p.is_empty() && !is_placeholder(p)) {
             return Some("a password in the URL".to_string());
         }
-        if password.is_none() && !is_placeholder(userinfo) {
-            if let Some(reason) = value_secret(userinfo, true) {
-                return Some(reason);
-            }
+        // A bare token as userinfo (`https://TOKEN@host`) is a credential too.
+        if password.is_none()
+            && let Some(reason) = value_secret(userinfo, true)
+        {
+            return Some(reason);
         }
     }
     let query = rest.split_once('?').map(|(_, q)| q)?;
