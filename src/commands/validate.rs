@@ -1,11 +1,108 @@
 //! `dotpack validate [PATH]`: print every problem of a manifest; exit 1 on errors.
 
-use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
 
 use crate::cli::{GlobalArgs, ValidateArgs};
+use crate::diag::{Diagnostic, display_path};
+use crate::manifest::MANIFEST_FILE;
 use crate::output::Printer;
 
 pub fn run(global: &GlobalArgs, args: ValidateArgs, printer: &Printer) -> Result<()> {
-    let _ = (global, args, printer);
-    anyhow::bail!("`dotpack validate` is not implemented yet")
+    let path = manifest_path(args.path.as_deref())?;
+    let shown = PathBuf::from(display_path(&path));
+    let text = fs_err::read_to_string(&path)?;
+    let diags = crate::validate::check_manifest(&shown, &text);
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.len() - errors;
+    if global.json {
+        printer.json_out(&report(&shown, &diags, errors, warnings));
+    } else {
+        for diag in &diags {
+            printer.diagnostic_with_source(diag, &text);
+        }
+        printer.note(summary(&shown, errors, warnings));
+    }
+    if errors > 0 {
+        // The diagnostics are already printed; the error only sets the exit code.
+        bail!("validation failed");
+    }
+    Ok(())
+}
+
+/// The manifest to check: PATH itself, `PATH/dotpack.toml`, or the nearest `dotpack.toml` in
+/// the current folder or its parents.
+fn manifest_path(arg: Option<&Path>) -> Result<PathBuf> {
+    if let Some(path) = arg {
+        let path = if path.is_dir() {
+            path.join(MANIFEST_FILE)
+        } else {
+            path.to_path_buf()
+        };
+        if !path.is_file() {
+            bail!("{} does not exist", path.display());
+        }
+        return Ok(path);
+    }
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    cwd.ancestors()
+        .map(|dir| dir.join(MANIFEST_FILE))
+        .find(|p| p.is_file())
+        .with_context(|| {
+            format!(
+                "no {MANIFEST_FILE} in {} or its parents; run `dotpack init` or pass a path",
+                cwd.display()
+            )
+        })
+}
+
+/// "dotpack.toml: 2 errors, 1 warning" or "dotpack.toml is valid".
+fn summary(path: &Path, errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (0, 0) => format!("{} is valid", path.display()),
+        (0, w) => format!("{} is valid ({})", path.display(), plural(w, "warning")),
+        (e, 0) => format!("{}: {}", path.display(), plural(e, "error")),
+        (e, w) => format!(
+            "{}: {}, {}",
+            path.display(),
+            plural(e, "error"),
+            plural(w, "warning")
+        ),
+    }
+}
+
+/// The `--json` document; its shape is stable.
+fn report(path: &Path, diags: &[Diagnostic], errors: usize, warnings: usize) -> serde_json::Value {
+    json!({
+        "file": path.display().to_string(),
+        "valid": errors == 0,
+        "errors": errors,
+        "warnings": warnings,
+        "diagnostics": diags.iter().map(|d| json!({
+            "severity": d.severity,
+            "code": d.code,
+            "message": d.message,
+            "line": d.line,
+            "column": d.column,
+            "key_path": d.key_path,
+            "help": d.help,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_counts_in_words() {
+        let p = Path::new("dotpack.toml");
+        assert_eq!(summary(p, 0, 0), "dotpack.toml is valid");
+        assert_eq!(summary(p, 0, 1), "dotpack.toml is valid (1 warning)");
+        assert_eq!(summary(p, 2, 1), "dotpack.toml: 2 errors, 1 warning");
+        assert_eq!(summary(p, 1, 0), "dotpack.toml: 1 error");
+    }
 }

@@ -1,0 +1,332 @@
+//! A heuristic for literal secrets in a manifest: known token prefixes, then Shannon entropy,
+//! length and character classes, with a lower bar when the name around the value says it is a
+//! credential (`GITHUB_TOKEN`, `--api-key`, `Authorization`).
+//!
+//! It only ever produces warnings: legitimate arguments contain random-looking values too. The
+//! bar is tuned so placeholders (`YOUR_TOKEN`, `<token>`, `${VAR}`, `{{env.X}}`), words, paths,
+//! package specs, versions and UUIDs stay quiet.
+
+/// Token prefixes of well-known services, with the service for the message.
+const PREFIXES: &[(&str, &str)] = &[
+    ("github_pat_", "GitHub token"),
+    ("ghp_", "GitHub token"),
+    ("gho_", "GitHub token"),
+    ("ghu_", "GitHub token"),
+    ("ghs_", "GitHub token"),
+    ("ghr_", "GitHub token"),
+    ("glpat-", "GitLab token"),
+    ("sk-ant-", "Anthropic key"),
+    ("sk-proj-", "OpenAI key"),
+    ("sk_live_", "Stripe key"),
+    ("sk_test_", "Stripe key"),
+    ("rk_live_", "Stripe key"),
+    ("sk-", "API key"),
+    ("xoxb-", "Slack token"),
+    ("xoxp-", "Slack token"),
+    ("xoxa-", "Slack token"),
+    ("xapp-", "Slack token"),
+    ("AKIA", "AWS access key"),
+    ("ASIA", "AWS access key"),
+    ("AIza", "Google API key"),
+    ("npm_", "npm token"),
+    ("pypi-", "PyPI token"),
+    ("hf_", "Hugging Face token"),
+    ("figd_", "Figma token"),
+    ("lin_api_", "Linear key"),
+    ("shpat_", "Shopify token"),
+    ("dop_v1_", "DigitalOcean token"),
+    ("SG.", "SendGrid key"),
+];
+
+/// Words in a name that say its value is a credential.
+const SENSITIVE: &[&str] = &[
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "apikey",
+    "api_key",
+    "api-key",
+    "auth",
+    "credential",
+    "private_key",
+    "access_key",
+    "bearer",
+    "cookie",
+    "session",
+];
+
+/// Whether a variable, header or flag called `name` holds a credential.
+pub fn is_sensitive_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    SENSITIVE.iter().any(|w| lower.contains(w)) || lower.ends_with("key") || lower.ends_with("_pat")
+}
+
+/// A secret in one command-line argument; `previous` is the argument before it (`--token X`).
+pub fn arg_secret(arg: &str, previous: Option<&str>) -> Option<String> {
+    if arg.contains("://") {
+        return url_secret(arg);
+    }
+    if let Some((flag, value)) = arg.split_once('=')
+        && flag.starts_with('-')
+    {
+        return value_secret(value, is_sensitive_name(flag));
+    }
+    let flag_says = previous.is_some_and(|p| p.starts_with('-') && is_sensitive_name(p));
+    value_secret(arg, flag_says)
+}
+
+/// A secret in the value of env var or header `name`.
+pub fn named_secret(name: &str, value: &str) -> Option<String> {
+    let sensitive = is_sensitive_name(name);
+    value
+        .split_whitespace()
+        .find_map(|token| value_secret(token, sensitive))
+}
+
+/// A password in the userinfo, or a secret-looking query value, of a URL.
+pub fn url_secret(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if let Some((userinfo, _)) = authority.rsplit_once('@') {
+        let password = userinfo.split_once(':').map(|(_, p)| p);
+        if password.is_some_and(|p| !p.is_empty() && !is_placeholder(p)) {
+            return Some("a password in the URL".to_string());
+        }
+        // A bare token as userinfo (`https://TOKEN@host`) is a credential too.
+        if password.is_none()
+            && let Some(reason) = value_secret(userinfo, true)
+        {
+            return Some(reason);
+        }
+    }
+    let query = rest.split_once('?').map(|(_, q)| q)?;
+    let query = query.split('#').next().unwrap_or("");
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        value_secret(value, is_sensitive_name(key))
+            .map(|reason| format!("{reason} in the `{key}` query parameter"))
+    })
+}
+
+/// Whether one value looks like a literal secret; `sensitive` lowers the bar.
+pub fn value_secret(raw: &str, sensitive: bool) -> Option<String> {
+    let value = raw.trim_matches(|c| c == '"' || c == '\'');
+    if value.is_empty() || is_placeholder(value) {
+        return None;
+    }
+    if let Some(reason) = known_prefix(value) {
+        return Some(reason.to_string());
+    }
+    if is_jwt(value) {
+        return Some("a JSON web token".to_string());
+    }
+    if is_uuid(value) || is_version(value) || !is_token_charset(value) || value.contains('/') {
+        return None;
+    }
+    let classes = char_classes(value);
+    let entropy = shannon_entropy(value);
+    let len = value.chars().count();
+    let generic = len >= 20 && entropy >= 3.5 && classes >= 3 && !is_hex(value)
+        || len >= 32 && entropy >= 3.5 && classes >= 2 && !is_hex(value);
+    let named = sensitive && len >= 8 && alnum_classes(value) >= 2 && entropy >= 2.5;
+    (generic || named).then(|| "a high-entropy value".to_string())
+}
+
+fn known_prefix(value: &str) -> Option<&'static str> {
+    PREFIXES.iter().find_map(|(prefix, what)| {
+        let rest = value.strip_prefix(prefix)?;
+        let body_ok = rest.len() >= 12
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            && rest.chars().any(|c| c.is_ascii_digit());
+        body_ok.then_some(*what)
+    })
+}
+
+/// `YOUR_TOKEN`, `<token>`, `${VAR}`, `$VAR`, `{{env.X}}`, `xxxx`, `changeme`, …
+fn is_placeholder(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    value.contains("{{")
+        || value.contains("${")
+        || value.contains("$(")
+        || value.starts_with('$')
+        || value.starts_with('%') && value.ends_with('%')
+        || value.starts_with('<') && value.ends_with('>')
+        || value.starts_with('[') && value.ends_with(']')
+        || value
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c == '_' || c == '-')
+        || [
+            "your",
+            "xxx",
+            "example",
+            "placeholder",
+            "changeme",
+            "redacted",
+            "dummy",
+            "here",
+            "replace",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+        || shannon_entropy(value) < 2.0
+}
+
+fn is_jwt(value: &str) -> bool {
+    value.starts_with("eyJ") && value.split('.').count() == 3 && value.len() >= 30
+}
+
+fn is_uuid(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('-').collect();
+    parts.len() == 5
+        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts.iter().all(|p| is_hex(p))
+}
+
+fn is_hex(value: &str) -> bool {
+    value.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// Characters tokens are made of (base64, base64url, hex, and the usual separators).
+fn is_token_charset(value: &str) -> bool {
+    value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | '=' | '.' | '~' | '/'))
+}
+
+/// `1.2.3`, `v0.12.4-beta.1`: a version, not a credential.
+fn is_version(value: &str) -> bool {
+    let v = value.strip_prefix('v').unwrap_or(value);
+    v.starts_with(|c: char| c.is_ascii_digit())
+        && v.contains('.')
+        && v.split(['-', '+']).next().is_some_and(|core| {
+            core.split('.')
+                .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
+/// How many of lowercase, uppercase and digits the value uses.
+fn alnum_classes(value: &str) -> usize {
+    let has = |f: fn(&char) -> bool| usize::from(value.chars().any(|c| f(&c)));
+    has(char::is_ascii_lowercase) + has(char::is_ascii_uppercase) + has(char::is_ascii_digit)
+}
+
+/// How many of lowercase, uppercase, digits and symbols the value uses.
+fn char_classes(value: &str) -> usize {
+    let has = |f: fn(&char) -> bool| usize::from(value.chars().any(|c| f(&c)));
+    has(char::is_ascii_lowercase)
+        + has(char::is_ascii_uppercase)
+        + has(char::is_ascii_digit)
+        + has(|c| !c.is_ascii_alphanumeric())
+}
+
+/// Bits per character.
+pub fn shannon_entropy(value: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    let mut total = 0usize;
+    for c in value.chars() {
+        *counts.entry(c).or_insert(0usize) += 1;
+        total += 1;
+    }
+    if total == 0 {
+        return 0.0;
+    }
+    let total = total as f64;
+    counts
+        .values()
+        .map(|&n| {
+            let p = n as f64 / total;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_tokens_warn() {
+        for secret in [
+            "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12",
+            "sk-ant-api03-abcdEFGH1234ijkl5678",
+            "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+            "AKIAIOSFODNN7Q2XZ4LB",
+            "glpat-xY9z8W7v6U5t4S3r2Q1p",
+            "figd_Ab3dE6gH9jK2mN5pQ8sT1vW4",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        ] {
+            assert!(value_secret(secret, false).is_some(), "{secret}");
+        }
+    }
+
+    #[test]
+    fn generic_high_entropy_values_warn() {
+        assert!(value_secret("q8Zr2LmX9vTb4NcW7yKd3Hs", false).is_some());
+        assert!(named_secret("API_KEY", "a8f3k2m9x7").is_some());
+        assert!(named_secret("Authorization", "Bearer q8Zr2LmX9vTb4NcW7yKd").is_some());
+        assert!(arg_secret("--figma-api-key=k9X2mQ7pL4vB", None).is_some());
+        assert!(arg_secret("k9X2mQ7pL4vB8nR3", Some("--token")).is_some());
+        assert!(url_secret("https://user:hunter2@example.com/mcp").is_some());
+        assert!(url_secret("https://api.example.com/mcp?api_key=k9X2mQ7pL4vB8nR3").is_some());
+    }
+
+    #[test]
+    fn placeholders_and_ordinary_values_stay_quiet() {
+        for quiet in [
+            "YOUR_TOKEN",
+            "<token>",
+            "${GITHUB_TOKEN}",
+            "$GITHUB_TOKEN",
+            "{{env.GITHUB_TOKEN}}",
+            "{{props.token}}",
+            "xxxxxxxxxxxxxxxxxxxxxxxx",
+            "your-api-key-here",
+            "@modelcontextprotocol/server-github",
+            "@playwright/mcp@latest",
+            "mcp-server-fetch",
+            "/home/user/projects/my-repo",
+            "C:\\Users\\me\\Documents",
+            "1.2.3",
+            "v0.12.4-beta.1",
+            "550e8400-e29b-41d4-a716-446655440000",
+            "-y",
+            "--stdio",
+            "debug",
+            "stdio",
+            "true",
+            "3845",
+            "https://api.githubcopilot.com/mcp/",
+            "ghp_",
+            "sk-learn",
+            "mcp-server-sequential-thinking",
+            "PyYAML",
+        ] {
+            assert_eq!(arg_secret(quiet, None), None, "{quiet}");
+            assert_eq!(named_secret("GITHUB_TOKEN", quiet), None, "{quiet}");
+        }
+    }
+
+    #[test]
+    fn names_without_credentials_keep_the_high_bar() {
+        assert_eq!(named_secret("LOG_LEVEL", "debug"), None);
+        assert_eq!(named_secret("NODE_ENV", "production"), None);
+        assert_eq!(named_secret("WORKSPACE_ID", "a8f3k2m9x7"), None);
+        assert_eq!(named_secret("AUTH_MODE", "oauth"), None);
+        assert_eq!(arg_secret("--project-id=a8f3k2m9x7", None), None);
+        assert_eq!(url_secret("http://127.0.0.1:{{props.port}}/mcp"), None);
+        assert_eq!(url_secret("https://user@example.com/mcp"), None);
+        assert_eq!(url_secret("https://x.com/mcp?page=2&q=search"), None);
+    }
+
+    #[test]
+    fn entropy_is_bits_per_character() {
+        assert_eq!(shannon_entropy(""), 0.0);
+        assert_eq!(shannon_entropy("aaaa"), 0.0);
+        assert!((shannon_entropy("abcd") - 2.0).abs() < 1e-9);
+    }
+}

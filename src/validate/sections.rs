@@ -1,0 +1,408 @@
+//! The non-server sections: `[package]`, `[project]`, `[inputs.X]`, `[registries.X]`,
+//! `[settings]` and `[dependencies]`.
+
+use semver::{Version, VersionReq};
+use toml_edit::{Item, Key};
+
+use super::{Checker, entries, is_valid_name, segment, type_name};
+use crate::concepts::{ValueKind, canonical_fields, is_known_host};
+
+const PACKAGE_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "description",
+    "keywords",
+    "homepage",
+    "repository",
+    "license",
+];
+const PROJECT_KEYS: &[&str] = &["hosts", "scope"];
+const INPUT_KEYS: &[&str] = &["description", "default", "required", "secret"];
+const REGISTRY_KEYS: &[&str] = &["path", "url"];
+const SETTINGS_KEYS: &[&str] = &["keep_generations"];
+const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy"];
+const REQ_EXAMPLES: &str =
+    "write a semver requirement such as `^1.2`, `~1.2.3`, `=1.0.0`, `>=1, <2` or `*`";
+
+impl Checker<'_> {
+    pub(super) fn package(&mut self, key: &Key, item: &Item) {
+        let Some(table) = self.expect_table(key, item, "package") else {
+            return;
+        };
+        for (k, v) in entries(table) {
+            let at = format!("package.{}", segment(k.get()));
+            match k.get() {
+                "name" => {
+                    if let Some(name) = self
+                        .expect_kind(k, v, &at, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                        && !is_valid_name(name)
+                    {
+                        self.error(
+                            "invalid-name",
+                            format!("package name `{name}` is not valid"),
+                            v.span(),
+                            &at,
+                            "use letters, digits, `-` and `_`, starting with a letter or digit (lowercase recommended)",
+                        );
+                    }
+                }
+                "version" => {
+                    if let Some(text) = self
+                        .expect_kind(k, v, &at, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                        && let Err(e) = Version::parse(text)
+                    {
+                        self.error(
+                            "invalid-version",
+                            format!("`{text}` is not a semver version: {e}"),
+                            v.span(),
+                            &at,
+                            "write a full version such as `0.3.1` or `1.0.0-beta.2`",
+                        );
+                    }
+                }
+                "keywords" => {
+                    self.expect_kind(k, v, &at, ValueKind::StringList);
+                }
+                "description" | "homepage" | "repository" | "license" => {
+                    self.expect_kind(k, v, &at, ValueKind::String);
+                }
+                _ => self.unknown_key(k, v, "package", PACKAGE_KEYS, true),
+            }
+        }
+        for required in ["name", "version"] {
+            if !table.contains_key(required) {
+                self.error(
+                    "missing-key",
+                    format!("`[package]` has no `{required}`"),
+                    key.span().or_else(|| item.span()),
+                    "package",
+                    format!("add `{required} = \"…\"` under `[package]`"),
+                );
+            }
+        }
+    }
+
+    pub(super) fn project(&mut self, key: &Key, item: &Item) {
+        let Some(table) = self.expect_table(key, item, "project") else {
+            return;
+        };
+        for (k, v) in entries(table) {
+            let at = format!("project.{}", segment(k.get()));
+            match k.get() {
+                "hosts" => {
+                    if !self.expect_kind(k, v, &at, ValueKind::StringList) {
+                        continue;
+                    }
+                    let Some(array) = v.as_array() else { continue };
+                    for (i, host) in array.iter().enumerate() {
+                        let Some(id) = host.as_str() else { continue };
+                        if is_known_host(id) {
+                            continue;
+                        }
+                        let ids = crate::concepts::HOSTS.iter().map(|h| h.id);
+                        let help = match super::did_you_mean(id, ids) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => format!(
+                                "known hosts: {}",
+                                crate::concepts::HOSTS
+                                    .iter()
+                                    .map(|h| h.id)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        };
+                        self.error(
+                            "unknown-host",
+                            format!("unknown host `{id}`"),
+                            host.span(),
+                            &format!("{at}[{i}]"),
+                            help,
+                        );
+                    }
+                }
+                "scope" => {
+                    if let Some(scope) = self
+                        .expect_kind(k, v, &at, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                        && scope != "project"
+                        && scope != "user"
+                    {
+                        self.error(
+                            "invalid-scope",
+                            format!("scope `{scope}` is neither `project` nor `user`"),
+                            v.span(),
+                            &at,
+                            "write `scope = \"project\"` (files in the project) or `scope = \"user\"` (your home folder)",
+                        );
+                    }
+                }
+                _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
+            }
+        }
+    }
+
+    pub(super) fn input(&mut self, at: &str, key: &Key, item: &Item) {
+        let Some(table) = self.expect_table(key, item, at) else {
+            return;
+        };
+        for (k, v) in entries(table) {
+            let key_path = format!("{at}.{}", segment(k.get()));
+            match k.get() {
+                "description" => {
+                    self.expect_kind(k, v, &key_path, ValueKind::String);
+                }
+                "required" | "secret" => {
+                    self.expect_kind(k, v, &key_path, ValueKind::Bool);
+                }
+                "default" => {
+                    if v.is_table_like() || v.as_array().is_some() {
+                        self.error(
+                            "wrong-type",
+                            format!(
+                                "`default` must be a string, number or boolean, not {}",
+                                type_name(v)
+                            ),
+                            v.span(),
+                            &key_path,
+                            "write a single value, e.g. `default = \"3845\"`",
+                        );
+                    }
+                }
+                _ => self.unknown_key(k, v, at, INPUT_KEYS, false),
+            }
+        }
+        let secret = table.get("secret").and_then(Item::as_bool) == Some(true);
+        if let (true, Some((k, default))) = (secret, table.get_key_value("default")) {
+            let literal = default.as_str().is_none_or(|s| !s.contains("{{env."));
+            if literal {
+                self.warning(
+                    "secret-default",
+                    "a secret input has a literal default",
+                    k.span().or_else(|| default.span()),
+                    &format!("{at}.default"),
+                    "remove the default, or reference the environment: `default = \"{{env.NAME}}\"`",
+                );
+            }
+        }
+    }
+
+    pub(super) fn registry(&mut self, at: &str, key: &Key, item: &Item) {
+        let Some(table) = self.expect_table(key, item, at) else {
+            return;
+        };
+        for (k, v) in entries(table) {
+            let key_path = format!("{at}.{}", segment(k.get()));
+            match k.get() {
+                "path" => {
+                    self.expect_kind(k, v, &key_path, ValueKind::String);
+                }
+                "url" => {
+                    if let Some(url) = self
+                        .expect_kind(k, v, &key_path, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                        && !is_http_url(url)
+                    {
+                        self.error(
+                            "invalid-url",
+                            format!("registry url `{url}` is not an http(s) URL"),
+                            v.span(),
+                            &key_path,
+                            "write `url = \"https://…\"`, or `path = \"…\"` for a local folder",
+                        );
+                    }
+                }
+                _ => self.unknown_key(k, v, at, REGISTRY_KEYS, false),
+            }
+        }
+        match (table.contains_key("path"), table.contains_key("url")) {
+            (true, true) => self.error(
+                "registry-source",
+                "a registry has both `path` and `url`",
+                key.span(),
+                at,
+                "keep one: `path` for a local folder, `url` for a web server",
+            ),
+            (false, false) => self.error(
+                "registry-source",
+                "a registry needs `path` or `url`",
+                key.span(),
+                at,
+                "add `path = \"../index\"` or `url = \"https://…\"`",
+            ),
+            _ => {}
+        }
+    }
+
+    pub(super) fn settings(&mut self, key: &Key, item: &Item) {
+        let Some(table) = self.expect_table(key, item, "settings") else {
+            return;
+        };
+        for (k, v) in entries(table) {
+            let at = format!("settings.{}", segment(k.get()));
+            match k.get() {
+                "keep_generations" => {
+                    if self.expect_kind(k, v, &at, ValueKind::Integer)
+                        && v.as_integer().is_some_and(|n| u32::try_from(n).is_err())
+                    {
+                        self.error(
+                            "out-of-range",
+                            "`keep_generations` must be between 0 and 4294967295",
+                            v.span(),
+                            &at,
+                            "write a small count such as `keep_generations = 10`",
+                        );
+                    }
+                }
+                _ => self.unknown_key(k, v, "settings", SETTINGS_KEYS, false),
+            }
+        }
+    }
+
+    pub(super) fn dependencies(&mut self, key: &Key, item: &Item) {
+        let Some(table) = self.expect_table(key, item, "dependencies") else {
+            return;
+        };
+        for (k, v) in entries(table) {
+            let name = k.get();
+            let at = format!("dependencies.{}", segment(name));
+            if !is_valid_name(name) {
+                self.error(
+                    "invalid-name",
+                    format!("`{name}` is not a valid package name"),
+                    k.span(),
+                    &at,
+                    "names start with a letter or digit and hold only letters, digits, `-` and `_`",
+                );
+            }
+            if let Some(req) = v.as_str() {
+                self.version_req(req, v, &at);
+            } else if let Some(detail) = v.as_table_like() {
+                self.dependency_table(k, v, detail, &at);
+            } else {
+                self.error(
+                    "wrong-type",
+                    format!("dependency `{name}` must be a version requirement string or a table, not {}", type_name(v)),
+                    v.span(),
+                    &at,
+                    format!("write `{name} = \"^1.0\"` or `{name} = {{ version = \"^1.0\" }}`"),
+                );
+            }
+        }
+    }
+
+    fn dependency_table(
+        &mut self,
+        key: &Key,
+        item: &Item,
+        table: &dyn toml_edit::TableLike,
+        at: &str,
+    ) {
+        for (k, v) in entries(table) {
+            let key_path = format!("{at}.{}", segment(k.get()));
+            match k.get() {
+                "version" => {
+                    if let Some(req) = self
+                        .expect_kind(k, v, &key_path, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                    {
+                        self.version_req(req, v, &key_path);
+                    }
+                }
+                "registry" => {
+                    let Some(name) = self
+                        .expect_kind(k, v, &key_path, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                    else {
+                        continue;
+                    };
+                    if !self.registries.contains(name) {
+                        let help = match super::did_you_mean(
+                            name,
+                            self.registries.iter().map(String::as_str),
+                        ) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => format!(
+                                "declare it: `[registries.{}]` with `path` or `url`",
+                                segment(name)
+                            ),
+                        };
+                        self.error(
+                            "unknown-registry",
+                            format!("registry `{name}` is not declared in `[registries]`"),
+                            v.span(),
+                            &key_path,
+                            help,
+                        );
+                    }
+                }
+                "set" => {
+                    self.expect_kind(k, v, &key_path, ValueKind::StringMap);
+                }
+                "allow_lossy" => {
+                    if !self.expect_kind(k, v, &key_path, ValueKind::StringList) {
+                        continue;
+                    }
+                    for (i, field) in v.as_array().into_iter().flatten().enumerate() {
+                        let Some(name) = field.as_str() else { continue };
+                        if crate::concepts::concept_of(name).is_none() {
+                            let help = match super::did_you_mean(name, canonical_fields()) {
+                                Some(s) => format!("did you mean `{s}`?"),
+                                None => "list canonical server field names, e.g. `enabled_tools`"
+                                    .to_string(),
+                            };
+                            self.error(
+                                "unknown-field",
+                                format!("`{name}` is not in the concept table"),
+                                field.span(),
+                                &format!("{key_path}[{i}]"),
+                                help,
+                            );
+                        }
+                    }
+                }
+                _ => self.unknown_key(k, v, at, DEPENDENCY_KEYS, false),
+            }
+        }
+        if !table.contains_key("version") {
+            self.error(
+                "missing-key",
+                format!("dependency `{}` has no `version`", key.get()),
+                item.span().or_else(|| key.span()),
+                at,
+                "add `version = \"^1.0\"` (any semver requirement)",
+            );
+        }
+    }
+
+    fn version_req(&mut self, req: &str, item: &Item, at: &str) {
+        if let Err(e) = VersionReq::parse(req) {
+            self.error(
+                "invalid-version-req",
+                format!("`{req}` is not a version requirement: {e}"),
+                item.span(),
+                at,
+                REQ_EXAMPLES,
+            );
+        }
+    }
+}
+
+/// `http://` or `https://` (case-insensitive), or a template that will render to one.
+pub(super) fn is_http_url(url: &str) -> bool {
+    let lower = url.trim_start().to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"));
+    match rest {
+        Some(rest) => !rest.is_empty(),
+        None => lower.starts_with("{{"),
+    }
+}

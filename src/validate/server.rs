@@ -1,0 +1,363 @@
+//! `[servers.X]`: transport, field names against the concept table, value kinds, templates and
+//! literal secrets.
+
+use toml_edit::{Item, Key, TableLike, Value};
+
+use super::sections::is_http_url;
+use super::{Checker, did_you_mean, entries, secrets, segment, templates, type_name};
+use crate::concepts::{CONCEPTS, ValueKind, canonical_fields, concept_of, host_alias_of};
+
+/// `type` values dotpack understands, with the transport each implies.
+const TYPES: &[(&str, Transport)] = &[
+    ("stdio", Transport::Stdio),
+    ("http", Transport::Http),
+    ("streamable-http", Transport::Http),
+    ("sse", Transport::Http),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Checker<'_> {
+    pub(super) fn server(&mut self, at: &str, key: &Key, item: &Item) {
+        let Some(table) = self.expect_table(key, item, at) else {
+            return;
+        };
+        for (k, v) in entries(table) {
+            let name = k.get();
+            let key_path = format!("{at}.{}", segment(name));
+            if let Some(concept) = concept_of(name) {
+                if self.expect_kind(k, v, &key_path, concept.kind) {
+                    self.secrets_in(name, v, &key_path);
+                }
+            } else if let Some(canonical) = host_alias_of(name) {
+                self.error(
+                    "host-spelling",
+                    format!("`{name}` is a host-specific spelling of `{canonical}`"),
+                    k.span(),
+                    &key_path,
+                    format!("write `{canonical}` instead; dotpack writes each host's own spelling"),
+                );
+            } else {
+                let help = match did_you_mean(name, canonical_fields()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => {
+                        "use a canonical field name (see `dotpack` docs: concept table)".to_string()
+                    }
+                };
+                self.error(
+                    "unknown-field",
+                    format!("`{name}` is not in the concept table"),
+                    k.span(),
+                    &key_path,
+                    help,
+                );
+            }
+            self.templates_in(v, &key_path);
+        }
+        self.transport(at, key, table);
+        self.spelling_conflicts(at, table);
+    }
+
+    /// Exactly one of `command`/`url`; `args` with `command`; `type` agreeing with both.
+    fn transport(&mut self, at: &str, key: &Key, table: &dyn TableLike) {
+        let command = table.get_key_value("command");
+        let url = table.get_key_value("url");
+        let transport = match (command, url) {
+            (Some(_), Some((uk, _))) => {
+                self.error(
+                    "two-transports",
+                    "a server has both `command` and `url`",
+                    uk.span(),
+                    &format!("{at}.url"),
+                    "keep `command` + `args` for a local (stdio) server or `url` for a remote one",
+                );
+                None
+            }
+            (None, None) => {
+                self.error(
+                    "no-transport",
+                    "a server needs `command` (local) or `url` (remote)",
+                    key.span(),
+                    at,
+                    "add `command = \"npx\"` with `args = [...]`, or `url = \"https://…/mcp\"`",
+                );
+                None
+            }
+            (Some((ck, _)), None) => {
+                if !table.contains_key("args") {
+                    self.error(
+                        "missing-args",
+                        "a server with `command` needs `args`",
+                        ck.span(),
+                        &format!("{at}.command"),
+                        "add `args = []` if the command takes no arguments",
+                    );
+                }
+                Some(Transport::Stdio)
+            }
+            (None, Some((_, uv))) => {
+                if let Some(url) = uv.as_str()
+                    && !is_http_url(url)
+                {
+                    self.error(
+                        "invalid-url",
+                        format!("`{url}` is not an http(s) URL"),
+                        uv.span(),
+                        &format!("{at}.url"),
+                        "write `url = \"https://host/mcp\"` (templates like `{{props.port}}` are fine)",
+                    );
+                }
+                Some(Transport::Http)
+            }
+        };
+        let Some((_, ty)) = table.get_key_value("type") else {
+            return;
+        };
+        let Some(value) = ty.as_str() else { return };
+        let key_path = format!("{at}.type");
+        match TYPES.iter().find(|(name, _)| *name == value) {
+            None => self.error(
+                "unknown-type",
+                format!("unknown transport type `{value}`"),
+                ty.span(),
+                &key_path,
+                "write `stdio`, `http`, `streamable-http` or `sse`, or leave `type` out: dotpack infers it",
+            ),
+            Some((_, implied)) if transport.is_some_and(|t| t != *implied) => {
+                let help = match implied {
+                    Transport::Stdio => "a server with `url` is remote: use `type = \"http\"` or drop `type`",
+                    Transport::Http => "a server with `command` is local: use `type = \"stdio\"` or drop `type`",
+                };
+                self.error(
+                    "type-contradicts-transport",
+                    format!("`type = \"{value}\"` contradicts the server's transport"),
+                    ty.span(),
+                    &key_path,
+                    help,
+                );
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// A concept written under two canonical spellings (`startup_timeout_sec` and `_ms`).
+    fn spelling_conflicts(&mut self, at: &str, table: &dyn TableLike) {
+        for concept in CONCEPTS.iter().filter(|c| !c.alternates.is_empty()) {
+            if !table.contains_key(concept.field) {
+                continue;
+            }
+            for alt in concept.alternates {
+                if let Some((k, _)) = table.get_key_value(alt) {
+                    self.warning(
+                        "conflicting-fields",
+                        format!(
+                            "both `{}` and `{alt}` are set; `{}` wins",
+                            concept.field, concept.field
+                        ),
+                        k.span(),
+                        &format!("{at}.{alt}"),
+                        format!("remove `{alt}`"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether `item` has `kind`; reports an error (per element for lists and maps) when not.
+    pub(super) fn expect_kind(
+        &mut self,
+        key: &Key,
+        item: &Item,
+        at: &str,
+        kind: ValueKind,
+    ) -> bool {
+        let ok = match kind {
+            ValueKind::String => item.as_str().is_some(),
+            ValueKind::Bool => item.as_bool().is_some(),
+            ValueKind::Integer => item.as_integer().is_some(),
+            ValueKind::Number => item.as_integer().is_some() || item.as_float().is_some(),
+            ValueKind::StringList => return self.string_list(key, item, at, kind),
+            ValueKind::StringMap => return self.string_map(key, item, at),
+            ValueKind::Table => item.is_table_like(),
+            ValueKind::List => item.as_array().is_some() || item.is_array_of_tables(),
+            ValueKind::BoolOrString => item.as_bool().is_some() || item.as_str().is_some(),
+            ValueKind::StringOrList => {
+                if item.as_str().is_some() {
+                    true
+                } else {
+                    return self.string_list(key, item, at, kind);
+                }
+            }
+        };
+        if !ok {
+            self.wrong_kind(
+                key.get(),
+                item.span().or_else(|| key.span()),
+                type_name(item),
+                at,
+                kind,
+            );
+        }
+        ok
+    }
+
+    fn wrong_kind(
+        &mut self,
+        name: &str,
+        span: Option<std::ops::Range<usize>>,
+        found: &str,
+        at: &str,
+        kind: ValueKind,
+    ) {
+        self.error(
+            "wrong-type",
+            format!("`{name}` must be {}, not {found}", kind.describe()),
+            span,
+            at,
+            format!("write `{name}` as {}", kind.describe()),
+        );
+    }
+
+    fn string_list(&mut self, key: &Key, item: &Item, at: &str, kind: ValueKind) -> bool {
+        let Some(array) = item.as_array() else {
+            self.wrong_kind(
+                key.get(),
+                item.span().or_else(|| key.span()),
+                type_name(item),
+                at,
+                kind,
+            );
+            return false;
+        };
+        let mut ok = true;
+        for (i, v) in array.iter().enumerate() {
+            if v.as_str().is_none() {
+                ok = false;
+                self.error(
+                    "wrong-type",
+                    format!(
+                        "`{}` must hold only strings, but item {i} is {}",
+                        key.get(),
+                        value_type(v)
+                    ),
+                    v.span(),
+                    &format!("{at}[{i}]"),
+                    "quote it: every item is a string",
+                );
+            }
+        }
+        ok
+    }
+
+    fn string_map(&mut self, key: &Key, item: &Item, at: &str) -> bool {
+        let Some(table) = item.as_table_like() else {
+            self.wrong_kind(
+                key.get(),
+                item.span().or_else(|| key.span()),
+                type_name(item),
+                at,
+                ValueKind::StringMap,
+            );
+            return false;
+        };
+        let mut ok = true;
+        for (k, v) in entries(table) {
+            if v.as_str().is_none() {
+                ok = false;
+                self.error(
+                    "wrong-type",
+                    format!(
+                        "`{}` values must be strings, but `{}` is {}",
+                        key.get(),
+                        k.get(),
+                        type_name(v)
+                    ),
+                    v.span().or_else(|| k.span()),
+                    &format!("{at}.{}", segment(k.get())),
+                    "quote the value",
+                );
+            }
+        }
+        ok
+    }
+
+    /// Literal secrets in `args`, `env` values, `url` and header values.
+    fn secrets_in(&mut self, field: &str, item: &Item, at: &str) {
+        let mut found = Vec::new();
+        match field {
+            "args" => {
+                let args: Vec<&Value> = item.as_array().into_iter().flatten().collect();
+                for (i, v) in args.iter().enumerate() {
+                    let Some(s) = v.as_str() else { continue };
+                    let prev = i.checked_sub(1).and_then(|p| args[p].as_str());
+                    if let Some(reason) = secrets::arg_secret(s, prev) {
+                        found.push((v.span(), format!("{at}[{i}]"), reason));
+                    }
+                }
+            }
+            "env" | "http_headers" => {
+                for (k, v) in item.as_table_like().map(entries).unwrap_or_default() {
+                    let Some(s) = v.as_str() else { continue };
+                    if let Some(reason) = secrets::named_secret(k.get(), s) {
+                        found.push((v.span(), format!("{at}.{}", segment(k.get())), reason));
+                    }
+                }
+            }
+            "url" => {
+                if let Some(reason) = item.as_str().and_then(secrets::url_secret) {
+                    found.push((item.span(), at.to_string(), reason));
+                }
+            }
+            _ => {}
+        }
+        for (span, key_path, reason) in found {
+            self.warning(
+                "literal-secret",
+                format!("this looks like a literal secret ({reason})"),
+                span,
+                &key_path,
+                "reference the environment instead, e.g. `{{env.API_TOKEN}}`, and declare an input with `secret = true` under `[inputs]`",
+            );
+        }
+    }
+
+    /// Template checks on every string inside `item`.
+    fn templates_in(&mut self, item: &Item, at: &str) {
+        if let Some(value) = item.as_value() {
+            self.templates_value(value, at);
+        } else if let Some(table) = item.as_table_like() {
+            for (k, v) in entries(table) {
+                self.templates_in(v, &format!("{at}.{}", segment(k.get())));
+            }
+        }
+    }
+
+    fn templates_value(&mut self, value: &Value, at: &str) {
+        match value {
+            Value::String(s) => {
+                for issue in templates::check(s.value(), &self.inputs) {
+                    self.error(issue.code, issue.message, value.span(), at, issue.help);
+                }
+            }
+            Value::Array(array) => {
+                for (i, v) in array.iter().enumerate() {
+                    self.templates_value(v, &format!("{at}[{i}]"));
+                }
+            }
+            Value::InlineTable(t) => {
+                for (k, v) in t.iter() {
+                    self.templates_value(v, &format!("{at}.{}", segment(k)));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn value_type(v: &Value) -> &'static str {
+    type_name(&Item::Value(v.clone()))
+}
