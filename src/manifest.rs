@@ -203,10 +203,3 @@ pub fn parse(path: &Path, text: String) -> Result<LoadedManifest, Diagnostics> {
     })
 }
 
-/// Names of servers, packages, inputs and dependencies: `^[A-Za-z0-9][A-Za-z0-9_-]*$`, so they
-/// are bare TOML keys and dot-free path segments in every host format.
-pub fn is_valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphanumeric())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}

@@ -74,7 +74,7 @@ fn parse_spec(spec: &str) -> Result<(&str, Option<&str>)> {
         Some((name, req)) => (name, Some(req.trim())),
         None => (spec, None),
     };
-    if !crate::manifest::is_valid_name(name) {
+    if !crate::validate::is_valid_name(name) {
         return Err(UsageError(format!(
             "`{name}` is not a valid package name: use letters, digits, `-` and `_`, starting with a letter or digit"
         ))
