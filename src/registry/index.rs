@@ -3,6 +3,8 @@
 use semver::{Version, VersionReq};
 use serde::{Deserialize, Serialize};
 
+use super::RegistryError;
+
 /// `config.json` at the root of an index.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegistryConfig {
@@ -64,17 +66,97 @@ pub struct IndexDep {
     pub req: VersionReq,
 }
 
+impl RegistryConfig {
+    /// Checks what a reader and `registry build` rely on before turning `dl` into a file path:
+    /// a format this dotpack understands, and an archive location that stays inside the index
+    /// (relative, no `..`), so a hostile `config.json` cannot make dotpack read or write
+    /// elsewhere.
+    pub fn check(&self) -> Result<(), String> {
+        if self.v != 1 {
+            return Err(format!(
+                "index format v{} is not supported by this dotpack (it reads v1); upgrade dotpack",
+                self.v
+            ));
+        }
+        if !self.dl.contains("{name}") || !self.dl.contains("{version}") {
+            return Err(format!(
+                "`dl` must contain {{name}} and {{version}}, found {:?}",
+                self.dl
+            ));
+        }
+        let escapes = self.dl.starts_with('/')
+            || self.dl.contains('\\')
+            || self.dl.contains(':')
+            || self
+                .dl
+                .split('/')
+                .any(|part| part.is_empty() || part == "..");
+        if escapes {
+            return Err(format!(
+                "`dl` must be a relative path inside the index (no `..`, `:`, `\\` or empty parts), found {:?}",
+                self.dl
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Where the index file of `name` lives, relative to the index root: `1/a`, `2/ab`, `3/a/abc`,
 /// and `fi/gm/figma` for longer names. Names are lowercased, as in Cargo's sparse index.
+///
+/// Names are validated elsewhere; this never panics on any input (it counts characters, not
+/// bytes) and returns an empty path for an empty name.
 pub fn index_path(name: &str) -> String {
     let name = name.to_ascii_lowercase();
-    match name.len() {
+    let chars: Vec<char> = name.chars().collect();
+    let part = |range: std::ops::Range<usize>| chars[range].iter().collect::<String>();
+    match chars.len() {
         0 => String::new(),
         1 => format!("1/{name}"),
         2 => format!("2/{name}"),
-        3 => format!("3/{}/{name}", &name[..1]),
-        _ => format!("{}/{}/{name}", &name[..2], &name[2..4]),
+        3 => format!("3/{}/{name}", part(0..1)),
+        _ => format!("{}/{}/{name}", part(0..2), part(2..4)),
     }
+}
+
+/// Whether `name` can be turned into an index or archive path without escaping the index: ASCII
+/// letters, digits, `-` and `_` only. Readers treat any other name as absent.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Parses one index file: one JSON object per line, blank lines skipped. `label` names the file
+/// in errors, which carry the 1-based line number.
+pub fn parse_index_file(text: &str, label: &str) -> Result<Vec<IndexLine>, RegistryError> {
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = serde_json::from_str(line).map_err(|e| RegistryError::BadIndexLine {
+            file: label.to_string(),
+            line: i + 1,
+            reason: e.to_string(),
+        })?;
+        lines.push(parsed);
+    }
+    Ok(lines)
+}
+
+/// Renders index lines as a file: one compact JSON object per line, each ending in `\n`.
+pub fn render_index_file(lines: &[IndexLine]) -> String {
+    let mut out = String::new();
+    for line in lines {
+        // Serializing these plain structs cannot fail (string keys, no maps with odd keys).
+        if let Ok(json) = serde_json::to_string(line) {
+            out.push_str(&json);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -10,10 +10,16 @@ pub mod build;
 pub mod dir;
 pub mod embedded;
 pub mod index;
+mod sparse;
 
+use std::path::Path;
 use std::sync::Arc;
 
-pub use index::{IndexDep, IndexLine, RegistryConfig, index_path};
+pub use dir::DirIndex;
+pub use embedded::EmbeddedIndex;
+pub use index::{
+    IndexDep, IndexLine, RegistryConfig, index_path, parse_index_file, render_index_file,
+};
 
 /// The source string written into `dotpack.lock` for packages of the embedded default registry.
 pub const BUILTIN_SOURCE: &str = "registry+builtin";
@@ -21,13 +27,17 @@ pub const BUILTIN_SOURCE: &str = "registry+builtin";
 /// Errors reading a registry. Each names the file and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
-    #[error("{file}:{line}: index line does not parse: {reason}\n  help: the registry index is corrupt; rebuild it with `dotpack registry build` or report it to the registry's maintainer")]
+    #[error(
+        "{file}:{line}: index line does not parse: {reason}\n  help: the registry index is corrupt; rebuild it with `dotpack registry build` or report it to the registry's maintainer"
+    )]
     BadIndexLine {
         file: String,
         line: usize,
         reason: String,
     },
-    #[error("checksum mismatch for {name} {version}: the index says sha256:{expected} but {file} is sha256:{actual}\n  help: the archive was changed after it was published; do not use it. Rebuild the registry or ask its maintainer")]
+    #[error(
+        "checksum mismatch for {name} {version}: the index says sha256:{expected} but {file} is sha256:{actual}\n  help: the archive was changed after it was published; do not use it. Rebuild the registry or ask its maintainer"
+    )]
     ChecksumMismatch {
         name: String,
         version: String,
@@ -35,7 +45,9 @@ pub enum RegistryError {
         expected: String,
         actual: String,
     },
-    #[error("archive for {name} {version} not found at {file}\n  help: the registry is incomplete; rebuild it with `dotpack registry build`")]
+    #[error(
+        "archive for {name} {version} not found at {file}\n  help: the registry is incomplete; rebuild it with `dotpack registry build`"
+    )]
     MissingArchive {
         name: String,
         version: String,
@@ -65,4 +77,36 @@ pub trait IndexSource: Send + Sync {
 
     /// The bytes of the archive of `line`, verified against `line.cksum`.
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError>;
+}
+
+/// Opens the registry a command reads: the built-in index when `path` is `None`, else the index in
+/// the local folder `path` (`--registry`, `DOTPACK_REGISTRY`), whose lock-file source is
+/// `registry+file:` followed by the path exactly as given, so lock files stay stable across runs.
+pub fn open(path: Option<&Path>) -> Result<Box<dyn IndexSource>, RegistryError> {
+    match path {
+        None => Ok(Box::new(EmbeddedIndex::builtin())),
+        Some(dir) => {
+            let source_id = format!("registry+file:{}", dir.display());
+            Ok(Box::new(DirIndex::open(dir, source_id)?))
+        }
+    }
+}
+
+/// A shared registry is a registry too, so `open` can hand out the process-wide built-in index.
+impl<T: IndexSource + ?Sized> IndexSource for &T {
+    fn source_id(&self) -> &str {
+        (**self).source_id()
+    }
+
+    fn versions(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError> {
+        (**self).versions(name)
+    }
+
+    fn names(&self) -> Result<Vec<String>, RegistryError> {
+        (**self).names()
+    }
+
+    fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
+        (**self).archive(line)
+    }
 }
