@@ -54,9 +54,7 @@ pub enum Command {
     /// Create a dotpack.toml in the current folder (or PATH)
     Init(InitArgs),
     /// Add packages to dotpack.toml and lock them
-    #[command(
-        after_help = "Examples:\n  dotpack add figma\n  dotpack add github@^1.0 context7\n  dotpack add figma --set port=4000"
-    )]
+    #[command(after_help = "Examples:\n  dotpack add figma\n  dotpack add github@^1.0 context7\n  dotpack add figma --set port=4000")]
     Add(AddArgs),
     /// Remove packages from dotpack.toml and the lock
     #[command(visible_alias = "rm")]

@@ -42,11 +42,7 @@ impl Diagnostic {
         Self::new(Severity::Error, code, file, message)
     }
 
-    pub fn warning(
-        code: &'static str,
-        file: impl Into<PathBuf>,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn warning(code: &'static str, file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, code, file, message)
     }
 
@@ -181,11 +177,7 @@ fn render_plain(diags: &[Diagnostic]) -> String {
 /// Shortens `path` for messages: relative to the current directory when it is inside it.
 pub fn display_path(path: &Path) -> String {
     match std::env::current_dir() {
-        Ok(cwd) => path
-            .strip_prefix(&cwd)
-            .unwrap_or(path)
-            .display()
-            .to_string(),
+        Ok(cwd) => path.strip_prefix(&cwd).unwrap_or(path).display().to_string(),
         Err(_) => path.display().to_string(),
     }
 }

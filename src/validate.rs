@@ -9,8 +9,8 @@ use crate::diag::Diagnostic;
 pub fn check_manifest(path: &Path, text: &str) -> Vec<Diagnostic> {
     match text.parse::<toml_edit::Document<String>>() {
         Ok(_) => Vec::new(),
-        Err(e) => {
-            vec![Diagnostic::error("toml-syntax", path, e.message().to_string()).at(text, e.span())]
-        }
+        Err(e) => vec![
+            Diagnostic::error("toml-syntax", path, e.message().to_string()).at(text, e.span()),
+        ],
     }
 }
