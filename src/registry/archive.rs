@@ -266,3 +266,186 @@ impl<R: Read> Read for Limited<R> {
         Ok(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn package_dir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("dotpack.toml"), "[package]\nname = \"x\"\n").unwrap();
+        std::fs::create_dir_all(root.join("docs/deep")).unwrap();
+        std::fs::write(root.join("docs/README.md"), "hello\n").unwrap();
+        std::fs::write(root.join("docs/deep/b.txt"), "b\n").unwrap();
+        std::fs::write(root.join(".hidden"), "no").unwrap();
+        std::fs::write(root.join("notes.md~"), "no").unwrap();
+        std::fs::create_dir_all(root.join("v2")).unwrap();
+        std::fs::write(root.join("v2/dotpack.toml"), "other version").unwrap();
+        dir
+    }
+
+    /// A `.tar.gz` whose single entry has exactly the raw name `name`, bypassing the checks
+    /// `tar::Header::set_path` makes, as an attacker's archive would.
+    fn raw_archive(name: &str, kind: EntryType, data: &[u8]) -> Vec<u8> {
+        let mut header = Header::new_gnu();
+        header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+        header.set_entry_type(kind);
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        if kind == EntryType::Symlink {
+            header.set_link_name("/etc/passwd").unwrap();
+        }
+        header.set_cksum();
+        let mut tar = tar::Builder::new(Vec::new());
+        tar.append(&header, data).unwrap();
+        gzip(&tar.into_inner().unwrap())
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut gz = GzBuilder::new().write(Vec::new(), Compression::default());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn bad_reason(bytes: &[u8]) -> String {
+        match read_files(bytes, "x.tar.gz") {
+            Err(RegistryError::BadArchive { file, reason }) => {
+                assert_eq!(file, "x.tar.gz");
+                reason
+            }
+            other => panic!("expected BadArchive, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn packing_twice_gives_identical_bytes() {
+        let dir = package_dir();
+        let a = pack(dir.path(), "x-1.0.0").unwrap();
+        let b = pack(dir.path(), "x-1.0.0").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(sha256_hex(&a), sha256_hex(&b));
+    }
+
+    #[test]
+    fn packing_ignores_mtimes_and_permissions() {
+        let dir = package_dir();
+        let before = pack(dir.path(), "x-1.0.0").unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+        for rel in ["dotpack.toml", "docs/README.md", "docs"] {
+            let file = std::fs::File::options()
+                .read(true)
+                .open(dir.path().join(rel))
+                .unwrap();
+            file.set_modified(later).unwrap();
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let path = dir.path().join("docs/README.md");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        assert_eq!(pack(dir.path(), "x-1.0.0").unwrap(), before);
+    }
+
+    #[test]
+    fn packed_archive_holds_package_files_only_in_sorted_order() {
+        let dir = package_dir();
+        let bytes = pack(dir.path(), "x-1.0.0").unwrap();
+        let files = read_files(&bytes, "x").unwrap();
+        let names: Vec<&str> = files.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "x-1.0.0/docs/README.md",
+                "x-1.0.0/docs/deep/b.txt",
+                "x-1.0.0/dotpack.toml"
+            ]
+        );
+        let mut archive = tar::Archive::new(GzDecoder::new(bytes.as_slice()));
+        let order: Vec<String> = archive
+            .entries()
+            .unwrap()
+            .map(|e| e.unwrap().path().unwrap().display().to_string())
+            .collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(order, sorted);
+        assert_eq!(
+            package_manifest(&bytes, "x").unwrap(),
+            "[package]\nname = \"x\"\n"
+        );
+    }
+
+    #[test]
+    fn sha256_is_lowercase_hex() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn reading_refuses_parent_dir_paths() {
+        let reason = bad_reason(&raw_archive("x/../../evil", EntryType::Regular, b"x"));
+        assert!(reason.contains(".."), "{reason}");
+    }
+
+    #[test]
+    fn reading_refuses_absolute_paths() {
+        let reason = bad_reason(&raw_archive("/etc/evil", EntryType::Regular, b"x"));
+        assert!(reason.contains("absolute"), "{reason}");
+    }
+
+    #[test]
+    fn reading_refuses_symlinks_and_hardlinks() {
+        for kind in [EntryType::Symlink, EntryType::Link] {
+            let reason = bad_reason(&raw_archive("x/link", kind, b""));
+            assert!(reason.contains("not allowed"), "{reason}");
+        }
+    }
+
+    #[test]
+    fn reading_refuses_too_many_entries() {
+        let mut tar = tar::Builder::new(Vec::new());
+        for i in 0..=MAX_ENTRIES {
+            let mut header = Header::new_gnu();
+            header.set_size(0);
+            header.set_mode(0o644);
+            tar.append_data(&mut header, format!("x/{i}"), io::empty())
+                .unwrap();
+        }
+        let reason = bad_reason(&gzip(&tar.into_inner().unwrap()));
+        assert!(reason.contains("more than 1000 entries"), "{reason}");
+    }
+
+    #[test]
+    fn reading_refuses_decompression_bombs() {
+        // Each entry is under the cap, together they are over it: only the running total of
+        // decompressed bytes catches this.
+        let half = vec![0u8; (MAX_UNPACKED_BYTES / 2) as usize + 1024];
+        let mut tar = tar::Builder::new(Vec::new());
+        for name in ["x/a", "x/b"] {
+            let mut header = Header::new_gnu();
+            header.set_size(half.len() as u64);
+            header.set_mode(0o644);
+            tar.append_data(&mut header, name, half.as_slice()).unwrap();
+        }
+        let reason = bad_reason(&gzip(&tar.into_inner().unwrap()));
+        assert!(reason.contains("larger than 16 MiB"), "{reason}");
+    }
+
+    #[test]
+    fn reading_refuses_garbage() {
+        bad_reason(b"not a gzip file at all");
+    }
+
+    #[test]
+    fn package_manifest_requires_a_top_level_manifest() {
+        let bytes = raw_archive("x/docs/dotpack.toml", EntryType::Regular, b"a");
+        assert!(matches!(
+            package_manifest(&bytes, "x"),
+            Err(RegistryError::BadArchive { .. })
+        ));
+    }
+}

@@ -106,3 +106,27 @@ impl FileStore for EmbeddedFiles {
         format!("<built-in registry>/{rel}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_index_opens() {
+        let index = EmbeddedIndex::builtin();
+        assert!(index.inner.is_ok(), "{:?}", index.inner.as_ref().err());
+        assert_eq!(index.source_id(), BUILTIN_SOURCE);
+        assert!(index.versions("no-such-package-here").unwrap().is_none());
+        for name in index.names().unwrap() {
+            assert!(index.versions(&name).unwrap().is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn lookups_descend_folders() {
+        let files = EmbeddedFiles { dir: &INDEX_DIR };
+        assert!(files.read("config.json").unwrap().is_some());
+        assert!(files.read("config.json/x").unwrap().is_none());
+        assert!(files.read("zz/zz/zzzz").unwrap().is_none());
+    }
+}

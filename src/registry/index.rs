@@ -172,3 +172,84 @@ mod tests {
         assert_eq!(index_path("Figma"), "fi/gm/figma");
     }
 }
+
+#[cfg(test)]
+mod more_tests {
+    use super::*;
+
+    #[test]
+    fn index_path_never_panics_on_odd_names() {
+        assert_eq!(index_path(""), "");
+        assert_eq!(index_path("é"), "1/é");
+        assert_eq!(index_path("éàü"), "3/é/éàü");
+        assert_eq!(index_path("日本語のサーバ"), "日本/語の/日本語のサーバ");
+    }
+
+    #[test]
+    fn plain_names_exclude_path_characters() {
+        assert!(is_plain_name("figma-dev_2"));
+        for bad in ["", "../x", "a/b", "a\\b", ".", "é"] {
+            assert!(!is_plain_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_file_and_line() {
+        let good = r#"{"name":"a","vers":"1.0.0","cksum":"00"}"#;
+        let text = format!("{good}\n\n{{not json\n");
+        match parse_index_file(&text, "2/ab") {
+            Err(RegistryError::BadIndexLine { file, line, .. }) => {
+                assert_eq!((file.as_str(), line), ("2/ab", 3));
+            }
+            other => panic!("expected BadIndexLine, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn render_then_parse_round_trips() {
+        let line = IndexLine {
+            name: "figma".into(),
+            vers: "0.3.1".parse().unwrap(),
+            deps: vec![IndexDep {
+                name: "time".into(),
+                req: "^0.2".parse().unwrap(),
+            }],
+            cksum: "ab".into(),
+            yanked: false,
+            servers: vec!["figma".into()],
+            description: Some("Figma".into()),
+            keywords: vec![],
+            v: 1,
+        };
+        let text = render_index_file(&[line.clone(), line.clone()]);
+        assert_eq!(text.lines().count(), 2);
+        assert!(text.ends_with("\"v\":1}\n"));
+        assert_eq!(
+            parse_index_file(&text, "f").unwrap(),
+            vec![line.clone(), line]
+        );
+    }
+
+    #[test]
+    fn config_check_keeps_archives_inside_the_index() {
+        assert!(RegistryConfig::default().check().is_ok());
+        for dl in [
+            "../{name}-{version}.tar.gz",
+            "/abs/{name}-{version}",
+            "dl//{name}-{version}",
+            "c:/{name}{version}",
+            "dl/{name}.tar.gz",
+        ] {
+            let config = RegistryConfig {
+                v: 1,
+                dl: dl.to_string(),
+            };
+            assert!(config.check().is_err(), "{dl}");
+        }
+        let newer = RegistryConfig {
+            v: 2,
+            ..RegistryConfig::default()
+        };
+        assert!(newer.check().unwrap_err().contains("v2"));
+    }
+}

@@ -110,3 +110,24 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
         (**self).archive(line)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_picks_builtin_or_folder() {
+        assert_eq!(open(None).unwrap().source_id(), BUILTIN_SOURCE);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("config.json"),
+            r#"{"v":1,"dl":"{name}/{version}"}"#,
+        )
+        .unwrap();
+        let source = open(Some(dir.path())).unwrap();
+        assert_eq!(
+            source.source_id(),
+            format!("registry+file:{}", dir.path().display())
+        );
+    }
+}
