@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use semver::Version;
 
-use super::archive::{pack, sha256_hex};
+use super::archive::{pack, read_files, sha256_hex};
 use super::index::{index_path, is_plain_name, parse_index_file, render_index_file};
 use super::{IndexDep, IndexLine, RegistryConfig, RegistryError};
 use crate::diag::{Diagnostics, display_path};
@@ -68,32 +68,36 @@ struct Candidate {
 /// Builds (or extends) the index at `out` from the package manifests under `source`. With
 /// `check`, writes nothing and reports in [`BuildReport::changed_files`] what would change.
 pub fn build(source: &Path, out: &Path, check: bool) -> Result<BuildReport, BuildError> {
-    let candidates = load_candidates(source)?;
+    let mut candidates = load_candidates(source)?;
     let (config, config_text) = read_or_default_config(out)?;
     let mut published = Published::new(out);
     let mut report = BuildReport::default();
     let mut new_lines: BTreeMap<String, Vec<IndexLine>> = BTreeMap::new();
-    for candidate in &candidates {
+    for candidate in &mut candidates {
         let existing = published.lines(&candidate.line.name)?;
-        match existing
+        let Some(old) = existing
             .iter()
             .find(|l| same_version(&l.vers, &candidate.line.vers))
-        {
-            Some(old) if old.cksum.eq_ignore_ascii_case(&candidate.line.cksum) => {
-                report.unchanged += 1;
-            }
-            Some(_) => {
+        else {
+            new_lines
+                .entry(candidate.line.name.to_ascii_lowercase())
+                .or_default()
+                .push(candidate.line.clone());
+            continue;
+        };
+        if !old.cksum.eq_ignore_ascii_case(&candidate.line.cksum) {
+            // Same files but different compressed bytes (another gzip implementation) is not an
+            // edit: keep what was published, whose checksum lock files already pin.
+            let Some(bytes) = published_copy(candidate, old, &config, out) else {
                 return Err(BuildError::Republished {
                     file: display_path(&candidate.manifest.path),
                     name: candidate.line.name.clone(),
                     version: candidate.line.vers.clone(),
                 });
-            }
-            None => new_lines
-                .entry(candidate.line.name.to_ascii_lowercase())
-                .or_default()
-                .push(candidate.line.clone()),
+            };
+            candidate.archive = bytes;
         }
+        report.unchanged += 1;
     }
     check_dependencies(&candidates, &mut published, source)?;
 
@@ -346,6 +350,26 @@ fn read_or_default_config(out: &Path) -> Result<(RegistryConfig, Option<String>)
         serde_json::from_str(&text).map_err(|e| bad(format!("does not parse: {e}")))?;
     config.check().map_err(bad)?;
     Ok((config, None))
+}
+
+/// The published archive of `old` when it holds exactly the files `candidate` would publish.
+/// Checksums are of compressed bytes, which a different gzip implementation may change even
+/// when no file did; that must not look like an edit of a published version.
+fn published_copy(
+    candidate: &Candidate,
+    old: &IndexLine,
+    config: &RegistryConfig,
+    out: &Path,
+) -> Option<Vec<u8>> {
+    let path = join(out, &config.archive_path(&old.name, &old.vers));
+    let published = std::fs::read(&path).ok()?;
+    if !sha256_hex(&published).eq_ignore_ascii_case(&old.cksum) {
+        return None;
+    }
+    let label = display_path(&path);
+    let same =
+        read_files(&published, &label).ok()? == read_files(&candidate.archive, &label).ok()?;
+    same.then_some(published)
 }
 
 /// Same version for a registry: build metadata is ignored, as Cargo does.

@@ -265,3 +265,35 @@ fn output_folder_that_is_not_an_index_is_refused() {
         .code(1)
         .stderr(predicate::str::contains("config.json"));
 }
+
+#[test]
+fn recompressed_archive_with_same_files_is_not_an_edit() {
+    use std::io::{Read, Write};
+    let env = Env::new();
+    source(&env);
+    build(&env).success();
+    // Re-gzip the published archive at another level, as another gzip implementation might,
+    // and publish its checksum: same files, different bytes.
+    let path = env.project.join("idx/dl/time/time-0.2.0.tar.gz");
+    let original = std::fs::read(&path).unwrap();
+    let mut tar = Vec::new();
+    flate2::read::GzDecoder::new(original.as_slice())
+        .read_to_end(&mut tar)
+        .unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(&tar).unwrap();
+    let recompressed = gz.finish().unwrap();
+    assert_ne!(recompressed, original);
+    std::fs::write(&path, &recompressed).unwrap();
+    let index = env.read("idx/ti/me/time").replace(
+        &archive::sha256_hex(&original),
+        &archive::sha256_hex(&recompressed),
+    );
+    env.write("idx/ti/me/time", &index);
+    let before = snapshot(&env.project.join("idx"));
+
+    build(&env)
+        .success()
+        .stderr(predicate::str::contains("0 added, 3 unchanged"));
+    assert_eq!(snapshot(&env.project.join("idx")), before);
+}
