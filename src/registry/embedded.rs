@@ -122,6 +122,31 @@ mod tests {
         }
     }
 
+    /// A small index with nested folders, compiled in the same way as the real one.
+    static FIXTURE: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/registry/testdata/index");
+
+    fn fixture() -> SparseIndex<EmbeddedFiles> {
+        let files = EmbeddedFiles { dir: &FIXTURE };
+        let config = read_config(&files).unwrap();
+        SparseIndex::new(files, BUILTIN_SOURCE.to_string(), config)
+    }
+
+    #[test]
+    fn compiled_in_index_reads_nested_files() {
+        let index = fixture();
+        assert_eq!(index.names().unwrap(), ["abc", "figma"]);
+        let figma = index.versions("figma").unwrap().unwrap();
+        assert_eq!(figma.len(), 2);
+        assert!(figma[0].yanked);
+        assert_eq!(index.versions("abc").unwrap().unwrap()[0].name, "abc");
+        assert!(index.versions("abd").unwrap().is_none());
+        assert_eq!(index.archive(&figma[1]).unwrap(), b"not really a tarball\n");
+        assert!(matches!(
+            index.archive(&figma[0]),
+            Err(RegistryError::MissingArchive { .. })
+        ));
+    }
+
     #[test]
     fn lookups_descend_folders() {
         let files = EmbeddedFiles { dir: &INDEX_DIR };
