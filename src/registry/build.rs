@@ -135,6 +135,13 @@ pub fn build(source: &Path, out: &Path, check: bool) -> Result<BuildReport, Buil
 
 /// Finds, loads and packs every package version under `source`, refusing duplicates.
 fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
+    if !source.is_dir() {
+        return Err(RegistryError::Io {
+            path: display_path(source),
+            reason: "source folder not found; pass the folder holding the package manifests (default: manifests)".to_string(),
+        }
+        .into());
+    }
     let mut paths = Vec::new();
     find_manifests(source, &mut paths)?;
     paths.sort();
