@@ -1,1 +1,417 @@
 //! `dotpack registry build`: turn a folder of package manifests into an append-only index.
+//!
+//! Like every real registry the index only grows: a published line is never rewritten (a
+//! maintainer may flip `yanked` by hand), a package removed from the source stays published, and
+//! changing the content of a published version is refused, because lock files elsewhere pin its
+//! checksum. Rebuilding unchanged sources writes nothing, so CI can run `--check`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use semver::Version;
+
+use super::archive::{pack, read_files, sha256_hex};
+use super::index::{index_path, is_plain_name, parse_index_file, render_index_file};
+use super::{IndexDep, IndexLine, RegistryConfig, RegistryError};
+use crate::diag::{Diagnostics, display_path};
+use crate::manifest::{self, LoadedManifest, MANIFEST_FILE};
+
+/// What a build added, left alone, and wrote.
+#[derive(Debug, Default)]
+pub struct BuildReport {
+    /// Newly published versions, by name then version.
+    pub added: Vec<IndexLine>,
+    /// Versions found in the source that were already published with the same content.
+    pub unchanged: usize,
+    /// Files written, or with `check` the files that building would write, sorted.
+    pub changed_files: Vec<PathBuf>,
+}
+
+/// Why a build stopped. Nothing is written when any of these is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A manifest in the source is invalid; its diagnostics, unchanged.
+    #[error(transparent)]
+    Manifest(#[from] Diagnostics),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(
+        "{file}: {name} {version} is already published with different content; bump the version\n  help: a published version is immutable because lock files pin its checksum"
+    )]
+    Republished {
+        file: String,
+        name: String,
+        version: Version,
+    },
+    #[error(
+        "{name} {version} is declared twice: {first} and {second}\n  help: keep one of them, or give one a new version"
+    )]
+    Duplicate {
+        name: String,
+        version: Version,
+        first: String,
+        second: String,
+    },
+    #[error("{file}: {reason}")]
+    Dependency { file: String, reason: String },
+    #[error("{file}: package name `{name}` may only contain ASCII letters, digits, `-` and `_`")]
+    BadName { file: String, name: String },
+}
+
+/// One package version found in the source, packed.
+struct Candidate {
+    manifest: LoadedManifest,
+    line: IndexLine,
+    archive: Vec<u8>,
+}
+
+/// Builds (or extends) the index at `out` from the package manifests under `source`. With
+/// `check`, writes nothing and reports in [`BuildReport::changed_files`] what would change.
+pub fn build(source: &Path, out: &Path, check: bool) -> Result<BuildReport, BuildError> {
+    let mut candidates = load_candidates(source)?;
+    let (config, config_text) = read_or_default_config(out)?;
+    let mut published = Published::new(out);
+    let mut report = BuildReport::default();
+    let mut new_lines: BTreeMap<String, Vec<IndexLine>> = BTreeMap::new();
+    for candidate in &mut candidates {
+        let existing = published.lines(&candidate.line.name)?;
+        let Some(old) = existing
+            .iter()
+            .find(|l| same_version(&l.vers, &candidate.line.vers))
+        else {
+            new_lines
+                .entry(candidate.line.name.to_ascii_lowercase())
+                .or_default()
+                .push(candidate.line.clone());
+            continue;
+        };
+        if !old.cksum.eq_ignore_ascii_case(&candidate.line.cksum) {
+            // Same files but different compressed bytes (another gzip implementation) is not an
+            // edit: keep what was published, whose checksum lock files already pin.
+            let Some(bytes) = published_copy(candidate, old, &config, out) else {
+                return Err(BuildError::Republished {
+                    file: display_path(&candidate.manifest.path),
+                    name: candidate.line.name.clone(),
+                    version: candidate.line.vers.clone(),
+                });
+            };
+            candidate.archive = bytes;
+        }
+        report.unchanged += 1;
+    }
+    check_dependencies(&candidates, &mut published, source)?;
+
+    let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    for candidate in &candidates {
+        let rel = config.archive_path(&candidate.line.name, &candidate.line.vers);
+        files.push((join(out, &rel), candidate.archive.clone()));
+    }
+    if let Some(text) = config_text {
+        files.push((out.join(super::sparse::CONFIG_FILE), text.into_bytes()));
+    }
+    for (key, mut lines) in new_lines {
+        lines.sort_by(|a, b| a.vers.cmp(&b.vers));
+        let mut text = published.text(&key).to_string();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&render_index_file(&lines));
+        files.push((join(out, &index_path(&key)), text.into_bytes()));
+        report.added.extend(lines);
+    }
+
+    // Only files whose bytes change are written; the index files go last so they never point at
+    // an archive that is not there yet.
+    files.retain(|(path, bytes)| std::fs::read(path).ok().as_deref() != Some(bytes.as_slice()));
+    if !check {
+        for (path, bytes) in &files {
+            write_file(path, bytes)?;
+        }
+    }
+    report.changed_files = files.into_iter().map(|(path, _)| path).collect();
+    report.changed_files.sort();
+    Ok(report)
+}
+
+/// Finds, loads and packs every package version under `source`, refusing duplicates.
+fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
+    if !source.is_dir() {
+        return Err(RegistryError::Io {
+            path: display_path(source),
+            reason: "source folder not found; pass the folder holding the package manifests (default: manifests)".to_string(),
+        }
+        .into());
+    }
+    let mut paths = Vec::new();
+    find_manifests(source, &mut paths)?;
+    paths.sort();
+    let mut problems = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut seen: BTreeMap<(String, Version), PathBuf> = BTreeMap::new();
+    for path in paths {
+        let loaded = match manifest::load(&path) {
+            Ok(loaded) => loaded,
+            Err(Diagnostics(diags)) => {
+                problems.extend(diags);
+                continue;
+            }
+        };
+        let Some(package) = loaded.manifest.package.clone() else {
+            continue;
+        };
+        if !is_plain_name(&package.name) {
+            return Err(BuildError::BadName {
+                file: display_path(&path),
+                name: package.name,
+            });
+        }
+        let mut key_version = package.version.clone();
+        key_version.build = semver::BuildMetadata::EMPTY;
+        let key = (package.name.to_ascii_lowercase(), key_version);
+        if let Some(first) = seen.get(&key) {
+            return Err(BuildError::Duplicate {
+                name: package.name,
+                version: package.version,
+                first: display_path(first),
+                second: display_path(&path),
+            });
+        }
+        seen.insert(key, path.clone());
+        let archive = pack(
+            loaded.root(),
+            &format!("{}-{}", package.name, package.version),
+        )?;
+        let m = &loaded.manifest;
+        let line = IndexLine {
+            name: package.name.clone(),
+            vers: package.version.clone(),
+            deps: m
+                .dependencies
+                .iter()
+                .map(|(name, spec)| IndexDep {
+                    name: name.clone(),
+                    req: spec.req().clone(),
+                })
+                .collect(),
+            cksum: sha256_hex(&archive),
+            yanked: false,
+            servers: m.servers.keys().cloned().collect(),
+            description: package.description.clone(),
+            keywords: package.keywords.clone(),
+            v: 1,
+        };
+        candidates.push(Candidate {
+            manifest: loaded,
+            line,
+            archive,
+        });
+    }
+    if !problems.is_empty() {
+        return Err(Diagnostics(problems).into());
+    }
+    candidates.sort_by(|a, b| (&a.line.name, &a.line.vers).cmp(&(&b.line.name, &b.line.vers)));
+    Ok(candidates)
+}
+
+/// Every `dotpack.toml` under `dir`, skipping hidden folders. Folders below a package are
+/// searched too: they may hold other versions of it.
+fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), BuildError> {
+    let io = |e: std::io::Error| RegistryError::Io {
+        path: display_path(dir),
+        reason: e.to_string(),
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let hidden = entry
+            .file_name()
+            .to_str()
+            .is_none_or(|n| n.starts_with('.'));
+        let kind = entry.file_type().map_err(io)?;
+        if hidden {
+            continue;
+        }
+        if kind.is_dir() {
+            find_manifests(&entry.path(), out)?;
+        } else if entry.file_name() == MANIFEST_FILE {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Every dependency must name a package that is published or being published, with a version
+/// its requirement accepts; otherwise the package could never be installed.
+fn check_dependencies(
+    candidates: &[Candidate],
+    published: &mut Published,
+    source: &Path,
+) -> Result<(), BuildError> {
+    let mut known: BTreeMap<String, BTreeSet<Version>> = BTreeMap::new();
+    for c in candidates {
+        known
+            .entry(c.line.name.to_ascii_lowercase())
+            .or_default()
+            .insert(c.line.vers.clone());
+    }
+    for c in candidates {
+        let file = display_path(&c.manifest.path);
+        for (name, spec) in &c.manifest.manifest.dependencies {
+            if let Some(registry) = spec.registry() {
+                return Err(BuildError::Dependency {
+                    file,
+                    reason: format!(
+                        "dependency `{name}` comes from registry `{registry}`, but a published package may only depend on packages of its own registry"
+                    ),
+                });
+            }
+            let mut versions: BTreeSet<Version> = published
+                .lines(name)?
+                .iter()
+                .map(|l| l.vers.clone())
+                .collect();
+            versions.extend(
+                known
+                    .get(&name.to_ascii_lowercase())
+                    .into_iter()
+                    .flatten()
+                    .cloned(),
+            );
+            let reason = if versions.is_empty() {
+                format!(
+                    "dependency `{name}` is neither in the index nor in {}\n  help: add its manifest to the source folder, or fix the name",
+                    display_path(source)
+                )
+            } else if !versions.iter().any(|v| spec.req().matches(v)) {
+                let list: Vec<String> = versions.iter().map(ToString::to_string).collect();
+                format!(
+                    "dependency `{name} = \"{}\"` matches no version of it (there are: {})",
+                    spec.req(),
+                    list.join(", ")
+                )
+            } else {
+                continue;
+            };
+            return Err(BuildError::Dependency { file, reason });
+        }
+    }
+    Ok(())
+}
+
+/// The index files already in `out`, read on first use.
+struct Published {
+    out: PathBuf,
+    files: BTreeMap<String, (String, Vec<IndexLine>)>,
+}
+
+impl Published {
+    fn new(out: &Path) -> Self {
+        Published {
+            out: out.to_path_buf(),
+            files: BTreeMap::new(),
+        }
+    }
+
+    fn load(&mut self, name: &str) -> Result<&(String, Vec<IndexLine>), BuildError> {
+        let key = name.to_ascii_lowercase();
+        if !self.files.contains_key(&key) {
+            let path = join(&self.out, &index_path(&key));
+            let text = if is_plain_name(&key) {
+                read_optional(&path)?.unwrap_or_default()
+            } else {
+                String::new()
+            };
+            let lines = parse_index_file(&text, &display_path(&path))?;
+            self.files.insert(key.clone(), (text, lines));
+        }
+        self.files
+            .get(&key)
+            .ok_or_else(|| RegistryError::Other(format!("index file of {key} vanished")).into())
+    }
+
+    fn lines(&mut self, name: &str) -> Result<&[IndexLine], BuildError> {
+        Ok(&self.load(name)?.1)
+    }
+
+    /// The current text of a file already loaded through [`Published::lines`].
+    fn text(&self, key: &str) -> &str {
+        self.files.get(key).map_or("", |(text, _)| text.as_str())
+    }
+}
+
+/// The index's `config.json`, or the default one with the text to write when there is none.
+fn read_or_default_config(out: &Path) -> Result<(RegistryConfig, Option<String>), BuildError> {
+    let path = out.join(super::sparse::CONFIG_FILE);
+    let Some(text) = read_optional(&path)? else {
+        let config = RegistryConfig::default();
+        let text = serde_json::to_string_pretty(&config)
+            .map_err(|e| RegistryError::Other(e.to_string()))?;
+        return Ok((config, Some(text + "\n")));
+    };
+    let bad = |reason: String| {
+        RegistryError::Other(format!(
+            "{}: {reason}\n  help: --out must be a dotpack registry index, or a folder without config.json to create one",
+            display_path(&path)
+        ))
+    };
+    let config: RegistryConfig =
+        serde_json::from_str(&text).map_err(|e| bad(format!("does not parse: {e}")))?;
+    config.check().map_err(bad)?;
+    Ok((config, None))
+}
+
+/// The published archive of `old` when it holds exactly the files `candidate` would publish.
+/// Checksums are of compressed bytes, which a different gzip implementation may change even
+/// when no file did; that must not look like an edit of a published version.
+fn published_copy(
+    candidate: &Candidate,
+    old: &IndexLine,
+    config: &RegistryConfig,
+    out: &Path,
+) -> Option<Vec<u8>> {
+    let path = join(out, &config.archive_path(&old.name, &old.vers));
+    let published = std::fs::read(&path).ok()?;
+    if !sha256_hex(&published).eq_ignore_ascii_case(&old.cksum) {
+        return None;
+    }
+    let label = display_path(&path);
+    let same =
+        read_files(&published, &label).ok()? == read_files(&candidate.archive, &label).ok()?;
+    same.then_some(published)
+}
+
+/// Same version for a registry: build metadata is ignored, as Cargo does.
+fn same_version(a: &Version, b: &Version) -> bool {
+    (a.major, a.minor, a.patch, &a.pre) == (b.major, b.minor, b.patch, &b.pre)
+}
+
+fn join(root: &Path, rel: &str) -> PathBuf {
+    rel.split('/')
+        .fold(root.to_path_buf(), |path, part| path.join(part))
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>, BuildError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(RegistryError::Io {
+            path: display_path(path),
+            reason: e.to_string(),
+        }
+        .into()),
+    }
+}
+
+/// Writes through a hidden temporary file and a rename, so a reader never sees half a file.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
+    let io = |e: std::io::Error| RegistryError::Io {
+        path: display_path(path),
+        reason: e.to_string(),
+    };
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(io)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = parent.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)?;
+    Ok(())
+}

@@ -11,12 +11,18 @@ pub mod dir;
 pub mod embedded;
 pub mod index;
 pub mod package;
+mod sparse;
 
 pub use package::load_package;
 
+use std::path::Path;
 use std::sync::Arc;
 
-pub use index::{IndexDep, IndexLine, RegistryConfig, index_path};
+pub use dir::DirIndex;
+pub use embedded::EmbeddedIndex;
+pub use index::{
+    IndexDep, IndexLine, RegistryConfig, index_path, parse_index_file, render_index_file,
+};
 
 /// The source string written into `dotpack.lock` for packages of the embedded default registry.
 pub const BUILTIN_SOURCE: &str = "registry+builtin";
@@ -74,4 +80,57 @@ pub trait IndexSource: Send + Sync {
 
     /// The bytes of the archive of `line`, verified against `line.cksum`.
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError>;
+}
+
+/// Opens the registry a command reads: the built-in index when `path` is `None`, else the index in
+/// the local folder `path` (`--registry`, `DOTPACK_REGISTRY`), whose lock-file source is
+/// `registry+file:` followed by the path exactly as given, so lock files stay stable across runs.
+pub fn open(path: Option<&Path>) -> Result<Box<dyn IndexSource>, RegistryError> {
+    match path {
+        None => Ok(Box::new(EmbeddedIndex::builtin())),
+        Some(dir) => {
+            let source_id = format!("registry+file:{}", dir.display());
+            Ok(Box::new(DirIndex::open(dir, source_id)?))
+        }
+    }
+}
+
+/// A shared registry is a registry too, so `open` can hand out the process-wide built-in index.
+impl<T: IndexSource + ?Sized> IndexSource for &T {
+    fn source_id(&self) -> &str {
+        (**self).source_id()
+    }
+
+    fn versions(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError> {
+        (**self).versions(name)
+    }
+
+    fn names(&self) -> Result<Vec<String>, RegistryError> {
+        (**self).names()
+    }
+
+    fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
+        (**self).archive(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_picks_builtin_or_folder() {
+        assert_eq!(open(None).unwrap().source_id(), BUILTIN_SOURCE);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("config.json"),
+            r#"{"v":1,"dl":"{name}/{version}"}"#,
+        )
+        .unwrap();
+        let source = open(Some(dir.path())).unwrap();
+        assert_eq!(
+            source.source_id(),
+            format!("registry+file:{}", dir.path().display())
+        );
+    }
 }

@@ -1,0 +1,7 @@
+//! Rebuilds the binary whenever the embedded registry index (`registry-index/`) changes:
+//! `include_dir!` cannot tell Cargo which files it read on stable Rust.
+
+fn main() {
+    println!("cargo:rerun-if-changed=registry-index");
+    println!("cargo:rerun-if-changed=build.rs");
+}
