@@ -10,7 +10,6 @@ use pubgrub::{DefaultStringReporter, Reporter};
 
 use super::RootDep;
 use super::provider::{Edge, Known, Provider, ROOT_LABEL, root_version};
-use super::ranges::req_to_ranges;
 
 type Tree = pubgrub::DerivationTree<super::provider::Pkg, super::ranges::VersionSet, String>;
 
@@ -115,10 +114,9 @@ fn note(edge: &Edge, known: &Known, provider: &Provider<'_>) -> Option<String> {
             yanked.join(", ")
         ));
     }
-    let interval = req_to_ranges(&edge.req);
     let pre: Vec<String> = known
         .descending()
-        .filter(|l| !l.vers.pre.is_empty() && !l.yanked && interval.contains(&l.vers))
+        .filter(|l| !l.vers.pre.is_empty() && !l.yanked && edge.req.matches(&release_of(&l.vers)))
         .map(|l| l.vers.to_string())
         .collect();
     let first = pre.first()?;
@@ -127,6 +125,12 @@ fn note(edge: &Edge, known: &Known, provider: &Provider<'_>) -> Option<String> {
         pre.join(", "),
         edge.name
     ))
+}
+
+/// `1.0.0` for `1.0.0-beta.2`: what a pre-release will become, to ask whether the requirement
+/// would accept it once released.
+fn release_of(version: &semver::Version) -> semver::Version {
+    semver::Version::new(version.major, version.minor, version.patch)
 }
 
 #[cfg(test)]
