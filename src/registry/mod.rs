@@ -22,17 +22,13 @@ pub const BUILTIN_SOURCE: &str = "registry+builtin";
 /// Errors reading a registry. Each names the file and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
-    #[error(
-        "{file}:{line}: index line does not parse: {reason}\n  help: the registry index is corrupt; rebuild it with `dotpack registry build` or report it to the registry's maintainer"
-    )]
+    #[error("{file}:{line}: index line does not parse: {reason}\n  help: the registry index is corrupt; rebuild it with `dotpack registry build` or report it to the registry's maintainer")]
     BadIndexLine {
         file: String,
         line: usize,
         reason: String,
     },
-    #[error(
-        "checksum mismatch for {name} {version}: the index says sha256:{expected} but {file} is sha256:{actual}\n  help: the archive was changed after it was published; do not use it. Rebuild the registry or ask its maintainer"
-    )]
+    #[error("checksum mismatch for {name} {version}: the index says sha256:{expected} but {file} is sha256:{actual}\n  help: the archive was changed after it was published; do not use it. Rebuild the registry or ask its maintainer")]
     ChecksumMismatch {
         name: String,
         version: String,
@@ -40,9 +36,7 @@ pub enum RegistryError {
         expected: String,
         actual: String,
     },
-    #[error(
-        "archive for {name} {version} not found at {file}\n  help: the registry is incomplete; rebuild it with `dotpack registry build`"
-    )]
+    #[error("archive for {name} {version} not found at {file}\n  help: the registry is incomplete; rebuild it with `dotpack registry build`")]
     MissingArchive {
         name: String,
         version: String,
