@@ -16,7 +16,10 @@ type Tree = pubgrub::DerivationTree<super::provider::Pkg, super::ranges::Version
 pub fn explain(mut tree: Tree, provider: &Provider<'_>, root: &[RootDep]) -> String {
     tree.collapse_no_versions();
     let raw = DefaultStringReporter::report(&tree);
-    let mut text = strip_zero_bounds(&requirements_for_ranges(&raw, &provider.edges()));
+    let mut text = readable(&strip_zero_bounds(&requirements_for_ranges(
+        &raw,
+        &provider.edges(),
+    )));
     for note in notes(provider) {
         text.push_str("\n  note: ");
         text.push_str(&note);
@@ -77,6 +80,22 @@ fn strip_zero_bounds(text: &str) -> String {
         i += ch_len;
     }
     out
+}
+
+/// Final wording: the root is not "forbidden", its requirements cannot all be met; and a
+/// one-line report (a requirement nothing matches) says what went wrong.
+fn readable(text: &str) -> String {
+    let text = text.replace(
+        &format!("{ROOT_LABEL} is forbidden"),
+        &format!("the requirements in {ROOT_LABEL} cannot all be met"),
+    );
+    if text.contains("Because") || text.contains("because") {
+        return text;
+    }
+    format!(
+        "{}, but no usable version matches",
+        text.trim_end_matches('.')
+    )
 }
 
 /// One note per requirement that nothing usable matches but yanked or pre-release versions do.

@@ -40,7 +40,10 @@ fn preferring(pairs: &[(&str, &str)]) -> ResolveOptions {
 
 fn explanation(err: ResolveError) -> String {
     match err {
-        ResolveError::NoSolution { explanation } => explanation,
+        ResolveError::NoSolution { explanation } => {
+            eprintln!("{explanation}\n");
+            explanation
+        }
         other => panic!("expected no solution, got {other}"),
     }
 }
