@@ -255,8 +255,13 @@ fn same_input_gives_same_lockfile_bytes() {
 
 // --- agreement with brute force on small graphs ---
 
+/// Generated versions: (package, major, [(dependency package, requirement)]).
+type Graph = Vec<(usize, u64, Vec<(usize, String)>)>;
+/// Index lines by (package, major).
+type Lines = BTreeMap<(usize, u64), Vec<(usize, VersionReq)>>;
+
 /// A registry of up to 4 packages × 4 versions; package i depends only on packages > i.
-fn small_graph() -> impl Strategy<Value = Vec<(usize, u64, Vec<(usize, String)>)>> {
+fn small_graph() -> impl Strategy<Value = Graph> {
     let req = prop::sample::select(vec!["^1", "^2", ">=2", "<3", "=1.0.0", "*", "~3.0"]);
     let version = (1u64..=4, prop::collection::vec((0usize..4, req), 0..3));
     prop::collection::vec((0usize..4, version), 1..12).prop_map(|entries| {
@@ -274,12 +279,7 @@ fn small_graph() -> impl Strategy<Value = Vec<(usize, u64, Vec<(usize, String)>)
     })
 }
 
-fn graph_index(
-    graph: &[(usize, u64, Vec<(usize, String)>)],
-) -> (
-    RegistrySet,
-    BTreeMap<(usize, u64), Vec<(usize, VersionReq)>>,
-) {
+fn graph_index(graph: &Graph) -> (RegistrySet, Lines) {
     // A dependency on a package the registry lacks is a hard error by design (a broken
     // registry), so the generated graphs only point at packages that exist.
     let present: Vec<usize> = graph.iter().map(|(p, _, _)| *p).collect();
@@ -306,7 +306,7 @@ fn graph_index(
 
 /// Whether some assignment (each package absent or one of its versions) satisfies the root
 /// requirement `p0 *` and every edge of every chosen version.
-fn brute_force_solvable(lines: &BTreeMap<(usize, u64), Vec<(usize, VersionReq)>>) -> bool {
+fn brute_force_solvable(lines: &Lines) -> bool {
     let options: Vec<Vec<Option<u64>>> = (0..4)
         .map(|p| {
             let mut o: Vec<Option<u64>> = vec![None];
@@ -322,7 +322,7 @@ fn search(
     i: usize,
     options: &[Vec<Option<u64>>],
     choice: &mut [Option<u64>; 4],
-    lines: &BTreeMap<(usize, u64), Vec<(usize, VersionReq)>>,
+    lines: &Lines,
 ) -> bool {
     if i == 4 {
         return valid(choice, lines);
@@ -333,10 +333,7 @@ fn search(
     })
 }
 
-fn valid(
-    choice: &[Option<u64>; 4],
-    lines: &BTreeMap<(usize, u64), Vec<(usize, VersionReq)>>,
-) -> bool {
+fn valid(choice: &[Option<u64>; 4], lines: &Lines) -> bool {
     choice[0].is_some()
         && (0..4).all(|p| match choice[p] {
             None => true,
