@@ -12,6 +12,7 @@ pub mod embedded;
 pub mod index;
 pub mod package;
 mod sparse;
+pub mod memory;
 
 pub use package::load_package;
 

@@ -1,0 +1,217 @@
+//! How long `dotpack lock` takes: resolve a 50-dependency project and emit its lockfile, reading
+//! a registry laid out on disk exactly as a real one (config.json + sparse index files).
+//!
+//! Two registries share the same first 1,000 packages; the project only reaches those, so the
+//! two timings should match: resolution costs what the closure costs, not what the index holds.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dotpack::registry::{
+    IndexDep, IndexLine, IndexSource, RegistryConfig, RegistryError, index_path,
+};
+use dotpack::resolve::{RegistrySet, ResolveOptions, RootDep, resolve_counting};
+use semver::{Version, VersionReq};
+
+const VERSIONS: u64 = 20;
+const DIRECT: usize = 50;
+
+/// A tiny deterministic generator, so every run benchmarks the same registry.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn name(i: usize) -> String {
+    format!("pkg{i:05}")
+}
+
+/// The major version line every dependent of package `i` asks for, so the graph is solvable.
+fn major_of(i: usize) -> u64 {
+    (i % 4) as u64
+}
+
+/// Versions `M.m.p` for 20 releases of package `i`, each depending on 0–4 lower-numbered
+/// packages (mostly 0 or 1, as MCP packages rarely depend on much) with caret requirements.
+/// Package `i`'s lines depend only on `i`, so a smaller registry is a prefix of a larger one.
+fn lines_of(i: usize) -> Vec<IndexLine> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D));
+    (0..VERSIONS)
+        .map(|k| {
+            let vers = Version::new(k / 5, k % 5, rng.next() % 3);
+            let count = match rng.next() % 20 {
+                0..=7 => 0,
+                8..=13 => 1,
+                14..=16 => 2,
+                17..=18 => 3,
+                _ => 4,
+            };
+            let mut deps: Vec<IndexDep> = (0..count)
+                .filter(|_| i > 0)
+                .map(|_| {
+                    let d = i - 1 - (rng.next() as usize % i.min(200));
+                    let req = format!("^{}.{}", major_of(d), rng.next() % 3);
+                    IndexDep {
+                        name: name(d),
+                        req: VersionReq::parse(&req).unwrap_or(VersionReq::STAR),
+                    }
+                })
+                .collect();
+            deps.sort_by(|a, b| a.name.cmp(&b.name));
+            deps.dedup_by(|a, b| a.name == b.name);
+            IndexLine {
+                name: name(i),
+                vers,
+                deps,
+                cksum: format!("{:064x}", rng.next()),
+                yanked: false,
+                servers: vec![name(i)],
+                description: Some(format!("synthetic package {i}")),
+                keywords: Vec::new(),
+                v: 1,
+            }
+        })
+        .collect()
+}
+
+fn write_registry(root: &Path, packages: usize) {
+    std::fs::write(
+        root.join("config.json"),
+        serde_json::to_string(&RegistryConfig::default()).unwrap(),
+    )
+    .unwrap();
+    for i in 0..packages {
+        let path = root.join(index_path(&name(i)));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text: String = lines_of(i)
+            .iter()
+            .map(|l| serde_json::to_string(l).unwrap() + "\n")
+            .collect();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// A minimal directory-backed index: reads config.json once, then one index file per package on
+/// demand. (The real `registry::dir::DirIndex` replaces this when the branches meet.)
+struct BenchDirIndex {
+    root: PathBuf,
+    source_id: String,
+    cache: Mutex<HashMap<String, Option<Arc<Vec<IndexLine>>>>>,
+}
+
+impl BenchDirIndex {
+    fn open(root: &Path) -> Self {
+        let config: RegistryConfig =
+            serde_json::from_slice(&std::fs::read(root.join("config.json")).unwrap()).unwrap();
+        assert_eq!(config.v, 1);
+        BenchDirIndex {
+            root: root.to_path_buf(),
+            source_id: format!("registry+file:{}", root.display()),
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn read(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError> {
+        let path = self.root.join(index_path(name));
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(RegistryError::Io {
+                    path: path.display().to_string(),
+                    reason: e.to_string(),
+                });
+            }
+        };
+        let lines = text
+            .lines()
+            .enumerate()
+            .map(|(n, line)| {
+                serde_json::from_str(line).map_err(|e| RegistryError::BadIndexLine {
+                    file: path.display().to_string(),
+                    line: n + 1,
+                    reason: e.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(Arc::new(lines)))
+    }
+}
+
+impl IndexSource for BenchDirIndex {
+    fn source_id(&self) -> &str {
+        &self.source_id
+    }
+
+    fn versions(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError> {
+        if let Some(hit) = self.cache.lock().unwrap().get(name) {
+            return Ok(hit.clone());
+        }
+        let lines = self.read(name)?;
+        self.cache
+            .lock()
+            .unwrap()
+            .insert(name.to_string(), lines.clone());
+        Ok(lines)
+    }
+
+    fn names(&self) -> Result<Vec<String>, RegistryError> {
+        Ok(Vec::new())
+    }
+
+    fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
+        Err(RegistryError::Other(format!(
+            "no archive for {}",
+            line.name
+        )))
+    }
+}
+
+/// 50 direct dependencies spread over the first 1,000 packages.
+fn project() -> Vec<RootDep> {
+    (0..DIRECT)
+        .map(|k| {
+            let i = 19 + k * 19;
+            RootDep::new(
+                name(i),
+                VersionReq::parse(&format!("^{}", major_of(i))).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Resolves from a freshly opened registry (cold cache) and emits the lockfile.
+fn lock_once(root: &Path, project: &[RootDep]) -> (String, usize) {
+    let registries = RegistrySet::new(Box::new(BenchDirIndex::open(root)));
+    let (resolution, reached) =
+        resolve_counting(project, &registries, &ResolveOptions::default()).unwrap();
+    (resolution.to_lockfile(project).emit(), reached)
+}
+
+fn bench(c: &mut Criterion) {
+    let project = project();
+    for packages in [10_000usize, 1_000] {
+        let dir = tempfile::tempdir().unwrap();
+        write_registry(dir.path(), packages);
+        let (lock, reached) = lock_once(dir.path(), &project);
+        let locked = lock.matches("[[package]]").count();
+        eprintln!(
+            "index of {packages} packages x {VERSIONS} versions: {reached} packages reached, {locked} locked, {} bytes of lockfile",
+            lock.len()
+        );
+        c.bench_function(&format!("lock 50 deps / index {packages} packages"), |b| {
+            b.iter(|| lock_once(dir.path(), &project))
+        });
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,333 @@
+//! Reading `dotpack.lock` back, checking every field.
+//!
+//! A lock edited into nonsense must fail with the line and column of the problem and the one fix
+//! that always works: regenerate it. Top-level keys are dispatched in [`Reader::top_level`];
+//! a new table (such as the `[[claim]]` entries a later version records) is one more arm there.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::Path;
+
+use semver::Version;
+use toml_edit::{Document, Item, Table};
+
+use super::{LOCK_VERSION, LockedPackage, Lockfile};
+use crate::diag::{Diagnostic, Diagnostics};
+
+const REGENERATE: &str = "regenerate it with `dotpack lock`";
+
+/// Parses the text of a lockfile read from `path` (used only in messages).
+pub fn parse(path: &Path, text: &str) -> Result<Lockfile, Diagnostics> {
+    let mut reader = Reader {
+        path,
+        text,
+        diags: Vec::new(),
+    };
+    let lock = match Document::parse(text.to_string()) {
+        Ok(doc) => reader.top_level(doc.as_table()),
+        Err(e) => {
+            reader.error(
+                "lock-syntax",
+                e.span(),
+                format!("dotpack.lock is not valid TOML: {}", e.message().trim()),
+            );
+            None
+        }
+    };
+    match lock {
+        Some(lock) if reader.diags.is_empty() => Ok(lock),
+        _ => Err(Diagnostics(reader.diags)),
+    }
+}
+
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+    diags: Vec<Diagnostic>,
+}
+
+impl Reader<'_> {
+    fn error(
+        &mut self,
+        code: &'static str,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+    ) {
+        self.error_with_help(code, span, message, REGENERATE);
+    }
+
+    fn error_with_help(
+        &mut self,
+        code: &'static str,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+        help: &str,
+    ) {
+        let diag = Diagnostic::error(code, self.path, message)
+            .at(self.text, span)
+            .help(help);
+        self.diags.push(diag);
+    }
+
+    fn top_level(&mut self, root: &Table) -> Option<Lockfile> {
+        let mut version = None;
+        let mut requirements = BTreeMap::new();
+        let mut packages = Vec::new();
+        for (key, item) in root.iter() {
+            match key {
+                "version" => version = self.version(item),
+                "manifest" => requirements = self.manifest(item),
+                "package" => packages = self.packages(item),
+                other => {
+                    let span = root.key(other).and_then(|k| k.span());
+                    self.error(
+                        "lock-unknown-key",
+                        span,
+                        format!("unknown key `{other}` in dotpack.lock"),
+                    );
+                }
+            }
+        }
+        if version.is_none() && !self.diags.iter().any(|d| d.code == "lock-version") {
+            self.error("lock-version", Some(0..0), "dotpack.lock has no `version`");
+        }
+        self.check_dependencies(root, &packages);
+        Some(Lockfile {
+            version: version?,
+            requirements,
+            packages,
+        })
+    }
+
+    fn version(&mut self, item: &Item) -> Option<u32> {
+        let Some(v) = item.as_integer() else {
+            self.error("lock-version", item.span(), "`version` must be an integer");
+            return None;
+        };
+        match u32::try_from(v) {
+            Ok(v) if (1..=LOCK_VERSION).contains(&v) => Some(v),
+            Ok(v) if v > LOCK_VERSION => {
+                self.error_with_help(
+                    "lock-version",
+                    item.span(),
+                    format!("dotpack.lock has format version {v}, but this dotpack reads up to version {LOCK_VERSION}"),
+                    "upgrade dotpack, or regenerate the lock with this version by running `dotpack lock`",
+                );
+                None
+            }
+            _ => {
+                self.error(
+                    "lock-version",
+                    item.span(),
+                    format!("`version = {v}` is not a lock format version"),
+                );
+                None
+            }
+        }
+    }
+
+    fn manifest(&mut self, item: &Item) -> BTreeMap<String, String> {
+        let Some(table) = item.as_table_like() else {
+            self.error(
+                "lock-field",
+                item.span(),
+                "`manifest` must be a table of requirements",
+            );
+            return BTreeMap::new();
+        };
+        let mut requirements = BTreeMap::new();
+        for (name, value) in table.iter() {
+            match value.as_str() {
+                Some(req) if semver::VersionReq::parse(req).is_ok() => {
+                    requirements.insert(name.to_string(), req.to_string());
+                }
+                _ => self.error(
+                    "lock-field",
+                    value.span(),
+                    format!(
+                        "`manifest.{name}` must be a version requirement string such as \"^1.2\""
+                    ),
+                ),
+            }
+        }
+        requirements
+    }
+
+    fn packages(&mut self, item: &Item) -> Vec<LockedPackage> {
+        let Some(array) = item.as_array_of_tables() else {
+            self.error(
+                "lock-field",
+                item.span(),
+                "`package` must be written as [[package]] tables",
+            );
+            return Vec::new();
+        };
+        let mut seen = BTreeSet::new();
+        let mut packages = Vec::new();
+        for table in array.iter() {
+            let Some(package) = self.package(table) else {
+                continue;
+            };
+            if !seen.insert(package.name.clone()) {
+                let span = table.get("name").and_then(Item::span);
+                self.error(
+                    "lock-duplicate",
+                    span,
+                    format!("package `{}` is listed twice", package.name),
+                );
+                continue;
+            }
+            packages.push(package);
+        }
+        packages
+    }
+
+    fn package(&mut self, table: &Table) -> Option<LockedPackage> {
+        for (key, _) in table.iter() {
+            if !PACKAGE_KEYS.contains(&key) {
+                let span = table.key(key).and_then(|k| k.span());
+                self.error(
+                    "lock-unknown-key",
+                    span,
+                    format!("unknown key `{key}` in [[package]]"),
+                );
+            }
+        }
+        let name = self.string(table, "name");
+        let version = self.semver(table);
+        let source = self.string(table, "source");
+        let checksum = self.checksum(table);
+        let dependencies = self.strings(table, "dependencies");
+        let servers = self.strings(table, "servers");
+        Some(LockedPackage {
+            name: name?,
+            version: version?,
+            source: source?,
+            checksum: checksum?,
+            dependencies: dependencies?,
+            servers: servers?,
+        })
+    }
+
+    /// A required string field; `None` after reporting when missing or not a string.
+    fn string(&mut self, table: &Table, key: &str) -> Option<String> {
+        match table.get(key) {
+            Some(item) => match item.as_str() {
+                Some(s) => Some(s.to_string()),
+                None => {
+                    self.error(
+                        "lock-field",
+                        item.span(),
+                        format!("`{key}` must be a string"),
+                    );
+                    None
+                }
+            },
+            None => {
+                self.error(
+                    "lock-field",
+                    table.span(),
+                    format!("[[package]] is missing `{key}`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn semver(&mut self, table: &Table) -> Option<Version> {
+        let text = self.string(table, "version")?;
+        match Version::parse(&text) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let span = table.get("version").and_then(Item::span);
+                self.error(
+                    "lock-field",
+                    span,
+                    format!("`version = \"{text}\"` is not a semver version: {e}"),
+                );
+                None
+            }
+        }
+    }
+
+    fn checksum(&mut self, table: &Table) -> Option<String> {
+        let text = self.string(table, "checksum")?;
+        if is_sha256(&text) {
+            return Some(text);
+        }
+        let span = table.get("checksum").and_then(Item::span);
+        self.error(
+            "lock-checksum",
+            span,
+            "`checksum` must be \"sha256:\" followed by 64 lowercase hex digits",
+        );
+        None
+    }
+
+    /// An optional array of strings; absent means empty.
+    fn strings(&mut self, table: &Table, key: &str) -> Option<Vec<String>> {
+        let Some(item) = table.get(key) else {
+            return Some(Vec::new());
+        };
+        let values: Option<Vec<String>> = item
+            .as_array()
+            .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect());
+        if values.is_none() {
+            self.error(
+                "lock-field",
+                item.span(),
+                format!("`{key}` must be an array of strings"),
+            );
+        }
+        values
+    }
+
+    /// Every dependency must name a package of the lock; otherwise the lock is not a closure.
+    fn check_dependencies(&mut self, root: &Table, packages: &[LockedPackage]) {
+        let names: BTreeSet<&str> = packages.iter().map(|p| p.name.as_str()).collect();
+        let tables: Vec<&Table> = root
+            .get("package")
+            .and_then(Item::as_array_of_tables)
+            .map(|a| a.iter().collect())
+            .unwrap_or_default();
+        for package in packages {
+            for dep in package
+                .dependencies
+                .iter()
+                .filter(|d| !names.contains(d.as_str()))
+            {
+                let span = tables
+                    .iter()
+                    .find(|t| t.get("name").and_then(Item::as_str) == Some(package.name.as_str()))
+                    .and_then(|t| t.get("dependencies"))
+                    .and_then(Item::span);
+                self.error(
+                    "lock-dangling",
+                    span,
+                    format!(
+                        "package `{}` depends on `{dep}`, which is not in the lock",
+                        package.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+const PACKAGE_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "source",
+    "checksum",
+    "dependencies",
+    "servers",
+];
+
+fn is_sha256(text: &str) -> bool {
+    text.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
