@@ -217,7 +217,10 @@ pub fn resolve_lock(
                 && locked.checksum == format!("sha256:{}", pkg.line.cksum)
         });
         if !already {
-            registries.source_for(&pkg.source)?.archive(&pkg.line)?;
+            let Some(source) = registries.by_source(&pkg.source) else {
+                bail!("no registry has source `{}` (needed for {})", pkg.source, pkg.line.name);
+            };
+            source.archive(&pkg.line)?;
         }
     }
     Ok(resolution.to_lockfile(&root))

@@ -71,6 +71,26 @@ impl RegistrySet {
             })
     }
 
+    /// The registry a dependency reads from: the named one when it names one, else the default.
+    pub fn for_dependency(
+        &self,
+        registry: Option<&str>,
+        package: &str,
+    ) -> Result<&dyn IndexSource, ResolveError> {
+        match registry {
+            Some(registry) => self.named(registry, package),
+            None => Ok(self.default.as_ref()),
+        }
+    }
+
+    /// The registry whose `source_id` is `source` (as recorded in a resolution or a lock).
+    pub fn by_source(&self, source: &str) -> Option<&dyn IndexSource> {
+        std::iter::once(&self.default)
+            .chain(self.named.values())
+            .find(|index| index.source_id() == source)
+            .map(|b| b.as_ref())
+    }
+
     /// The `source_id` of the default registry (`None`) or of a named one.
     fn source_id(&self, registry: Option<&str>) -> &str {
         match registry.and_then(|r| self.named.get(r)) {

@@ -28,7 +28,7 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
     for spec in &args.packages {
         let (name, req) = parse_spec(spec)?;
         let existing = project.manifest.manifest.dependencies.get(name);
-        let source = registries.for_dependency(existing.and_then(|d| d.registry()))?;
+        let source = registries.for_dependency(existing.and_then(|d| d.registry()), name)?;
         let Some(versions) = source.versions(name)? else {
             bail!("{}", unknown_package(name, source)?);
         };
@@ -147,7 +147,7 @@ fn check_inputs(
         return Ok(());
     };
     let spec = manifest.manifest.dependencies.get(name);
-    let source = registries.for_dependency(spec.and_then(|d| d.registry()))?;
+    let source = registries.for_dependency(spec.and_then(|d| d.registry()), name)?;
     let package = crate::registry::load_package(source, name, &locked.version)?;
     for (key, _) in inputs {
         if !package.inputs.contains_key(key) {

@@ -14,7 +14,7 @@ use crate::registry::IndexLine;
 pub fn run(global: &GlobalArgs, args: InfoArgs, printer: &Printer) -> Result<()> {
     let settings = Settings::from_global(global)?;
     let registries = ops::registries(&settings, None)?;
-    let source = registries.for_dependency(None)?;
+    let source = registries.default_index();
     let (name, req) = match args.package.split_once('@') {
         Some((n, r)) => match VersionReq::parse(r) {
             Ok(req) => (n, Some(req)),

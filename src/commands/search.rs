@@ -17,7 +17,7 @@ struct Hit {
 pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<()> {
     let settings = Settings::from_global(global)?;
     let registries = ops::registries(&settings, None)?;
-    let source = registries.for_dependency(None)?;
+    let source = registries.default_index();
     let words: Vec<String> = args.query.iter().map(|w| w.to_lowercase()).collect();
     let mut hits = Vec::new();
     for name in source.names()? {
