@@ -202,4 +202,3 @@ pub fn parse(path: &Path, text: String) -> Result<LoadedManifest, Diagnostics> {
         warnings: diagnostics,
     })
 }
-

@@ -50,8 +50,7 @@ pub struct Project {
 impl Project {
     /// Finds and loads `dotpack.toml` and `dotpack.lock`, failing on any error in either.
     pub fn load(settings: &Settings) -> Result<Project> {
-        let path =
-            crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd)?;
+        let path = crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd)?;
         let manifest = manifest::load(&path)?;
         let lock_path = manifest.root().join(LOCK_FILE);
         let (lock_text, lock) = match std::fs::read_to_string(&lock_path) {
@@ -103,18 +102,14 @@ fn open_named(
     match (&spec.path, &spec.url) {
         (Some(path), None) => {
             let full = root.join(path);
-            let source = registry::dir::DirIndex::open(
-                &full,
-                format!("registry+file:{}", path.display()),
-            )?;
+            let source =
+                registry::dir::DirIndex::open(&full, format!("registry+file:{}", path.display()))?;
             Ok(Box::new(source))
         }
         (None, Some(url)) => bail!(
             "registry `{name}` uses url = \"{url}\", but this dotpack reads only local registries\n  help: point `[registries.{name}] path` at a folder holding the index"
         ),
-        _ => bail!(
-            "registry `{name}` needs exactly one of `path` or `url` in [registries.{name}]"
-        ),
+        _ => bail!("registry `{name}` needs exactly one of `path` or `url` in [registries.{name}]"),
     }
 }
 
@@ -135,15 +130,27 @@ pub fn root_deps(manifest: &LoadedManifest) -> Vec<RootDep> {
 /// One package's change between two locks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
-    Added { name: String, version: Version },
-    Updated { name: String, from: Version, to: Version },
-    Removed { name: String, version: Version },
+    Added {
+        name: String,
+        version: Version,
+    },
+    Updated {
+        name: String,
+        from: Version,
+        to: Version,
+    },
+    Removed {
+        name: String,
+        version: Version,
+    },
 }
 
 impl Change {
     pub fn print(&self, printer: &Printer) {
         match self {
-            Change::Added { name, version } => printer.status("Adding", format!("{name} v{version}")),
+            Change::Added { name, version } => {
+                printer.status("Adding", format!("{name} v{version}"))
+            }
             Change::Updated { name, from, to } => {
                 let verb = if to > from { "Updating" } else { "Downgrading" };
                 printer.status(verb, format!("{name} v{from} -> v{to}"))
@@ -162,8 +169,11 @@ pub fn lock_changes(old: Option<&Lockfile>, new: &Lockfile) -> Vec<Change> {
         .flat_map(|l| &l.packages)
         .map(|p| (p.name.as_str(), &p.version))
         .collect();
-    let new_map: BTreeMap<&str, &Version> =
-        new.packages.iter().map(|p| (p.name.as_str(), &p.version)).collect();
+    let new_map: BTreeMap<&str, &Version> = new
+        .packages
+        .iter()
+        .map(|p| (p.name.as_str(), &p.version))
+        .collect();
     let mut changes = Vec::new();
     for (name, version) in &new_map {
         match old.get(name) {
@@ -193,9 +203,9 @@ pub fn lock_changes(old: Option<&Lockfile>, new: &Lockfile) -> Vec<Change> {
 
 fn change_name(c: &Change) -> &str {
     match c {
-        Change::Added { name, .. } | Change::Updated { name, .. } | Change::Removed { name, .. } => {
-            name
-        }
+        Change::Added { name, .. }
+        | Change::Updated { name, .. }
+        | Change::Removed { name, .. } => name,
     }
 }
 
@@ -212,13 +222,19 @@ pub fn resolve_lock(
     let resolution = resolve::resolve(&root, registries, &ResolveOptions { preferred })?;
     check_server_names(resolution.packages.iter().map(|p| &p.line))?;
     for pkg in &resolution.packages {
-        let already = old.and_then(|l| l.get(&pkg.line.name)).is_some_and(|locked| {
-            locked.version == pkg.line.vers
-                && locked.checksum == format!("sha256:{}", pkg.line.cksum)
-        });
+        let already = old
+            .and_then(|l| l.get(&pkg.line.name))
+            .is_some_and(|locked| {
+                locked.version == pkg.line.vers
+                    && locked.checksum == format!("sha256:{}", pkg.line.cksum)
+            });
         if !already {
             let Some(source) = registries.by_source(&pkg.source) else {
-                bail!("no registry has source `{}` (needed for {})", pkg.source, pkg.line.name);
+                bail!(
+                    "no registry has source `{}` (needed for {})",
+                    pkg.source,
+                    pkg.line.name
+                );
             };
             source.archive(&pkg.line)?;
         }
@@ -285,7 +301,11 @@ pub fn commit(
         .as_deref()
         .is_some_and(|t| t != project.manifest.text);
     if dry_run {
-        if let Some(text) = outcome.manifest_text.as_deref().filter(|_| manifest_changed) {
+        if let Some(text) = outcome
+            .manifest_text
+            .as_deref()
+            .filter(|_| manifest_changed)
+        {
             printer.out(crate::fsutil::unified_diff(
                 crate::manifest::MANIFEST_FILE,
                 &project.manifest.text,
@@ -302,14 +322,24 @@ pub fn commit(
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
-    if let Some(text) = outcome.manifest_text.as_deref().filter(|_| manifest_changed) {
+    if let Some(text) = outcome
+        .manifest_text
+        .as_deref()
+        .filter(|_| manifest_changed)
+    {
         crate::fsutil::write_atomic(manifest_path, text.as_bytes())?;
     }
     if lock_changed {
         crate::fsutil::write_atomic(&project.lock_path, lock_text.as_bytes())?;
     }
     if changes.is_empty() && !manifest_changed {
-        printer.status("Locked", format!("{} packages, nothing to change", outcome.lock.packages.len()));
+        printer.status(
+            "Locked",
+            format!(
+                "{} packages, nothing to change",
+                outcome.lock.packages.len()
+            ),
+        );
     }
     Ok(())
 }

@@ -103,7 +103,9 @@ impl ManifestEditor {
                 .or_insert(toml_edit::Value::InlineTable(Default::default())),
             Item::Table(t) => t
                 .entry("set")
-                .or_insert(Item::Value(toml_edit::Value::InlineTable(Default::default())))
+                .or_insert(Item::Value(toml_edit::Value::InlineTable(
+                    Default::default(),
+                )))
                 .as_value_mut()
                 .context("`set` must be an inline table")?,
             _ => bail!("dependency `{name}` has an unexpected shape"),
@@ -119,7 +121,11 @@ impl ManifestEditor {
 
     /// Removes dependency `name`; returns whether it was there.
     pub fn remove_dependency(&mut self, name: &str) -> bool {
-        match self.doc.get_mut("dependencies").and_then(Item::as_table_like_mut) {
+        match self
+            .doc
+            .get_mut("dependencies")
+            .and_then(Item::as_table_like_mut)
+        {
             Some(deps) => deps.remove(name).is_some(),
             None => false,
         }

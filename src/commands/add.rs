@@ -19,7 +19,10 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
     let settings = Settings::from_global(global)?;
     let inputs = parse_inputs(&args.set)?;
     if !inputs.is_empty() && args.packages.len() != 1 {
-        return Err(UsageError("--set needs exactly one package: `dotpack add NAME --set KEY=VALUE`".into()).into());
+        return Err(UsageError(
+            "--set needs exactly one package: `dotpack add NAME --set KEY=VALUE`".into(),
+        )
+        .into());
     }
     let project = Project::load(&settings)?;
     let registries = ops::registries(&settings, Some(&project.manifest))?;
@@ -35,7 +38,10 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
         let req = match (req, existing) {
             (Some(req), _) => req.to_string(),
             (None, Some(dep)) => {
-                printer.note(format!("`{name}` is already in dotpack.toml as \"{}\"", dep.req()));
+                printer.note(format!(
+                    "`{name}` is already in dotpack.toml as \"{}\"",
+                    dep.req()
+                ));
                 dep.req().to_string()
             }
             (None, None) => default_requirement(name, &versions)?,
@@ -110,7 +116,11 @@ fn default_requirement(name: &str, versions: &[IndexLine]) -> Result<String> {
     let Some(v) = newest else {
         bail!(
             "package `{name}` has no stable, unyanked version\n  help: name a version explicitly, e.g. `dotpack add {name}@={}`",
-            versions.iter().map(|l| &l.vers).max().map_or("VERSION".to_string(), ToString::to_string)
+            versions
+                .iter()
+                .map(|l| &l.vers)
+                .max()
+                .map_or("VERSION".to_string(), ToString::to_string)
         );
     };
     Ok(if v.major == 0 && v.minor == 0 {
@@ -129,10 +139,16 @@ pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
     } else {
         format!(
             "did you mean {}?",
-            close.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            close
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     };
-    Ok(format!("package `{name}` was not found in the registry\n  help: {help}"))
+    Ok(format!(
+        "package `{name}` was not found in the registry\n  help: {help}"
+    ))
 }
 
 /// `--set KEY=VALUE` must name inputs the locked package declares.

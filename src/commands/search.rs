@@ -58,7 +58,11 @@ pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<(
         printer.note(format!("no packages match `{}`", args.query.join(" ")));
         return Ok(());
     }
-    let width = hits.iter().map(|h| h.line.name.len() + h.line.vers.to_string().len()).max().unwrap_or(0);
+    let width = hits
+        .iter()
+        .map(|h| h.line.name.len() + h.line.vers.to_string().len())
+        .max()
+        .unwrap_or(0);
     for hit in &hits {
         let head = format!("{} = \"{}\"", hit.line.name, hit.line.vers);
         let desc = hit.line.description.as_deref().unwrap_or("");
@@ -93,7 +97,11 @@ fn score(line: &IndexLine, words: &[String]) -> u32 {
             30
         } else if line.keywords.iter().any(|k| k.to_lowercase() == *word) {
             20
-        } else if line.servers.iter().any(|s| s.to_lowercase().contains(word.as_str())) {
+        } else if line
+            .servers
+            .iter()
+            .any(|s| s.to_lowercase().contains(word.as_str()))
+        {
             15
         } else if desc.contains(word.as_str()) {
             10

@@ -23,7 +23,12 @@ pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<(
         }
     }
     let registries = ops::registries(&settings, Some(&project.manifest))?;
-    let lock = ops::resolve_lock(&project.manifest, &registries, preferred, project.lock.as_ref())?;
+    let lock = ops::resolve_lock(
+        &project.manifest,
+        &registries,
+        preferred,
+        project.lock.as_ref(),
+    )?;
     ops::commit(
         &settings,
         printer,

@@ -10,9 +10,9 @@ pub mod build;
 pub mod dir;
 pub mod embedded;
 pub mod index;
+pub mod memory;
 pub mod package;
 mod sparse;
-pub mod memory;
 
 pub use package::load_package;
 

@@ -10,7 +10,10 @@ use crate::manifest::Manifest;
 /// against the index's sha256, and its `dotpack.toml` parsed and validated.
 pub fn load_package(source: &dyn IndexSource, name: &str, version: &Version) -> Result<Manifest> {
     let Some(lines) = source.versions(name)? else {
-        bail!("package `{name}` is not in the registry {}", source.source_id());
+        bail!(
+            "package `{name}` is not in the registry {}",
+            source.source_id()
+        );
     };
     let Some(line) = lines.iter().find(|l| &l.vers == version) else {
         bail!(

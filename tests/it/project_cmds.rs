@@ -135,7 +135,10 @@ fn add_set_records_inputs_and_rejects_unknown_ones() {
 #[test]
 fn malformed_manifest_names_file_and_line_and_changes_nothing() {
     let env = Env::new();
-    env.write("dotpack.toml", "[dependencies]\nfigma = \"^0.3\"\nbroken = [\n");
+    env.write(
+        "dotpack.toml",
+        "[dependencies]\nfigma = \"^0.3\"\nbroken = [\n",
+    );
     let before = snapshot(&env.project);
     env.dotpack()
         .args(["add", "time"])
@@ -151,9 +154,18 @@ fn multi_version_registry(env: &Env) -> std::path::PathBuf {
         &[
             ("alpha/alpha-1.0.0", &package("alpha", "1.0.0", &[])),
             ("alpha/alpha-1.1.0", &package("alpha", "1.1.0", &[])),
-            ("alpha/alpha-2.0.0-beta.1", &package("alpha", "2.0.0-beta.1", &[])),
-            ("beta/beta-1.0.0", &package("beta", "1.0.0", &[("alpha", "^1.0")])),
-            ("gamma", &package("gamma", "0.1.0", &[("alpha", "^2.0.0-beta.1")])),
+            (
+                "alpha/alpha-2.0.0-beta.1",
+                &package("alpha", "2.0.0-beta.1", &[]),
+            ),
+            (
+                "beta/beta-1.0.0",
+                &package("beta", "1.0.0", &[("alpha", "^1.0")]),
+            ),
+            (
+                "gamma",
+                &package("gamma", "0.1.0", &[("alpha", "^2.0.0-beta.1")]),
+            ),
             ("delta", &package("delta", "1.0.0", &[("alpha", "=1.0.0")])),
         ],
     )
@@ -164,7 +176,12 @@ fn add_picks_newest_stable_and_exact_requirements_pin() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    env.dotpack().arg("--registry").arg(&reg).args(["add", "alpha"]).assert().success();
+    env.dotpack()
+        .arg("--registry")
+        .arg(&reg)
+        .args(["add", "alpha"])
+        .assert()
+        .success();
     assert!(env.read("dotpack.toml").contains("alpha = \"^1.1\""));
     assert!(env.read("dotpack.lock").contains("version = \"1.1.0\""));
     env.dotpack()
@@ -188,7 +205,10 @@ fn prereleases_only_when_asked() {
         .args(["add", "gamma"])
         .assert()
         .success();
-    assert!(env.read("dotpack.lock").contains("version = \"2.0.0-beta.1\""));
+    assert!(
+        env.read("dotpack.lock")
+            .contains("version = \"2.0.0-beta.1\"")
+    );
 }
 
 #[test]
@@ -196,7 +216,12 @@ fn conflicts_are_explained_and_change_nothing() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    env.dotpack().arg("--registry").arg(&reg).args(["add", "beta"]).assert().success();
+    env.dotpack()
+        .arg("--registry")
+        .arg(&reg)
+        .args(["add", "beta"])
+        .assert()
+        .success();
     let before = snapshot(&env.project);
     env.dotpack()
         .arg("--registry")
@@ -225,15 +250,24 @@ fn lock_keeps_locked_versions_and_update_moves_them() {
     dp(&["lock"]).assert().success();
     let lock = env.read("dotpack.lock");
     assert!(lock.contains("version = \"1.0.0\""), "{lock}");
-    let mtime = std::fs::metadata(env.project.join("dotpack.lock")).unwrap().modified().unwrap();
+    let mtime = std::fs::metadata(env.project.join("dotpack.lock"))
+        .unwrap()
+        .modified()
+        .unwrap();
     dp(&["lock"]).assert().success();
-    let mtime2 = std::fs::metadata(env.project.join("dotpack.lock")).unwrap().modified().unwrap();
+    let mtime2 = std::fs::metadata(env.project.join("dotpack.lock"))
+        .unwrap()
+        .modified()
+        .unwrap();
     assert_eq!(mtime, mtime2, "an unchanged lock is not rewritten");
     dp(&["update", "alpha"])
         .assert()
         .success()
         .stderr(contains("Updating alpha v1.0.0 -> v1.1.0"));
-    dp(&["update", "nope"]).assert().code(1).stderr(contains("not in dotpack.lock"));
+    dp(&["update", "nope"])
+        .assert()
+        .code(1)
+        .stderr(contains("not in dotpack.lock"));
 }
 
 #[test]
@@ -246,7 +280,10 @@ fn locked_and_frozen_refuse_changes() {
         c.arg("--registry").arg(&reg).args(args);
         c
     };
-    dp(&["lock", "--locked"]).assert().code(1).stderr(contains("dotpack.lock is missing"));
+    dp(&["lock", "--locked"])
+        .assert()
+        .code(1)
+        .stderr(contains("dotpack.lock is missing"));
     dp(&["add", "alpha"]).assert().success();
     dp(&["lock", "--locked"]).assert().success();
     dp(&["lock", "--frozen"]).assert().success();
@@ -270,7 +307,10 @@ fn remove_drops_the_dependency_and_what_only_it_needed() {
     };
     dp(&["add", "beta"]).assert().success();
     assert!(env.read("dotpack.lock").contains("name = \"alpha\""));
-    dp(&["remove", "bta"]).assert().code(1).stderr(contains("did you mean `beta`"));
+    dp(&["remove", "bta"])
+        .assert()
+        .code(1)
+        .stderr(contains("did you mean `beta`"));
     dp(&["remove", "beta"])
         .assert()
         .success()
@@ -290,7 +330,7 @@ fn yanked_versions_are_skipped_unless_already_locked() {
         c.arg("--registry").arg(&reg).args(args);
         c
     };
-    dp(&["add", "alpha"]).assert().success();
+    dp(&["add", "alpha@^1.0"]).assert().success();
     // Yank 1.1.0 (the locked one) in the index.
     let index = reg.join("al/ph/alpha");
     let text = std::fs::read_to_string(&index).unwrap();
@@ -310,7 +350,12 @@ fn yanked_versions_are_skipped_unless_already_locked() {
     dp(&["update"])
         .assert()
         .success()
-        .stderr(contains("alpha v1.1.0 -> v1.0.0"));
+        .stderr(contains("Downgrading alpha v1.1.0 -> v1.0.0"));
+    // With only the yanked version allowed, the error says why.
+    dp(&["add", "alpha@=1.1.0"])
+        .assert()
+        .code(1)
+        .stderr(contains("matches only yanked versions"));
 }
 
 #[test]
@@ -318,7 +363,10 @@ fn corrupt_lock_names_the_file_and_changes_nothing() {
     let env = Env::new();
     init(&env);
     env.dotpack().args(["add", "time"]).assert().success();
-    env.write("dotpack.lock", "version = 1\n[[package]]\nname = \"time\"\nversion = \"banana\"\n");
+    env.write(
+        "dotpack.lock",
+        "version = 1\n[[package]]\nname = \"time\"\nversion = \"banana\"\n",
+    );
     let before = snapshot(&env.project);
     env.dotpack()
         .args(["add", "figma"])

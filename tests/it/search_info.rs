@@ -13,7 +13,11 @@ fn search_finds_by_name_and_keyword() {
         .assert()
         .success()
         .stdout(contains("figma = \"0.3"));
-    let out = env.dotpack().args(["--json", "search", "browser"]).output().unwrap();
+    let out = env
+        .dotpack()
+        .args(["--json", "search", "browser"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = v["packages"]
@@ -42,8 +46,16 @@ fn info_shows_servers_inputs_and_versions() {
         .args(["info", "figma"])
         .assert()
         .success()
-        .stdout(contains("figma 0.3").and(contains("servers:")).and(contains("port")));
-    let out = env.dotpack().args(["--json", "info", "github"]).output().unwrap();
+        .stdout(
+            contains("figma 0.3")
+                .and(contains("servers:"))
+                .and(contains("port")),
+        );
+    let out = env
+        .dotpack()
+        .args(["--json", "info", "github"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["name"], "github");
@@ -59,7 +71,14 @@ fn info_shows_servers_inputs_and_versions() {
 fn committed_index_matches_the_curated_manifests() {
     let env = Env::new();
     env.dotpack_in(&repo_root())
-        .args(["registry", "build", "manifests", "--out", "registry-index", "--check"])
+        .args([
+            "registry",
+            "build",
+            "manifests",
+            "--out",
+            "registry-index",
+            "--check",
+        ])
         .assert()
         .success();
     let _ = env;
