@@ -4,14 +4,10 @@
 //! Two registries share the same first 1,000 packages; the project only reaches those, so the
 //! two timings should match: resolution costs what the closure costs, not what the index holds.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dotpack::registry::{
-    IndexDep, IndexLine, IndexSource, RegistryConfig, RegistryError, index_path,
-};
+use dotpack::registry::{DirIndex, IndexDep, IndexLine, RegistryConfig, index_path};
 use dotpack::resolve::{RegistrySet, ResolveOptions, RootDep, resolve_counting};
 use semver::{Version, VersionReq};
 
@@ -99,82 +95,6 @@ fn write_registry(root: &Path, packages: usize) {
     }
 }
 
-/// A minimal directory-backed index: reads config.json once, then one index file per package on
-/// demand. (The real `registry::dir::DirIndex` replaces this when the branches meet.)
-struct BenchDirIndex {
-    root: PathBuf,
-    source_id: String,
-    cache: Mutex<HashMap<String, Option<Arc<Vec<IndexLine>>>>>,
-}
-
-impl BenchDirIndex {
-    fn open(root: &Path) -> Self {
-        let config: RegistryConfig =
-            serde_json::from_slice(&std::fs::read(root.join("config.json")).unwrap()).unwrap();
-        assert_eq!(config.v, 1);
-        BenchDirIndex {
-            root: root.to_path_buf(),
-            source_id: format!("registry+file:{}", root.display()),
-            cache: Mutex::new(HashMap::new()),
-        }
-    }
-
-    fn read(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError> {
-        let path = self.root.join(index_path(name));
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(RegistryError::Io {
-                    path: path.display().to_string(),
-                    reason: e.to_string(),
-                });
-            }
-        };
-        let lines = text
-            .lines()
-            .enumerate()
-            .map(|(n, line)| {
-                serde_json::from_str(line).map_err(|e| RegistryError::BadIndexLine {
-                    file: path.display().to_string(),
-                    line: n + 1,
-                    reason: e.to_string(),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Some(Arc::new(lines)))
-    }
-}
-
-impl IndexSource for BenchDirIndex {
-    fn source_id(&self) -> &str {
-        &self.source_id
-    }
-
-    fn versions(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError> {
-        if let Some(hit) = self.cache.lock().unwrap().get(name) {
-            return Ok(hit.clone());
-        }
-        let lines = self.read(name)?;
-        self.cache
-            .lock()
-            .unwrap()
-            .insert(name.to_string(), lines.clone());
-        Ok(lines)
-    }
-
-    fn names(&self) -> Result<Vec<String>, RegistryError> {
-        Ok(Vec::new())
-    }
-
-    fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
-        Err(RegistryError::Other(format!(
-            "no archive for {}",
-            line.name
-        )))
-    }
-}
-
 /// 50 direct dependencies spread over the first 1,000 packages.
 fn project() -> Vec<RootDep> {
     (0..DIRECT)
@@ -190,7 +110,9 @@ fn project() -> Vec<RootDep> {
 
 /// Resolves from a freshly opened registry (cold cache) and emits the lockfile.
 fn lock_once(root: &Path, project: &[RootDep]) -> (String, usize) {
-    let registries = RegistrySet::new(Box::new(BenchDirIndex::open(root)));
+    let registries = RegistrySet::new(Box::new(
+        DirIndex::open(root, "registry+file:bench").unwrap(),
+    ));
     let (resolution, reached) =
         resolve_counting(project, &registries, &ResolveOptions::default()).unwrap();
     (resolution.to_lockfile(project).emit(), reached)
