@@ -406,3 +406,33 @@ fn bad_index_line_and_checksum_mismatch_are_reported() {
         .stderr(contains("be/ta/beta").and(contains(":1")));
     assert_eq!(snapshot(&env.project), before);
 }
+
+#[test]
+fn offline_works_on_the_built_in_registry_and_quiet_prints_nothing() {
+    let env = Env::new();
+    init(&env);
+    env.dotpack()
+        .args(["--offline", "--quiet", "add", "time"])
+        .assert()
+        .success()
+        .stderr("")
+        .stdout("");
+    env.dotpack().args(["--frozen", "lock"]).assert().success();
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    let env = Env::new();
+    env.dotpack().arg("frobnicate").assert().code(2);
+    env.dotpack().arg("add").assert().code(2);
+    env.dotpack()
+        .args(["add", "figma", "time", "--set", "port=1"])
+        .assert()
+        .code(2)
+        .stderr(contains("--set needs exactly one package"));
+    env.dotpack()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(contains("dotpack add figma"));
+}
