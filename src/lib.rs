@@ -16,4 +16,5 @@ pub mod project;
 pub mod registry;
 pub mod resolve;
 pub mod suggest;
+pub mod template;
 pub mod validate;
