@@ -80,18 +80,16 @@ pub fn parse_parts(s: &str, props: &Props) -> Result<Vec<Part>, TemplateError> {
                 )));
             }
         }
-        match (text, names.is_empty(), default) {
-            (Some(t), true, _) => push_text(&mut parts, &t),
-            (_, false, default) => parts.push(Part::Env { names, default }),
-            (None, true, Some(d)) => push_text(&mut parts, &d),
-            (None, true, None) => {
+        match (names.is_empty(), text.or(default)) {
+            (true, Some(t)) => push_text(&mut parts, &t),
+            (false, default) => parts.push(Part::Env { names, default }),
+            (true, None) => {
                 let name = expr.split('|').next().unwrap_or(expr).trim();
                 let name = name
                     .trim_start_matches("props.")
                     .trim_start_matches("input.");
                 return Err(TemplateError::MissingProp(name.to_string()));
             }
-            (Some(t), false, _) => push_text(&mut parts, &t),
         }
         rest = &after[end + 2..];
     }
