@@ -2,14 +2,12 @@
 //!
 //! The text is emitted by hand, as Cargo does, so the format stays under our control: the same
 //! lock always gives the same bytes (sorted, LF, trailing newline, no timestamps), which keeps
-//! diffs small and lets [`write_if_changed`] skip writing an unchanged file. Parsing lives in
+//! diffs small and lets callers skip writing an unchanged file. Parsing lives in
 //! [`parse`] and reports every problem with its line and column.
 
 mod parse;
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
-use std::path::Path;
 
 use semver::Version;
 
@@ -115,40 +113,6 @@ fn array(items: &[String]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// Writes `lock` to `path` unless the file already holds exactly its text; returns whether it
-/// wrote. Skipping identical writes keeps timestamps and read-only checkouts undisturbed. The
-/// write goes to a temporary file in the same folder, then is renamed over the old one, so a
-/// reader never sees half a lock.
-pub fn write_if_changed(path: &Path, lock: &Lockfile) -> io::Result<bool> {
-    let text = lock.emit();
-    match std::fs::read(path) {
-        Ok(old) if old == text.as_bytes() => return Ok(false),
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let file_name = path
-        .file_name()
-        .map_or_else(|| LOCK_FILE.into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = write_then_rename(&tmp, path, text.as_bytes());
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map(|()| true)
-}
-
-fn write_then_rename(tmp: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = std::fs::File::create(tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(tmp, path)
-}
 
 #[cfg(test)]
 mod tests;
