@@ -3,6 +3,7 @@
 //! The binary is a thin front over this library: `cli` parses arguments, `commands` run them,
 //! and everything they need (manifest, registry, resolver, lock) lives in modules here.
 
+pub mod claims;
 pub mod cli;
 pub mod commands;
 pub mod concepts;

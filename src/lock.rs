@@ -13,6 +13,7 @@ use semver::Version;
 
 pub use parse::parse;
 
+use crate::claims::{self, Claim};
 use crate::resolve::RootDep;
 
 pub const LOCK_FILE: &str = "dotpack.lock";
@@ -30,6 +31,8 @@ pub struct Lockfile {
     pub requirements: BTreeMap<String, String>,
     /// Sorted by name; one entry per name.
     pub packages: Vec<LockedPackage>,
+    /// Entries dotpack wrote into project-scope host files (see [`crate::claims`]).
+    pub claims: Vec<Claim>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +85,7 @@ impl Lockfile {
         for package in packages {
             emit_package(&mut out, package);
         }
+        out.push_str(&claims::emit(&self.claims));
         out
     }
 }
@@ -112,7 +116,6 @@ fn array(items: &[String]) -> String {
     let items: Vec<String> = items.iter().map(|s| string(s)).collect();
     format!("[{}]", items.join(", "))
 }
-
 
 #[cfg(test)]
 mod tests;

@@ -264,6 +264,7 @@ impl Resolution {
                 .map(|d| (d.name.clone(), d.req.to_string()))
                 .collect(),
             packages: self.packages.iter().map(locked_package).collect(),
+            claims: Vec::new(),
         }
     }
 

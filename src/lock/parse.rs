@@ -12,6 +12,7 @@ use semver::Version;
 use toml_edit::{Document, Item, Table};
 
 use super::{LOCK_VERSION, LockedPackage, Lockfile};
+use crate::claims::Claim;
 use crate::diag::{Diagnostic, Diagnostics};
 
 const REGENERATE: &str = "regenerate it with `dotpack lock`";
@@ -73,11 +74,13 @@ impl Reader<'_> {
         let mut version = None;
         let mut requirements = BTreeMap::new();
         let mut packages = Vec::new();
+        let mut claims = Vec::new();
         for (key, item) in root.iter() {
             match key {
                 "version" => version = self.version(item),
                 "manifest" => requirements = self.manifest(item),
                 "package" => packages = self.packages(item),
+                "claim" => claims = self.claims(item),
                 other => {
                     let span = root.key(other).and_then(|k| k.span());
                     self.error(
@@ -96,6 +99,7 @@ impl Reader<'_> {
             version: version?,
             requirements,
             packages,
+            claims,
         })
     }
 
@@ -180,6 +184,34 @@ impl Reader<'_> {
             packages.push(package);
         }
         packages
+    }
+
+    fn claims(&mut self, item: &Item) -> Vec<Claim> {
+        let Some(array) = item.as_array_of_tables() else {
+            self.error(
+                "lock-field",
+                item.span(),
+                "`claim` must be written as [[claim]] tables",
+            );
+            return Vec::new();
+        };
+        let mut claims = Vec::new();
+        for table in array.iter() {
+            let mut doc = toml_edit::DocumentMut::new();
+            for (k, v) in table.iter() {
+                doc.insert(k, v.clone());
+            }
+            match crate::claims::parse_one(&doc.to_string()) {
+                Ok(claim) => claims.push(claim),
+                Err(reason) => self.error_with_help(
+                    "lock-claim",
+                    table.span(),
+                    format!("a [[claim]] entry is invalid: {reason}"),
+                    "restore dotpack.lock from version control; deleting the claim makes dotpack treat the entry as unclaimed (`dotpack adopt NAME` takes it back)",
+                ),
+            }
+        }
+        claims
     }
 
     fn package(&mut self, table: &Table) -> Option<LockedPackage> {

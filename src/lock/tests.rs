@@ -144,4 +144,3 @@ fn freshness_compares_root_requirements() {
     assert!(!lock.is_fresh_for(&[root("^0.4"), odd.clone()]));
     assert!(!lock.is_fresh_for(&[root("^0.3")]));
 }
-

@@ -1,0 +1,232 @@
+//! Claims: the record of which host-file entries dotpack wrote, for which package, with the hash
+//! of what it wrote. A claim is what lets dotpack refuse to clobber other people's entries,
+//! notice hand edits, and remove exactly what it added.
+//!
+//! Claims on project-scope files live in `dotpack.lock` as `[[claim]]` tables, so a teammate who
+//! clones the repository sees the committed entries as dotpack's. Claims on user-scope files live
+//! in `$DOTPACK_HOME/claims.toml`.
+
+use std::path::{Path, PathBuf};
+
+use semver::Version;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::diag::{Diagnostic, Diagnostics};
+
+/// One entry dotpack owns in one host file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// The host file: relative to the project root for project scope, absolute for user scope.
+    pub file: String,
+    pub host: String,
+    pub scope: String,
+    /// Where the entry sits, e.g. `mcpServers.figma`.
+    pub key: String,
+    pub server: String,
+    pub package: String,
+    pub version: Version,
+    /// `sha256:<hex>` of the entry as written (see [`entry_hash`]).
+    pub entry: String,
+    /// Lossy fields dropped when translating for this host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
+    /// The container key did not exist before dotpack added this entry.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_container: bool,
+    /// The file did not exist before dotpack added this entry.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created_file: bool,
+    /// The project that installed a user-scope entry (absolute path of its root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+}
+
+impl Claim {
+    /// Sort key: file, then server name.
+    fn order(&self) -> (&str, &str) {
+        (&self.file, &self.server)
+    }
+}
+
+/// Sorts claims into their canonical order.
+pub fn sort(claims: &mut [Claim]) {
+    claims.sort_by(|a, b| a.order().cmp(&b.order()));
+}
+
+/// The hash recorded for an entry: sha256 of its JSON with object keys sorted, so the same
+/// content hashes the same whatever order a file keeps its keys in.
+pub fn entry_hash(entry: &serde_json::Value) -> String {
+    let mut hasher = Sha256::new();
+    write_canonical(entry, &mut hasher);
+    let digest = hasher.finalize();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+fn write_canonical(value: &serde_json::Value, out: &mut Sha256) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.update(b"{");
+            for key in keys {
+                out.update(serde_json::to_string(key).unwrap_or_default().as_bytes());
+                out.update(b":");
+                if let Some(v) = map.get(key) {
+                    write_canonical(v, out);
+                }
+                out.update(b",");
+            }
+            out.update(b"}");
+        }
+        Value::Array(items) => {
+            out.update(b"[");
+            for item in items {
+                write_canonical(item, out);
+                out.update(b",");
+            }
+            out.update(b"]");
+        }
+        other => out.update(other.to_string().as_bytes()),
+    }
+}
+
+/// Emits claims as `[[claim]]` tables (canonical order, one field per line).
+pub fn emit(claims: &[Claim]) -> String {
+    let mut sorted = claims.to_vec();
+    sort(&mut sorted);
+    let mut out = String::new();
+    for claim in &sorted {
+        #[derive(Serialize)]
+        struct One<'a> {
+            claim: [&'a Claim; 1],
+        }
+        let text = toml::to_string(&One { claim: [claim] }).unwrap_or_default();
+        out.push('\n');
+        out.push_str(&text);
+    }
+    out
+}
+
+/// Reads one `[[claim]]` table (its TOML text), for the lock parser.
+pub fn parse_one(text: &str) -> Result<Claim, String> {
+    toml::from_str(text).map_err(|e| e.message().to_string())
+}
+
+/// The user-scope claims file: `$DOTPACK_HOME/claims.toml`.
+pub struct UserClaims {
+    pub path: PathBuf,
+    pub claims: Vec<Claim>,
+    /// The file's text as read, to skip writing when nothing changed.
+    pub text: Option<String>,
+}
+
+const USER_HEADER: &str =
+    "# Entries dotpack wrote into user-scope host files. Generated; do not edit.\n";
+
+#[derive(Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+struct UserFile {
+    #[serde(default)]
+    claim: Vec<Claim>,
+}
+
+impl UserClaims {
+    /// Reads the claims file under `dotpack_home`; a missing file holds no claims.
+    pub fn load(dotpack_home: &Path) -> Result<UserClaims, Diagnostics> {
+        let path = dotpack_home.join("claims.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(UserClaims {
+                    path,
+                    claims: Vec::new(),
+                    text: None,
+                });
+            }
+            Err(e) => {
+                return Err(Diagnostics(vec![Diagnostic::error(
+                    "claims-read",
+                    &path,
+                    e.to_string(),
+                )]));
+            }
+        };
+        match toml::from_str::<UserFile>(&text) {
+            Ok(file) => Ok(UserClaims {
+                path,
+                claims: file.claim,
+                text: Some(text),
+            }),
+            Err(e) => {
+                let diag = Diagnostic::error(
+                    "claims-corrupt",
+                    &path,
+                    format!("the claims file is corrupt: {}", e.message().trim()),
+                )
+                .at(&text, e.span())
+                .help("restore it from a backup, or delete it: dotpack then treats its user-scope entries as unclaimed (`dotpack adopt NAME` takes them back)");
+                Err(Diagnostics(vec![diag]))
+            }
+        }
+    }
+
+    /// The canonical text for `claims`.
+    pub fn render(claims: &[Claim]) -> String {
+        let mut out = String::from(USER_HEADER);
+        out.push_str(&emit(claims));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn claim(server: &str) -> Claim {
+        Claim {
+            file: ".mcp.json".into(),
+            host: "claude-code".into(),
+            scope: "project".into(),
+            key: format!("mcpServers.{server}"),
+            server: server.into(),
+            package: server.into(),
+            version: Version::new(1, 0, 0),
+            entry: entry_hash(&json!({"command": "x"})),
+            dropped: vec![],
+            created_container: true,
+            created_file: false,
+            project: None,
+        }
+    }
+
+    #[test]
+    fn hash_ignores_key_order_but_not_values() {
+        let a = json!({"command": "npx", "args": ["-y", "x"]});
+        let b = json!({"args": ["-y", "x"], "command": "npx"});
+        let c = json!({"args": ["x", "-y"], "command": "npx"});
+        assert_eq!(entry_hash(&a), entry_hash(&b));
+        assert_ne!(entry_hash(&a), entry_hash(&c));
+        assert!(entry_hash(&a).starts_with("sha256:"));
+    }
+
+    #[test]
+    fn emit_then_parse_round_trips_sorted() {
+        let text = emit(&[claim("zeta"), claim("alpha")]);
+        assert!(text.find("alpha").unwrap() < text.find("zeta").unwrap());
+        let file: UserFile = toml::from_str(&text).unwrap();
+        assert_eq!(file.claim, vec![claim("alpha"), claim("zeta")]);
+    }
+
+    #[test]
+    fn corrupt_user_claims_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("claims.toml"), "[[claim]]\nfile = 3\n").unwrap();
+        let err = UserClaims::load(dir.path()).err().unwrap();
+        assert!(err.to_string().contains("claims.toml:2"), "{err}");
+    }
+}
