@@ -1,0 +1,1 @@
+//! Golden tests over a corpus of realistic host files.
