@@ -47,8 +47,11 @@ pub(super) fn upsert_entry(
 ) -> Result<Edit, FormatError> {
     let (bom, body) = split_bom(text);
     let root = parse(format, body)?;
-    let (splices, created) = match find(root.as_ref(), container.path)? {
-        Place::Found(obj) => upsert_in(body, root.as_ref(), obj, name, value),
+    let (splices, created, region, depth) = match find(root.as_ref(), container.path)? {
+        Place::Found(obj) => {
+            let (splices, created) = upsert_in(body, root.as_ref(), obj, name, value);
+            (splices, created, obj, container.path.len())
+        }
         Place::Missing { parent, depth } => {
             let wrapped = wrap(&container.path[depth + 1..], name, value);
             let (splices, inner) =
@@ -58,19 +61,18 @@ pub(super) fn upsert_entry(
                 empty_object_inner: inner,
                 file_content: None,
             };
-            (splices, created)
+            (splices, created, parent, depth)
         }
         Place::NoRoot => return Ok(create_document(text, body, container.path, name, value)),
     };
-    let new_body = apply(body, splices);
-    guard::check(
+    let edited = Edited {
         format,
-        root.as_ref(),
-        &new_body,
-        container.path,
+        body,
+        region,
+        rest: &container.path[depth..],
         name,
-        Some(value),
-    )?;
+    };
+    let new_body = edited.apply_checked(splices, Some(value))?;
     Ok(Edit {
         text: format!("{bom}{new_body}"),
         created,
@@ -100,20 +102,72 @@ pub(super) fn remove_entry(
             delete_file: original.is_empty(),
         });
     }
-    let splices = match removable_chain(root.as_ref(), container.path, created) {
+    let (splices, region, depth) = match removable_chain(root.as_ref(), container.path, created) {
         Some((ancestor, key)) => {
             let i = position_of(ancestor, key);
-            remove_member(body, ancestor, i, created.empty_object_inner.as_deref())
+            let restore = created.empty_object_inner.as_deref();
+            let depth = container.path.len() - created.container_levels;
+            (remove_member(body, ancestor, i, restore), ancestor, depth)
         }
-        None => remove_member(body, obj, index, restore_for_container(created)),
+        None => {
+            let restore = restore_for_container(created);
+            let splices = remove_member(body, obj, index, restore);
+            (splices, obj, container.path.len())
+        }
     };
-    let new_body = apply(body, splices);
-    guard::check(format, root.as_ref(), &new_body, container.path, name, None)?;
+    let edited = Edited {
+        format,
+        body,
+        region,
+        rest: &container.path[depth..],
+        name,
+    };
+    let new_body = edited.apply_checked(splices, None)?;
     Ok(Edit {
         text: format!("{bom}{new_body}"),
         created: Created::default(),
         delete_file: false,
     })
+}
+
+/// An edit confined to one object of the document (`region`, the object at the path prefix
+/// before `rest`): every splice lies inside it, so the guard only has to re-parse that object,
+/// not the whole (possibly 2 MB) file. The bytes around it are copied unchanged by construction.
+struct Edited<'x, 'a, 'p> {
+    format: Format,
+    body: &'a str,
+    region: &'x Object<'a>,
+    rest: &'p [&'p str],
+    name: &'p str,
+}
+
+impl Edited<'_, '_, '_> {
+    fn apply_checked(
+        &self,
+        splices: Splices,
+        expected: Option<&Value>,
+    ) -> Result<String, FormatError> {
+        let (start, end) = (self.region.range.start, self.region.range.end);
+        if splices.iter().any(|(s, e, _)| *s <= start || *e >= end) {
+            return Err(FormatError::GuardFailed {
+                reason: "an edit reached outside the object it was meant for".to_owned(),
+            });
+        }
+        let removed: usize = splices.iter().map(|(s, e, _)| e - s).sum();
+        let added: usize = splices.iter().map(|(_, _, t)| t.len()).sum();
+        let new_body = apply(self.body, splices);
+        let new_end = end + added - removed;
+        let new_region = new_body.get(start..new_end).unwrap_or_default();
+        guard::check(
+            self.format,
+            self.region,
+            new_region,
+            self.rest,
+            self.name,
+            expected,
+        )?;
+        Ok(new_body)
+    }
 }
 
 /// The inner text to restore when the container itself empties: only when dotpack found it empty.

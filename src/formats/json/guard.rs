@@ -8,31 +8,31 @@ use serde_json::Value;
 use super::{parse, to_json};
 use crate::formats::{Format, FormatError};
 
+/// Checks that `new_region` (the new text of the object `old` was) is one object, equal to `old`
+/// except for entry `name` under the key path `path` (relative to that object).
 pub(super) fn check(
     format: Format,
-    old_root: Option<&Ast<'_>>,
-    new_body: &str,
+    old: &Object<'_>,
+    new_region: &str,
     path: &[&str],
     name: &str,
     expected: Option<&Value>,
 ) -> Result<(), FormatError> {
     let new_root =
-        parse(format, new_body).map_err(|e| failed(format!("result does not parse: {e}")))?;
-    let old = root_object(old_root)?;
-    let new = root_object(new_root.as_ref())?;
-    compare(old, new, path, name, expected).map_err(failed)
+        parse(format, new_region).map_err(|e| failed(format!("result does not parse: {e}")))?;
+    let new = match &new_root {
+        Some(Ast::Object(o)) if o.range.start == 0 && o.range.end == new_region.len() => o,
+        _ => {
+            return Err(failed(
+                "the edited object is no longer one object".to_owned(),
+            ));
+        }
+    };
+    compare(Some(old), Some(new), path, name, expected).map_err(failed)
 }
 
 fn failed(reason: String) -> FormatError {
     FormatError::GuardFailed { reason }
-}
-
-fn root_object<'x, 'a>(root: Option<&'x Ast<'a>>) -> Result<Option<&'x Object<'a>>, FormatError> {
-    match root {
-        None => Ok(None),
-        Some(Ast::Object(o)) => Ok(Some(o)),
-        Some(_) => Err(failed("document root is not an object".to_owned())),
-    }
 }
 
 fn compare(
