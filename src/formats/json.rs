@@ -15,6 +15,7 @@ use super::{Container, Created, Edit, Format, FormatError};
 
 mod guard;
 mod layout;
+mod shallow;
 
 use layout::{comma_in, detect_style, line_break_before, same_line_end};
 
@@ -27,7 +28,7 @@ pub(super) fn list_entries(
     container: Container<'_>,
 ) -> Result<Vec<(String, Value)>, FormatError> {
     let (_, body) = split_bom(text);
-    let root = parse(format, body)?;
+    let root = load(format, body, container.path)?;
     Ok(match find(root.as_ref(), container.path)? {
         Place::Found(obj) => obj
             .properties
@@ -46,7 +47,7 @@ pub(super) fn upsert_entry(
     value: &Value,
 ) -> Result<Edit, FormatError> {
     let (bom, body) = split_bom(text);
-    let root = parse(format, body)?;
+    let root = load(format, body, container.path)?;
     let (splices, created, region, depth) = match find(root.as_ref(), container.path)? {
         Place::Found(obj) => {
             let (splices, created) = upsert_in(body, root.as_ref(), obj, name, value);
@@ -88,7 +89,7 @@ pub(super) fn remove_entry(
     created: &Created,
 ) -> Result<Edit, FormatError> {
     let (bom, body) = split_bom(text);
-    let root = parse(format, body)?;
+    let root = load(format, body, container.path)?;
     let Place::Found(obj) = find(root.as_ref(), container.path)? else {
         return Ok(Edit::unchanged(text));
     };
@@ -184,6 +185,18 @@ fn position_of(obj: &Object<'_>, key: &str) -> usize {
         .iter()
         .position(|p| p.name.as_str() == key)
         .unwrap_or(0)
+}
+
+/// The document's AST, or for a large strict-JSON file only the part along the container path
+/// (see [`shallow`]): what the edit needs, at a fraction of the cost.
+fn load<'a>(format: Format, body: &'a str, path: &[&str]) -> Result<Option<Ast<'a>>, FormatError> {
+    if format == Format::Json && body.len() >= shallow::THRESHOLD {
+        shallow::validate(body)?;
+        if let Some(root) = shallow::root_along(body, path) {
+            return Ok(Some(root));
+        }
+    }
+    parse(format, body)
 }
 
 /// Parses `body` (BOM already removed) with the strictness of `format`.
