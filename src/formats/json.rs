@@ -407,10 +407,8 @@ fn remove_member(body: &str, obj: &Object<'_>, index: usize, restore: Option<&st
     let close = obj.range.end - 1;
     let props = &obj.properties;
     let m = &props[index];
-    if props.len() == 1 {
-        if let Some(inner) = restore {
-            return vec![(open, close, inner.to_owned())];
-        }
+    if let (1, Some(inner)) = (props.len(), restore) {
+        return vec![(open, close, inner.to_owned())];
     }
     let next_start = props.get(index + 1).map_or(close, |n| n.range.start);
     let own_comma = comma_in(body, m.range.end, next_start);
@@ -445,10 +443,9 @@ fn remove_lines(
         None => {
             let to = same_line_end(body, m.range.end);
             let mut splices = Vec::new();
-            if let Some(prev) = index.checked_sub(1).map(|i| &props[i]) {
-                if let Some(c) = comma_in(body, prev.range.end, m.range.start) {
-                    splices.push((c, c + 1, String::new()));
-                }
+            let prev = index.checked_sub(1).map(|i| &props[i]);
+            if let Some(c) = prev.and_then(|p| comma_in(body, p.range.end, m.range.start)) {
+                splices.push((c, c + 1, String::new()));
             }
             splices.push((from, to, String::new()));
             splices

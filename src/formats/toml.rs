@@ -114,14 +114,14 @@ pub(super) fn remove_entry(
     if now_empty {
         remove_created_levels(doc.as_table_mut(), container.path, created.container_levels);
     }
-    if let Some(original) = &created.file_content {
-        if doc.as_table().is_empty() {
-            return Ok(Edit {
-                text: original.clone(),
-                created: Created::default(),
-                delete_file: original.is_empty(),
-            });
-        }
+    if let Some(original) = &created.file_content
+        && doc.as_table().is_empty()
+    {
+        return Ok(Edit {
+            text: original.clone(),
+            created: Created::default(),
+            delete_file: original.is_empty(),
+        });
     }
     let new_text = prepared.finish(&doc.to_string());
     guard::check(&old, &new_text, container.path, name, None)?;

@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn large_invalid_files_report_serde_json_positions() {
         let mut body = big_doc();
-        body.push_str("x");
+        body.push('x');
         let err = validate(&body).unwrap_err();
         let lines = body.lines().count();
         assert!(
