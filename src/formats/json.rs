@@ -19,6 +19,9 @@ mod shallow;
 
 use layout::{comma_in, detect_style, line_break_before, same_line_end};
 
+#[cfg(test)]
+pub(in crate::formats) use guard::check as guard_check;
+
 /// Splices to apply to a text: byte range replaced by a string. Applied back to front.
 type Splices = Vec<(usize, usize, String)>;
 
@@ -200,7 +203,10 @@ fn load<'a>(format: Format, body: &'a str, path: &[&str]) -> Result<Option<Ast<'
 }
 
 /// Parses `body` (BOM already removed) with the strictness of `format`.
-pub(super) fn parse(format: Format, body: &str) -> Result<Option<Ast<'_>>, FormatError> {
+pub(in crate::formats) fn parse(
+    format: Format,
+    body: &str,
+) -> Result<Option<Ast<'_>>, FormatError> {
     let jsonc = format == Format::Jsonc;
     let options = ParseOptions {
         allow_comments: jsonc,

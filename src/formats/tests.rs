@@ -428,3 +428,102 @@ fn nested_container_paths_are_created_and_removed() {
     .unwrap();
     assert_eq!(removed.text, text);
 }
+
+mod round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A JSON document written in one of the styles people and tools use.
+    fn document() -> impl Strategy<Value = String> {
+        let key = "[a-z]{1,6}";
+        let scalar = prop_oneof![
+            any::<i32>().prop_map(Value::from),
+            "[a-z ]{0,5}".prop_map(Value::from),
+            any::<bool>().prop_map(Value::from),
+            Just(Value::Null),
+            Just(json!(1.0)),
+        ];
+        let entry = prop::collection::btree_map("[a-z]{1,5}", scalar.clone(), 0..3)
+            .prop_map(|m| Value::Object(m.into_iter().collect()));
+        let servers = prop::option::of(prop::collection::btree_map(key, entry, 0..4));
+        let others = prop::collection::btree_map(key, scalar, 0..4);
+        let indent = prop_oneof![Just("  "), Just("    "), Just("\t")];
+        (
+            servers,
+            others,
+            indent,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(servers, others, indent, crlf, final_nl, servers_first)| {
+                let mut doc = serde_json::Map::new();
+                let servers = servers.map(|s| Value::Object(s.into_iter().collect()));
+                if let (Some(s), true) = (&servers, servers_first) {
+                    doc.insert("mcpServers".into(), s.clone());
+                }
+                doc.extend(others.into_iter().filter(|(k, _)| k != "mcpServers"));
+                if let (Some(s), false) = (servers, servers_first) {
+                    doc.insert("mcpServers".into(), s);
+                }
+                let mut buf = Vec::new();
+                let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+                let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+                serde::Serialize::serialize(&Value::Object(doc), &mut ser).unwrap();
+                let mut text = String::from_utf8(buf).unwrap();
+                if final_nl {
+                    text.push('\n');
+                }
+                if crlf {
+                    text = text.replace('\n', "\r\n");
+                }
+                text
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn remove_after_upsert_gives_back_the_document(doc in document(), jsonc in any::<bool>()) {
+            let format = if jsonc { Format::Jsonc } else { Format::Json };
+            let c = Container::new(MCP);
+            let added = upsert_entry(format, &doc, c, "zz-new", &entry()).unwrap();
+            prop_assert_eq!(get_entry(format, &added.text, c, "zz-new").unwrap(), Some(entry()));
+            let removed = remove_entry(format, &added.text, c, "zz-new", &added.created).unwrap();
+            prop_assert_eq!(removed.text, doc);
+        }
+    }
+}
+
+#[test]
+fn the_guard_refuses_a_result_that_changed_anything_else() {
+    use jsonc_parser::ast::Value as Ast;
+    let old = "{\"a\": {\"command\": \"a\"}, \"b\": 1}";
+    let root = json::parse(Format::Json, old).unwrap().unwrap();
+    let Ast::Object(obj) = &root else { panic!() };
+    let check = |new: &str, expected: Option<&Value>| {
+        json::guard_check(Format::Json, obj, new, &[], "c", expected)
+    };
+    let c = json!({"url": "u"});
+    assert!(
+        check(
+            "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"u\"}}",
+            Some(&c)
+        )
+        .is_ok()
+    );
+    let changed_b = "{\"a\": {\"command\": \"a\"}, \"b\": 2, \"c\": {\"url\": \"u\"}}";
+    assert!(matches!(
+        check(changed_b, Some(&c)),
+        Err(FormatError::GuardFailed { .. })
+    ));
+    let wrong_value = "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"x\"}}";
+    assert!(matches!(
+        check(wrong_value, Some(&c)),
+        Err(FormatError::GuardFailed { .. })
+    ));
+    assert!(matches!(
+        check("{\"a\": 1} {}", None),
+        Err(FormatError::GuardFailed { .. })
+    ));
+    assert!(check(old, None).is_ok());
+}

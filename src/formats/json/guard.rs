@@ -10,7 +10,7 @@ use crate::formats::{Format, FormatError};
 
 /// Checks that `new_region` (the new text of the object `old` was) is one object, equal to `old`
 /// except for entry `name` under the key path `path` (relative to that object).
-pub(super) fn check(
+pub(in crate::formats) fn check(
     format: Format,
     old: &Object<'_>,
     new_region: &str,
