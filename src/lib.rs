@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod concepts;
 pub mod diag;
+pub mod formats;
 pub mod fsutil;
 pub mod lock;
 pub mod manifest;

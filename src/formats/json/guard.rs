@@ -1,0 +1,120 @@
+//! The check run after every JSON edit: the new text parses, and its document equals the old one
+//! with exactly the one entry changed. A missing container counts as an empty one, so creating
+//! or removing the container the entry lives in passes, and nothing else does.
+
+use jsonc_parser::ast::{Object, ObjectProp, Value as Ast};
+use serde_json::Value;
+
+use super::{parse, to_json};
+use crate::formats::{Format, FormatError};
+
+/// Checks that `new_region` (the new text of the object `old` was) is one object, equal to `old`
+/// except for entry `name` under the key path `path` (relative to that object).
+pub(in crate::formats) fn check(
+    format: Format,
+    old: &Object<'_>,
+    new_region: &str,
+    path: &[&str],
+    name: &str,
+    expected: Option<&Value>,
+) -> Result<(), FormatError> {
+    let new_root =
+        parse(format, new_region).map_err(|e| failed(format!("result does not parse: {e}")))?;
+    let new = match &new_root {
+        Some(Ast::Object(o)) if o.range.start == 0 && o.range.end == new_region.len() => o,
+        _ => {
+            return Err(failed(
+                "the edited object is no longer one object".to_owned(),
+            ));
+        }
+    };
+    compare(Some(old), Some(new), path, name, expected).map_err(failed)
+}
+
+fn failed(reason: String) -> FormatError {
+    FormatError::GuardFailed { reason }
+}
+
+fn compare(
+    old: Option<&Object<'_>>,
+    new: Option<&Object<'_>>,
+    path: &[&str],
+    name: &str,
+    expected: Option<&Value>,
+) -> Result<(), String> {
+    let (key, rest) = match path.split_first() {
+        Some((key, rest)) => (*key, rest),
+        None => (name, &[][..]),
+    };
+    if !same_members_except(old, new, key) {
+        return Err(format!("members other than `{key}` changed"));
+    }
+    let old_child = old.and_then(|o| o.get(key));
+    let new_child = new.and_then(|o| o.get(key));
+    if path.is_empty() {
+        let got = new_child.map(|p| to_json(&p.value));
+        return match got.as_ref() == expected {
+            true => Ok(()),
+            false => Err(format!("entry `{name}` is not what was written")),
+        };
+    }
+    let old_child = child_object(old_child, key)?;
+    let new_child = child_object(new_child, key)?;
+    compare(old_child, new_child, rest, name, expected)
+}
+
+fn child_object<'x, 'a>(
+    prop: Option<&'x ObjectProp<'a>>,
+    key: &str,
+) -> Result<Option<&'x Object<'a>>, String> {
+    match prop.map(|p| &p.value) {
+        None => Ok(None),
+        Some(Ast::Object(o)) => Ok(Some(o)),
+        Some(_) => Err(format!("`{key}` is not an object")),
+    }
+}
+
+fn same_members_except(old: Option<&Object<'_>>, new: Option<&Object<'_>>, key: &str) -> bool {
+    let others = |o: Option<&Object<'_>>| {
+        o.map(|o| {
+            o.properties
+                .iter()
+                .filter(|p| p.name.as_str() != key)
+                .count()
+        })
+        .unwrap_or(0)
+    };
+    if others(old) != others(new) {
+        return false;
+    }
+    let (Some(old), Some(new)) = (old, new) else {
+        return true;
+    };
+    let old = old.properties.iter().filter(|p| p.name.as_str() != key);
+    let new = new.properties.iter().filter(|p| p.name.as_str() != key);
+    old.zip(new)
+        .all(|(a, b)| a.name.as_str() == b.name.as_str() && same(&a.value, &b.value))
+}
+
+/// Structural equality of two AST values, ignoring positions; numbers compare by their text,
+/// which is stricter than by value and right for bytes dotpack never touches.
+fn same(a: &Ast<'_>, b: &Ast<'_>) -> bool {
+    match (a, b) {
+        (Ast::StringLit(x), Ast::StringLit(y)) => x.value == y.value,
+        (Ast::NumberLit(x), Ast::NumberLit(y)) => x.value == y.value,
+        (Ast::BooleanLit(x), Ast::BooleanLit(y)) => x.value == y.value,
+        (Ast::NullKeyword(_), Ast::NullKeyword(_)) => true,
+        (Ast::Array(x), Ast::Array(y)) => {
+            x.elements.len() == y.elements.len()
+                && x.elements.iter().zip(&y.elements).all(|(a, b)| same(a, b))
+        }
+        (Ast::Object(x), Ast::Object(y)) => {
+            x.properties.len() == y.properties.len()
+                && x.properties
+                    .iter()
+                    .zip(&y.properties)
+                    .all(|(a, b)| a.name.as_str() == b.name.as_str() && same(&a.value, &b.value))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,170 @@
+//! Reading the layout of a JSON text: where commas and line ends are, and the file's style.
+
+use jsonc_parser::ast::{Object, Value as Ast};
+use jsonc_parser::common::Ranged;
+
+use crate::formats::json_render::Style;
+use crate::formats::text::{line_indent, newline_of, starts_line};
+
+/// Position of the first `,` in the trivia (whitespace and comments) between `from` and `to`.
+pub(super) fn comma_in(body: &str, from: usize, to: usize) -> Option<usize> {
+    let b = body.as_bytes();
+    let mut i = from;
+    while i < to {
+        match (b[i], b.get(i + 1)) {
+            (b',', _) => return Some(i),
+            (b'/', Some(b'/')) => i = body[i..to].find('\n').map_or(to, |k| i + k),
+            (b'/', Some(b'*')) => i = body[i + 2..to].find("*/").map_or(to, |k| i + 2 + k + 2),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Where the line of `pos` ends, when what follows `pos` on it is only spaces and comments:
+/// the position of its line break. Otherwise the end of the trailing comments (or `pos`).
+/// New members go there, so a `// note` after the last member stays with that member.
+pub(super) fn same_line_end(body: &str, pos: usize) -> usize {
+    let b = body.as_bytes();
+    let mut i = pos;
+    let mut last_trivia = pos;
+    loop {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        match (b.get(i), b.get(i + 1)) {
+            (Some(b'\n'), _) => return i,
+            (Some(b'\r'), Some(b'\n')) => return i,
+            (Some(b'/'), Some(b'/')) => {
+                let end = body[i..].find('\n').map_or(body.len(), |k| i + k);
+                return if end > i && b[end - 1] == b'\r' && end < b.len() {
+                    end - 1
+                } else {
+                    end
+                };
+            }
+            (Some(b'/'), Some(b'*')) => match body[i + 2..].find("*/") {
+                Some(k) if !body[i..i + 2 + k].contains('\n') => {
+                    i = i + 2 + k + 2;
+                    last_trivia = i;
+                }
+                _ => return last_trivia,
+            },
+            (None, _) => return i,
+            _ => return last_trivia,
+        }
+    }
+}
+
+/// The position of the line break that ends the line before `line_start` (its `\r` if CRLF).
+pub(super) fn line_break_before(body: &str, line_start: usize) -> usize {
+    let b = body.as_bytes();
+    match line_start.checked_sub(1) {
+        Some(i) if i > 0 && b[i - 1] == b'\r' => i - 1,
+        Some(i) => i,
+        None => 0,
+    }
+}
+
+/// The style new text in `obj` should follow, read from its members, its siblings and the root.
+pub(in crate::formats) fn detect_style(
+    body: &str,
+    root: Option<&Ast<'_>>,
+    obj: &Object<'_>,
+) -> Style {
+    let root_obj = root.and_then(Ast::as_object);
+    Style {
+        newline: newline_of(body),
+        unit: indent_unit(body, root_obj, obj),
+        colon: colon(body, obj)
+            .or_else(|| root_obj.and_then(|r| colon(body, r)))
+            .unwrap_or_else(|| ": ".to_owned()),
+        comma: comma(body, obj)
+            .or_else(|| root_obj.and_then(|r| comma(body, r)))
+            .unwrap_or_else(|| ", ".to_owned()),
+        inline_arrays: inline_arrays(body, obj),
+        one_line: one_line(body, root_obj, obj),
+    }
+}
+
+/// An object is written on one line when none of its members starts a line; an empty one when
+/// the whole document is a one-line object with members.
+fn one_line(body: &str, root: Option<&Object<'_>>, obj: &Object<'_>) -> bool {
+    if obj.properties.is_empty() {
+        return root.is_some_and(|r| {
+            !r.properties.is_empty() && !body[r.range.start..r.range.end].contains('\n')
+        });
+    }
+    !obj.properties.iter().any(|p| starts_line(body, p.start()))
+}
+
+/// One indentation step: from a sibling entry's members, else the root's first member, else 2.
+fn indent_unit(body: &str, root: Option<&Object<'_>>, obj: &Object<'_>) -> String {
+    let from_sibling = obj.properties.iter().find_map(|p| {
+        let inner = p.value.as_object()?.properties.first()?;
+        if !starts_line(body, inner.start()) || !starts_line(body, p.start()) {
+            return None;
+        }
+        let step = line_indent(body, inner.start()).strip_prefix(line_indent(body, p.start()))?;
+        (!step.is_empty()).then(|| step.to_owned())
+    });
+    let from_root = || {
+        let first = root?.properties.first()?;
+        let indent = line_indent(body, first.start());
+        (starts_line(body, first.start()) && !indent.is_empty()).then(|| indent.to_owned())
+    };
+    from_sibling
+        .or_else(from_root)
+        .unwrap_or_else(|| "  ".to_owned())
+}
+
+/// What stands between the first member's key and value, when it is plain (`": "`, `":"`).
+fn colon(body: &str, obj: &Object<'_>) -> Option<String> {
+    let p = obj.properties.first()?;
+    let between = &body[p.name.end()..p.value.start()];
+    let plain = between.trim_matches([' ', '\t']) == ":";
+    plain.then(|| between.to_owned())
+}
+
+/// What stands between the first two members when they share a line (`", "`, `","`).
+fn comma(body: &str, obj: &Object<'_>) -> Option<String> {
+    let [a, b, ..] = obj.properties.as_slice() else {
+        return None;
+    };
+    let between = &body[a.end()..b.start()];
+    let plain = between.trim_matches([' ', '\t']) == ",";
+    plain.then(|| between.trim_start_matches([' ', '\t']).to_owned())
+}
+
+/// Whether sibling entries write their arrays on one line (`"args": ["-y", "pkg"]`).
+fn inline_arrays(body: &str, obj: &Object<'_>) -> bool {
+    obj.properties
+        .iter()
+        .filter_map(|p| p.value.as_object())
+        .flat_map(|entry| entry.properties.iter())
+        .find_map(|field| match &field.value {
+            Ast::Array(a) if !a.elements.is_empty() => Some(!a.text(body).contains('\n')),
+            _ => None,
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comma_skips_comments() {
+        let s = "1 /* , */ // ,\n , }";
+        assert_eq!(comma_in(s, 1, s.len()), Some(16));
+        assert_eq!(comma_in("1 }", 1, 3), None);
+    }
+
+    #[test]
+    fn same_line_end_stops_at_line_break_or_content() {
+        assert_eq!(same_line_end("1,  \n}", 2), 4);
+        assert_eq!(same_line_end("1, // c\r\n}", 2), 7);
+        assert_eq!(same_line_end("1 }", 1), 1);
+        assert_eq!(same_line_end("1 /* c */ }", 1), 9);
+    }
+}

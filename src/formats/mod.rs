@@ -1,0 +1,213 @@
+//! Format backends: edit one MCP server entry inside a host config file, in place.
+//!
+//! Every function here is pure (text in, text out). An edit changes only the bytes of the one
+//! entry it is about (plus, when it had to, the container or file it created), so comments, key
+//! order, indentation, line endings, BOM, final newline and trailing commas stay as the user wrote
+//! them. Each edit is checked by parsing the result again ([`FormatError::GuardFailed`] if the
+//! document changed in any other way), so a caller that gets `Ok` can write the text.
+//!
+//! JSON and JSONC are edited by splicing text at byte ranges from an AST parse (fast on a 2 MB
+//! `~/.claude.json`); TOML goes through `toml_edit` with fixes for its known quirks
+//! (see `reference/editing-notes.md`).
+
+mod json;
+mod json_render;
+mod text;
+mod toml;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+/// The syntax of a host file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Strict JSON: no comments, no trailing commas, no JSON5 extras (`.mcp.json`, `~/.claude.json`).
+    Json,
+    /// JSON with comments and trailing commas (Gemini, Cursor, VS Code).
+    Jsonc,
+    /// TOML (Codex `config.toml`).
+    Toml,
+}
+
+/// Where the servers live: a key path from the document root, e.g. `["mcpServers"]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Container<'a> {
+    pub path: &'a [&'a str],
+}
+
+impl<'a> Container<'a> {
+    pub const fn new(path: &'a [&'a str]) -> Self {
+        Container { path }
+    }
+
+    /// The path as people write it in messages, e.g. `mcpServers` or `a.b`.
+    pub fn display(&self) -> String {
+        self.path.join(".")
+    }
+}
+
+/// What an edit created, so that removing the entry later can take back exactly that.
+///
+/// Callers store this next to their claim (it is serialisable) and pass it to [`remove_entry`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Created {
+    /// How many trailing levels of the container path the edit created (0: the container was
+    /// already there). Removing the last entry removes exactly these levels again.
+    pub container_levels: usize,
+    /// The text that was between `{` and `}` of the object the edit first put a member into, when
+    /// that object was empty (e.g. `""` for `{}`, `"\n"` for `{\n}`); restored when it empties again.
+    pub empty_object_inner: Option<String>,
+    /// The original bytes of a file that held no document at all (empty, whitespace or comments
+    /// only); restored when the document the edit created becomes empty again.
+    pub file_content: Option<String>,
+}
+
+impl Created {
+    /// Whether the edit created the container (or the whole file).
+    pub fn container(&self) -> bool {
+        self.container_levels > 0
+    }
+
+    /// Merges what a later edit created into what an earlier one did; the earlier record wins
+    /// because it describes the state before dotpack touched the file.
+    pub fn merge(self, later: Created) -> Created {
+        Created {
+            container_levels: self.container_levels.max(later.container_levels),
+            empty_object_inner: self.empty_object_inner.or(later.empty_object_inner),
+            file_content: self.file_content.or(later.file_content),
+        }
+    }
+}
+
+/// The result of an edit: the new text and what the edit created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub text: String,
+    pub created: Created,
+    /// True when removal gave back a file that was empty (0 bytes) before dotpack wrote into it:
+    /// a caller that created the file may delete it instead of writing `text` (which is empty).
+    pub delete_file: bool,
+}
+
+impl Edit {
+    /// An edit that changes nothing.
+    fn unchanged(text: &str) -> Edit {
+        Edit {
+            text: text.to_owned(),
+            created: Created::default(),
+            delete_file: false,
+        }
+    }
+}
+
+/// Why an edit could not be made. The caller adds the file path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FormatError {
+    #[error(
+        "line {line}, column {column}: {message}; fix the file by hand, dotpack does not rewrite files it cannot parse"
+    )]
+    Parse {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("`{key_path}` is {found}; it must be {expected}. Fix or remove it by hand")]
+    ContainerNotObject {
+        key_path: String,
+        found: &'static str,
+        expected: &'static str,
+    },
+    #[error(
+        "`{key_path}` holds {found}, which {format} cannot write; change the server definition"
+    )]
+    Unrepresentable {
+        key_path: String,
+        found: &'static str,
+        format: &'static str,
+    },
+    #[error("the entry to write must be an object of fields, not {found}")]
+    EntryNotObject { found: &'static str },
+    #[error(
+        "the file mixes CRLF and LF line endings; convert it to one style before dotpack edits it"
+    )]
+    MixedLineEndings,
+    #[error(
+        "internal check failed, nothing was written ({reason}); please report this as a dotpack bug"
+    )]
+    GuardFailed { reason: String },
+}
+
+/// Lists every entry of the container, in file order. A missing container gives no entries.
+pub fn list_entries(
+    format: Format,
+    text: &str,
+    container: Container<'_>,
+) -> Result<Vec<(String, serde_json::Value)>, FormatError> {
+    match format {
+        Format::Json | Format::Jsonc => json::list_entries(format, text, container),
+        Format::Toml => toml::list_entries(text, container),
+    }
+}
+
+/// Returns the entry `name` of the container, if there is one.
+pub fn get_entry(
+    format: Format,
+    text: &str,
+    container: Container<'_>,
+    name: &str,
+) -> Result<Option<serde_json::Value>, FormatError> {
+    let entries = list_entries(format, text, container)?;
+    Ok(entries.into_iter().find(|(n, _)| n == name).map(|(_, v)| v))
+}
+
+/// Inserts entry `name` (at the end of the container, in the file's style) or replaces it where
+/// it stands. `value` must be a JSON object; for TOML it may hold strings, integers, floats,
+/// booleans, arrays and objects (no `null`).
+pub fn upsert_entry(
+    format: Format,
+    text: &str,
+    container: Container<'_>,
+    name: &str,
+    value: &serde_json::Value,
+) -> Result<Edit, FormatError> {
+    if !value.is_object() {
+        return Err(FormatError::EntryNotObject {
+            found: json_type_name(value),
+        });
+    }
+    match format {
+        Format::Json | Format::Jsonc => json::upsert_entry(format, text, container, name, value),
+        Format::Toml => toml::upsert_entry(text, container, name, value),
+    }
+}
+
+/// Removes entry `name`. When `created` says the edit that added it created the container (or the
+/// whole file) and nothing else is left in it, that goes too, so `remove(upsert(x)) == x` byte for
+/// byte whenever the entry was absent from `x`. An absent entry gives back the same bytes.
+pub fn remove_entry(
+    format: Format,
+    text: &str,
+    container: Container<'_>,
+    name: &str,
+    created: &Created,
+) -> Result<Edit, FormatError> {
+    match format {
+        Format::Json | Format::Jsonc => json::remove_entry(format, text, container, name, created),
+        Format::Toml => toml::remove_entry(text, container, name, created),
+    }
+}
+
+/// The JSON type of a value as a phrase for messages ("an array", "null", ...).
+pub(crate) fn json_type_name(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}

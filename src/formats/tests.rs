@@ -1,0 +1,529 @@
+//! Golden tests over a corpus of realistic host files: each upsert is snapshotted, and removing
+//! the entry again must give back the original bytes.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+const MCP: &[&str] = &["mcpServers"];
+const VSCODE: &[&str] = &["servers"];
+const CODEX: &[&str] = &["mcp_servers"];
+
+/// A corpus file: name, format, container, text.
+struct Case {
+    name: &'static str,
+    format: Format,
+    path: &'static [&'static str],
+    text: &'static str,
+}
+
+const fn case(
+    name: &'static str,
+    format: Format,
+    path: &'static [&'static str],
+    text: &'static str,
+) -> Case {
+    Case {
+        name,
+        format,
+        path,
+        text,
+    }
+}
+
+const CORPUS: &[Case] = &[
+    case("json_empty_file", Format::Json, MCP, ""),
+    case("json_whitespace_only", Format::Json, MCP, "\n\n"),
+    case("json_empty_object", Format::Json, MCP, "{}\n"),
+    case("json_empty_object_multiline", Format::Json, MCP, "{\n}\n"),
+    case(
+        "json_mcp_json_two_spaces",
+        Format::Json,
+        MCP,
+        "{\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"@modelcontextprotocol/server-github\"\n      ],\n      \"env\": {\n        \"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\"\n      }\n    }\n  }\n}\n",
+    ),
+    case(
+        "json_empty_container",
+        Format::Json,
+        MCP,
+        "{\n  \"mcpServers\": {}\n}\n",
+    ),
+    case(
+        "json_missing_container_other_keys",
+        Format::Json,
+        MCP,
+        "{\n    \"numStartups\": 12,\n    \"theme\": \"dark\",\n    \"ratio\": 1.0\n}\n",
+    ),
+    case(
+        "json_tabs_no_final_newline",
+        Format::Json,
+        MCP,
+        "{\n\t\"mcpServers\": {\n\t\t\"a\": {\n\t\t\t\"url\": \"http://localhost:1/mcp\"\n\t\t}\n\t}\n}",
+    ),
+    case(
+        "json_crlf_bom",
+        Format::Json,
+        MCP,
+        "\u{feff}{\r\n  \"mcpServers\": {\r\n    \"a\": {\r\n      \"command\": \"a\"\r\n    }\r\n  },\r\n  \"x\": 1e3\r\n}\r\n",
+    ),
+    case(
+        "json_one_line",
+        Format::Json,
+        MCP,
+        "{\"mcpServers\":{\"a\":{\"command\":\"a\"}},\"x\":1}",
+    ),
+    case(
+        "json_inline_args_siblings",
+        Format::Json,
+        MCP,
+        "{\n  \"mcpServers\": {\n    \"a\": { \"command\": \"a\", \"args\": [\"x\"] },\n    \"b\": {\n      \"command\": \"b\",\n      \"args\": [\"y\", \"z\"]\n    }\n  }\n}\n",
+    ),
+    case(
+        "json_container_at_root_start",
+        Format::Json,
+        MCP,
+        "{\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\"\n    }\n  },\n  \"projects\": {\n    \"/home/u/p\": {\n      \"allowedTools\": []\n    }\n  }\n}\n",
+    ),
+    case(
+        "jsonc_comments_trailing_commas",
+        Format::Jsonc,
+        MCP,
+        "// Gemini settings\n{\n  \"theme\": \"GitHub\", // my theme\n  \"mcpServers\": {\n    /* the one I use */\n    \"a\": {\n      \"command\": \"a\",\n    },\n  },\n}\n",
+    ),
+    case(
+        "jsonc_last_member_line_comment",
+        Format::Jsonc,
+        MCP,
+        "{\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\"\n    } // keep me\n  }\n}\n",
+    ),
+    case(
+        "jsonc_comment_only_file",
+        Format::Jsonc,
+        MCP,
+        "// Cursor MCP config\n// add servers below\n",
+    ),
+    case(
+        "jsonc_empty_container_with_comment",
+        Format::Jsonc,
+        MCP,
+        "{\n  \"mcpServers\": {\n    // nothing yet\n  }\n}\n",
+    ),
+    case(
+        "jsonc_mixed_indentation",
+        Format::Jsonc,
+        MCP,
+        "{\n   \"mcpServers\": {\n      \"a\": {\n         \"command\": \"a\"\n      }\n   },\n  \"other\": true\n}\n",
+    ),
+    case(
+        "jsonc_blank_lines_between_entries",
+        Format::Jsonc,
+        MCP,
+        "{\n  \"mcpServers\": {\n\n    \"a\": {\n      \"command\": \"a\"\n    }\n\n  }\n}\n",
+    ),
+    case(
+        "jsonc_vscode_servers_inputs",
+        Format::Jsonc,
+        VSCODE,
+        "{\n\t\"inputs\": [\n\t\t{ \"type\": \"promptString\", \"id\": \"key\", \"password\": true }\n\t],\n\t\"servers\": {\n\t\t\"fetch\": {\n\t\t\t\"type\": \"stdio\",\n\t\t\t\"command\": \"uvx\",\n\t\t\t\"args\": [\"mcp-server-fetch\"]\n\t\t},\n\t}\n}\n",
+    ),
+    case("toml_empty_file", Format::Toml, CODEX, ""),
+    case("toml_comment_only", Format::Toml, CODEX, "# Codex config\n"),
+    case(
+        "toml_codex_config",
+        Format::Toml,
+        CODEX,
+        "model = \"o3\" # default model\napproval_policy = \"on-request\"\n\n[mcp_servers.a]\ncommand = \"npx\"\nargs = [\"-y\", \"a\"]\n\n[mcp_servers.a.env]\nKEY = \"v\"\n\n[profiles.fast]\nmodel = \"o4-mini\"\n",
+    ),
+    case(
+        "toml_subtable_after_other_server",
+        Format::Toml,
+        CODEX,
+        "[mcp_servers.a]\ncommand = \"a\"\n\n[mcp_servers.b]\ncommand = \"b\"\n\n[mcp_servers.a.env]\nX = \"1\"\n\n[tui]\nnotifications = true\n",
+    ),
+    case(
+        "toml_no_blank_lines",
+        Format::Toml,
+        CODEX,
+        "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n[history]\npersistence = \"none\"\n",
+    ),
+    case(
+        "toml_crlf_bom_no_final_newline",
+        Format::Toml,
+        CODEX,
+        "\u{feff}model = \"o3\"\r\n\r\n[mcp_servers.a]\r\ncommand = \"a\"",
+    ),
+    case(
+        "toml_missing_container",
+        Format::Toml,
+        CODEX,
+        "model = \"o3\"\nratio = 1.0\n\n[profiles.x]\nmodel = \"gpt-5\"\n",
+    ),
+];
+
+fn entry() -> Value {
+    json!({
+        "command": "npx",
+        "args": ["-y", "@acme/mcp"],
+        "env": {"ACME_TOKEN": "${ACME_TOKEN}"}
+    })
+}
+
+/// Makes CR, BOM and the end of the text visible in snapshots.
+fn visible(text: &str) -> String {
+    let shown = text.replace('\u{feff}', "<BOM>").replace('\r', "␍");
+    format!("{shown}<EOF>")
+}
+
+#[test]
+fn upsert_into_each_corpus_file_then_remove_gives_back_the_original() {
+    let mut report = String::new();
+    for c in CORPUS {
+        let container = Container::new(c.path);
+        let added = upsert_entry(c.format, c.text, container, "acme", &entry())
+            .unwrap_or_else(|e| panic!("{}: upsert failed: {e}", c.name));
+        let removed = remove_entry(c.format, &added.text, container, "acme", &added.created)
+            .unwrap_or_else(|e| panic!("{}: remove failed: {e}", c.name));
+        assert_eq!(removed.text, c.text, "{}: remove(upsert(x)) != x", c.name);
+        assert_eq!(removed.delete_file, c.text.is_empty(), "{}", c.name);
+        let got = get_entry(c.format, &added.text, container, "acme").unwrap();
+        assert_eq!(got, Some(entry()), "{}", c.name);
+        report.push_str(&format!("===== {}\n{}\n", c.name, visible(&added.text)));
+    }
+    insta::assert_snapshot!("upsert_corpus", report);
+}
+
+#[test]
+fn replacing_an_entry_keeps_its_position_and_everything_else() {
+    let mut report = String::new();
+    for c in CORPUS {
+        let container = Container::new(c.path);
+        let Some((first, _)) = list_entries(c.format, c.text, container)
+            .unwrap()
+            .into_iter()
+            .next()
+        else {
+            continue;
+        };
+        let new = json!({"url": "https://example.com/mcp", "n": 2});
+        let edit = upsert_entry(c.format, c.text, container, &first, &new).unwrap();
+        let names: Vec<_> = list_entries(c.format, &edit.text, container)
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        let before: Vec<_> = list_entries(c.format, c.text, container)
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, before, "{}: order changed", c.name);
+        assert_eq!(edit.created, Created::default(), "{}", c.name);
+        report.push_str(&format!("===== {}\n{}\n", c.name, visible(&edit.text)));
+    }
+    insta::assert_snapshot!("replace_corpus", report);
+}
+
+#[test]
+fn upsert_twice_is_stable() {
+    for c in CORPUS {
+        let container = Container::new(c.path);
+        let once = upsert_entry(c.format, c.text, container, "acme", &entry()).unwrap();
+        let twice = upsert_entry(c.format, &once.text, container, "acme", &entry()).unwrap();
+        assert_eq!(once.text, twice.text, "{}", c.name);
+    }
+}
+
+#[test]
+fn removing_an_absent_entry_changes_nothing() {
+    for c in CORPUS {
+        let container = Container::new(c.path);
+        let edit =
+            remove_entry(c.format, c.text, container, "absent", &Created::default()).unwrap();
+        assert_eq!(edit.text, c.text, "{}", c.name);
+        assert!(!edit.delete_file);
+    }
+}
+
+#[test]
+fn removing_every_entry_of_a_file_dotpack_did_not_create_keeps_the_container() {
+    let text = "{\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\"\n    }\n  }\n}\n";
+    let edit = remove_entry(
+        Format::Json,
+        text,
+        Container::new(MCP),
+        "a",
+        &Created::default(),
+    )
+    .unwrap();
+    assert_eq!(edit.text, "{\n  \"mcpServers\": {}\n}\n");
+}
+
+#[test]
+fn removing_a_middle_entry_takes_only_its_lines() {
+    let text = "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    // about b\n    \"b\": {\"command\": \"b\"}, // b!\n    \"c\": {\"command\": \"c\"}\n  }\n}\n";
+    let edit = remove_entry(
+        Format::Jsonc,
+        text,
+        Container::new(MCP),
+        "b",
+        &Created::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        edit.text,
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    // about b\n    \"c\": {\"command\": \"c\"}\n  }\n}\n"
+    );
+    let one_line = "{\"mcpServers\": {\"a\": 1, \"b\": 2, \"c\": 3}}";
+    let edit = remove_entry(
+        Format::Json,
+        one_line,
+        Container::new(MCP),
+        "b",
+        &Created::default(),
+    )
+    .unwrap();
+    assert_eq!(edit.text, "{\"mcpServers\": {\"a\": 1, \"c\": 3}}");
+}
+
+#[test]
+fn wrong_typed_containers_are_refused() {
+    let cases: &[(Format, &str, &str)] = &[
+        (Format::Json, "{\"mcpServers\": []}", "an array"),
+        (Format::Json, "{\"mcpServers\": null}", "null"),
+        (Format::Jsonc, "{\"mcpServers\": \"x\", // c\n}", "a string"),
+        (Format::Json, "[]", "an array"),
+        (Format::Toml, "mcp_servers = 3\n", "an integer"),
+        (Format::Toml, "mcp_servers = [1]\n", "an array"),
+        (
+            Format::Toml,
+            "[[mcp_servers]]\nx = 1\n",
+            "an array of tables",
+        ),
+    ];
+    for (format, text, found) in cases {
+        let path = if *format == Format::Toml { CODEX } else { MCP };
+        let err = upsert_entry(*format, text, Container::new(path), "acme", &entry()).unwrap_err();
+        match &err {
+            FormatError::ContainerNotObject { found: f, .. } => assert_eq!(f, found, "{text}"),
+            other => panic!("{text}: unexpected {other:?}"),
+        }
+        let err = remove_entry(
+            *format,
+            text,
+            Container::new(path),
+            "acme",
+            &Created::default(),
+        );
+        assert!(err.is_err(), "{text}");
+    }
+    let err = upsert_entry(
+        Format::Json,
+        "{\"mcpServers\": []}",
+        Container::new(MCP),
+        "a",
+        &entry(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`mcpServers` is an array; it must be an object of servers. Fix or remove it by hand"
+    );
+}
+
+#[test]
+fn files_that_do_not_parse_give_line_and_column() {
+    let cases: &[(Format, &str, (usize, usize))] = &[
+        (Format::Json, "{\n  \"a\": 1,\n}\n", (2, 9)),
+        (Format::Json, "{\n  // c\n  \"a\": 1\n}\n", (2, 3)),
+        (Format::Json, "{\n  'a': 1\n}", (2, 3)),
+        (Format::Jsonc, "{\n  \"a\": 0x10\n}", (2, 8)),
+        (Format::Jsonc, "{\n  \"a\": 1\n  \"b\": 2\n}", (2, 9)),
+        (Format::Jsonc, "{\n  # no\n}", (2, 3)),
+        (Format::Toml, "a = 1\nb = \n", (2, 5)),
+        (Format::Toml, "[x]\na = 1\n[x]\n", (3, 2)),
+    ];
+    for (format, text, (line, column)) in cases {
+        let path = if *format == Format::Toml { CODEX } else { MCP };
+        let err = upsert_entry(*format, text, Container::new(path), "a", &entry()).unwrap_err();
+        match err {
+            FormatError::Parse {
+                line: l,
+                column: c,
+                message,
+            } => {
+                assert!(!message.is_empty());
+                assert_eq!((l, c), (*line, *column), "{text:?}")
+            }
+            other => panic!("{text:?}: unexpected {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn toml_refuses_null_and_mixed_line_endings() {
+    let err = upsert_entry(
+        Format::Toml,
+        "",
+        Container::new(CODEX),
+        "a",
+        &json!({"x": null}),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, FormatError::Unrepresentable { .. }),
+        "{err:?}"
+    );
+    let err = upsert_entry(
+        Format::Toml,
+        "a = 1\r\nb = 2\n",
+        Container::new(CODEX),
+        "a",
+        &entry(),
+    )
+    .unwrap_err();
+    assert_eq!(err, FormatError::MixedLineEndings);
+}
+
+#[test]
+fn entries_must_be_objects() {
+    let err = upsert_entry(Format::Json, "{}", Container::new(MCP), "a", &json!([1])).unwrap_err();
+    assert_eq!(err, FormatError::EntryNotObject { found: "an array" });
+}
+
+#[test]
+fn toml_replace_keeps_unchanged_keys_and_comments() {
+    let text = "[mcp_servers.a]\ncommand = \"npx\" # pinned\nargs = [ \"-y\", \"a\" ]\n\n[mcp_servers.a.env]\nK = \"v\"\n\n[mcp_servers.b]\ncommand = \"b\"\n";
+    let new = json!({"command": "npx", "args": ["-y", "a@2"], "env": {"K": "v"}});
+    let edit = upsert_entry(Format::Toml, text, Container::new(CODEX), "a", &new).unwrap();
+    assert_eq!(
+        edit.text,
+        "[mcp_servers.a]\ncommand = \"npx\" # pinned\nargs = [\"-y\", \"a@2\"]\n\n[mcp_servers.a.env]\nK = \"v\"\n\n[mcp_servers.b]\ncommand = \"b\"\n"
+    );
+}
+
+#[test]
+fn nested_container_paths_are_created_and_removed() {
+    let path: &[&str] = &["a", "b"];
+    let text = "{\n  \"x\": 1\n}\n";
+    let added = upsert_entry(
+        Format::Json,
+        text,
+        Container::new(path),
+        "s",
+        &json!({"url": "u"}),
+    )
+    .unwrap();
+    assert_eq!(added.created.container_levels, 2);
+    assert_eq!(
+        added.text,
+        "{\n  \"x\": 1,\n  \"a\": {\n    \"b\": {\n      \"s\": {\n        \"url\": \"u\"\n      }\n    }\n  }\n}\n"
+    );
+    let removed = remove_entry(
+        Format::Json,
+        &added.text,
+        Container::new(path),
+        "s",
+        &added.created,
+    )
+    .unwrap();
+    assert_eq!(removed.text, text);
+}
+
+mod round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A JSON document written in one of the styles people and tools use.
+    fn document() -> impl Strategy<Value = String> {
+        let key = "[a-z]{1,6}";
+        let scalar = prop_oneof![
+            any::<i32>().prop_map(Value::from),
+            "[a-z ]{0,5}".prop_map(Value::from),
+            any::<bool>().prop_map(Value::from),
+            Just(Value::Null),
+            Just(json!(1.0)),
+        ];
+        let entry = prop::collection::btree_map("[a-z]{1,5}", scalar.clone(), 0..3)
+            .prop_map(|m| Value::Object(m.into_iter().collect()));
+        let servers = prop::option::of(prop::collection::btree_map(key, entry, 0..4));
+        let others = prop::collection::btree_map(key, scalar, 0..4);
+        let indent = prop_oneof![Just("  "), Just("    "), Just("\t")];
+        (
+            servers,
+            others,
+            indent,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(servers, others, indent, crlf, final_nl, servers_first)| {
+                let mut doc = serde_json::Map::new();
+                let servers = servers.map(|s| Value::Object(s.into_iter().collect()));
+                if let (Some(s), true) = (&servers, servers_first) {
+                    doc.insert("mcpServers".into(), s.clone());
+                }
+                doc.extend(others.into_iter().filter(|(k, _)| k != "mcpServers"));
+                if let (Some(s), false) = (servers, servers_first) {
+                    doc.insert("mcpServers".into(), s);
+                }
+                let mut buf = Vec::new();
+                let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+                let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+                serde::Serialize::serialize(&Value::Object(doc), &mut ser).unwrap();
+                let mut text = String::from_utf8(buf).unwrap();
+                if final_nl {
+                    text.push('\n');
+                }
+                if crlf {
+                    text = text.replace('\n', "\r\n");
+                }
+                text
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn remove_after_upsert_gives_back_the_document(doc in document(), jsonc in any::<bool>()) {
+            let format = if jsonc { Format::Jsonc } else { Format::Json };
+            let c = Container::new(MCP);
+            let added = upsert_entry(format, &doc, c, "zz-new", &entry()).unwrap();
+            prop_assert_eq!(get_entry(format, &added.text, c, "zz-new").unwrap(), Some(entry()));
+            let removed = remove_entry(format, &added.text, c, "zz-new", &added.created).unwrap();
+            prop_assert_eq!(removed.text, doc);
+        }
+    }
+}
+
+#[test]
+fn the_guard_refuses_a_result_that_changed_anything_else() {
+    use jsonc_parser::ast::Value as Ast;
+    let old = "{\"a\": {\"command\": \"a\"}, \"b\": 1}";
+    let root = json::parse(Format::Json, old).unwrap().unwrap();
+    let Ast::Object(obj) = &root else { panic!() };
+    let check = |new: &str, expected: Option<&Value>| {
+        json::guard_check(Format::Json, obj, new, &[], "c", expected)
+    };
+    let c = json!({"url": "u"});
+    assert!(
+        check(
+            "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"u\"}}",
+            Some(&c)
+        )
+        .is_ok()
+    );
+    let changed_b = "{\"a\": {\"command\": \"a\"}, \"b\": 2, \"c\": {\"url\": \"u\"}}";
+    assert!(matches!(
+        check(changed_b, Some(&c)),
+        Err(FormatError::GuardFailed { .. })
+    ));
+    let wrong_value = "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"x\"}}";
+    assert!(matches!(
+        check(wrong_value, Some(&c)),
+        Err(FormatError::GuardFailed { .. })
+    ));
+    assert!(matches!(
+        check("{\"a\": 1} {}", None),
+        Err(FormatError::GuardFailed { .. })
+    ));
+    assert!(check(old, None).is_ok());
+}

@@ -1,0 +1,363 @@
+//! TOML (Codex `config.toml`): edits through `toml_edit`, with the fixes its quirks need.
+//!
+//! toml_edit writes LF only, drops a BOM, always adds a final newline, places a new table after
+//! whichever table precedes it in the tree and puts a blank line before every new header. Each
+//! of those is undone here so that only the entry's own lines change (see editing-notes.md).
+
+use serde_json::Value;
+use toml_edit::{DocumentMut, Item, Table};
+
+use super::text::{LineEndings, line_column, line_endings, split_bom};
+use super::{Container, Created, Edit, FormatError};
+
+mod convert;
+mod guard;
+
+use convert::{doc_to_json, item_to_json, new_entry_table, to_toml_value, update_table};
+
+pub(super) fn list_entries(
+    text: &str,
+    container: Container<'_>,
+) -> Result<Vec<(String, Value)>, FormatError> {
+    let prepared = Prepared::new(text)?;
+    let doc = parse(&prepared.body)?;
+    let Some(item) = container_item(doc.as_item(), container.path)? else {
+        return Ok(Vec::new());
+    };
+    Ok(match item_to_json(item) {
+        Value::Object(map) => map.into_iter().collect(),
+        _ => Vec::new(),
+    })
+}
+
+pub(super) fn upsert_entry(
+    text: &str,
+    container: Container<'_>,
+    name: &str,
+    value: &Value,
+) -> Result<Edit, FormatError> {
+    let Value::Object(fields) = value else {
+        return Ok(Edit::unchanged(text));
+    };
+    let prepared = Prepared::new(text)?;
+    let mut doc = parse(&prepared.body)?;
+    let old = doc_to_json(&doc);
+    container_item(doc.as_item(), container.path)?;
+    let key_path = format!("{}.{name}", container.display());
+    let blank_lines = uses_blank_lines(&doc);
+    let position = new_table_position(&doc, container.path);
+    let mut created = Created::default();
+    if doc.as_table().is_empty() {
+        created.file_content = Some(text.to_owned());
+    }
+    let leading = doc.trailing().clone();
+    doc.set_trailing("");
+    let (target, levels) = container_table_mut(doc.as_table_mut(), container.path)
+        .ok_or_else(|| no_container(container))?;
+    created.container_levels = levels;
+    match target {
+        Target::Table(table) => match table.get_mut(name) {
+            Some(Item::Table(existing)) => update_table(existing, fields, &key_path, blank_lines)?,
+            Some(existing) => *existing = Item::Value(to_toml_value(value, &key_path)?),
+            None => {
+                let mut entry = new_entry_table(fields, &key_path, blank_lines)?;
+                entry.set_position(position);
+                if let Some(prefix) = leading_prefix(&leading, blank_lines) {
+                    entry.decor_mut().set_prefix(prefix);
+                }
+                table.insert(name, Item::Table(entry));
+            }
+        },
+        Target::Inline(table) => {
+            let new = to_toml_value(value, &key_path)?;
+            match table.get_mut(name) {
+                Some(existing) => *existing = new,
+                None => {
+                    table.insert(name, new);
+                }
+            }
+        }
+    }
+    if created.file_content.is_none() {
+        doc.set_trailing(leading);
+    }
+    let new_text = prepared.finish(&doc.to_string());
+    guard::check(&old, &new_text, container.path, name, Some(value))?;
+    Ok(Edit {
+        text: new_text,
+        created,
+        delete_file: false,
+    })
+}
+
+pub(super) fn remove_entry(
+    text: &str,
+    container: Container<'_>,
+    name: &str,
+    created: &Created,
+) -> Result<Edit, FormatError> {
+    let prepared = Prepared::new(text)?;
+    let mut doc = parse(&prepared.body)?;
+    let old = doc_to_json(&doc);
+    let Some(item) = container_item(doc.as_item(), container.path)? else {
+        return Ok(Edit::unchanged(text));
+    };
+    if item.get(name).is_none() {
+        return Ok(Edit::unchanged(text));
+    }
+    let (target, _) = container_table_mut(doc.as_table_mut(), container.path)
+        .ok_or_else(|| no_container(container))?;
+    let now_empty = match target {
+        Target::Table(t) => t.remove(name).is_some() && t.is_empty(),
+        Target::Inline(t) => t.remove(name).is_some() && t.is_empty(),
+    };
+    if now_empty {
+        remove_created_levels(doc.as_table_mut(), container.path, created.container_levels);
+    }
+    if let Some(original) = &created.file_content
+        && doc.as_table().is_empty()
+    {
+        return Ok(Edit {
+            text: original.clone(),
+            created: Created::default(),
+            delete_file: original.is_empty(),
+        });
+    }
+    let new_text = prepared.finish(&doc.to_string());
+    guard::check(&old, &new_text, container.path, name, None)?;
+    Ok(Edit {
+        text: new_text,
+        created: Created::default(),
+        delete_file: false,
+    })
+}
+
+/// The text of a file as toml_edit needs it (no BOM, LF), and how to give it back its own form.
+struct Prepared {
+    bom: &'static str,
+    crlf: bool,
+    final_newline: bool,
+    body: String,
+}
+
+impl Prepared {
+    fn new(text: &str) -> Result<Prepared, FormatError> {
+        let (bom, body) = split_bom(text);
+        let crlf = match line_endings(body) {
+            LineEndings::Lf => false,
+            LineEndings::Crlf => true,
+            LineEndings::Mixed => return Err(FormatError::MixedLineEndings),
+        };
+        let body = if crlf {
+            body.replace("\r\n", "\n")
+        } else {
+            body.to_owned()
+        };
+        let final_newline = body.ends_with('\n') || body.trim().is_empty();
+        Ok(Prepared {
+            bom,
+            crlf,
+            final_newline,
+            body,
+        })
+    }
+
+    fn finish(&self, rendered: &str) -> String {
+        let mut text = rendered.to_owned();
+        if !self.final_newline && text.ends_with('\n') {
+            text.pop();
+        }
+        if self.crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        format!("{}{text}", self.bom)
+    }
+}
+
+fn parse(body: &str) -> Result<DocumentMut, FormatError> {
+    body.parse::<DocumentMut>().map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        let (line, column) = line_column(body, offset);
+        let message = e.message().trim().to_owned();
+        FormatError::Parse {
+            line,
+            column,
+            message,
+        }
+    })
+}
+
+/// The container item, if present; an error if something that is not a table sits on the path.
+fn container_item<'d>(root: &'d Item, path: &[&str]) -> Result<Option<&'d Item>, FormatError> {
+    let mut item = root;
+    for (depth, key) in path.iter().enumerate() {
+        let Some(next) = item.get(key) else {
+            return Ok(None);
+        };
+        if !next.is_table_like() {
+            return Err(FormatError::ContainerNotObject {
+                key_path: path[..=depth].join("."),
+                found: toml_type_name(next),
+                expected: if depth + 1 == path.len() {
+                    "a table of servers (`[mcp_servers.NAME]`)"
+                } else {
+                    "a table"
+                },
+            });
+        }
+        item = next;
+    }
+    Ok(Some(item))
+}
+
+fn toml_type_name(item: &Item) -> &'static str {
+    match item {
+        Item::None => "empty",
+        Item::Value(v) => match v {
+            toml_edit::Value::String(_) => "a string",
+            toml_edit::Value::Integer(_) => "an integer",
+            toml_edit::Value::Float(_) => "a float",
+            toml_edit::Value::Boolean(_) => "a boolean",
+            toml_edit::Value::Datetime(_) => "a datetime",
+            toml_edit::Value::Array(_) => "an array",
+            toml_edit::Value::InlineTable(_) => "an inline table",
+        },
+        Item::Table(_) => "a table",
+        Item::ArrayOfTables(_) => "an array of tables",
+    }
+}
+
+enum Target<'d> {
+    Table(&'d mut Table),
+    Inline(&'d mut toml_edit::InlineTable),
+}
+
+/// The container, creating missing levels as implicit tables (so no bare `[mcp_servers]`
+/// header appears), and how many levels it created. `None` when something on the path is not
+/// a table (callers check that first, with [`container_item`], to report it).
+fn container_table_mut<'d>(root: &'d mut Table, path: &[&str]) -> Option<(Target<'d>, usize)> {
+    let (last, parents) = path.split_last()?;
+    let mut created = 0;
+    let mut table = root;
+    for key in parents.iter().chain(std::iter::once(last)) {
+        if !table.contains_key(key) {
+            let mut t = Table::new();
+            t.set_implicit(true);
+            table.insert(key, Item::Table(t));
+            created += 1;
+        }
+        if key == last {
+            break;
+        }
+        table = match table.get_mut(key) {
+            Some(Item::Table(t)) => t,
+            _ => return None,
+        };
+    }
+    match table.get_mut(last) {
+        Some(Item::Table(t)) => Some((Target::Table(t), created)),
+        Some(Item::Value(toml_edit::Value::InlineTable(t))) => Some((Target::Inline(t), created)),
+        _ => None,
+    }
+}
+
+fn no_container(container: Container<'_>) -> FormatError {
+    FormatError::GuardFailed {
+        reason: format!("container `{}` could not be reached", container.display()),
+    }
+}
+
+/// Removes the container levels an earlier edit created, innermost first, while they are empty.
+fn remove_created_levels(root: &mut Table, path: &[&str], levels: usize) {
+    let levels = levels.min(path.len());
+    for keep in (path.len() - levels..path.len()).rev() {
+        let mut table = &mut *root;
+        for key in &path[..keep] {
+            match table.get_mut(key) {
+                Some(Item::Table(t)) => table = t,
+                _ => return,
+            }
+        }
+        let key = path[keep];
+        let empty = table.get(key).is_some_and(|i| match i {
+            Item::Table(t) => t.is_empty(),
+            Item::Value(toml_edit::Value::InlineTable(t)) => t.is_empty(),
+            _ => false,
+        });
+        if !empty {
+            return;
+        }
+        table.remove(key);
+    }
+}
+
+/// Where a new entry table goes: right after the last table under the container, or at the end
+/// of the file when there is none. toml_edit would otherwise place it after whichever table
+/// precedes it in the tree, e.g. between `[mcp_servers.a]` and `[mcp_servers.b.env]`.
+fn new_table_position(doc: &DocumentMut, path: &[&str]) -> Option<isize> {
+    let under = path
+        .iter()
+        .try_fold(doc.as_item(), |item, key| item.get(key))
+        .and_then(Item::as_table);
+    let mut max = None;
+    if let Some(t) = under {
+        max_position(t, &mut max);
+    }
+    if max.is_none() {
+        max_position(doc.as_table(), &mut max);
+    }
+    max
+}
+
+fn max_position(table: &Table, max: &mut Option<isize>) {
+    if let Some(p) = table.position() {
+        *max = Some(max.map_or(p, |m: isize| m.max(p)));
+    }
+    for (_, item) in table.iter() {
+        match item {
+            Item::Table(t) => max_position(t, max),
+            Item::ArrayOfTables(a) => a.iter().for_each(|t| max_position(t, max)),
+            _ => {}
+        }
+    }
+}
+
+/// Whether the file puts a blank line before its table headers (toml_edit's default for new
+/// ones). A header at the very start of the file says nothing either way.
+fn uses_blank_lines(doc: &DocumentMut) -> bool {
+    let mut prefixes = Vec::new();
+    collect_header_prefixes(doc.as_table(), &mut prefixes);
+    prefixes.sort_by_key(|(pos, _)| *pos);
+    let root_has_values = doc.as_table().iter().any(|(_, i)| i.is_value());
+    let skip = usize::from(
+        !root_has_values && doc.decor().prefix().is_none_or(|p| p.as_str() == Some("")),
+    );
+    let rest: Vec<_> = prefixes.into_iter().skip(skip).collect();
+    rest.is_empty() || rest.iter().any(|(_, p)| p.contains('\n'))
+}
+
+fn collect_header_prefixes(table: &Table, out: &mut Vec<(isize, String)>) {
+    for (_, item) in table.iter() {
+        let tables: Vec<&Table> = match item {
+            Item::Table(t) => vec![t],
+            Item::ArrayOfTables(a) => a.iter().collect(),
+            _ => continue,
+        };
+        for t in tables {
+            if let (Some(pos), false) = (t.position(), t.is_implicit() || t.is_dotted()) {
+                let prefix = t.decor().prefix().and_then(|p| p.as_str()).unwrap_or("");
+                out.push((pos, prefix.to_owned()));
+            }
+            collect_header_prefixes(t, out);
+        }
+    }
+}
+
+/// The comments of a file that had only comments go before the new first header, not after it.
+fn leading_prefix(trailing: &toml_edit::RawString, blank_lines: bool) -> Option<String> {
+    let text = trailing.as_str()?.trim_end_matches([' ', '\t', '\n']);
+    if text.is_empty() {
+        return None;
+    }
+    Some(format!("{text}\n{}", if blank_lines { "\n" } else { "" }))
+}
