@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::formats::Created;
 
 /// One entry dotpack owns in one host file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,9 +33,10 @@ pub struct Claim {
     /// Lossy fields dropped when translating for this host.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
-    /// The container key did not exist before dotpack added this entry.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub created_container: bool,
+    /// What adding this entry created (container key, whole document), so removing the last
+    /// entry takes exactly that back.
+    #[serde(default, skip_serializing_if = "is_nothing")]
+    pub created: Created,
     /// The file did not exist before dotpack added this entry.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_file: bool,
@@ -48,6 +50,10 @@ impl Claim {
     fn order(&self) -> (&str, &str) {
         (&self.file, &self.server)
     }
+}
+
+fn is_nothing(created: &Created) -> bool {
+    *created == Created::default()
 }
 
 /// Sorts claims into their canonical order.
@@ -198,7 +204,10 @@ mod tests {
             version: Version::new(1, 0, 0),
             entry: entry_hash(&json!({"command": "x"})),
             dropped: vec![],
-            created_container: true,
+            created: Created {
+                container_levels: 1,
+                ..Created::default()
+            },
             created_file: false,
             project: None,
         }
