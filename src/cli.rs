@@ -69,6 +69,16 @@ pub enum Command {
     Search(SearchArgs),
     /// Show a package's versions, servers, inputs and dependencies
     Info(InfoArgs),
+    /// Write every locked server into the target hosts' config files
+    Install(InstallCmdArgs),
+    /// Remove dotpack's entries from host config files, keeping dotpack.toml
+    Uninstall(UninstallArgs),
+    /// Take ownership of an existing host entry as it is
+    Adopt(AdoptArgs),
+    /// Show what dotpack installed where
+    List(TargetArgs),
+    /// Show drift: entries edited by hand, missing, or in the way
+    Status(TargetArgs),
     /// Check a dotpack.toml and print every problem with its line
     Validate(ValidateArgs),
     /// Registry maintenance
@@ -90,9 +100,8 @@ pub struct AddArgs {
     /// Set an input of the added package: --set port=4000 (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Show what would change without writing anything
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub install: InstallArgs,
 }
 
 #[derive(Debug, Args)]
@@ -100,9 +109,8 @@ pub struct RemoveArgs {
     /// Packages to remove
     #[arg(required = true, value_name = "NAME")]
     pub packages: Vec<String>,
-    /// Show what would change without writing anything
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub install: InstallArgs,
 }
 
 #[derive(Debug, Args)]
@@ -110,9 +118,62 @@ pub struct UpdateArgs {
     /// Only update these packages (default: all)
     #[arg(value_name = "NAME")]
     pub packages: Vec<String>,
-    /// Show what would change without writing anything
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
+
+/// Which host files a command works on.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TargetArgs {
+    /// Target host (repeatable): claude-code, codex, gemini-cli, cursor, vscode.
+    /// Default: `[project] hosts` in dotpack.toml
+    #[arg(long = "host", value_name = "HOST")]
+    pub hosts: Vec<String>,
+    /// Project files (.mcp.json, ...) or the user's own (~/.claude.json, ...).
+    /// Default: `[project] scope`, else project
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub scope: Option<crate::hosts::Scope>,
+}
+
+/// Options of every command that writes host files.
+#[derive(Debug, Args, Clone, Default)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Replace entries dotpack does not own, and entries edited by hand
+    #[arg(long)]
+    pub force: bool,
+    /// Drop fields a host cannot express. Bare: every field that is not security-relevant;
+    /// security-relevant fields must be named: --allow-lossy=enabled_tools,trust
+    #[arg(long, value_name = "FIELDS", num_args = 0..=1, require_equals = true, value_delimiter = ',')]
+    pub allow_lossy: Option<Vec<String>>,
+    /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallCmdArgs {
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Only these packages (default: all)
+    #[arg(value_name = "PACKAGE")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AdoptArgs {
+    /// Server names whose existing entries dotpack should own
+    #[arg(required = true, value_name = "SERVER")]
+    pub servers: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 //! The binary is a thin front over this library: `cli` parses arguments, `commands` run them,
 //! and everything they need (manifest, registry, resolver, lock) lives in modules here.
 
+pub mod apply;
 pub mod claims;
 pub mod cli;
 pub mod commands;
@@ -10,10 +11,13 @@ pub mod concepts;
 pub mod diag;
 pub mod formats;
 pub mod fsutil;
+pub mod inspect;
+pub mod install;
 pub mod lock;
 pub mod manifest;
 pub mod ops;
 pub mod output;
+pub mod plan;
 pub mod project;
 pub mod registry;
 pub mod resolve;

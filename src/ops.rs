@@ -8,7 +8,14 @@ use anyhow::{Context, Result, bail};
 use semver::Version;
 
 use crate::cli::GlobalArgs;
+use crate::apply::FileWrite;
+use crate::claims::UserClaims;
+use crate::cli::InstallArgs;
+use crate::hosts::HostEnv;
+use crate::install::{ClaimStore, HostSettings};
+use crate::plan::Mode;
 use crate::lock::{LOCK_FILE, Lockfile};
+use crate::plan::Plan;
 use crate::manifest::{self, LoadedManifest};
 use crate::output::Printer;
 use crate::registry::{self, IndexLine, IndexSource};
@@ -24,12 +31,23 @@ pub struct Settings {
     pub locked: bool,
     /// Use nothing but local data.
     pub offline: bool,
+    /// Home folder and host-specific locations, for user-scope files.
+    pub host_env: HostEnv,
+    /// Where user-scope claims and generations live: `$DOTPACK_HOME`, else `~/.dotpack`.
+    pub dotpack_home: PathBuf,
 }
 
 impl Settings {
     pub fn from_global(global: &GlobalArgs) -> Result<Self> {
         let cwd = std::env::current_dir().context("cannot read the current folder")?;
+        let host_env = HostEnv::from_env()?;
+        let dotpack_home = match std::env::var_os("DOTPACK_HOME") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => host_env.home.join(".dotpack"),
+        };
         Ok(Settings {
+            host_env,
+            dotpack_home,
             cwd,
             manifest_path: global.manifest_path.clone(),
             registry: global.registry.clone(),
@@ -262,26 +280,92 @@ fn check_server_names<'a>(lines: impl Iterator<Item = &'a IndexLine>) -> Result<
     Ok(())
 }
 
-/// What a writing command wants on disk: the new manifest text (if it changes) and the new lock.
+/// When a command installs with no target host at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoTargets {
+    /// Say so and go on (add, remove, update: the manifest and lock still change).
+    Warn,
+    /// Fail (install, uninstall, adopt: there is nothing else to do).
+    Fail,
+}
+
+/// Plans the host files for `lock`: the servers of its packages into every target. Returns
+/// `None` when there is no target host (after a warning, or an error, as `no_targets` says).
+pub fn plan_hosts(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    manifest: &LoadedManifest,
+    lock: &Lockfile,
+    registries: &RegistrySet,
+    args: &InstallArgs,
+    mode: Mode,
+    no_targets: NoTargets,
+) -> Result<Option<(Plan, ClaimStore)>> {
+    let hosts = HostSettings::new(args, manifest, &settings.host_env)?;
+    if hosts.targets.is_empty() {
+        let message = "no target hosts: set `hosts = [...]` under [project] in dotpack.toml, or pass --host (claude-code, codex, gemini-cli, cursor, vscode)";
+        match no_targets {
+            NoTargets::Warn => {
+                printer.warning(format!("{message}; only dotpack.toml and dotpack.lock were updated"));
+                return Ok(None);
+            }
+            NoTargets::Fail => bail!("{message}"),
+        }
+    }
+    let desired = crate::install::desired(lock, &manifest.manifest, registries)?;
+    let lock_claims = project.lock.as_ref().map(|l| l.claims.as_slice()).unwrap_or_default();
+    let planned = crate::install::plan_targets(
+        &hosts,
+        &desired,
+        lock_claims,
+        &settings.dotpack_home,
+        manifest.root(),
+        mode,
+    )?;
+    Ok(Some(planned))
+}
+
+/// What a writing command wants on disk: the new manifest text (if it changes), the new lock, and
+/// the plan for the host files (when there are targets).
 pub struct Outcome<'a> {
     pub project: &'a Project,
     pub manifest_text: Option<String>,
     pub lock: Lockfile,
+    pub hosts: Option<(Plan, ClaimStore)>,
+    pub dry_run: bool,
 }
 
-/// Applies an outcome: checks `--locked`, prints the changes, and writes the manifest and lock
-/// (only files whose bytes change). With `dry_run`, prints unified diffs and writes nothing.
-pub fn commit(
-    settings: &Settings,
-    printer: &Printer,
-    outcome: Outcome<'_>,
-    dry_run: bool,
-) -> Result<()> {
+/// Applies an outcome: checks `--locked`, prints what changes, and writes every changed file
+/// (host files, user claims, manifest, lock) after checking all of them can be written. With
+/// `dry_run`, prints unified diffs and writes nothing.
+pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> Result<()> {
     let project = outcome.project;
-    let lock_text = outcome.lock.emit();
-    let lock_changed = project.lock_text.as_deref() != Some(lock_text.as_str());
-    let semantic_change = project.lock.as_ref() != Some(&outcome.lock);
-    if settings.locked && (project.lock.is_none() || semantic_change) {
+    let mut lock = outcome.lock;
+    let old_claims = project.lock.as_ref().map(|l| l.claims.clone()).unwrap_or_default();
+    let mut writes = Vec::new();
+    let mut host_plan = None;
+    match outcome.hosts {
+        Some((plan, ClaimStore::Project)) => {
+            lock.claims = plan.claims.clone();
+            host_plan = Some(plan);
+        }
+        Some((plan, ClaimStore::User(user))) => {
+            lock.claims = old_claims;
+            let text = UserClaims::render(&plan.claims);
+            let text = if plan.claims.is_empty() && user.text.is_none() { None } else { Some(text) };
+            writes.push(FileWrite {
+                display: user.path.display().to_string(),
+                path: user.path.clone(),
+                before: user.text.clone(),
+                after: text,
+            });
+            host_plan = Some(plan);
+        }
+        None => lock.claims = old_claims,
+    }
+    let lock_text = lock.emit();
+    if settings.locked && project.lock.as_ref() != Some(&lock) {
         let why = if project.lock.is_none() {
             "dotpack.lock is missing"
         } else {
@@ -291,55 +375,100 @@ pub fn commit(
             "{why} but --locked was passed to prevent this\n  help: run the command without --locked (or --frozen) and commit the new dotpack.lock"
         );
     }
-    let changes = lock_changes(project.lock.as_ref(), &outcome.lock);
+    let root = project.manifest.root();
+    if let Some(plan) = &host_plan {
+        for file in &plan.files {
+            writes.insert(
+                0,
+                FileWrite {
+                    display: file.target.claim_file.clone(),
+                    path: file.target.path.clone(),
+                    before: file.before.clone(),
+                    after: file.after.clone(),
+                },
+            );
+        }
+    }
+    if let Some(text) = outcome.manifest_text {
+        writes.push(FileWrite {
+            display: crate::manifest::MANIFEST_FILE.to_string(),
+            path: project.manifest.path.clone(),
+            before: Some(project.manifest.text.clone()),
+            after: Some(text),
+        });
+    }
+    writes.push(FileWrite {
+        display: LOCK_FILE.to_string(),
+        path: root.join(LOCK_FILE),
+        before: project.lock_text.clone(),
+        after: Some(lock_text),
+    });
+    let changes = lock_changes(project.lock.as_ref(), &lock);
     for change in &changes {
         change.print(printer);
     }
-    let manifest_path = &project.manifest.path;
-    let manifest_changed = outcome
-        .manifest_text
-        .as_deref()
-        .is_some_and(|t| t != project.manifest.text);
-    if dry_run {
-        if let Some(text) = outcome
-            .manifest_text
-            .as_deref()
-            .filter(|_| manifest_changed)
-        {
-            printer.out(crate::fsutil::unified_diff(
-                crate::manifest::MANIFEST_FILE,
-                &project.manifest.text,
-                text,
-            ));
-        }
-        if lock_changed {
-            printer.out(crate::fsutil::unified_diff(
-                LOCK_FILE,
-                project.lock_text.as_deref().unwrap_or(""),
-                &lock_text,
-            ));
-        }
+    if let Some(plan) = &host_plan {
+        print_host_summary(printer, plan);
+    }
+    if outcome.dry_run {
+        crate::apply::print_diffs(printer, &writes);
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
-    if let Some(text) = outcome
-        .manifest_text
-        .as_deref()
-        .filter(|_| manifest_changed)
-    {
-        crate::fsutil::write_atomic(manifest_path, text.as_bytes())?;
-    }
-    if lock_changed {
-        crate::fsutil::write_atomic(&project.lock_path, lock_text.as_bytes())?;
-    }
-    if changes.is_empty() && !manifest_changed {
-        printer.status(
-            "Locked",
-            format!(
-                "{} packages, nothing to change",
-                outcome.lock.packages.len()
-            ),
-        );
+    crate::apply::preflight(&writes)?;
+    crate::apply::write_all(&writes)?;
+    if changes.is_empty() && !writes.iter().any(FileWrite::is_changed) {
+        printer.status("Finished", "nothing to change");
     }
     Ok(())
+}
+
+/// One line per file that changes, grouped by host, with counts; then the warnings in one block.
+fn print_host_summary(printer: &Printer, plan: &Plan) {
+    use crate::plan::Action;
+    for file in &plan.files {
+        let count = |a: Action| file.changes.iter().filter(|c| c.action == a).count();
+        let mut parts = Vec::new();
+        for (action, word) in [
+            (Action::Add, "added"),
+            (Action::Update, "updated"),
+            (Action::Remove, "removed"),
+            (Action::Adopt, "adopted"),
+        ] {
+            let n = count(action);
+            if n > 0 {
+                parts.push(format!("{n} {word}"));
+            }
+        }
+        if parts.is_empty() {
+            continue;
+        }
+        let verb = if file.before.is_none() {
+            "Created"
+        } else if file.after.is_none() {
+            "Deleted"
+        } else if file.is_changed() {
+            "Updated"
+        } else {
+            "Claimed"
+        };
+        printer.status(
+            verb,
+            format!("{} ({}): {}", file.target.claim_file, file.target.host.id, parts.join(", ")),
+        );
+        for change in &file.changes {
+            if !change.dropped.is_empty() {
+                printer.warning(format!(
+                    "{}: server `{}` dropped {} for {}",
+                    file.target.claim_file,
+                    change.server,
+                    change.dropped.join(", "),
+                    file.target.host.id
+                ));
+            }
+        }
+    }
+    for warning in &plan.warnings {
+        printer.warning(warning);
+    }
 }

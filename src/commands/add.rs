@@ -10,7 +10,8 @@ use crate::cli::{AddArgs, GlobalArgs};
 use crate::commands::UsageError;
 use crate::lock::Lockfile;
 use crate::manifest;
-use crate::ops::{self, Outcome, Project, Settings};
+use crate::ops::{self, NoTargets, Outcome, Project, Settings};
+use crate::plan::Mode;
 use crate::output::Printer;
 use crate::project::ManifestEditor;
 use crate::registry::{IndexLine, IndexSource};
@@ -62,6 +63,17 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
     if !inputs.is_empty() {
         check_inputs(&registries, &updated, &lock, &added[0], &inputs)?;
     }
+    let hosts = ops::plan_hosts(
+        &settings,
+        printer,
+        &project,
+        &updated,
+        &lock,
+        &registries,
+        &args.install,
+        Mode::Sync,
+        NoTargets::Warn,
+    )?;
     ops::commit(
         &settings,
         printer,
@@ -69,8 +81,9 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
             project: &project,
             manifest_text: Some(text),
             lock,
+            hosts,
+            dry_run: args.install.dry_run,
         },
-        args.dry_run,
     )
 }
 

@@ -23,7 +23,8 @@ pub fn run(global: &GlobalArgs, printer: &Printer) -> Result<()> {
             project: &project,
             manifest_text: None,
             lock,
+            hosts: None,
+            dry_run: false,
         },
-        false,
     )
 }

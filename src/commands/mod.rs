@@ -1,12 +1,16 @@
 //! One module per command: each reads its arguments, builds settings, and calls the library.
 
 pub mod add;
+pub mod adopt;
 pub mod info;
 pub mod init;
+pub mod install;
+pub mod list;
 pub mod lock;
 pub mod registry;
 pub mod remove;
 pub mod search;
+pub mod uninstall;
 pub mod update;
 pub mod validate;
 
@@ -31,6 +35,11 @@ pub fn run(global: &GlobalArgs, command: Command, printer: &Printer) -> Result<(
         Command::Update(args) => update::run(global, args, printer),
         Command::Search(args) => search::run(global, args, printer),
         Command::Info(args) => info::run(global, args, printer),
+        Command::Install(args) => install::run(global, args, printer),
+        Command::Uninstall(args) => uninstall::run(global, args, printer),
+        Command::Adopt(args) => adopt::run(global, args, printer),
+        Command::List(args) => list::run(global, args, list::View::List, printer),
+        Command::Status(args) => list::run(global, args, list::View::Status, printer),
         Command::Validate(args) => validate::run(global, args, printer),
         Command::Registry(cmd) => registry::run(global, cmd, printer),
     }

@@ -4,7 +4,8 @@ use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, RemoveArgs};
 use crate::manifest;
-use crate::ops::{self, Outcome, Project, Settings};
+use crate::ops::{self, NoTargets, Outcome, Project, Settings};
+use crate::plan::Mode;
 use crate::output::Printer;
 use crate::project::ManifestEditor;
 
@@ -37,6 +38,17 @@ pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<(
         project.locked_versions(),
         project.lock.as_ref(),
     )?;
+    let hosts = ops::plan_hosts(
+        &settings,
+        printer,
+        &project,
+        &updated,
+        &lock,
+        &registries,
+        &args.install,
+        Mode::Sync,
+        NoTargets::Warn,
+    )?;
     ops::commit(
         &settings,
         printer,
@@ -44,8 +56,9 @@ pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<(
             project: &project,
             manifest_text: Some(text),
             lock,
+            hosts,
+            dry_run: args.install.dry_run,
         },
-        args.dry_run,
     )
 }
 

@@ -4,7 +4,8 @@
 use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, UpdateArgs};
-use crate::ops::{self, Outcome, Project, Settings};
+use crate::ops::{self, NoTargets, Outcome, Project, Settings};
+use crate::plan::Mode;
 use crate::output::Printer;
 
 pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<()> {
@@ -29,6 +30,17 @@ pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<(
         preferred,
         project.lock.as_ref(),
     )?;
+    let hosts = ops::plan_hosts(
+        &settings,
+        printer,
+        &project,
+        &project.manifest,
+        &lock,
+        &registries,
+        &args.install,
+        Mode::Sync,
+        NoTargets::Warn,
+    )?;
     ops::commit(
         &settings,
         printer,
@@ -36,7 +48,8 @@ pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<(
             project: &project,
             manifest_text: None,
             lock,
+            hosts,
+            dry_run: args.install.dry_run,
         },
-        args.dry_run,
     )
 }

@@ -1,0 +1,137 @@
+//! Applying: the only code that writes. It takes the complete set of new file contents a command
+//! computed (manifest, lock, claims, host files), checks that every one can be written before
+//! writing any, then replaces each atomically, keeping modes and symlinks.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use crate::output::Printer;
+
+/// One file's old and new bytes (`None`: absent / to delete).
+#[derive(Clone, Debug)]
+pub struct FileWrite {
+    pub path: PathBuf,
+    /// How to name the file in messages and diffs.
+    pub display: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+impl FileWrite {
+    pub fn is_changed(&self) -> bool {
+        self.before != self.after
+    }
+}
+
+/// Fails, before anything is written, when a file that must change cannot be: a folder where a
+/// file should be, or a read-only file.
+pub fn preflight(writes: &[FileWrite]) -> Result<()> {
+    for w in writes.iter().filter(|w| w.is_changed()) {
+        let meta = match std::fs::metadata(&w.path) {
+            Ok(meta) => meta,
+            Err(_) => continue,
+        };
+        if meta.is_dir() {
+            bail!(
+                "{} is a folder, but dotpack needs to write a file there\n  help: move the folder away, or leave this host out with --host",
+                w.display
+            );
+        }
+        if meta.permissions().readonly() {
+            bail!(
+                "{} is read-only, so dotpack cannot update it; nothing was changed\n  help: make it writable (chmod u+w {}) or leave this host out with --host",
+                w.display,
+                w.path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Prints the unified diff of every changed file.
+pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
+    for w in writes.iter().filter(|w| w.is_changed()) {
+        let before = w.before.as_deref().unwrap_or("");
+        let after = w.after.as_deref().unwrap_or("");
+        printer.out(crate::fsutil::unified_diff(&w.display, before, after));
+    }
+}
+
+/// Writes every changed file: creates, replaces or deletes. Callers run [`preflight`] first.
+pub fn write_all(writes: &[FileWrite]) -> Result<()> {
+    for w in writes.iter().filter(|w| w.is_changed()) {
+        match &w.after {
+            Some(text) => {
+                if let Some(parent) = w.path.parent() {
+                    create_dirs(parent)?;
+                }
+                crate::fsutil::write_atomic(&w.path, text.as_bytes())?;
+            }
+            None => remove(&w.path)?,
+        }
+    }
+    Ok(())
+}
+
+fn create_dirs(dir: &Path) -> Result<()> {
+    if dir.as_os_str().is_empty() || dir.is_dir() {
+        return Ok(());
+    }
+    fs_err::create_dir_all(dir)?;
+    Ok(())
+}
+
+fn remove(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => bail!("cannot remove {}: {e}", path.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileWrite {
+        FileWrite {
+            display: path.display().to_string(),
+            path,
+            before: before.map(str::to_string),
+            after: after.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn preflight_refuses_read_only_files_and_folders() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ro = dir.path().join("ro.json");
+        std::fs::write(&ro, "{}").unwrap();
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let err = preflight(&[write(ro.clone(), Some("{}"), Some("{ }"))]).unwrap_err();
+        assert!(err.to_string().contains("read-only"));
+        // An unchanged read-only file is fine.
+        preflight(&[write(ro, Some("{}"), Some("{}"))]).unwrap();
+        let folder = dir.path().join("sub");
+        std::fs::create_dir(&folder).unwrap();
+        let err = preflight(&[write(folder, None, Some("{}"))]).unwrap_err();
+        assert!(err.to_string().contains("is a folder"));
+    }
+
+    #[test]
+    fn write_all_creates_replaces_and_deletes() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("a/b/new.json");
+        let gone = dir.path().join("gone.json");
+        std::fs::write(&gone, "x").unwrap();
+        write_all(&[
+            write(new.clone(), None, Some("{}\n")),
+            write(gone.clone(), Some("x"), None),
+        ])
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(new).unwrap(), "{}\n");
+        assert!(!gone.exists());
+    }
+}
