@@ -146,13 +146,22 @@ impl ManifestEditor {
     }
 }
 
-/// The text of a new project manifest.
-pub fn initial_manifest() -> String {
-    "# The MCP servers this project uses. Add one with `dotpack add NAME`;\n\
-     # find packages with `dotpack search WORDS`.\n\
-     \n\
-     [dependencies]\n"
-        .to_string()
+/// The text of a new project manifest targeting `hosts` (host ids) at project scope.
+pub fn initial_manifest(hosts: &[&str], known: &[&str]) -> String {
+    let list: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
+    format!(
+        "# The MCP servers this project uses. Add one with `dotpack add NAME`;\n\
+         # find packages with `dotpack search WORDS`.\n\
+         \n\
+         [project]\n\
+         # Hosts whose config files dotpack writes: {}.\n\
+         hosts = [{}]\n\
+         scope = \"project\"\n\
+         \n\
+         [dependencies]\n",
+        known.join(", "),
+        list.join(", ")
+    )
 }
 
 #[cfg(test)]

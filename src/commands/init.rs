@@ -1,8 +1,10 @@
-//! `dotpack init [PATH]`: create a dotpack.toml.
+//! `dotpack init [PATH]`: create a dotpack.toml targeting the hosts found on this machine, and
+//! keep dotpack's own state folder out of version control.
 
 use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, InitArgs};
+use crate::hosts::{ADAPTERS, HostEnv, Scope};
 use crate::manifest::MANIFEST_FILE;
 use crate::output::Printer;
 
@@ -21,8 +23,23 @@ pub fn run(_global: &GlobalArgs, args: InitArgs, printer: &Printer) -> Result<()
             path.display()
         );
     }
+    let env = HostEnv::from_env()?;
+    let detected: Vec<&str> = ADAPTERS
+        .iter()
+        .filter(|a| a.detected(Scope::Project, &dir, &env) || a.detected(Scope::User, &dir, &env))
+        .map(|a| a.id)
+        .collect();
+    let known: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();
     fs_err::create_dir_all(&dir)?;
-    crate::fsutil::write_atomic(&path, crate::project::initial_manifest().as_bytes())?;
+    let text = crate::project::initial_manifest(&detected, &known);
+    crate::fsutil::write_atomic(&path, text.as_bytes())?;
     printer.status("Created", crate::diag::display_path(&path));
+    if detected.is_empty() {
+        printer.note(format!(
+            "no AI host found here or in your home folder; name the hosts to install into under [project] in {MANIFEST_FILE}, or pass --host"
+        ));
+    } else {
+        printer.note(format!("installing into: {}", detected.join(", ")));
+    }
     Ok(())
 }
