@@ -2,6 +2,7 @@
 
 mod support;
 
+mod hosts;
 mod project_cmds;
 mod registry;
 mod search_info;
