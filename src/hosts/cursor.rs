@@ -27,3 +27,65 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: true,
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::*;
+
+    #[test]
+    fn stdio_uses_env_colon_references() {
+        let t = run("cursor", STDIO);
+        assert_eq!(
+            text(&t),
+            r#"{"type":"stdio","command":"npx","args":["-y","@acme/mcp","--port","4000"],"env":{"API_KEY":"${env:API_KEY}","LOG":"debug"}}"#
+        );
+    }
+
+    #[test]
+    fn remote_has_no_type() {
+        let t = run("cursor", REMOTE);
+        assert_eq!(
+            text(&t),
+            r#"{"url":"https://mcp.acme.dev/acme/mcp","headers":{"Authorization":"Bearer ${env:ACME_TOKEN}","X-Client":"dotpack","X-Team":"${env:ACME_TEAM}"}}"#
+        );
+        assert_eq!(
+            run("cursor", SSE).entry,
+            json!({"url": "https://mcp.acme.dev/sse"})
+        );
+    }
+
+    #[test]
+    fn extras_are_all_dropped_and_say_where_they_fit() {
+        let t = run("cursor", EXTRAS);
+        assert_eq!(
+            t.entry,
+            json!({"type": "stdio", "command": "acme-mcp", "args": []})
+        );
+        assert_eq!(
+            drops(&t),
+            [
+                ("cwd", false),
+                ("enabled_tools", true),
+                ("startup_timeout_sec", false),
+                ("timeout", false),
+                ("trust", true)
+            ]
+        );
+        let allow = &t.dropped[1];
+        assert_eq!(allow.concept, "tool_allowlist");
+        assert_eq!(
+            allow.supported_on,
+            [
+                "codex",
+                "gemini-cli",
+                "hermes",
+                "pi",
+                "goose",
+                "copilot-cli",
+                "crush"
+            ]
+        );
+    }
+}

@@ -27,3 +27,60 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: true,
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::*;
+
+    #[test]
+    fn stdio_has_no_type() {
+        let t = run("gemini-cli", STDIO);
+        assert_eq!(
+            text(&t),
+            r#"{"command":"npx","args":["-y","@acme/mcp","--port","4000"],"env":{"API_KEY":"${API_KEY}","LOG":"debug"}}"#
+        );
+    }
+
+    #[test]
+    fn remote_writes_url_with_type_never_http_url() {
+        let t = run("gemini-cli", REMOTE);
+        assert_eq!(
+            text(&t),
+            r#"{"type":"http","url":"https://mcp.acme.dev/acme/mcp","headers":{"Authorization":"Bearer ${ACME_TOKEN}","X-Client":"dotpack","X-Team":"${ACME_TEAM}"}}"#
+        );
+        assert_eq!(
+            run("gemini-cli", SSE).entry,
+            json!({"type": "sse", "url": "https://mcp.acme.dev/sse"})
+        );
+    }
+
+    #[test]
+    fn extras_rename_the_allow_list_and_keep_trust() {
+        let t = run("gemini-cli", EXTRAS);
+        assert_eq!(
+            text(&t),
+            r#"{"command":"acme-mcp","args":[],"cwd":"/srv/acme","timeout":30000,"includeTools":["read","search"],"trust":true,"description":"Acme tools"}"#
+        );
+        assert_eq!(renames(&t), [("enabled_tools", "includeTools")]);
+        assert_eq!(drops(&t), [("startup_timeout_sec", false)]);
+    }
+
+    #[test]
+    fn forwarded_env_vars_become_env_references_unless_remote() {
+        let t = run(
+            "gemini-cli",
+            "command = \"x\"\nargs = []\nenv_vars = [\"A\", { name = \"B\" }]\n",
+        );
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "env": {"A": "${A}", "B": "${B}"}})
+        );
+        let t = run(
+            "gemini-cli",
+            "command = \"x\"\nargs = []\nenv_vars = [\"A\", { name = \"B\", source = \"remote\" }]\n",
+        );
+        assert_eq!(drops(&t), [("env_vars", true)]);
+    }
+}

@@ -35,7 +35,17 @@ pub enum FileFormat {
 
 /// Which copy of a host's config an install targets.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum, Serialize, Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    clap::ValueEnum,
+    Serialize,
+    Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
@@ -258,5 +268,7 @@ impl HostEnv {
     }
 }
 
+#[cfg(test)]
+mod fixtures;
 #[cfg(test)]
 mod tests;

@@ -91,7 +91,10 @@ fn gemini_and_cursor_paths() {
     );
     assert_eq!(
         paths("cursor", &env),
-        (some("/p/.cursor/mcp.json"), some("/home/u/.cursor/mcp.json"))
+        (
+            some("/p/.cursor/mcp.json"),
+            some("/home/u/.cursor/mcp.json")
+        )
     );
 }
 
@@ -115,8 +118,14 @@ fn containers_and_formats() {
         let a = adapter(id).unwrap();
         (a.container, a.format)
     };
-    assert_eq!(shape("claude-code"), (&["mcpServers"][..], FileFormat::Json));
-    assert_eq!(shape("gemini-cli"), (&["mcpServers"][..], FileFormat::Jsonc));
+    assert_eq!(
+        shape("claude-code"),
+        (&["mcpServers"][..], FileFormat::Json)
+    );
+    assert_eq!(
+        shape("gemini-cli"),
+        (&["mcpServers"][..], FileFormat::Jsonc)
+    );
     assert_eq!(shape("codex"), (&["mcp_servers"][..], FileFormat::Toml));
     assert_eq!(shape("cursor"), (&["mcpServers"][..], FileFormat::Jsonc));
     assert_eq!(shape("vscode"), (&["servers"][..], FileFormat::Jsonc));
@@ -170,7 +179,11 @@ fn detection_uses_target_files_and_markers() {
 
     let codex_home = tempfile::tempdir().unwrap();
     let moved = env.clone().with_var("CODEX_HOME", codex_home.path());
-    assert!(adapter("codex").unwrap().detected(Scope::User, root, &moved));
+    assert!(
+        adapter("codex")
+            .unwrap()
+            .detected(Scope::User, root, &moved)
+    );
 }
 
 #[test]
