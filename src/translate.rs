@@ -344,7 +344,12 @@ impl Translator<'_> {
         Ok(())
     }
 
-    fn forward_env_var(&mut self, field: &str, key: &str, var: String) -> Result<(), TranslateError> {
+    fn forward_env_var(
+        &mut self,
+        field: &str,
+        key: &str,
+        var: String,
+    ) -> Result<(), TranslateError> {
         if var != key {
             return Err(self.unsupported(
                 field,
@@ -733,3 +738,166 @@ fn number(n: f64) -> Option<Value> {
     serde_json::Number::from_f64(n).map(Value::Number)
 }
 
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::hosts::{FileFormat, TransportTypes, adapter};
+
+    fn server(toml: &str) -> Server {
+        toml::from_str(toml).unwrap()
+    }
+
+    fn on(host: &str, toml: &str) -> Result<Translation, TranslateError> {
+        translate(adapter(host).unwrap(), &server(toml), &Props::new())
+    }
+
+    /// A host with no adapter file yet, to show translation needs only the table and the adapter.
+    const KIRO: HostAdapter = HostAdapter {
+        id: "kiro",
+        format: FileFormat::Json,
+        container: &["mcpServers"],
+        project_file: Some(".kiro/settings/mcp.json"),
+        user_file: None,
+        project_markers: &[],
+        user_markers: &[],
+        env_syntax: EnvSyntax::DollarBrace,
+        transport_types: TransportTypes {
+            stdio: None,
+            http: None,
+            sse: None,
+            speaks_sse: true,
+        },
+    };
+
+    #[test]
+    fn transport_must_be_exactly_one_and_agree_with_type() {
+        for bad in [
+            "command = \"x\"\nurl = \"https://x\"\n",
+            "env = { A = \"1\" }\n",
+            "command = \"x\"\ntype = \"http\"\n",
+            "url = \"https://x\"\ntype = \"stdio\"\n",
+            "url = \"https://x\"\ntype = 3\n",
+        ] {
+            assert!(
+                matches!(on("vscode", bad), Err(TranslateError::Transport { .. })),
+                "{bad}"
+            );
+        }
+        let t = on(
+            "vscode",
+            "url = \"https://x\"\ntype = \"streamable-http\"\n",
+        )
+        .unwrap();
+        assert_eq!(t.entry, json!({"type": "http", "url": "https://x"}));
+    }
+
+    #[test]
+    fn missing_props_name_the_field_and_the_fix() {
+        let err = on(
+            "claude-code",
+            "command = \"x\"\nargs = [\"{{props.port}}\"]\n",
+        )
+        .unwrap_err();
+        assert!(matches!(&err, TranslateError::Template { field, .. } if field == "args[0]"));
+        assert!(err.to_string().contains("--set port=VALUE"), "{err}");
+    }
+
+    #[test]
+    fn nested_host_fields_build_objects() {
+        let t = on("gemini-cli", "url = \"https://x\"\nscopes = [\"read\"]\n").unwrap();
+        assert_eq!(
+            t.entry,
+            json!({"type": "http", "url": "https://x", "oauth": {"scopes": ["read"]}})
+        );
+        assert_eq!(
+            t.renamed,
+            [("scopes".to_string(), "oauth.scopes".to_string())]
+        );
+    }
+
+    #[test]
+    fn inverted_fields_flip_and_unknown_fields_drop_as_security() {
+        let t = translate(
+            &KIRO,
+            &server("command = \"x\"\nargs = []\nenabled = false\nfrobnicate = 1\n"),
+            &Props::new(),
+        )
+        .unwrap();
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "disabled": true})
+        );
+        assert_eq!(
+            t.dropped,
+            [Dropped {
+                field: "frobnicate".into(),
+                concept: "unknown",
+                security: true,
+                supported_on: vec![],
+            }]
+        );
+    }
+
+    #[test]
+    fn host_shaped_values_are_refused_not_guessed() {
+        let err = on(
+            "cursor",
+            "url = \"https://x\"\noauth = { client_id = \"c\" }\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, TranslateError::Unsupported { field, .. } if field == "oauth"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn silent_omissions_are_not_lossy() {
+        let t = on(
+            "cursor",
+            "command = \"x\"\nargs = []\ndescription = \"d\"\nalways_load = true\n",
+        )
+        .unwrap();
+        assert!(t.dropped.is_empty());
+        assert_eq!(
+            t.entry,
+            json!({"type": "stdio", "command": "x", "args": []})
+        );
+    }
+
+    #[test]
+    fn conflicting_headers_are_refused() {
+        let err = on(
+            "claude-code",
+            "url = \"https://x\"\nhttp_headers = { Authorization = \"Basic a\" }\nbearer_token_env_var = \"T\"\n",
+        )
+        .unwrap_err();
+        assert!(matches!(err, TranslateError::Unsupported { .. }), "{err}");
+    }
+
+    #[test]
+    fn numbers_stay_integers_when_integral() {
+        assert_eq!(number(20.0), Some(json!(20)));
+        assert_eq!(number(2.5), Some(json!(2.5)));
+        assert_eq!(number(f64::NAN), None);
+        assert_eq!(
+            convert(json!(30000), Unit::Millis, Unit::Seconds),
+            json!(30)
+        );
+        assert_eq!(
+            convert(json!(1.5), Unit::Seconds, Unit::Millis),
+            json!(1500)
+        );
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let toml = "url = \"https://x\"\nhttp_headers = { B = \"2\", A = \"1\" }\nbearer_token_env_var = \"T\"\n";
+        let a = on("codex", toml).unwrap();
+        let b = on("codex", toml).unwrap();
+        assert_eq!(a.entry.to_string(), b.entry.to_string());
+        assert_eq!(a, b);
+    }
+}
