@@ -87,6 +87,7 @@ pub fn translate(
         renamed: Vec::new(),
     };
     let transport = transport_of(server)?;
+    check_transport_fields(server, transport)?;
     t.transport_label(transport)?;
     t.core(server)?;
     for (field, value) in &server.extensions {
@@ -128,6 +129,35 @@ fn transport_of(server: &Server) -> Result<Transport, TranslateError> {
             "`type = \"{label}\"` does not fit a server with `{}`: remove `type` or correct it",
             if stdio { "command" } else { "url" }
         ))),
+    }
+}
+
+/// Fields that only mean something for a process (stdio) or for a connection (HTTP).
+const STDIO_ONLY: &[&str] = &["args", "env", "cwd", "env_file"];
+const HTTP_ONLY: &[&str] = &[
+    "http_headers",
+    "env_http_headers",
+    "bearer_token_env_var",
+    "headers_helper",
+];
+
+/// A field of the other transport is an author's mistake that some hosts refuse to load (Codex:
+/// "env is not supported for streamable_http"), so it is reported rather than written.
+fn check_transport_fields(server: &Server, transport: Transport) -> Result<(), TranslateError> {
+    let present = |f: &&&str| match **f {
+        "args" => server.args.is_some(),
+        "env" => !server.env.is_empty(),
+        f => server.extensions.contains_key(f),
+    };
+    let (wrong, kind) = match transport {
+        Transport::Stdio => (HTTP_ONLY.iter().find(present), "local (stdio)"),
+        Transport::Http | Transport::Sse => (STDIO_ONLY.iter().find(present), "remote"),
+    };
+    match wrong {
+        Some(field) => Err(transport_error(&format!(
+            "`{field}` does not apply to a {kind} server: remove it"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -779,6 +809,9 @@ mod tests {
             "command = \"x\"\ntype = \"http\"\n",
             "url = \"https://x\"\ntype = \"stdio\"\n",
             "url = \"https://x\"\ntype = 3\n",
+            "url = \"https://x\"\nenv = { A = \"1\" }\n",
+            "url = \"https://x\"\nargs = []\n",
+            "command = \"x\"\nargs = []\nhttp_headers = { A = \"1\" }\n",
         ] {
             assert!(
                 matches!(on("vscode", bad), Err(TranslateError::Transport { .. })),
