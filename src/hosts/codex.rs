@@ -1,0 +1,154 @@
+//! Codex (hosts.md §4).
+//!
+//! - TOML: `.codex/config.toml` (project; Codex loads it only for trusted projects) and
+//!   `$CODEX_HOME/config.toml`, default `~/.codex/config.toml`; table `mcp_servers`.
+//! - No `type` key: `command` ⇒ stdio, `url` ⇒ streamable HTTP. Its schema disallows unknown keys,
+//!   so `type` is never written. No SSE support at all.
+//! - No interpolation: `${VAR}` stays literal. Environment references are forwarded by name
+//!   instead (`env_vars`, `env_http_headers`, `bearer_token_env_var`; see `crate::translate`).
+
+use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "codex",
+    format: FileFormat::Toml,
+    container: &["mcp_servers"],
+    project_file: Some(".codex/config.toml"),
+    user_file: Some(UserPath::EnvDir {
+        var: "CODEX_HOME",
+        default: ".codex",
+        file: "config.toml",
+    }),
+    project_markers: &[".codex"],
+    user_markers: &[UserPath::EnvDir {
+        var: "CODEX_HOME",
+        default: ".codex",
+        file: "",
+    }],
+    env_syntax: EnvSyntax::None,
+    transport_types: TransportTypes {
+        stdio: None,
+        http: None,
+        sse: None,
+        speaks_sse: false,
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::*;
+    use crate::translate::TranslateError;
+
+    fn unsupported_field(toml: &str) -> (String, String) {
+        match try_run("codex", toml) {
+            Err(e @ TranslateError::Unsupported { .. }) => {
+                let message = e.to_string();
+                let TranslateError::Unsupported { field, .. } = e else {
+                    unreachable!()
+                };
+                (field, message)
+            }
+            other => panic!("expected Unsupported, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn stdio_forwards_env_references_by_name() {
+        let t = run("codex", STDIO);
+        assert_eq!(
+            text(&t),
+            r#"{"command":"npx","args":["-y","@acme/mcp","--port","4000"],"env":{"LOG":"debug"},"env_vars":["API_KEY"]}"#
+        );
+        assert_eq!(renames(&t), [("env.API_KEY", "env_vars")]);
+    }
+
+    #[test]
+    fn forwarded_names_join_declared_env_vars() {
+        let t = run(
+            "codex",
+            "command = \"x\"\nargs = []\nenv = { A = \"{{env.A}}\" }\nenv_vars = [{ name = \"R\", source = \"remote\" }, \"A\"]\n",
+        );
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "env_vars": ["A", {"name": "R", "source": "remote"}]})
+        );
+    }
+
+    #[test]
+    fn remote_headers_become_bearer_and_env_headers() {
+        let t = run("codex", REMOTE);
+        assert_eq!(
+            text(&t),
+            r#"{"url":"https://mcp.acme.dev/acme/mcp","http_headers":{"X-Client":"dotpack"},"bearer_token_env_var":"ACME_TOKEN","env_http_headers":{"X-Team":"ACME_TEAM"}}"#
+        );
+        assert_eq!(
+            renames(&t),
+            [
+                ("http_headers.Authorization", "bearer_token_env_var"),
+                ("http_headers.X-Team", "env_http_headers.X-Team")
+            ]
+        );
+        assert!(t.dropped.is_empty());
+    }
+
+    #[test]
+    fn extras_convert_timeouts_and_drop_trust() {
+        let t = run("codex", EXTRAS);
+        assert_eq!(
+            text(&t),
+            r#"{"command":"acme-mcp","args":[],"cwd":"/srv/acme","startup_timeout_sec":20,"tool_timeout_sec":30,"enabled_tools":["read","search"]}"#
+        );
+        assert_eq!(renames(&t), [("timeout", "tool_timeout_sec")]);
+        assert_eq!(drops(&t), [("trust", true)]);
+        let t = run(
+            "codex",
+            "command = \"x\"\nargs = []\nstartup_timeout_ms = 2500\ntimeout = 1500\n",
+        );
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "startup_timeout_sec": 2.5, "tool_timeout_sec": 1.5})
+        );
+        assert_eq!(
+            renames(&t),
+            [
+                ("startup_timeout_ms", "startup_timeout_sec"),
+                ("timeout", "tool_timeout_sec")
+            ]
+        );
+    }
+
+    #[test]
+    fn type_is_never_written_and_sse_is_refused() {
+        let t = run("codex", "url = \"https://x\"\ntype = \"http\"\n");
+        assert_eq!(t.entry, json!({"url": "https://x"}));
+        assert_eq!(unsupported_field(SSE).0, "type");
+    }
+
+    #[test]
+    fn env_references_codex_cannot_forward_are_refused_with_a_fix() {
+        let (field, message) =
+            unsupported_field("command = \"x\"\nargs = [\"--token\", \"{{env.TOKEN}}\"]\n");
+        assert_eq!(field, "args[1]");
+        assert!(message.contains("through `env`"), "{message}");
+        let (field, message) = unsupported_field(
+            "command = \"x\"\nargs = []\nenv = { GITHUB_TOKEN = \"{{env.GH_PAT}}\" }\n",
+        );
+        assert_eq!(field, "env.GITHUB_TOKEN");
+        assert!(
+            message.contains("GITHUB_TOKEN = \"{{env.GITHUB_TOKEN}}\""),
+            "{message}"
+        );
+        let (field, _) =
+            unsupported_field("command = \"x\"\nargs = []\nenv = { A = \"pre-{{env.A}}\" }\n");
+        assert_eq!(field, "env.A");
+        let (field, _) = unsupported_field(
+            "url = \"https://x\"\nhttp_headers = { X-Key = \"key={{env.K}}\" }\n",
+        );
+        assert_eq!(field, "http_headers.X-Key");
+        let (field, _) = unsupported_field("url = \"https://x/{{env.ORG}}\"\n");
+        assert_eq!(field, "url");
+    }
+}

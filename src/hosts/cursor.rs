@@ -1,0 +1,91 @@
+//! Cursor (hosts.md §5).
+//!
+//! - `.cursor/mcp.json` (project) and `~/.cursor/mcp.json` (global), key `mcpServers`. An
+//!   official example carries a `//` comment, so existing comments are tolerated and kept (JSONC);
+//!   dotpack itself never adds any.
+//! - `command` ⇒ stdio; `url` ⇒ remote, HTTP or SSE negotiated by Cursor, with no documented
+//!   `type` value, so remote entries carry none. The field table lists `type: "stdio"` as required
+//!   for stdio (the examples omit it); writing it is documented and harmless.
+//! - `${env:NAME}` in command, args, env, url and headers; bare `${NAME}` does not resolve.
+
+use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "cursor",
+    format: FileFormat::Jsonc,
+    container: &["mcpServers"],
+    project_file: Some(".cursor/mcp.json"),
+    user_file: Some(UserPath::Home(".cursor/mcp.json")),
+    project_markers: &[".cursor", ".cursorrules"],
+    user_markers: &[UserPath::Home(".cursor")],
+    env_syntax: EnvSyntax::EnvColon,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: None,
+        sse: None,
+        speaks_sse: true,
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::*;
+
+    #[test]
+    fn stdio_uses_env_colon_references() {
+        let t = run("cursor", STDIO);
+        assert_eq!(
+            text(&t),
+            r#"{"type":"stdio","command":"npx","args":["-y","@acme/mcp","--port","4000"],"env":{"API_KEY":"${env:API_KEY}","LOG":"debug"}}"#
+        );
+    }
+
+    #[test]
+    fn remote_has_no_type() {
+        let t = run("cursor", REMOTE);
+        assert_eq!(
+            text(&t),
+            r#"{"url":"https://mcp.acme.dev/acme/mcp","headers":{"Authorization":"Bearer ${env:ACME_TOKEN}","X-Client":"dotpack","X-Team":"${env:ACME_TEAM}"}}"#
+        );
+        assert_eq!(
+            run("cursor", SSE).entry,
+            json!({"url": "https://mcp.acme.dev/sse"})
+        );
+    }
+
+    #[test]
+    fn extras_are_all_dropped_and_say_where_they_fit() {
+        let t = run("cursor", EXTRAS);
+        assert_eq!(
+            t.entry,
+            json!({"type": "stdio", "command": "acme-mcp", "args": []})
+        );
+        assert_eq!(
+            drops(&t),
+            [
+                ("cwd", false),
+                ("enabled_tools", true),
+                ("startup_timeout_sec", false),
+                ("timeout", false),
+                ("trust", true)
+            ]
+        );
+        let allow = &t.dropped[1];
+        assert_eq!(allow.concept, "tool_allowlist");
+        assert_eq!(
+            allow.supported_on,
+            [
+                "codex",
+                "gemini-cli",
+                "hermes",
+                "pi",
+                "goose",
+                "copilot-cli",
+                "crush"
+            ]
+        );
+    }
+}

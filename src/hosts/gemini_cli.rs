@@ -1,0 +1,86 @@
+//! Gemini CLI (hosts.md §3).
+//!
+//! - `.gemini/settings.json` (project) and `~/.gemini/settings.json` (user), key `mcpServers`;
+//!   JSONC (read with `strip-json-comments`), and the same file holds unrelated settings.
+//! - Transport: `command` ⇒ stdio; `url` with `type` `http` or `sse`. Without `type` Gemini tries
+//!   streamable HTTP and falls back to SSE, so dotpack writes the type it knows, as
+//!   `gemini mcp add` does. Stdio entries have no `type` (the field only takes http/sse).
+//!   `httpUrl` is deprecated and never written.
+//! - `$VAR`, `${VAR}`, `${VAR:-default}` are expanded in every string value.
+
+use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "gemini-cli",
+    format: FileFormat::Jsonc,
+    container: &["mcpServers"],
+    project_file: Some(".gemini/settings.json"),
+    user_file: Some(UserPath::Home(".gemini/settings.json")),
+    project_markers: &[".gemini", "GEMINI.md"],
+    user_markers: &[UserPath::Home(".gemini")],
+    env_syntax: EnvSyntax::DollarBrace,
+    transport_types: TransportTypes {
+        stdio: None,
+        http: Some("http"),
+        sse: Some("sse"),
+        speaks_sse: true,
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::*;
+
+    #[test]
+    fn stdio_has_no_type() {
+        let t = run("gemini-cli", STDIO);
+        assert_eq!(
+            text(&t),
+            r#"{"command":"npx","args":["-y","@acme/mcp","--port","4000"],"env":{"API_KEY":"${API_KEY}","LOG":"debug"}}"#
+        );
+    }
+
+    #[test]
+    fn remote_writes_url_with_type_never_http_url() {
+        let t = run("gemini-cli", REMOTE);
+        assert_eq!(
+            text(&t),
+            r#"{"type":"http","url":"https://mcp.acme.dev/acme/mcp","headers":{"Authorization":"Bearer ${ACME_TOKEN}","X-Client":"dotpack","X-Team":"${ACME_TEAM}"}}"#
+        );
+        assert_eq!(
+            run("gemini-cli", SSE).entry,
+            json!({"type": "sse", "url": "https://mcp.acme.dev/sse"})
+        );
+    }
+
+    #[test]
+    fn extras_rename_the_allow_list_and_keep_trust() {
+        let t = run("gemini-cli", EXTRAS);
+        assert_eq!(
+            text(&t),
+            r#"{"command":"acme-mcp","args":[],"cwd":"/srv/acme","timeout":30000,"includeTools":["read","search"],"trust":true,"description":"Acme tools"}"#
+        );
+        assert_eq!(renames(&t), [("enabled_tools", "includeTools")]);
+        assert_eq!(drops(&t), [("startup_timeout_sec", false)]);
+    }
+
+    #[test]
+    fn forwarded_env_vars_become_env_references_unless_remote() {
+        let t = run(
+            "gemini-cli",
+            "command = \"x\"\nargs = []\nenv_vars = [\"A\", { name = \"B\" }]\n",
+        );
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "env": {"A": "${A}", "B": "${B}"}})
+        );
+        let t = run(
+            "gemini-cli",
+            "command = \"x\"\nargs = []\nenv_vars = [\"A\", { name = \"B\", source = \"remote\" }]\n",
+        );
+        assert_eq!(drops(&t), [("env_vars", true)]);
+    }
+}

@@ -1,0 +1,274 @@
+//! Host adapters as data: where each host keeps its MCP servers, in which file format, under
+//! which key, how it spells environment references and when it wants a transport `type`.
+//!
+//! Field names and field support are NOT here: they live in the concept table
+//! ([`crate::concepts`]) and [`crate::translate`] reads them from there. An adapter only says what
+//! the table cannot: files, container, interpolation syntax and transport labels. Adding a host is
+//! one file in this folder plus its line in [`ADAPTERS`].
+//!
+//! Facts come from `reference/hosts.md`; each adapter cites the section it rests on.
+
+mod claude_code;
+mod codex;
+mod cursor;
+mod gemini_cli;
+mod vscode;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::template::EnvSyntax;
+
+/// How a host file is parsed and edited; picks the format backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    /// Strict JSON: comments are not allowed, so none may be introduced.
+    Json,
+    /// JSON that the host reads with comments (and possibly trailing commas) tolerated; existing
+    /// comments must survive an edit.
+    Jsonc,
+    Toml,
+}
+
+/// Which copy of a host's config an install targets.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    clap::ValueEnum,
+    Serialize,
+    Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// A file inside the project, usually committed and shared with the team.
+    Project,
+    /// A file in the user's home, private to the user and shared by all projects.
+    User,
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Scope::Project => "project",
+            Scope::User => "user",
+        })
+    }
+}
+
+/// A location under the user's home or config directories, resolved against a [`HostEnv`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserPath {
+    /// Relative to the home directory.
+    Home(&'static str),
+    /// `$var/file` when the variable is set (non-empty), else `~/default/file`. Hosts that let
+    /// users move their config directory (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`) use this, so dotpack
+    /// writes the file the host actually reads. An empty `default` or `file` adds nothing.
+    EnvDir {
+        var: &'static str,
+        default: &'static str,
+        file: &'static str,
+    },
+    /// Relative to the per-user config directory: `$XDG_CONFIG_HOME`, else `~/.config`
+    /// (macOS: `~/Library/Application Support`).
+    Config(&'static str),
+}
+
+impl UserPath {
+    /// The absolute path in `env`.
+    pub fn resolve(&self, env: &HostEnv) -> PathBuf {
+        match *self {
+            UserPath::Home(rel) => join(&env.home, rel),
+            UserPath::EnvDir { var, default, file } => match env.vars.get(var) {
+                Some(dir) => join(dir, file),
+                None => join(&join(&env.home, default), file),
+            },
+            UserPath::Config(rel) => join(&env.config_dir(), rel),
+        }
+    }
+
+    /// The environment variable this location honours, if any.
+    fn var(&self) -> Option<&'static str> {
+        match *self {
+            UserPath::EnvDir { var, .. } => Some(var),
+            UserPath::Config(_) => Some(XDG_CONFIG_HOME),
+            UserPath::Home(_) => None,
+        }
+    }
+}
+
+const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+
+fn join(base: &Path, rel: &str) -> PathBuf {
+    if rel.is_empty() {
+        base.to_path_buf()
+    } else {
+        base.join(rel)
+    }
+}
+
+/// The transport label a host wants in `type`, per transport. `None` means "do not write
+/// `type`": the host infers the transport from `command`/`url` or negotiates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransportTypes {
+    pub stdio: Option<&'static str>,
+    /// Streamable HTTP.
+    pub http: Option<&'static str>,
+    /// Legacy HTTP+SSE.
+    pub sse: Option<&'static str>,
+    /// Whether the host can reach a legacy SSE server at all; if not, an SSE server cannot be
+    /// installed there (Codex speaks streamable HTTP only).
+    pub speaks_sse: bool,
+}
+
+/// Everything dotpack needs to know about one host beyond the concept table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostAdapter {
+    /// A host id of [`crate::concepts::HOSTS`].
+    pub id: &'static str,
+    pub format: FileFormat,
+    /// Key path of the object (table) that maps server names to entries.
+    pub container: &'static [&'static str],
+    /// Relative to the project root; `None` when the host has no project scope.
+    pub project_file: Option<&'static str>,
+    /// `None` when the host has no user scope.
+    pub user_file: Option<UserPath>,
+    /// Paths relative to the project root whose presence means the project uses this host.
+    pub project_markers: &'static [&'static str],
+    /// Locations whose presence means the user has this host installed.
+    pub user_markers: &'static [UserPath],
+    /// How `{{env.X}}` is written in this host's values.
+    pub env_syntax: EnvSyntax,
+    pub transport_types: TransportTypes,
+}
+
+/// Every host dotpack can write, in the order of `reference/hosts.md`.
+pub static ADAPTERS: &[HostAdapter] = &[
+    claude_code::ADAPTER,
+    gemini_cli::ADAPTER,
+    codex::ADAPTER,
+    cursor::ADAPTER,
+    vscode::ADAPTER,
+];
+
+/// The adapter of host `id`.
+pub fn adapter(id: &str) -> Option<&'static HostAdapter> {
+    ADAPTERS.iter().find(|a| a.id == id)
+}
+
+impl HostAdapter {
+    /// How messages name the host ("Claude Code"), from the concept table's host list.
+    pub fn name(&self) -> &'static str {
+        crate::concepts::host_info(self.id).map_or(self.id, |h| h.display_name)
+    }
+
+    /// The target file at `scope`, or `None` when the host has no file at that scope.
+    pub fn path(&self, scope: Scope, project_root: &Path, env: &HostEnv) -> Option<PathBuf> {
+        match scope {
+            Scope::Project => self.project_file.map(|f| project_root.join(f)),
+            Scope::User => self.user_file.map(|u| u.resolve(env)),
+        }
+    }
+
+    /// Whether this host appears to be in use at `scope`: its target file or one of its markers
+    /// exists. `dotpack init` proposes the detected hosts; nothing else depends on it.
+    pub fn detected(&self, scope: Scope, project_root: &Path, env: &HostEnv) -> bool {
+        if self
+            .path(scope, project_root, env)
+            .is_some_and(|p| p.exists())
+        {
+            return true;
+        }
+        match scope {
+            Scope::Project => self
+                .project_markers
+                .iter()
+                .any(|m| project_root.join(m).exists()),
+            Scope::User => self.user_markers.iter().any(|m| m.resolve(env).exists()),
+        }
+    }
+}
+
+/// The parts of the process environment that decide where host files live. Built once at the
+/// edge ([`HostEnv::from_env`]) so nothing deeper reads environment variables, and faked in tests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostEnv {
+    pub home: PathBuf,
+    /// Directory overrides by variable name (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`,
+    /// `XDG_CONFIG_HOME`); only variables some adapter honours, only when set and non-empty.
+    pub vars: BTreeMap<String, PathBuf>,
+}
+
+/// Why the host environment cannot be determined.
+#[derive(Debug, thiserror::Error)]
+pub enum HostEnvError {
+    #[error("cannot find your home directory: set HOME (USERPROFILE on Windows)")]
+    NoHome,
+}
+
+impl HostEnv {
+    /// A home directory with no overrides.
+    pub fn new(home: impl Into<PathBuf>) -> Self {
+        HostEnv {
+            home: home.into(),
+            vars: BTreeMap::new(),
+        }
+    }
+
+    /// The same environment with `var` set to `dir`.
+    pub fn with_var(mut self, var: &str, dir: impl Into<PathBuf>) -> Self {
+        self.vars.insert(var.to_string(), dir.into());
+        self
+    }
+
+    /// Reads HOME and the directory variables the adapters honour from the process environment.
+    pub fn from_env() -> Result<Self, HostEnvError> {
+        Self::from_lookup(|name| std::env::var_os(name).map(PathBuf::from))
+    }
+
+    /// [`HostEnv::from_env`] over any lookup: empty values count as unset, and a relative
+    /// `XDG_CONFIG_HOME` is ignored as the XDG base directory spec requires.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<PathBuf>) -> Result<Self, HostEnvError> {
+        let get = |name: &str| lookup(name).filter(|p| !p.as_os_str().is_empty());
+        let home = get("HOME")
+            .or_else(|| get("USERPROFILE"))
+            .ok_or(HostEnvError::NoHome)?;
+        let mut env = HostEnv::new(home);
+        let honoured = ADAPTERS
+            .iter()
+            .flat_map(|a| a.user_file.iter().chain(a.user_markers))
+            .filter_map(UserPath::var);
+        for var in honoured {
+            if let Some(dir) = get(var)
+                && (var != XDG_CONFIG_HOME || dir.is_absolute())
+            {
+                env.vars.insert(var.to_string(), dir);
+            }
+        }
+        Ok(env)
+    }
+
+    /// The per-user config directory ([`UserPath::Config`]).
+    pub fn config_dir(&self) -> PathBuf {
+        if cfg!(target_os = "macos") {
+            return self.home.join("Library/Application Support");
+        }
+        match self.vars.get(XDG_CONFIG_HOME) {
+            Some(dir) => dir.clone(),
+            None => self.home.join(".config"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod fixtures;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,195 @@
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::concepts::{concept_of, is_known_host};
+
+fn fake_env() -> HostEnv {
+    HostEnv::new("/home/u")
+}
+
+fn paths(id: &str, env: &HostEnv) -> (Option<PathBuf>, Option<PathBuf>) {
+    let a = adapter(id).unwrap();
+    (
+        a.path(Scope::Project, Path::new("/p"), env),
+        a.path(Scope::User, Path::new("/p"), env),
+    )
+}
+
+fn some(p: &str) -> Option<PathBuf> {
+    Some(PathBuf::from(p))
+}
+
+#[test]
+fn every_adapter_is_a_known_host_listed_once() {
+    let mut seen = std::collections::BTreeSet::new();
+    for a in ADAPTERS {
+        assert!(is_known_host(a.id), "{} is not in the concept table", a.id);
+        assert!(seen.insert(a.id), "{} listed twice", a.id);
+        assert_eq!(adapter(a.id), Some(a));
+    }
+    assert_eq!(adapter("no-such-host"), None);
+    assert_eq!(adapter("claude-code").unwrap().name(), "Claude Code");
+}
+
+#[test]
+fn transport_labels_agree_with_the_concept_table() {
+    let type_concept = concept_of("type").unwrap();
+    for a in ADAPTERS {
+        let t = a.transport_types;
+        let writes_type = t.stdio.or(t.http).or(t.sse).is_some();
+        assert_eq!(
+            writes_type,
+            type_concept.supported_on(a.id),
+            "{}: transport labels vs concept table",
+            a.id
+        );
+        if !t.speaks_sse {
+            assert_eq!(t.sse, None, "{}", a.id);
+        }
+    }
+}
+
+#[test]
+fn claude_code_paths_never_use_settings_json() {
+    let env = fake_env();
+    assert_eq!(
+        paths("claude-code", &env),
+        (some("/p/.mcp.json"), some("/home/u/.claude.json"))
+    );
+    let moved = fake_env().with_var("CLAUDE_CONFIG_DIR", "/cfg/claude");
+    assert_eq!(
+        paths("claude-code", &moved).1,
+        some("/cfg/claude/.claude.json")
+    );
+    for a in ADAPTERS.iter().filter(|a| a.id == "claude-code") {
+        assert!(!a.project_file.unwrap().contains("settings.json"));
+    }
+}
+
+#[test]
+fn codex_user_file_follows_codex_home() {
+    assert_eq!(
+        paths("codex", &fake_env()),
+        (
+            some("/p/.codex/config.toml"),
+            some("/home/u/.codex/config.toml")
+        )
+    );
+    let env = fake_env().with_var("CODEX_HOME", "/srv/codex");
+    assert_eq!(paths("codex", &env).1, some("/srv/codex/config.toml"));
+}
+
+#[test]
+fn gemini_and_cursor_paths() {
+    let env = fake_env();
+    assert_eq!(
+        paths("gemini-cli", &env),
+        (
+            some("/p/.gemini/settings.json"),
+            some("/home/u/.gemini/settings.json")
+        )
+    );
+    assert_eq!(
+        paths("cursor", &env),
+        (
+            some("/p/.cursor/mcp.json"),
+            some("/home/u/.cursor/mcp.json")
+        )
+    );
+}
+
+#[test]
+#[cfg(not(target_os = "macos"))]
+fn vscode_user_file_follows_xdg_config_home() {
+    assert_eq!(
+        paths("vscode", &fake_env()),
+        (
+            some("/p/.vscode/mcp.json"),
+            some("/home/u/.config/Code/User/mcp.json")
+        )
+    );
+    let env = fake_env().with_var("XDG_CONFIG_HOME", "/xdg");
+    assert_eq!(paths("vscode", &env).1, some("/xdg/Code/User/mcp.json"));
+}
+
+#[test]
+fn containers_and_formats() {
+    let shape = |id| {
+        let a = adapter(id).unwrap();
+        (a.container, a.format)
+    };
+    assert_eq!(
+        shape("claude-code"),
+        (&["mcpServers"][..], FileFormat::Json)
+    );
+    assert_eq!(
+        shape("gemini-cli"),
+        (&["mcpServers"][..], FileFormat::Jsonc)
+    );
+    assert_eq!(shape("codex"), (&["mcp_servers"][..], FileFormat::Toml));
+    assert_eq!(shape("cursor"), (&["mcpServers"][..], FileFormat::Jsonc));
+    assert_eq!(shape("vscode"), (&["servers"][..], FileFormat::Jsonc));
+}
+
+#[test]
+fn from_lookup_reads_only_honoured_vars_and_skips_empty_or_relative() {
+    let vars = [
+        ("HOME", "/home/u"),
+        ("CODEX_HOME", "/c"),
+        ("CLAUDE_CONFIG_DIR", ""),
+        ("XDG_CONFIG_HOME", "relative/dir"),
+        ("UNRELATED", "/x"),
+    ];
+    let env = HostEnv::from_lookup(|name| {
+        vars.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| PathBuf::from(v))
+    })
+    .unwrap();
+    assert_eq!(env, HostEnv::new("/home/u").with_var("CODEX_HOME", "/c"));
+    assert!(matches!(
+        HostEnv::from_lookup(|_| None),
+        Err(HostEnvError::NoHome)
+    ));
+}
+
+#[test]
+fn detection_uses_target_files_and_markers() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let env = HostEnv::new(home.path());
+    let root = project.path();
+    for a in ADAPTERS {
+        assert!(!a.detected(Scope::Project, root, &env), "{}", a.id);
+        assert!(!a.detected(Scope::User, root, &env), "{}", a.id);
+    }
+    std::fs::write(root.join(".mcp.json"), "{}").unwrap();
+    std::fs::create_dir_all(root.join(".codex")).unwrap();
+    std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+    std::fs::write(home.path().join(".claude.json"), "{}").unwrap();
+    let detected = |scope| {
+        ADAPTERS
+            .iter()
+            .filter(|a| a.detected(scope, root, &env))
+            .map(|a| a.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(detected(Scope::Project), ["claude-code", "codex"]);
+    assert_eq!(detected(Scope::User), ["claude-code", "gemini-cli"]);
+
+    let codex_home = tempfile::tempdir().unwrap();
+    let moved = env.clone().with_var("CODEX_HOME", codex_home.path());
+    assert!(
+        adapter("codex")
+            .unwrap()
+            .detected(Scope::User, root, &moved)
+    );
+}
+
+#[test]
+fn scope_parses_and_prints_lowercase() {
+    use clap::ValueEnum;
+    assert_eq!(Scope::from_str("user", false), Ok(Scope::User));
+    assert_eq!(Scope::Project.to_string(), "project");
+    assert_eq!(serde_json::to_string(&Scope::User).unwrap(), "\"user\"");
+}

@@ -1,0 +1,936 @@
+//! Translation of one canonical server into one host's entry shape.
+//!
+//! Which fields a host can express, and how it spells them, comes from the concept table
+//! ([`crate::concepts`]); the adapter ([`crate::hosts::HostAdapter`]) adds only its environment
+//! reference syntax and its transport labels. The result is a JSON value even for TOML hosts: the
+//! format backend turns it into the file's own syntax.
+//!
+//! For each extension field, in order:
+//! 1. the host has a spelling for it: written under that name, converted by its [`Form`]
+//!    (units, inverted booleans, nested paths), and recorded in [`Translation::renamed`] when the
+//!    name differs (`enabled_tools` → Gemini `includeTools`);
+//! 2. the host can say the same thing another way: env forwarding on hosts without interpolation
+//!    (Codex `env_vars`, `env_http_headers`, `bearer_token_env_var`), or the reverse on hosts that
+//!    interpolate (`bearer_token_env_var` → `headers.Authorization = "Bearer ${X}"`);
+//! 3. otherwise a lossy concept becomes a [`Dropped`] for the planner to gate, and a concept whose
+//!    loss changes nothing at runtime (`type`, `description`) is left out silently.
+//!
+//! Nothing is guessed: a value the host can neither express nor safely drop (an `{{env.X}}` inside
+//! `args` on Codex) is a [`TranslateError`] whose message says the fix.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
+use crate::hosts::HostAdapter;
+use crate::manifest::Server;
+use crate::template::{EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref};
+
+/// One server in one host's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Translation {
+    /// A JSON object; keys in the order hosts document them: `type`, `command`, `args`, `env`,
+    /// `url`, headers, then the rest in concept-table order. Equal inputs give equal output.
+    pub entry: Value,
+    /// Fields the host cannot express, in the server's (sorted) field order.
+    pub dropped: Vec<Dropped>,
+    /// `(canonical field, host field)` for every value written under another name, including
+    /// env references forwarded by name (`env.TOKEN` → `env_vars`).
+    pub renamed: Vec<(String, String)>,
+}
+
+/// A lossy field left out because the host cannot express it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    /// Canonical name (`enabled_tools`).
+    pub field: String,
+    /// Concept id, or `"unknown"` for a field outside the concept table.
+    pub concept: &'static str,
+    /// Dropping it weakens security: the planner needs it named in `--allow-lossy=FIELD`.
+    /// Unknown fields count as security-relevant, the safe assumption.
+    pub security: bool,
+    /// Host ids that can express it, to suggest where the server keeps its meaning.
+    pub supported_on: Vec<&'static str>,
+}
+
+/// Why a server cannot be written for a host.
+#[derive(Debug, thiserror::Error)]
+pub enum TranslateError {
+    #[error("`{field}`: {source}")]
+    Template {
+        field: String,
+        #[source]
+        source: TemplateError,
+    },
+    #[error("{host} cannot express `{field}`: {reason}")]
+    Unsupported {
+        host: &'static str,
+        field: String,
+        reason: String,
+    },
+    #[error("invalid transport: {reason}")]
+    Transport { reason: String },
+}
+
+/// Translates `server` for `host`, rendering templates with `props`.
+pub fn translate(
+    host: &HostAdapter,
+    server: &Server,
+    props: &Props,
+) -> Result<Translation, TranslateError> {
+    let mut t = Translator {
+        host,
+        props,
+        items: Vec::new(),
+        dropped: Vec::new(),
+        renamed: Vec::new(),
+    };
+    let transport = transport_of(server)?;
+    check_transport_fields(server, transport)?;
+    t.transport_label(transport)?;
+    t.core(server)?;
+    for (field, value) in &server.extensions {
+        t.extension(server, field, value)?;
+    }
+    let entry = t.entry()?;
+    Ok(Translation {
+        entry,
+        dropped: t.dropped,
+        renamed: t.renamed,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Transport {
+    Stdio,
+    Http,
+    Sse,
+}
+
+/// The transport: `command` or `url` decides, `type` may only refine `url` to SSE.
+fn transport_of(server: &Server) -> Result<Transport, TranslateError> {
+    let label = match server.extensions.get("type") {
+        None => None,
+        Some(toml::Value::String(s)) => Some(s.as_str()),
+        Some(_) => return Err(transport_error("`type` must be a string such as \"http\"")),
+    };
+    match (server.command.is_some(), server.url.is_some(), label) {
+        (true, true, _) => Err(transport_error(
+            "the server has both `command` and `url`: keep exactly one",
+        )),
+        (false, false, _) => Err(transport_error(
+            "the server has neither `command` (stdio) nor `url` (HTTP): add one",
+        )),
+        (true, false, None | Some("stdio")) => Ok(Transport::Stdio),
+        (false, true, None | Some("http" | "streamable-http")) => Ok(Transport::Http),
+        (false, true, Some("sse")) => Ok(Transport::Sse),
+        (stdio, _, Some(label)) => Err(transport_error(&format!(
+            "`type = \"{label}\"` does not fit a server with `{}`: remove `type` or correct it",
+            if stdio { "command" } else { "url" }
+        ))),
+    }
+}
+
+/// Fields that only mean something for a process (stdio) or for a connection (HTTP).
+const STDIO_ONLY: &[&str] = &["args", "env", "cwd", "env_file"];
+const HTTP_ONLY: &[&str] = &[
+    "http_headers",
+    "env_http_headers",
+    "bearer_token_env_var",
+    "headers_helper",
+];
+
+/// A field of the other transport is an author's mistake that some hosts refuse to load (Codex:
+/// "env is not supported for streamable_http"), so it is reported rather than written.
+fn check_transport_fields(server: &Server, transport: Transport) -> Result<(), TranslateError> {
+    let present = |f: &&&str| match **f {
+        "args" => server.args.is_some(),
+        "env" => !server.env.is_empty(),
+        f => server.extensions.contains_key(f),
+    };
+    let (wrong, kind) = match transport {
+        Transport::Stdio => (HTTP_ONLY.iter().find(present), "local (stdio)"),
+        Transport::Http | Transport::Sse => (STDIO_ONLY.iter().find(present), "remote"),
+    };
+    match wrong {
+        Some(field) => Err(transport_error(&format!(
+            "`{field}` does not apply to a {kind} server: remove it"
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn transport_error(reason: &str) -> TranslateError {
+    TranslateError::Transport {
+        reason: reason.to_string(),
+    }
+}
+
+/// Canonical fields that lead an entry, in the order host docs show them; everything else follows
+/// in concept-table order.
+const LEADING: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "env_vars",
+    "url",
+    "http_headers",
+];
+
+fn rank(canonical: &str) -> usize {
+    LEADING
+        .iter()
+        .position(|f| *f == canonical)
+        .unwrap_or_else(|| {
+            LEADING.len()
+                + CONCEPTS
+                    .iter()
+                    .position(|c| c.canonical_fields().any(|f| f == canonical))
+                    .unwrap_or(CONCEPTS.len())
+        })
+}
+
+/// One value bound for the entry, under a (possibly dotted) host key.
+struct Item {
+    rank: usize,
+    key: String,
+    value: Value,
+}
+
+struct Translator<'a> {
+    host: &'a HostAdapter,
+    props: &'a Props,
+    items: Vec<Item>,
+    dropped: Vec<Dropped>,
+    renamed: Vec<(String, String)>,
+}
+
+impl Translator<'_> {
+    fn unsupported(&self, field: &str, reason: String) -> TranslateError {
+        TranslateError::Unsupported {
+            host: self.host.name(),
+            field: field.to_string(),
+            reason,
+        }
+    }
+
+    /// How the host spells `canonical`, from the concept table.
+    fn spelling(&self, canonical: &str) -> Option<&'static HostField> {
+        concept_of(canonical)?.writable_field(self.host.id)
+    }
+
+    fn required_spelling(&self, canonical: &str) -> Result<&'static HostField, TranslateError> {
+        self.spelling(canonical).ok_or_else(|| {
+            self.unsupported(
+                canonical,
+                format!(
+                    "{} has no such field; remove it from the project's hosts for this server",
+                    self.host.id
+                ),
+            )
+        })
+    }
+
+    /// Renders one string for the host. `fix` completes the message when the host cannot
+    /// interpolate an environment reference here.
+    fn render(&self, field: &str, s: &str, fix: &str) -> Result<String, TranslateError> {
+        render_for_host(s, self.props, self.host.env_syntax).map_err(|source| match source {
+            TemplateError::EnvUnsupported(var) => self.unsupported(
+                field,
+                format!(
+                    "it reads environment variables only by name, not inside a value \
+                     (`{{{{env.{var}}}}}`): {fix}"
+                ),
+            ),
+            source => TranslateError::Template {
+                field: field.to_string(),
+                source,
+            },
+        })
+    }
+
+    /// Queues `value` under `key`; a second value for the same key is merged (headers from
+    /// `http_headers` and from `env_http_headers`), and a real conflict is an error.
+    fn put(&mut self, canonical: &str, key: &str, value: Value) -> Result<(), TranslateError> {
+        if let Some(i) = self.items.iter().position(|i| i.key == key) {
+            return merge(&mut self.items[i].value, value).map_err(|()| {
+                self.unsupported(
+                    key,
+                    format!(
+                        "`{canonical}` sets `{key}` to a value another field already set \
+                         differently: keep one of them"
+                    ),
+                )
+            });
+        }
+        self.items.push(Item {
+            rank: rank(canonical),
+            key: key.to_string(),
+            value,
+        });
+        Ok(())
+    }
+
+    fn rename(&mut self, canonical: impl Into<String>, host_field: impl Into<String>) {
+        self.renamed.push((canonical.into(), host_field.into()));
+    }
+
+    fn transport_label(&mut self, transport: Transport) -> Result<(), TranslateError> {
+        let types = self.host.transport_types;
+        let label = match transport {
+            Transport::Stdio => types.stdio,
+            Transport::Http => types.http,
+            Transport::Sse if !types.speaks_sse => {
+                return Err(self.unsupported(
+                    "type",
+                    "it speaks streamable HTTP only, and this server is legacy SSE \
+                     (`type = \"sse\"`): point `url` at the server's streamable HTTP endpoint \
+                     and remove `type`, or remove this host from the project's hosts"
+                        .to_string(),
+                ));
+            }
+            Transport::Sse => types.sse,
+        };
+        if let (Some(label), Some(hf)) = (label, self.spelling("type")) {
+            self.put("type", hf.field, Value::from(label))?;
+        }
+        Ok(())
+    }
+
+    fn core(&mut self, server: &Server) -> Result<(), TranslateError> {
+        if let Some(command) = &server.command {
+            let hf = self.required_spelling("command")?;
+            let mut value = Value::from(self.render("command", command, NO_ENV_IN_ARGS)?);
+            if hf.form == Form::CommandArray {
+                let mut all = vec![value];
+                all.extend(self.args(server)?);
+                value = Value::Array(all);
+            }
+            self.core_field("command", hf, value)?;
+            if hf.form != Form::CommandArray && server.args.is_some() {
+                let hf = self.required_spelling("args")?;
+                let args = Value::Array(self.args(server)?);
+                self.core_field("args", hf, args)?;
+            }
+        }
+        if !server.env.is_empty() {
+            self.env(&server.env)?;
+        }
+        if let Some(url) = &server.url {
+            let hf = self.required_spelling("url")?;
+            let value = Value::from(self.render("url", url, NO_ENV_IN_URL)?);
+            self.core_field("url", hf, value)?;
+        }
+        Ok(())
+    }
+
+    fn core_field(
+        &mut self,
+        canonical: &str,
+        hf: &HostField,
+        value: Value,
+    ) -> Result<(), TranslateError> {
+        if hf.field != canonical {
+            self.rename(canonical, hf.field);
+        }
+        self.put(canonical, hf.field, value)
+    }
+
+    fn args(&self, server: &Server) -> Result<Vec<Value>, TranslateError> {
+        let args = server.args.as_deref().unwrap_or_default();
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let field = format!("args[{i}]");
+                Ok(Value::from(self.render(&field, a, NO_ENV_IN_ARGS)?))
+            })
+            .collect()
+    }
+
+    /// `env`: rendered in the host's syntax, or, on a host without interpolation, a value that is
+    /// exactly `{{env.KEY}}` under key `KEY` is forwarded by name (Codex `env_vars`).
+    fn env(&mut self, env: &BTreeMap<String, String>) -> Result<(), TranslateError> {
+        let env_field = self.required_spelling("env")?;
+        let mut literal = Map::new();
+        for (key, raw) in env {
+            let field = format!("env.{key}");
+            if self.host.env_syntax == EnvSyntax::None
+                && let Some(var) = sole_env_ref(raw, self.props)
+            {
+                self.forward_env_var(&field, key, var)?;
+                continue;
+            }
+            let fix = format!(
+                "make the whole value `{{{{env.{key}}}}}` so it is forwarded from your \
+                 environment under the same name, or write a literal value"
+            );
+            literal.insert(key.clone(), Value::from(self.render(&field, raw, &fix)?));
+        }
+        if !literal.is_empty() {
+            self.core_field("env", env_field, Value::Object(literal))?;
+        }
+        Ok(())
+    }
+
+    fn forward_env_var(
+        &mut self,
+        field: &str,
+        key: &str,
+        var: String,
+    ) -> Result<(), TranslateError> {
+        if var != key {
+            return Err(self.unsupported(
+                field,
+                format!(
+                    "it cannot interpolate and forwards a variable only under its own name, but \
+                     `{key}` would be read from `{var}`: write `{key} = \"{{{{env.{key}}}}}\"` \
+                     and set {key} in your environment, or remove this host from the project's \
+                     hosts"
+                ),
+            ));
+        }
+        let hf = self.forwarding_field("env_vars", field)?;
+        self.rename(field, hf.field);
+        self.put("env_vars", hf.field, Value::Array(vec![Value::from(var)]))
+    }
+
+    fn forwarding_field(
+        &self,
+        canonical: &str,
+        field: &str,
+    ) -> Result<&'static HostField, TranslateError> {
+        self.spelling(canonical).ok_or_else(|| {
+            self.unsupported(
+                field,
+                "it has neither interpolation nor a way to forward environment variables: \
+                 write a literal value, or remove this host from the project's hosts"
+                    .to_string(),
+            )
+        })
+    }
+
+    fn extension(
+        &mut self,
+        server: &Server,
+        field: &str,
+        value: &toml::Value,
+    ) -> Result<(), TranslateError> {
+        if field == "type" {
+            return Ok(()); // written from the transport, see `transport_label`
+        }
+        let Some(concept) = concept_of(field) else {
+            self.dropped.push(Dropped {
+                field: field.to_string(),
+                concept: "unknown",
+                security: true,
+                supported_on: Vec::new(),
+            });
+            return Ok(());
+        };
+        if field != concept.field && server.extensions.contains_key(concept.field) {
+            return Ok(()); // `startup_timeout_sec` wins over `startup_timeout_ms`
+        }
+        if field == "http_headers" && self.host.env_syntax == EnvSyntax::None {
+            return self.forwarded_headers(value);
+        }
+        match concept.writable_field(self.host.id) {
+            Some(hf) => self.write(concept, field, hf, value),
+            None if self.interpolated(field, value)? => Ok(()),
+            None if concept.lossy => {
+                self.dropped.push(dropped(concept, field));
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Writes an extension the host has a field for, converting by its [`Form`].
+    fn write(
+        &mut self,
+        concept: &Concept,
+        field: &str,
+        hf: &HostField,
+        value: &toml::Value,
+    ) -> Result<(), TranslateError> {
+        let mut json = self.json(field, value)?;
+        match hf.form {
+            Form::Same | Form::Millis | Form::Seconds | Form::Nested => {
+                let host_unit = match hf.form {
+                    Form::Millis => Some(Unit::Millis),
+                    Form::Seconds => Some(Unit::Seconds),
+                    _ => canonical_unit(concept.field),
+                };
+                if let (Some(from), Some(to)) = (canonical_unit(field), host_unit) {
+                    json = convert(json, from, to);
+                }
+            }
+            Form::Inverted => match json {
+                Value::Bool(b) => json = Value::Bool(!b),
+                _ => return Err(self.unsupported(field, "it must be a boolean".to_string())),
+            },
+            Form::Values | Form::CommandArray | Form::Legacy => {
+                return Err(self.unsupported(
+                    field,
+                    format!(
+                        "its `{}` has a shape of its own that dotpack cannot convert yet: remove \
+                         `{field}` from the server and set it in the host's file by hand, or \
+                         remove this host from the project's hosts",
+                        hf.field
+                    ),
+                ));
+            }
+        }
+        if hf.field != field {
+            self.rename(field, hf.field);
+        }
+        self.put(field, hf.field, json)
+    }
+
+    /// Canonical `http_headers` on a host without interpolation: a value that is exactly
+    /// `{{env.X}}` becomes `env_http_headers`, `Authorization = "Bearer {{env.X}}"` becomes
+    /// `bearer_token_env_var`, literal values stay headers.
+    fn forwarded_headers(&mut self, value: &toml::Value) -> Result<(), TranslateError> {
+        let Some(headers) = value.as_table() else {
+            return Err(self.unsupported("http_headers", "it must be a table".to_string()));
+        };
+        let mut literal = Map::new();
+        for (name, raw) in headers {
+            let field = format!("http_headers.{name}");
+            let Some(raw) = raw.as_str() else {
+                return Err(self.unsupported(&field, "header values are strings".to_string()));
+            };
+            if let Some(var) = sole_env_ref(raw, self.props) {
+                let hf = self.forwarding_field("env_http_headers", &field)?;
+                self.rename(&field, format!("{}.{name}", hf.field));
+                let mut map = Map::new();
+                map.insert(name.clone(), Value::from(var));
+                self.put("env_http_headers", hf.field, Value::Object(map))?;
+                continue;
+            }
+            if name.eq_ignore_ascii_case("authorization")
+                && let Some(var) = bearer_env_ref(raw, self.props)
+            {
+                let hf = self.forwarding_field("bearer_token_env_var", &field)?;
+                self.rename(&field, hf.field);
+                self.put("bearer_token_env_var", hf.field, Value::from(var))?;
+                continue;
+            }
+            literal.insert(
+                name.clone(),
+                Value::from(self.render(&field, raw, NO_ENV_IN_HEADER)?),
+            );
+        }
+        if !literal.is_empty() {
+            let hf = self.required_spelling("http_headers")?;
+            if hf.field != "http_headers" {
+                self.rename("http_headers", hf.field);
+            }
+            self.put("http_headers", hf.field, Value::Object(literal))?;
+        }
+        Ok(())
+    }
+
+    /// The reverse of forwarding: on a host that interpolates, "read this from the environment"
+    /// fields become references in ordinary values. Returns whether `field` was written.
+    fn interpolated(&mut self, field: &str, value: &toml::Value) -> Result<bool, TranslateError> {
+        if self.host.env_syntax == EnvSyntax::None {
+            return Ok(false);
+        }
+        let (target, entries) = match field {
+            "bearer_token_env_var" => {
+                let Some(var) = value.as_str().filter(|v| is_env_name(v)) else {
+                    return Ok(false);
+                };
+                let header = format!("Bearer {{{{env.{var}}}}}");
+                ("http_headers", vec![("Authorization".to_string(), header)])
+            }
+            "env_http_headers" => {
+                let Some(table) = value.as_table() else {
+                    return Ok(false);
+                };
+                let mut entries = Vec::new();
+                for (name, var) in table {
+                    let Some(var) = var.as_str().filter(|v| is_env_name(v)) else {
+                        return Ok(false);
+                    };
+                    entries.push((name.clone(), format!("{{{{env.{var}}}}}")));
+                }
+                ("http_headers", entries)
+            }
+            "env_vars" => {
+                let Some(list) = value.as_array() else {
+                    return Ok(false);
+                };
+                let mut entries = Vec::new();
+                for item in list {
+                    // `source = "remote"` lives in a remote secret store: no local equivalent.
+                    let Some(var) = local_env_var(item) else {
+                        return Ok(false);
+                    };
+                    entries.push((var.to_string(), format!("{{{{env.{var}}}}}")));
+                }
+                ("env", entries)
+            }
+            _ => return Ok(false),
+        };
+        let Some(hf) = self.spelling(target) else {
+            return Ok(false);
+        };
+        let mut map = Map::new();
+        for (name, template) in entries {
+            let rendered = self.render(&format!("{field}.{name}"), &template, "")?;
+            map.insert(name, Value::from(rendered));
+        }
+        self.rename(field, hf.field);
+        self.put(target, hf.field, Value::Object(map))?;
+        Ok(true)
+    }
+
+    /// A canonical value as JSON, every string rendered for the host.
+    fn json(&self, field: &str, value: &toml::Value) -> Result<Value, TranslateError> {
+        Ok(match value {
+            toml::Value::String(s) => Value::from(self.render(field, s, NO_ENV_IN_FIELD)?),
+            toml::Value::Integer(i) => Value::from(*i),
+            toml::Value::Float(f) => number(*f)
+                .ok_or_else(|| self.unsupported(field, "it must be a finite number".into()))?,
+            toml::Value::Boolean(b) => Value::Bool(*b),
+            toml::Value::Datetime(d) => Value::from(d.to_string()),
+            toml::Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| self.json(&format!("{field}[{i}]"), v))
+                    .collect::<Result<_, _>>()?,
+            ),
+            toml::Value::Table(table) => Value::Object(
+                table
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), self.json(&format!("{field}.{k}"), v)?)))
+                    .collect::<Result<_, TranslateError>>()?,
+            ),
+        })
+    }
+
+    /// The entry: items in rank order, dotted keys (`tools.include`) as nested objects.
+    fn entry(&mut self) -> Result<Value, TranslateError> {
+        self.items.sort_by_key(|i| i.rank);
+        let mut entry = Map::new();
+        for item in std::mem::take(&mut self.items) {
+            let mut path = item.key.split('.').peekable();
+            let mut map = &mut entry;
+            while let Some(segment) = path.next() {
+                if path.peek().is_none() {
+                    let slot = map.entry(segment).or_insert(Value::Null);
+                    if slot.is_null() {
+                        *slot = item.value;
+                    } else if merge(slot, item.value).is_err() {
+                        return Err(self.unsupported(&item.key, CONFLICT.to_string()));
+                    }
+                    break;
+                }
+                let next = map
+                    .entry(segment)
+                    .or_insert_with(|| Value::Object(Map::new()));
+                let Value::Object(next) = next else {
+                    return Err(self.unsupported(&item.key, CONFLICT.to_string()));
+                };
+                map = next;
+            }
+        }
+        Ok(Value::Object(entry))
+    }
+}
+
+const CONFLICT: &str = "two fields of the server set it differently: keep one of them";
+const NO_ENV_IN_ARGS: &str = "pass it through `env` instead (a value that is exactly \
+    `{{env.X}}` under key X is forwarded by name) and let the server read it, or start the server \
+    through a shell (`command = \"sh\"`, `args = [\"-c\", \"exec server --flag \\\"$X\\\"\"]`)";
+const NO_ENV_IN_URL: &str = "write the URL literally and send secrets in a header \
+    (`Authorization = \"Bearer {{env.X}}\"` or a header whose value is exactly `{{env.X}}`)";
+const NO_ENV_IN_HEADER: &str = "make the whole value `{{env.X}}` (sent from env var X as is) \
+    or write `Authorization = \"Bearer {{env.X}}\"`";
+const NO_ENV_IN_FIELD: &str = "write a literal value, or remove this host from the project's hosts";
+
+fn dropped(concept: &Concept, field: &str) -> Dropped {
+    let mut supported_on: Vec<&'static str> = Vec::new();
+    for h in concept.hosts.iter().filter(|h| h.form != Form::Legacy) {
+        if !supported_on.contains(&h.host) {
+            supported_on.push(h.host);
+        }
+    }
+    Dropped {
+        field: field.to_string(),
+        concept: concept.id,
+        security: concept.security,
+        supported_on,
+    }
+}
+
+/// Merges `new` into `old`: objects key by key, lists as a union, equal scalars as one.
+fn merge(old: &mut Value, new: Value) -> Result<(), ()> {
+    match (old, new) {
+        (Value::Object(old), Value::Object(new)) => {
+            for (k, v) in new {
+                match old.get_mut(&k) {
+                    Some(existing) => merge(existing, v)?,
+                    None => {
+                        old.insert(k, v);
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(old), Value::Array(new)) => {
+            for v in new {
+                if !old.contains(&v) {
+                    old.push(v);
+                }
+            }
+            Ok(())
+        }
+        (old, new) if *old == new => Ok(()),
+        _ => Err(()),
+    }
+}
+
+/// `Bearer {{env.X}}` → `X`.
+fn bearer_env_ref(raw: &str, props: &Props) -> Option<String> {
+    let scheme = raw.get(..7)?;
+    if !scheme.eq_ignore_ascii_case("bearer ") {
+        return None;
+    }
+    sole_env_ref(raw[7..].trim_start(), props)
+}
+
+/// A Codex `env_vars` item read locally: `"X"` or `{ name = "X" }` without `source = "remote"`.
+fn local_env_var(item: &toml::Value) -> Option<&str> {
+    let name = match item {
+        toml::Value::String(s) => s.as_str(),
+        toml::Value::Table(t) => {
+            if t.get("source").and_then(toml::Value::as_str) == Some("remote") {
+                return None;
+            }
+            t.get("name")?.as_str()?
+        }
+        _ => return None,
+    };
+    is_env_name(name).then_some(name)
+}
+
+/// A name that is safe to splice into a template: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    Millis,
+    Seconds,
+}
+
+/// The unit of a canonical duration spelling. The table states units in prose only (`timeout`
+/// is "in milliseconds", `connect_timeout` "in seconds"); suffixes say it for the rest.
+fn canonical_unit(field: &str) -> Option<Unit> {
+    if field.ends_with("_ms") || field == "timeout" {
+        Some(Unit::Millis)
+    } else if field.ends_with("_sec") || field == "connect_timeout" {
+        Some(Unit::Seconds)
+    } else {
+        None
+    }
+}
+
+fn convert(value: Value, from: Unit, to: Unit) -> Value {
+    let Some(n) = value.as_f64() else {
+        return value;
+    };
+    let n = match (from, to) {
+        (Unit::Millis, Unit::Seconds) => n / 1000.0,
+        (Unit::Seconds, Unit::Millis) => n * 1000.0,
+        _ => return value,
+    };
+    number(n).unwrap_or(value)
+}
+
+/// A JSON number, an integer whenever the value is integral (`30`, not `30.0`).
+fn number(n: f64) -> Option<Value> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: larger floats are not exact integers
+    if n.is_finite() && n.fract() == 0.0 && n.abs() < EXACT {
+        #[allow(clippy::cast_possible_truncation)]
+        return Some(Value::from(n as i64));
+    }
+    serde_json::Number::from_f64(n).map(Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::hosts::{FileFormat, TransportTypes, adapter};
+
+    fn server(toml: &str) -> Server {
+        toml::from_str(toml).unwrap()
+    }
+
+    fn on(host: &str, toml: &str) -> Result<Translation, TranslateError> {
+        translate(adapter(host).unwrap(), &server(toml), &Props::new())
+    }
+
+    /// A host with no adapter file yet, to show translation needs only the table and the adapter.
+    const KIRO: HostAdapter = HostAdapter {
+        id: "kiro",
+        format: FileFormat::Json,
+        container: &["mcpServers"],
+        project_file: Some(".kiro/settings/mcp.json"),
+        user_file: None,
+        project_markers: &[],
+        user_markers: &[],
+        env_syntax: EnvSyntax::DollarBrace,
+        transport_types: TransportTypes {
+            stdio: None,
+            http: None,
+            sse: None,
+            speaks_sse: true,
+        },
+    };
+
+    #[test]
+    fn transport_must_be_exactly_one_and_agree_with_type() {
+        for bad in [
+            "command = \"x\"\nurl = \"https://x\"\n",
+            "env = { A = \"1\" }\n",
+            "command = \"x\"\ntype = \"http\"\n",
+            "url = \"https://x\"\ntype = \"stdio\"\n",
+            "url = \"https://x\"\ntype = 3\n",
+            "url = \"https://x\"\nenv = { A = \"1\" }\n",
+            "url = \"https://x\"\nargs = []\n",
+            "command = \"x\"\nargs = []\nhttp_headers = { A = \"1\" }\n",
+        ] {
+            assert!(
+                matches!(on("vscode", bad), Err(TranslateError::Transport { .. })),
+                "{bad}"
+            );
+        }
+        let t = on(
+            "vscode",
+            "url = \"https://x\"\ntype = \"streamable-http\"\n",
+        )
+        .unwrap();
+        assert_eq!(t.entry, json!({"type": "http", "url": "https://x"}));
+    }
+
+    #[test]
+    fn missing_props_name_the_field_and_the_fix() {
+        let err = on(
+            "claude-code",
+            "command = \"x\"\nargs = [\"{{props.port}}\"]\n",
+        )
+        .unwrap_err();
+        assert!(matches!(&err, TranslateError::Template { field, .. } if field == "args[0]"));
+        assert!(err.to_string().contains("--set port=VALUE"), "{err}");
+    }
+
+    #[test]
+    fn nested_host_fields_build_objects() {
+        let t = on("gemini-cli", "url = \"https://x\"\nscopes = [\"read\"]\n").unwrap();
+        assert_eq!(
+            t.entry,
+            json!({"type": "http", "url": "https://x", "oauth": {"scopes": ["read"]}})
+        );
+        assert_eq!(
+            t.renamed,
+            [("scopes".to_string(), "oauth.scopes".to_string())]
+        );
+    }
+
+    #[test]
+    fn inverted_fields_flip_and_unknown_fields_drop_as_security() {
+        let t = translate(
+            &KIRO,
+            &server("command = \"x\"\nargs = []\nenabled = false\nfrobnicate = 1\n"),
+            &Props::new(),
+        )
+        .unwrap();
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "disabled": true})
+        );
+        assert_eq!(
+            t.dropped,
+            [Dropped {
+                field: "frobnicate".into(),
+                concept: "unknown",
+                security: true,
+                supported_on: vec![],
+            }]
+        );
+    }
+
+    #[test]
+    fn host_shaped_values_are_refused_not_guessed() {
+        let err = on(
+            "cursor",
+            "url = \"https://x\"\noauth = { client_id = \"c\" }\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, TranslateError::Unsupported { field, .. } if field == "oauth"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn silent_omissions_are_not_lossy() {
+        let t = on(
+            "cursor",
+            "command = \"x\"\nargs = []\ndescription = \"d\"\nalways_load = true\n",
+        )
+        .unwrap();
+        assert!(t.dropped.is_empty());
+        assert_eq!(
+            t.entry,
+            json!({"type": "stdio", "command": "x", "args": []})
+        );
+    }
+
+    #[test]
+    fn conflicting_headers_are_refused() {
+        let err = on(
+            "claude-code",
+            "url = \"https://x\"\nhttp_headers = { Authorization = \"Basic a\" }\nbearer_token_env_var = \"T\"\n",
+        )
+        .unwrap_err();
+        assert!(matches!(err, TranslateError::Unsupported { .. }), "{err}");
+    }
+
+    #[test]
+    fn numbers_stay_integers_when_integral() {
+        assert_eq!(number(20.0), Some(json!(20)));
+        assert_eq!(number(2.5), Some(json!(2.5)));
+        assert_eq!(number(f64::NAN), None);
+        assert_eq!(
+            convert(json!(30000), Unit::Millis, Unit::Seconds),
+            json!(30)
+        );
+        assert_eq!(
+            convert(json!(1.5), Unit::Seconds, Unit::Millis),
+            json!(1500)
+        );
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let toml = "url = \"https://x\"\nhttp_headers = { B = \"2\", A = \"1\" }\nbearer_token_env_var = \"T\"\n";
+        let a = on("codex", toml).unwrap();
+        let b = on("codex", toml).unwrap();
+        assert_eq!(a.entry.to_string(), b.entry.to_string());
+        assert_eq!(a, b);
+    }
+}
