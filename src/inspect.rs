@@ -67,7 +67,7 @@ pub fn inspect(
     for target in targets {
         let text = files.get(&target.path).cloned().flatten().unwrap_or_default();
         let entries: BTreeMap<String, serde_json::Value> = formats::list_entries(
-            target.host.file_format(),
+            target.host.format,
             &text,
             Container::new(target.host.container),
         )

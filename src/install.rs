@@ -83,7 +83,7 @@ pub fn targets(ids: &[String], scope: Scope, root: &Path, env: &HostEnv) -> Resu
             );
         };
         let Some(path) = host.path(scope, root, env) else {
-            bail!("{} has no {scope}-scope config file\n  help: use --scope {}", host.name, other(scope));
+            bail!("{} has no {scope}-scope config file\n  help: use --scope {}", host.name(), other(scope));
         };
         let claim_file = match scope {
             Scope::Project => path
@@ -272,7 +272,7 @@ pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<Strin
             Err(e) if t.path.is_dir() => bail!(
                 "{} is a folder, but {} keeps its config in a file there ({e})\n  help: move the folder away, or leave {} out with --host",
                 t.path.display(),
-                t.host.name,
+                t.host.name(),
                 t.host.id
             ),
             Err(e) => bail!("cannot read {}: {e}", t.path.display()),

@@ -47,7 +47,7 @@ impl Target {
     }
 
     fn format(&self) -> formats::Format {
-        self.host.file_format()
+        self.host.format
     }
 }
 
@@ -74,11 +74,11 @@ pub struct LossyPolicy {
 
 impl LossyPolicy {
     fn allows(&self, dropped: &Dropped, per_dependency: &[String]) -> bool {
-        let named = |list: &mut dyn Iterator<Item = &String>| {
-            list.any(|n| *n == dropped.field || n == dropped.concept || field_root(&dropped.field) == n)
+        let names = |n: &String| {
+            *n == dropped.field || n == dropped.concept || field_root(&dropped.field) == n
         };
-        named(&mut self.named.iter())
-            || named(&mut per_dependency.iter())
+        self.named.iter().any(names)
+            || per_dependency.iter().any(names)
             || (self.bare && !dropped.security)
     }
 }

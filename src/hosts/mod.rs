@@ -22,16 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::template::EnvSyntax;
 
-/// How a host file is parsed and edited; picks the format backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileFormat {
-    /// Strict JSON: comments are not allowed, so none may be introduced.
-    Json,
-    /// JSON that the host reads with comments (and possibly trailing commas) tolerated; existing
-    /// comments must survive an edit.
-    Jsonc,
-    Toml,
-}
+/// How a host file is parsed and edited: the format backend's own enum.
+pub use crate::formats::Format as FileFormat;
 
 /// Which copy of a host's config an install targets.
 #[derive(
