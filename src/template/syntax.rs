@@ -717,11 +717,8 @@ pub(super) fn split_outside_quotes(s: &str, sep: char) -> Vec<&str> {
     let mut from = 0;
     for (i, c) in s.char_indices() {
         match quote {
-            Some(q) => {
-                if c == q {
-                    quote = None;
-                }
-            }
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
             None if c == '\'' || c == '"' => quote = Some(c),
             None if c == sep => {
                 parts.push(&s[from..i]);

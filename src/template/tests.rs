@@ -418,8 +418,12 @@ fn expression_errors_quote_the_piece_and_the_fix() {
         ),
         ("{{props.x|'abc}}", &["quote that is never closed"]),
         (
-            "{{props.x|'it's'}}",
+            "{{props.x|'it's}}",
             &["not one quoted text", "inside `\"…\"`"],
+        ),
+        (
+            "{{props.x|'it's'}}",
+            &["quote that is never closed", "other kind of quote"],
         ),
         (
             "{{foo.x}}",
