@@ -426,7 +426,8 @@ fn stray(dir: &Dir) -> TemplateError {
         _ => "@foreach(...)",
     };
     malformed(format!(
-        "`{}` has no matching `{opener}` before it: remove it or add the `{opener}`",
+        "`{}` has no matching `{opener}` before it: remove it or add the `{opener}` (with \
+         no space before `(`)",
         dir.src
     ))
 }

@@ -469,6 +469,10 @@ fn block_errors_quote_the_piece_and_the_fix() {
         ),
         ("@if(props.x)a@else b", &["`@if(props.x)` is never closed"]),
         ("a@endif", &["`@endif` has no matching `@if(...)`"]),
+        (
+            "@if (props.x)a@endif",
+            &["no matching `@if(...)`", "no space before `(`"],
+        ),
         ("a@else b", &["`@else` has no matching `@if(...)`"]),
         (
             "@elseif(props.x)",
