@@ -65,7 +65,11 @@ pub fn inspect(
     }
     let mut rows = Vec::new();
     for target in targets {
-        let text = files.get(&target.path).cloned().flatten().unwrap_or_default();
+        let text = files
+            .get(&target.path)
+            .cloned()
+            .flatten()
+            .unwrap_or_default();
         let entries: BTreeMap<String, serde_json::Value> = formats::list_entries(
             target.host.format,
             &text,
@@ -93,7 +97,12 @@ pub fn inspect(
                 Some(entry) if entry_hash(entry) == claim.entry => State::Installed,
                 Some(_) => State::Edited,
             };
-            rows.push(row(server, Some(&claim.package), Some(&claim.version), state));
+            rows.push(row(
+                server,
+                Some(&claim.package),
+                Some(&claim.version),
+                state,
+            ));
         }
         for (server, (package, version)) in &wanted {
             if file_claims.contains_key(server) {

@@ -83,7 +83,11 @@ pub fn targets(ids: &[String], scope: Scope, root: &Path, env: &HostEnv) -> Resu
             );
         };
         let Some(path) = host.path(scope, root, env) else {
-            bail!("{} has no {scope}-scope config file\n  help: use --scope {}", host.name(), other(scope));
+            bail!(
+                "{} has no {scope}-scope config file\n  help: use --scope {}",
+                host.name(),
+                other(scope)
+            );
         };
         let claim_file = match scope {
             Scope::Project => path
@@ -199,7 +203,10 @@ fn props_for(name: &str, package: &Manifest, spec: Option<&DependencySpec>) -> R
             }
             None if def.required && !def.secret => bail!(
                 "package `{name}` needs a value for input `{input}`{}\n  help: dotpack add {name} --set {input}=VALUE",
-                def.description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default()
+                def.description
+                    .as_deref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
             ),
             None => {}
         }
@@ -266,7 +273,10 @@ pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<Strin
     for t in targets {
         let text = match std::fs::read(&t.path) {
             Ok(bytes) => Some(String::from_utf8(bytes).ok().with_context(|| {
-                format!("{} is not UTF-8 text; dotpack leaves it alone", t.path.display())
+                format!(
+                    "{} is not UTF-8 text; dotpack leaves it alone",
+                    t.path.display()
+                )
             })?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) if t.path.is_dir() => bail!(

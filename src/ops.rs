@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use semver::Version;
 
-use crate::cli::GlobalArgs;
 use crate::apply::FileWrite;
 use crate::claims::UserClaims;
+use crate::cli::GlobalArgs;
 use crate::cli::InstallArgs;
 use crate::hosts::HostEnv;
 use crate::install::{ClaimStore, HostSettings};
-use crate::plan::Mode;
 use crate::lock::{LOCK_FILE, Lockfile};
-use crate::plan::Plan;
 use crate::manifest::{self, LoadedManifest};
 use crate::output::Printer;
+use crate::plan::Mode;
+use crate::plan::Plan;
 use crate::registry::{self, IndexLine, IndexSource};
 use crate::resolve::{self, RegistrySet, ResolveOptions, RootDep};
 
@@ -291,30 +291,50 @@ pub enum NoTargets {
 
 /// Plans the host files for `lock`: the servers of its packages into every target. Returns
 /// `None` when there is no target host (after a warning, or an error, as `no_targets` says).
+/// What a command asks of the hosts.
+pub struct HostRequest<'a> {
+    /// The manifest as the command leaves it (with its edits).
+    pub manifest: &'a LoadedManifest,
+    /// The lock whose packages belong in the host files.
+    pub lock: &'a Lockfile,
+    pub args: &'a InstallArgs,
+    pub mode: Mode,
+    pub no_targets: NoTargets,
+}
+
 pub fn plan_hosts(
     settings: &Settings,
     printer: &Printer,
     project: &Project,
-    manifest: &LoadedManifest,
-    lock: &Lockfile,
     registries: &RegistrySet,
-    args: &InstallArgs,
-    mode: Mode,
-    no_targets: NoTargets,
+    request: HostRequest<'_>,
 ) -> Result<Option<(Plan, ClaimStore)>> {
+    let HostRequest {
+        manifest,
+        lock,
+        args,
+        mode,
+        no_targets,
+    } = request;
     let hosts = HostSettings::new(args, manifest, &settings.host_env)?;
     if hosts.targets.is_empty() {
         let message = "no target hosts: set `hosts = [...]` under [project] in dotpack.toml, or pass --host (claude-code, codex, gemini-cli, cursor, vscode)";
         match no_targets {
             NoTargets::Warn => {
-                printer.warning(format!("{message}; only dotpack.toml and dotpack.lock were updated"));
+                printer.warning(format!(
+                    "{message}; only dotpack.toml and dotpack.lock were updated"
+                ));
                 return Ok(None);
             }
             NoTargets::Fail => bail!("{message}"),
         }
     }
     let desired = crate::install::desired(lock, &manifest.manifest, registries)?;
-    let lock_claims = project.lock.as_ref().map(|l| l.claims.as_slice()).unwrap_or_default();
+    let lock_claims = project
+        .lock
+        .as_ref()
+        .map(|l| l.claims.as_slice())
+        .unwrap_or_default();
     let planned = crate::install::plan_targets(
         &hosts,
         &desired,
@@ -342,7 +362,11 @@ pub struct Outcome<'a> {
 pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> Result<()> {
     let project = outcome.project;
     let mut lock = outcome.lock;
-    let old_claims = project.lock.as_ref().map(|l| l.claims.clone()).unwrap_or_default();
+    let old_claims = project
+        .lock
+        .as_ref()
+        .map(|l| l.claims.clone())
+        .unwrap_or_default();
     let mut writes = Vec::new();
     let mut host_plan = None;
     match outcome.hosts {
@@ -353,7 +377,11 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         Some((plan, ClaimStore::User(user))) => {
             lock.claims = old_claims;
             let text = UserClaims::render(&plan.claims);
-            let text = if plan.claims.is_empty() && user.text.is_none() { None } else { Some(text) };
+            let text = if plan.claims.is_empty() && user.text.is_none() {
+                None
+            } else {
+                Some(text)
+            };
             writes.push(FileWrite {
                 display: user.path.display().to_string(),
                 path: user.path.clone(),
@@ -454,7 +482,12 @@ fn print_host_summary(printer: &Printer, plan: &Plan) {
         };
         printer.status(
             verb,
-            format!("{} ({}): {}", file.target.claim_file, file.target.host.id, parts.join(", ")),
+            format!(
+                "{} ({}): {}",
+                file.target.claim_file,
+                file.target.host.id,
+                parts.join(", ")
+            ),
         );
         for change in &file.changes {
             if !change.dropped.is_empty() {

@@ -147,20 +147,47 @@ pub enum Problem {
     /// A host file that does not parse, or whose container has the wrong type.
     File { file: String, error: FormatError },
     /// A name in the file that dotpack does not own.
-    Unclaimed { file: String, key: String, server: String, package: String },
+    Unclaimed {
+        file: String,
+        key: String,
+        server: String,
+        package: String,
+    },
     /// A name another package owns.
-    OtherPackage { file: String, key: String, owner: String, package: String },
+    OtherPackage {
+        file: String,
+        key: String,
+        owner: String,
+        package: String,
+    },
     /// A field the host cannot express, not allowed to be dropped.
-    Lossy { file: String, host: String, server: String, dropped: Dropped },
+    Lossy {
+        file: String,
+        host: String,
+        server: String,
+        dropped: Dropped,
+    },
     /// A server that cannot be written for a host at all.
-    Translate { host: String, server: String, error: translate::TranslateError },
+    Translate {
+        host: String,
+        server: String,
+        error: translate::TranslateError,
+    },
 }
 
 impl fmt::Display for PlanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let lossy: Vec<&Problem> = self.0.iter().filter(|p| matches!(p, Problem::Lossy { .. })).collect();
+        let lossy: Vec<&Problem> = self
+            .0
+            .iter()
+            .filter(|p| matches!(p, Problem::Lossy { .. }))
+            .collect();
         let mut first = true;
-        for problem in self.0.iter().filter(|p| !matches!(p, Problem::Lossy { .. })) {
+        for problem in self
+            .0
+            .iter()
+            .filter(|p| !matches!(p, Problem::Lossy { .. }))
+        {
             if !first {
                 writeln!(f)?;
             }
@@ -178,17 +205,30 @@ impl fmt::Display for PlanError {
 }
 
 fn write_lossy(f: &mut fmt::Formatter<'_>, lossy: &[&Problem]) -> fmt::Result {
-    writeln!(f, "installing would drop fields these hosts cannot express:")?;
+    writeln!(
+        f,
+        "installing would drop fields these hosts cannot express:"
+    )?;
     let mut security = BTreeSet::new();
     let mut plain = BTreeSet::new();
     for problem in lossy {
-        if let Problem::Lossy { file, host, server, dropped } = problem {
+        if let Problem::Lossy {
+            file,
+            host,
+            server,
+            dropped,
+        } = problem
+        {
             let supported = if dropped.supported_on.is_empty() {
                 "no known host".to_string()
             } else {
                 dropped.supported_on.join(", ")
             };
-            let tag = if dropped.security { " (security-relevant)" } else { "" };
+            let tag = if dropped.security {
+                " (security-relevant)"
+            } else {
+                ""
+            };
             writeln!(
                 f,
                 "  {host} {file}: server `{server}` field `{}`{tag}, concept {}; supported on {supported}",
@@ -220,17 +260,34 @@ fn write_lossy(f: &mut fmt::Formatter<'_>, lossy: &[&Problem]) -> fmt::Result {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Problem::File { file, error } => write!(f, "{file}: {error}\n  help: fix the file by hand; dotpack never rewrites a file it cannot read"),
-            Problem::Unclaimed { file, key, server, package } => write!(
+            Problem::File { file, error } => write!(
+                f,
+                "{file}: {error}\n  help: fix the file by hand; dotpack never rewrites a file it cannot read"
+            ),
+            Problem::Unclaimed {
+                file,
+                key,
+                server,
+                package,
+            } => write!(
                 f,
                 "{file}#{key} already exists and was not written by dotpack (package `{package}` wants server `{server}` there)\n  help: `--force` replaces it, or `dotpack adopt {server}` takes ownership of the entry as it is"
             ),
-            Problem::OtherPackage { file, key, owner, package } => write!(
+            Problem::OtherPackage {
+                file,
+                key,
+                owner,
+                package,
+            } => write!(
                 f,
                 "{file}#{key} belongs to package `{owner}`, and package `{package}` declares the same server\n  help: remove one of the two packages from dotpack.toml"
             ),
             Problem::Lossy { .. } => write_lossy(f, &[self]),
-            Problem::Translate { host, server, error } => {
+            Problem::Translate {
+                host,
+                server,
+                error,
+            } => {
                 write!(f, "server `{server}` cannot be written for {host}: {error}")
             }
         }
@@ -271,7 +328,11 @@ pub struct PlanInput<'a> {
 pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
     let mut problems = Vec::new();
     let mut plan = Plan::default();
-    let target_files: BTreeSet<&str> = input.targets.iter().map(|t| t.claim_file.as_str()).collect();
+    let target_files: BTreeSet<&str> = input
+        .targets
+        .iter()
+        .map(|t| t.claim_file.as_str())
+        .collect();
     plan.claims = input
         .claims
         .iter()
@@ -302,7 +363,12 @@ fn plan_file(
     warnings: &mut Vec<String>,
 ) -> Result<FilePlan, Vec<Problem>> {
     let file = target.claim_file.clone();
-    let file_problem = |error| vec![Problem::File { file: file.clone(), error }];
+    let file_problem = |error| {
+        vec![Problem::File {
+            file: file.clone(),
+            error,
+        }]
+    };
     let original = before.clone().unwrap_or_default();
     let existing: BTreeMap<String, serde_json::Value> =
         formats::list_entries(target.format(), &original, target.container())
@@ -323,13 +389,18 @@ fn plan_file(
     let mut changes = Vec::new();
     let mut problems = Vec::new();
     let mut new_claims = Vec::new();
-    let desired: BTreeMap<&str, &Desired> =
-        input.desired.iter().map(|d| (d.server.as_str(), d)).collect();
+    let desired: BTreeMap<&str, &Desired> = input
+        .desired
+        .iter()
+        .map(|d| (d.server.as_str(), d))
+        .collect();
     let key = |server: &str| format!("{}.{server}", target.container().display());
 
     if let Mode::Adopt(servers) = &input.mode {
         for server in servers {
-            let Some(d) = desired.get(server.as_str()) else { continue };
+            let Some(d) = desired.get(server.as_str()) else {
+                continue;
+            };
             let Some(entry) = existing.get(server) else {
                 if let Some(claim) = old_claims.get(server.as_str()) {
                     new_claims.push((*claim).clone());
@@ -347,7 +418,14 @@ fn plan_file(
                 });
                 continue;
             }
-            new_claims.push(make_claim(input, target, d, entry_hash(entry), Vec::new(), &key(server)));
+            new_claims.push(make_claim(
+                input,
+                target,
+                d,
+                entry_hash(entry),
+                Vec::new(),
+                &key(server),
+            ));
             changes.push(change(d, Action::Adopt, Vec::new()));
         }
         for (server, claim) in &old_claims {
@@ -363,7 +441,12 @@ fn plan_file(
             claim.created_file = created_file;
         }
         claims.extend(new_claims);
-        return Ok(FilePlan { target: target.clone(), after: before.clone(), before, changes });
+        return Ok(FilePlan {
+            target: target.clone(),
+            after: before.clone(),
+            before,
+            changes,
+        });
     }
 
     for d in desired.values() {
@@ -394,7 +477,11 @@ fn plan_file(
                 });
             }
         }
-        let dropped: Vec<String> = translation.dropped.iter().map(|x| x.field.clone()).collect();
+        let dropped: Vec<String> = translation
+            .dropped
+            .iter()
+            .map(|x| x.field.clone())
+            .collect();
         let new_hash = entry_hash(&translation.entry);
         let claim = old_claims.get(d.server.as_str()).copied();
         let current = existing.get(&d.server);
@@ -430,22 +517,42 @@ fn plan_file(
                     changes.push(change(d, Action::KeptEdited, Vec::new()));
                     continue;
                 }
-                if on_disk == new_hash { Action::Unchanged } else { Action::Update }
+                if on_disk == new_hash {
+                    Action::Unchanged
+                } else {
+                    Action::Update
+                }
             }
         };
         if action != Action::Unchanged {
-            match formats::upsert_entry(target.format(), &text, target.container(), &d.server, &translation.entry) {
+            match formats::upsert_entry(
+                target.format(),
+                &text,
+                target.container(),
+                &d.server,
+                &translation.entry,
+            ) {
                 Ok(edit) => {
                     text = edit.text;
                     created = created.merge(edit.created);
                 }
                 Err(error) => {
-                    problems.push(Problem::File { file: file.clone(), error });
+                    problems.push(Problem::File {
+                        file: file.clone(),
+                        error,
+                    });
                     continue;
                 }
             }
         }
-        new_claims.push(make_claim(input, target, d, new_hash, dropped.clone(), &key(&d.server)));
+        new_claims.push(make_claim(
+            input,
+            target,
+            d,
+            new_hash,
+            dropped.clone(),
+            &key(&d.server),
+        ));
         changes.push(change(d, action, dropped));
     }
 
@@ -484,7 +591,10 @@ fn plan_file(
         match formats::remove_entry(target.format(), &text, target.container(), server, &created) {
             Ok(edit) => text = edit.text,
             Err(error) => {
-                problems.push(Problem::File { file: file.clone(), error });
+                problems.push(Problem::File {
+                    file: file.clone(),
+                    error,
+                });
                 continue;
             }
         }
@@ -505,9 +615,18 @@ fn plan_file(
         claim.created_file = created_file;
     }
     let gone = before.is_none() || (created_file && new_claims.is_empty());
-    let after = if text.is_empty() && gone { None } else { Some(text) };
+    let after = if text.is_empty() && gone {
+        None
+    } else {
+        Some(text)
+    };
     claims.extend(new_claims);
-    Ok(FilePlan { target: target.clone(), before, after, changes })
+    Ok(FilePlan {
+        target: target.clone(),
+        before,
+        after,
+        changes,
+    })
 }
 
 fn change(d: &Desired, action: Action, dropped: Vec<String>) -> EntryChange {

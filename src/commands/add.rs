@@ -10,9 +10,9 @@ use crate::cli::{AddArgs, GlobalArgs};
 use crate::commands::UsageError;
 use crate::lock::Lockfile;
 use crate::manifest;
-use crate::ops::{self, NoTargets, Outcome, Project, Settings};
-use crate::plan::Mode;
+use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
 use crate::output::Printer;
+use crate::plan::Mode;
 use crate::project::ManifestEditor;
 use crate::registry::{IndexLine, IndexSource};
 
@@ -67,12 +67,14 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
         &settings,
         printer,
         &project,
-        &updated,
-        &lock,
         &registries,
-        &args.install,
-        Mode::Sync,
-        NoTargets::Warn,
+        HostRequest {
+            manifest: &updated,
+            lock: &lock,
+            args: &args.install,
+            mode: Mode::Sync,
+            no_targets: NoTargets::Warn,
+        },
     )?;
     ops::commit(
         &settings,

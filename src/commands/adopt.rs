@@ -5,7 +5,7 @@
 use anyhow::{Result, bail};
 
 use crate::cli::{AdoptArgs, GlobalArgs};
-use crate::ops::{self, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
 use crate::output::Printer;
 use crate::plan::{Action, Mode};
 
@@ -14,7 +14,9 @@ pub fn run(global: &GlobalArgs, args: AdoptArgs, printer: &Printer) -> Result<()
     let project = Project::load(&settings)?;
     let registries = ops::registries(&settings, Some(&project.manifest))?;
     let Some(lock) = project.lock.clone() else {
-        bail!("there is no dotpack.lock\n  help: add the package that declares the server first: `dotpack add PACKAGE`");
+        bail!(
+            "there is no dotpack.lock\n  help: add the package that declares the server first: `dotpack add PACKAGE`"
+        );
     };
     for server in &args.servers {
         if !lock.packages.iter().any(|p| p.servers.contains(server)) {
@@ -28,12 +30,14 @@ pub fn run(global: &GlobalArgs, args: AdoptArgs, printer: &Printer) -> Result<()
         &settings,
         printer,
         &project,
-        &project.manifest,
-        &lock,
         &registries,
-        &args.install,
-        Mode::Adopt(servers),
-        NoTargets::Fail,
+        HostRequest {
+            manifest: &project.manifest,
+            lock: &lock,
+            args: &args.install,
+            mode: Mode::Adopt(servers),
+            no_targets: NoTargets::Fail,
+        },
     )?;
     if let Some((plan, _)) = &hosts {
         for server in &args.servers {

@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use crate::cli::{GlobalArgs, InstallCmdArgs};
-use crate::ops::{self, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 
@@ -23,12 +23,14 @@ pub fn run(global: &GlobalArgs, args: InstallCmdArgs, printer: &Printer) -> Resu
         &settings,
         printer,
         &project,
-        &project.manifest,
-        &lock,
         &registries,
-        &args.install,
-        Mode::Sync,
-        NoTargets::Fail,
+        HostRequest {
+            manifest: &project.manifest,
+            lock: &lock,
+            args: &args.install,
+            mode: Mode::Sync,
+            no_targets: NoTargets::Fail,
+        },
     )?;
     ops::commit(
         &settings,

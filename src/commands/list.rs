@@ -4,8 +4,8 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, InstallArgs, TargetArgs};
-use crate::install::{ClaimStore, HostSettings};
 use crate::inspect::{self, Row, State};
+use crate::install::{ClaimStore, HostSettings};
 use crate::ops::{Project, Settings};
 use crate::output::Printer;
 
@@ -31,7 +31,11 @@ pub fn run(global: &GlobalArgs, args: TargetArgs, view: View, printer: &Printer)
             "no target hosts: set `hosts = [...]` under [project] in dotpack.toml, or pass --host"
         );
     }
-    let lock_claims = project.lock.as_ref().map(|l| l.claims.clone()).unwrap_or_default();
+    let lock_claims = project
+        .lock
+        .as_ref()
+        .map(|l| l.claims.clone())
+        .unwrap_or_default();
     let store = match hosts.scope {
         crate::hosts::Scope::Project => ClaimStore::Project,
         crate::hosts::Scope::User => {

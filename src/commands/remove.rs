@@ -4,9 +4,9 @@ use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, RemoveArgs};
 use crate::manifest;
-use crate::ops::{self, NoTargets, Outcome, Project, Settings};
-use crate::plan::Mode;
+use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
 use crate::output::Printer;
+use crate::plan::Mode;
 use crate::project::ManifestEditor;
 
 pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<()> {
@@ -42,12 +42,14 @@ pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<(
         &settings,
         printer,
         &project,
-        &updated,
-        &lock,
         &registries,
-        &args.install,
-        Mode::Sync,
-        NoTargets::Warn,
+        HostRequest {
+            manifest: &updated,
+            lock: &lock,
+            args: &args.install,
+            mode: Mode::Sync,
+            no_targets: NoTargets::Warn,
+        },
     )?;
     ops::commit(
         &settings,

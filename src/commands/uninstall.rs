@@ -5,7 +5,7 @@
 use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, UninstallArgs};
-use crate::ops::{self, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 
@@ -14,7 +14,9 @@ pub fn run(global: &GlobalArgs, args: UninstallArgs, printer: &Printer) -> Resul
     let project = Project::load(&settings)?;
     let registries = ops::registries(&settings, Some(&project.manifest))?;
     let Some(lock) = project.lock.clone() else {
-        bail!("there is no dotpack.lock, so nothing is installed\n  help: `dotpack install` installs the packages of dotpack.toml");
+        bail!(
+            "there is no dotpack.lock, so nothing is installed\n  help: `dotpack install` installs the packages of dotpack.toml"
+        );
     };
     for name in &args.packages {
         if lock.get(name).is_none() {
@@ -28,12 +30,14 @@ pub fn run(global: &GlobalArgs, args: UninstallArgs, printer: &Printer) -> Resul
         &settings,
         printer,
         &project,
-        &project.manifest,
-        &kept,
         &registries,
-        &args.install,
-        Mode::Uninstall,
-        NoTargets::Fail,
+        HostRequest {
+            manifest: &project.manifest,
+            lock: &kept,
+            args: &args.install,
+            mode: Mode::Uninstall,
+            no_targets: NoTargets::Fail,
+        },
     )?;
     ops::commit(
         &settings,

@@ -4,9 +4,9 @@
 use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, UpdateArgs};
-use crate::ops::{self, NoTargets, Outcome, Project, Settings};
-use crate::plan::Mode;
+use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
 use crate::output::Printer;
+use crate::plan::Mode;
 
 pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<()> {
     let settings = Settings::from_global(global)?;
@@ -34,12 +34,14 @@ pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<(
         &settings,
         printer,
         &project,
-        &project.manifest,
-        &lock,
         &registries,
-        &args.install,
-        Mode::Sync,
-        NoTargets::Warn,
+        HostRequest {
+            manifest: &project.manifest,
+            lock: &lock,
+            args: &args.install,
+            mode: Mode::Sync,
+            no_targets: NoTargets::Warn,
+        },
     )?;
     ops::commit(
         &settings,

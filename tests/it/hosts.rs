@@ -91,14 +91,25 @@ fn fresh_install_creates_the_file_in_the_hosts_shape() {
         let env = Env::new();
         let reg = registry(&env);
         project(&env, host);
-        dp(&env, &reg, &["add", "alpha"]).success().stderr(contains(host.file));
+        dp(&env, &reg, &["add", "alpha"])
+            .success()
+            .stderr(contains(host.file));
         let text = env.read(host.file);
         assert!(text.contains("alpha-mcp"), "{}: {text}", host.id);
         assert!(text.contains(host.container), "{}: {text}", host.id);
-        assert!(!text.contains("{{env."), "{}: env reference not rendered: {text}", host.id);
+        assert!(
+            !text.contains("{{env."),
+            "{}: env reference not rendered: {text}",
+            host.id
+        );
         let lock = env.read("dotpack.lock");
-        assert!(lock.contains("[[claim]]") && lock.contains(host.file), "{lock}");
-        dp(&env, &reg, &["list"]).success().stdout(contains("alpha").and(contains("installed")));
+        assert!(
+            lock.contains("[[claim]]") && lock.contains(host.file),
+            "{lock}"
+        );
+        dp(&env, &reg, &["list"])
+            .success()
+            .stdout(contains("alpha").and(contains("installed")));
         // Removing the only entry takes back the file dotpack created.
         dp(&env, &reg, &["remove", "alpha"]).success();
         assert!(!env.project.join(host.file).exists(), "{}", host.id);
@@ -114,7 +125,11 @@ fn hand_written_entries_and_settings_survive_install_and_uninstall() {
         env.write(host.file, host.fixture);
         dp(&env, &reg, &["add", "alpha"]).success();
         let text = env.read(host.file);
-        assert!(text.contains("alpha-mcp") && text.contains("server.js"), "{}: {text}", host.id);
+        assert!(
+            text.contains("alpha-mcp") && text.contains("server.js"),
+            "{}: {text}",
+            host.id
+        );
         dp(&env, &reg, &["uninstall"]).success();
         assert_eq!(env.read(host.file), host.fixture, "{}", host.id);
         dp(&env, &reg, &["install"]).success();
@@ -132,13 +147,19 @@ fn an_unclaimed_entry_with_the_same_name_is_refused_until_forced() {
         let fixture = host.fixture.replace("mine", "alpha");
         env.write(host.file, &fixture);
         let before = snapshot(&env.project);
-        dp(&env, &reg, &["add", "alpha"])
-            .code(1)
-            .stderr(contains(format!("{}#{}.alpha", host.file, host.container)).and(contains("--force")).and(contains("dotpack adopt alpha")));
+        dp(&env, &reg, &["add", "alpha"]).code(1).stderr(
+            contains(format!("{}#{}.alpha", host.file, host.container))
+                .and(contains("--force"))
+                .and(contains("dotpack adopt alpha")),
+        );
         assert_eq!(snapshot(&env.project), before, "{}", host.id);
         dp(&env, &reg, &["add", "alpha", "--force"]).success();
         let text = env.read(host.file);
-        assert!(text.contains("alpha-mcp") && !text.contains("server.js"), "{}: {text}", host.id);
+        assert!(
+            text.contains("alpha-mcp") && !text.contains("server.js"),
+            "{}: {text}",
+            host.id
+        );
     }
 }
 
@@ -158,7 +179,11 @@ fn uninstall_after_a_manual_removal_leaves_bytes_and_mode() {
         assert_eq!(env.read(host.file), host.fixture, "{}", host.id);
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640, "{}", host.id);
-        assert!(!env.read("dotpack.lock").contains("[[claim]]"), "{}", host.id);
+        assert!(
+            !env.read("dotpack.lock").contains("[[claim]]"),
+            "{}",
+            host.id
+        );
     }
 }
 
@@ -175,15 +200,21 @@ fn a_lossy_field_refuses_without_the_flag_and_is_recorded_with_it() {
             continue;
         }
         let before = snapshot(&env.project);
-        dp(&env, &reg, &["add", "beta"])
-            .code(1)
-            .stderr(contains("`cwd`").and(contains("--allow-lossy")).and(contains("codex")));
+        dp(&env, &reg, &["add", "beta"]).code(1).stderr(
+            contains("`cwd`")
+                .and(contains("--allow-lossy"))
+                .and(contains("codex")),
+        );
         assert_eq!(snapshot(&env.project), before, "{}", host.id);
         dp(&env, &reg, &["add", "beta", "--allow-lossy"])
             .success()
             .stderr(contains("dropped cwd"));
         assert!(!env.read(host.file).contains("/srv/beta"));
-        assert!(env.read("dotpack.lock").contains("dropped = [\"cwd\"]"), "{}", host.id);
+        assert!(
+            env.read("dotpack.lock").contains("dropped = [\"cwd\"]"),
+            "{}",
+            host.id
+        );
     }
 }
 
@@ -197,14 +228,23 @@ fn a_security_field_is_dropped_only_when_named() {
             // Codex has `enabled_tools`; Gemini the same concept as `includeTools`.
             dp(&env, &reg, &["add", "gamma"]).success();
             let text = env.read(host.file);
-            assert!(text.contains("enabled_tools") || text.contains("includeTools"), "{}: {text}", host.id);
+            assert!(
+                text.contains("enabled_tools") || text.contains("includeTools"),
+                "{}: {text}",
+                host.id
+            );
             continue;
         }
         dp(&env, &reg, &["add", "gamma", "--allow-lossy"])
             .code(1)
             .stderr(contains("security-relevant").and(contains("--allow-lossy=enabled_tools")));
         dp(&env, &reg, &["add", "gamma", "--allow-lossy=enabled_tools"]).success();
-        assert!(env.read("dotpack.lock").contains("dropped = [\"enabled_tools\"]"), "{}", host.id);
+        assert!(
+            env.read("dotpack.lock")
+                .contains("dropped = [\"enabled_tools\"]"),
+            "{}",
+            host.id
+        );
     }
 }
 
@@ -222,7 +262,12 @@ fn a_teammates_clone_installs_cleanly_from_the_committed_lock() {
             mate.write(file, &env.read(file));
         }
         let before = snapshot(&mate.project);
-        mate.dotpack().arg("--registry").arg(&reg).args(["install", "--locked"]).assert().success();
+        mate.dotpack()
+            .arg("--registry")
+            .arg(&reg)
+            .args(["install", "--locked"])
+            .assert()
+            .success();
         assert_eq!(snapshot(&mate.project), before, "{}", host.id);
         mate.dotpack()
             .arg("--registry")
@@ -243,8 +288,12 @@ fn a_hand_edit_is_reported_and_kept_unless_forced() {
     dp(&env, &reg, &["add", "alpha"]).success();
     let edited = env.read(host.file).replace("alpha-mcp", "alpha-mcp@2");
     env.write(host.file, &edited);
-    dp(&env, &reg, &["status"]).success().stdout(contains("edited by hand"));
-    dp(&env, &reg, &["uninstall"]).success().stderr(contains("edited by hand"));
+    dp(&env, &reg, &["status"])
+        .success()
+        .stdout(contains("edited by hand"));
+    dp(&env, &reg, &["uninstall"])
+        .success()
+        .stderr(contains("edited by hand"));
     assert_eq!(env.read(host.file), edited);
     dp(&env, &reg, &["uninstall", "--force"]).success();
     assert!(!env.project.join(host.file).exists());
@@ -256,26 +305,37 @@ fn bad_host_files_are_refused_and_nothing_changes() {
     let reg = registry(&env);
     project(&env, &HOSTS[0]);
     // Does not parse.
-    env.write(".mcp.json", "{\n  \"mcpServers\": {\n    \"x\": 1,,\n  }\n}\n");
+    env.write(
+        ".mcp.json",
+        "{\n  \"mcpServers\": {\n    \"x\": 1,,\n  }\n}\n",
+    );
     let before = snapshot(&env.project);
-    dp(&env, &reg, &["add", "alpha"]).code(1).stderr(contains(".mcp.json").and(contains("line 3")));
+    dp(&env, &reg, &["add", "alpha"])
+        .code(1)
+        .stderr(contains(".mcp.json").and(contains("line 3")));
     assert_eq!(snapshot(&env.project), before);
     // Container of the wrong type.
     env.write(".mcp.json", "{\"mcpServers\": []}\n");
     let before = snapshot(&env.project);
-    dp(&env, &reg, &["add", "alpha"]).code(1).stderr(contains("mcpServers").and(contains("array")));
+    dp(&env, &reg, &["add", "alpha"])
+        .code(1)
+        .stderr(contains("mcpServers").and(contains("array")));
     assert_eq!(snapshot(&env.project), before);
     // A folder where the file should be.
     std::fs::remove_file(env.project.join(".mcp.json")).unwrap();
     std::fs::create_dir(env.project.join(".mcp.json")).unwrap();
-    dp(&env, &reg, &["add", "alpha"]).code(1).stderr(contains("folder"));
+    dp(&env, &reg, &["add", "alpha"])
+        .code(1)
+        .stderr(contains("folder"));
     std::fs::remove_dir(env.project.join(".mcp.json")).unwrap();
     // A read-only file.
     env.write(".mcp.json", "{}\n");
     let path = env.project.join(".mcp.json");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
     let before = snapshot(&env.project);
-    dp(&env, &reg, &["add", "alpha"]).code(1).stderr(contains("read-only"));
+    dp(&env, &reg, &["add", "alpha"])
+        .code(1)
+        .stderr(contains("read-only"));
     assert_eq!(snapshot(&env.project), before);
 }
 
@@ -284,8 +344,12 @@ fn no_target_host_is_said_and_names_host_flag() {
     let env = Env::new();
     let reg = registry(&env);
     env.write("dotpack.toml", "[dependencies]\n");
-    dp(&env, &reg, &["add", "alpha"]).success().stderr(contains("--host"));
-    dp(&env, &reg, &["install"]).code(1).stderr(contains("--host"));
+    dp(&env, &reg, &["add", "alpha"])
+        .success()
+        .stderr(contains("--host"));
+    dp(&env, &reg, &["install"])
+        .code(1)
+        .stderr(contains("--host"));
     dp(&env, &reg, &["install", "--host", "cursor"]).success();
     assert!(env.read(".cursor/mcp.json").contains("alpha-mcp"));
 }
@@ -294,14 +358,23 @@ fn no_target_host_is_said_and_names_host_flag() {
 fn user_scope_writes_home_files_and_keeps_claims_in_dotpack_home() {
     let env = Env::new();
     let reg = registry(&env);
-    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\", \"codex\"]\nscope = \"user\"\n\n[dependencies]\n");
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"codex\"]\nscope = \"user\"\n\n[dependencies]\n",
+    );
     let claude = env.home.path().join(".claude.json");
     std::fs::write(&claude, "{\n  \"numStartups\": 3,\n  \"projects\": {}\n}\n").unwrap();
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o600)).unwrap();
     dp(&env, &reg, &["add", "alpha"]).success();
     let text = std::fs::read_to_string(&claude).unwrap();
-    assert!(text.contains("\"numStartups\": 3") && text.contains("alpha-mcp"), "{text}");
-    assert_eq!(std::fs::metadata(&claude).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(
+        text.contains("\"numStartups\": 3") && text.contains("alpha-mcp"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::metadata(&claude).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     assert!(env.home.path().join(".codex/config.toml").exists());
     let claims = std::fs::read_to_string(env.home.path().join(".dotpack/claims.toml")).unwrap();
     assert!(claims.contains("alpha"), "{claims}");
