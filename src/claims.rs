@@ -30,6 +30,11 @@ pub struct Claim {
     pub version: Version,
     /// `sha256:<hex>` of the entry as written (see [`entry_hash`]).
     pub entry: String,
+    /// Fingerprint of the inputs the entry was written with (see `install::inputs_fingerprint`);
+    /// with the version and the entry hash, it tells that an entry is current without loading
+    /// its package.
+    #[serde(default)]
+    pub inputs: String,
     /// Lossy fields dropped when translating for this host.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
@@ -64,57 +69,124 @@ pub fn sort(claims: &mut [Claim]) {
 /// The hash recorded for an entry: sha256 of its JSON with object keys sorted, so the same
 /// content hashes the same whatever order a file keeps its keys in.
 pub fn entry_hash(entry: &serde_json::Value) -> String {
-    let mut hasher = Sha256::new();
+    let mut hasher = HashWriter(Sha256::new());
     write_canonical(entry, &mut hasher);
-    let digest = hasher.finalize();
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
+    let digest = hasher.0.finalize();
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in digest.iter() {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    out
 }
 
-fn write_canonical(value: &serde_json::Value, out: &mut Sha256) {
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Feeds serialized JSON straight into the hash, without building strings.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn write_canonical(value: &serde_json::Value, out: &mut HashWriter) {
     use serde_json::Value;
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.update(b"{");
-            for key in keys {
-                out.update(serde_json::to_string(key).unwrap_or_default().as_bytes());
-                out.update(b":");
-                if let Some(v) = map.get(key) {
-                    write_canonical(v, out);
-                }
-                out.update(b",");
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.0.update(b"{");
+            for (key, v) in entries {
+                // Writing JSON into a hasher cannot fail.
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.0.update(b":");
+                write_canonical(v, out);
+                out.0.update(b",");
             }
-            out.update(b"}");
+            out.0.update(b"}");
         }
         Value::Array(items) => {
-            out.update(b"[");
+            out.0.update(b"[");
             for item in items {
                 write_canonical(item, out);
-                out.update(b",");
+                out.0.update(b",");
             }
-            out.update(b"]");
+            out.0.update(b"]");
         }
-        other => out.update(other.to_string().as_bytes()),
+        leaf => {
+            let _ = serde_json::to_writer(&mut *out, leaf);
+        }
     }
 }
 
-/// Emits claims as `[[claim]]` tables (canonical order, one field per line).
+/// Emits claims as `[[claim]]` tables in canonical order, by hand (as the lock's packages are),
+/// so the text is stable and cheap to write.
 pub fn emit(claims: &[Claim]) -> String {
-    let mut sorted = claims.to_vec();
-    sort(&mut sorted);
+    let mut sorted: Vec<&Claim> = claims.iter().collect();
+    sorted.sort_by(|a, b| a.order().cmp(&b.order()));
     let mut out = String::new();
-    for claim in &sorted {
-        #[derive(Serialize)]
-        struct One<'a> {
-            claim: [&'a Claim; 1],
+    for c in sorted {
+        out.push_str("\n[[claim]]\n");
+        for (key, value) in [
+            ("file", &c.file),
+            ("host", &c.host),
+            ("scope", &c.scope),
+            ("key", &c.key),
+            ("server", &c.server),
+            ("package", &c.package),
+        ] {
+            push_field(&mut out, key, &toml_string(value));
         }
-        let text = toml::to_string(&One { claim: [claim] }).unwrap_or_default();
-        out.push('\n');
-        out.push_str(&text);
+        push_field(&mut out, "version", &toml_string(&c.version.to_string()));
+        push_field(&mut out, "entry", &toml_string(&c.entry));
+        if !c.inputs.is_empty() {
+            push_field(&mut out, "inputs", &toml_string(&c.inputs));
+        }
+        if !c.dropped.is_empty() {
+            let items: Vec<String> = c.dropped.iter().map(|d| toml_string(d)).collect();
+            push_field(&mut out, "dropped", &format!("[{}]", items.join(", ")));
+        }
+        if !is_nothing(&c.created) {
+            push_field(&mut out, "created", &created_inline(&c.created));
+        }
+        if c.created_file {
+            push_field(&mut out, "created_file", "true");
+        }
+        if let Some(project) = &c.project {
+            push_field(&mut out, "project", &toml_string(project));
+        }
     }
     out
+}
+
+fn push_field(out: &mut String, key: &str, value: &str) {
+    out.push_str(key);
+    out.push_str(" = ");
+    out.push_str(value);
+    out.push('\n');
+}
+
+fn toml_string(s: &str) -> String {
+    toml_edit::Value::from(s).to_string()
+}
+
+fn created_inline(created: &Created) -> String {
+    let mut parts = vec![format!("container_levels = {}", created.container_levels)];
+    if let Some(inner) = &created.empty_object_inner {
+        parts.push(format!("empty_object_inner = {}", toml_string(inner)));
+    }
+    if let Some(content) = &created.file_content {
+        parts.push(format!("file_content = {}", toml_string(content)));
+    }
+    format!("{{ {} }}", parts.join(", "))
 }
 
 /// Reads one `[[claim]]` table (its TOML text), for the lock parser.
@@ -203,6 +275,7 @@ mod tests {
             package: server.into(),
             version: Version::new(1, 0, 0),
             entry: entry_hash(&json!({"command": "x"})),
+            inputs: String::new(),
             dropped: vec![],
             created: Created {
                 container_levels: 1,

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use crate::claims::{Claim, UserClaims};
 use crate::cli::InstallArgs;
 use crate::hosts::{self, HostEnv, Scope};
-use crate::lock::Lockfile;
+use crate::lock::{LockedPackage, Lockfile};
 use crate::manifest::{DependencySpec, LoadedManifest, Manifest};
 use crate::plan::{self, Desired, LossyPolicy, Mode, Plan, PlanInput, Target};
 use crate::resolve::RegistrySet;
@@ -113,15 +113,52 @@ fn other(scope: Scope) -> &'static str {
     }
 }
 
+/// Bump when translation writes different entries for the same package and inputs, so entries
+/// written by an older dotpack are translated again instead of being taken as current.
+const TRANSLATION_REVISION: u32 = 1;
+
+/// The fingerprint of what, besides the package version, decides a package's entries: the inputs
+/// set in `dotpack.toml` and the translation revision.
+pub fn inputs_fingerprint(spec: Option<&DependencySpec>) -> String {
+    let set = match spec {
+        Some(DependencySpec::Detailed(d)) => d.set.clone(),
+        _ => BTreeMap::new(),
+    };
+    crate::claims::entry_hash(&serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }))
+}
+
 /// Every server of every locked package, with its inputs' values: what `dependencies.NAME.set`
-/// gives, else the input's default. Each package's manifest comes from its verified archive.
+/// gives, else the input's default. Each package's manifest comes from its verified archive,
+/// except where `is_current(package, inputs)` says every target already holds its entries as
+/// claimed: then only the names are needed (from the lock), and the archive is not read.
 pub fn desired(
     lock: &Lockfile,
     manifest: &Manifest,
     registries: &RegistrySet,
+    is_current: impl Fn(&LockedPackage, &str) -> bool,
 ) -> Result<Vec<Desired>> {
     let mut out = Vec::new();
     for locked in &lock.packages {
+        let spec = manifest.dependencies.get(&locked.name);
+        let inputs = inputs_fingerprint(spec);
+        let allow_lossy = match spec {
+            Some(DependencySpec::Detailed(d)) => d.allow_lossy.clone(),
+            _ => Vec::new(),
+        };
+        if is_current(locked, &inputs) {
+            for server in &locked.servers {
+                out.push(Desired {
+                    server: server.clone(),
+                    package: locked.name.clone(),
+                    version: locked.version.clone(),
+                    def: None,
+                    props: Props::new(),
+                    inputs: inputs.clone(),
+                    allow_lossy: allow_lossy.clone(),
+                });
+            }
+            continue;
+        }
         let Some(source) = registries.by_source(&locked.source) else {
             bail!(
                 "dotpack.lock pins {} {} from `{}`, which is not a configured registry\n  help: run `dotpack update {}` to pick it from the current registries",
@@ -133,19 +170,15 @@ pub fn desired(
         };
         check_locked_checksum(source, locked)?;
         let package = crate::registry::load_package(source, &locked.name, &locked.version)?;
-        let spec = manifest.dependencies.get(&locked.name);
         let props = props_for(&locked.name, &package, spec)?;
-        let allow_lossy = match spec {
-            Some(DependencySpec::Detailed(d)) => d.allow_lossy.clone(),
-            _ => Vec::new(),
-        };
         for (server, def) in &package.servers {
             out.push(Desired {
                 server: server.clone(),
                 package: locked.name.clone(),
                 version: locked.version.clone(),
-                def: def.clone(),
+                def: Some(def.clone()),
                 props: props.clone(),
+                inputs: inputs.clone(),
                 allow_lossy: allow_lossy.clone(),
             });
         }
@@ -157,7 +190,7 @@ pub fn desired(
 /// it was locked.
 fn check_locked_checksum(
     source: &dyn crate::registry::IndexSource,
-    locked: &crate::lock::LockedPackage,
+    locked: &LockedPackage,
 ) -> Result<()> {
     let lines = source.versions(&locked.name)?;
     let line = lines
@@ -234,36 +267,95 @@ pub enum ClaimStore {
     User(UserClaims),
 }
 
-/// Reads the claims of `scope` and the current bytes of every target, and plans.
+/// What to plan: the lock whose packages belong in the targets, for the manifest's inputs.
+pub struct PlanRequest<'a> {
+    pub lock: &'a Lockfile,
+    pub manifest: &'a Manifest,
+    pub registries: &'a RegistrySet,
+    /// Project-scope claims (from the current `dotpack.lock`).
+    pub lock_claims: &'a [Claim],
+    pub dotpack_home: &'a Path,
+    pub project_root: &'a Path,
+    pub mode: Mode,
+}
+
+/// Reads the claims of the targets' scope and the current bytes of every target, loads the
+/// packages whose entries may change, and plans.
 pub fn plan_targets(
     settings: &HostSettings,
-    desired: &[Desired],
-    lock_claims: &[Claim],
-    dotpack_home: &Path,
-    project_root: &Path,
-    mode: Mode,
+    request: PlanRequest<'_>,
 ) -> Result<(Plan, ClaimStore)> {
     let store = match settings.scope {
         Scope::Project => ClaimStore::Project,
-        Scope::User => ClaimStore::User(UserClaims::load(dotpack_home)?),
+        Scope::User => ClaimStore::User(UserClaims::load(request.dotpack_home)?),
     };
     let claims: &[Claim] = match &store {
-        ClaimStore::Project => lock_claims,
+        ClaimStore::Project => request.lock_claims,
         ClaimStore::User(user) => &user.claims,
     };
     let files = read_targets(&settings.targets)?;
+    let entries = current_entries(&settings.targets, &files);
+    let sync = matches!(request.mode, Mode::Sync);
+    let is_current = |locked: &LockedPackage, inputs: &str| {
+        !sync
+            || settings.targets.iter().all(|t| {
+                let Some(file_entries) = entries.get(&t.path) else {
+                    return false;
+                };
+                locked.servers.iter().all(|server| {
+                    claims
+                        .iter()
+                        .find(|c| c.file == t.claim_file && &c.server == server)
+                        .is_some_and(|c| {
+                            plan::is_current(
+                                c,
+                                &locked.name,
+                                &locked.version,
+                                inputs,
+                                file_entries.get(server),
+                            )
+                        })
+                })
+            })
+    };
+    let desired = desired(
+        request.lock,
+        request.manifest,
+        request.registries,
+        is_current,
+    )?;
     let input = PlanInput {
         targets: &settings.targets,
-        desired,
+        desired: &desired,
         files: &files,
         claims,
-        project: Some(project_root.display().to_string()),
+        project: Some(request.project_root.display().to_string()),
         force: settings.force,
         lossy: &settings.lossy,
-        mode,
+        mode: request.mode,
     };
     let plan = plan::plan(&input)?;
     Ok((plan, store))
+}
+
+/// The entries of each target file that parses (files that do not are left out; planning
+/// reports them).
+fn current_entries(
+    targets: &[Target],
+    files: &BTreeMap<PathBuf, Option<String>>,
+) -> BTreeMap<PathBuf, BTreeMap<String, serde_json::Value>> {
+    let mut out = BTreeMap::new();
+    for t in targets {
+        let text = files.get(&t.path).cloned().flatten().unwrap_or_default();
+        if let Ok(entries) = crate::formats::list_entries(
+            t.host.format,
+            &text,
+            crate::formats::Container::new(t.host.container),
+        ) {
+            out.insert(t.path.clone(), entries.into_iter().collect());
+        }
+    }
+    out
 }
 
 /// The current text of every target (`None` when absent). A folder where the file should be, or

@@ -329,7 +329,6 @@ pub fn plan_hosts(
             NoTargets::Fail => bail!("{message}"),
         }
     }
-    let desired = crate::install::desired(lock, &manifest.manifest, registries)?;
     let lock_claims = project
         .lock
         .as_ref()
@@ -337,11 +336,15 @@ pub fn plan_hosts(
         .unwrap_or_default();
     let planned = crate::install::plan_targets(
         &hosts,
-        &desired,
-        lock_claims,
-        &settings.dotpack_home,
-        manifest.root(),
-        mode,
+        crate::install::PlanRequest {
+            lock,
+            manifest: &manifest.manifest,
+            registries,
+            lock_claims,
+            dotpack_home: &settings.dotpack_home,
+            project_root: manifest.root(),
+            mode,
+        },
     )?;
     Ok(Some(planned))
 }

@@ -57,8 +57,14 @@ pub struct Desired {
     pub server: String,
     pub package: String,
     pub version: Version,
-    pub def: Server,
+    /// The server's canonical definition; `None` when the package was not loaded because every
+    /// target already holds its entry as claimed for this version and inputs (see
+    /// [`is_current`]).
+    pub def: Option<Server>,
     pub props: Props,
+    /// Fingerprint of what, besides the package version, shapes the entry: the inputs set in
+    /// `dotpack.toml` and the translation revision. Recorded in claims.
+    pub inputs: String,
     /// Lossy fields the project accepts dropping for this package (`allow_lossy` in
     /// `dotpack.toml`).
     pub allow_lossy: Vec<String>,
@@ -456,7 +462,16 @@ fn plan_file(
             }
             continue;
         }
-        let translation = match translate::translate(target.host, &d.def, &d.props) {
+        let claim = old_claims.get(d.server.as_str()).copied();
+        let Some(def) = &d.def else {
+            // Not loaded: the caller saw that this entry is current (see `is_current`).
+            if let Some(claim) = claim {
+                new_claims.push(claim.clone());
+                changes.push(change(d, Action::Unchanged, claim.dropped.clone()));
+            }
+            continue;
+        };
+        let translation = match translate::translate(target.host, def, &d.props) {
             Ok(t) => t,
             Err(error) => {
                 problems.push(Problem::Translate {
@@ -467,8 +482,15 @@ fn plan_file(
                 continue;
             }
         };
+        // A drop allowed when the entry was written stays allowed for the same package.
+        let allowed_before: Vec<String> = claim
+            .filter(|c| c.package == d.package)
+            .map(|c| c.dropped.clone())
+            .unwrap_or_default();
         for dropped in &translation.dropped {
-            if !input.lossy.allows(dropped, &d.allow_lossy) {
+            if !input.lossy.allows(dropped, &d.allow_lossy)
+                && !allowed_before.contains(&dropped.field)
+            {
                 problems.push(Problem::Lossy {
                     file: file.clone(),
                     host: target.host.id.to_string(),
@@ -483,7 +505,6 @@ fn plan_file(
             .map(|x| x.field.clone())
             .collect();
         let new_hash = entry_hash(&translation.entry);
-        let claim = old_claims.get(d.server.as_str()).copied();
         let current = existing.get(&d.server);
         let action = match (current, claim) {
             (None, _) => Action::Add,
@@ -655,6 +676,7 @@ fn make_claim(
         package: d.package.clone(),
         version: d.version.clone(),
         entry,
+        inputs: d.inputs.clone(),
         dropped,
         created: Created::default(),
         created_file: false,
@@ -663,4 +685,20 @@ fn make_claim(
             Scope::Project => None,
         },
     }
+}
+
+/// Whether `claim` shows the entry of `server` (package `package` at `version`, inputs
+/// fingerprint `inputs`) as current in a file whose entry hashes to `on_disk`: then the entry
+/// needs no translation, and the package need not even be loaded.
+pub fn is_current(
+    claim: &Claim,
+    package: &str,
+    version: &Version,
+    inputs: &str,
+    on_disk: Option<&serde_json::Value>,
+) -> bool {
+    claim.package == package
+        && &claim.version == version
+        && claim.inputs == inputs
+        && on_disk.is_some_and(|entry| entry_hash(entry) == claim.entry)
 }

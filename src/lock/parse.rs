@@ -18,7 +18,18 @@ use crate::diag::{Diagnostic, Diagnostics};
 const REGENERATE: &str = "regenerate it with `dotpack lock`";
 
 /// Parses the text of a lockfile read from `path` (used only in messages).
+///
+/// A valid lock is read on a fast path (plain deserialization, then the same checks without
+/// spans); only a lock with a problem goes through the spanned reader that points at it.
 pub fn parse(path: &Path, text: &str) -> Result<Lockfile, Diagnostics> {
+    match fast::parse(text) {
+        Some(lock) => Ok(lock),
+        None => parse_spanned(path, text),
+    }
+}
+
+/// The spanned reader alone: every check, each failure placed at its line.
+pub(super) fn parse_spanned(path: &Path, text: &str) -> Result<Lockfile, Diagnostics> {
     let mut reader = Reader {
         path,
         text,
@@ -362,4 +373,82 @@ fn is_sha256(text: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
+}
+
+/// The fast path: a lock that deserializes and passes every check. Anything else returns `None`
+/// and is read again by [`Reader`], which finds and places the problem.
+mod fast {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use semver::Version;
+    use serde::Deserialize;
+
+    use super::{LOCK_VERSION, LockedPackage, Lockfile, is_sha256};
+    use crate::claims::Claim;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawLock {
+        version: u32,
+        #[serde(default)]
+        manifest: BTreeMap<String, String>,
+        #[serde(default)]
+        package: Vec<RawPackage>,
+        #[serde(default)]
+        claim: Vec<Claim>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawPackage {
+        name: String,
+        version: Version,
+        source: String,
+        checksum: String,
+        #[serde(default)]
+        dependencies: Vec<String>,
+        #[serde(default)]
+        servers: Vec<String>,
+    }
+
+    pub(super) fn parse(text: &str) -> Option<Lockfile> {
+        let raw: RawLock = toml::from_str(text).ok()?;
+        if !(1..=LOCK_VERSION).contains(&raw.version)
+            || raw
+                .manifest
+                .values()
+                .any(|req| semver::VersionReq::parse(req).is_err())
+            || raw.package.iter().any(|p| !is_sha256(&p.checksum))
+        {
+            return None;
+        }
+        let names: BTreeSet<&str> = raw.package.iter().map(|p| p.name.as_str()).collect();
+        if names.len() != raw.package.len()
+            || raw
+                .package
+                .iter()
+                .flat_map(|p| &p.dependencies)
+                .any(|d| !names.contains(d.as_str()))
+        {
+            return None;
+        }
+        let packages = raw
+            .package
+            .into_iter()
+            .map(|p| LockedPackage {
+                name: p.name,
+                version: p.version,
+                source: p.source,
+                checksum: p.checksum,
+                dependencies: p.dependencies,
+                servers: p.servers,
+            })
+            .collect();
+        Some(Lockfile {
+            version: raw.version,
+            requirements: raw.manifest,
+            packages,
+            claims: raw.claim,
+        })
+    }
 }

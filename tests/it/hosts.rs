@@ -397,3 +397,42 @@ fn dry_run_prints_host_diffs_and_writes_nothing() {
         .stdout(contains("+++ b/.codex/config.toml").and(contains("+[mcp_servers.alpha]")));
     assert_eq!(snapshot(&env.project), before);
 }
+
+#[test]
+fn a_drop_allowed_once_stays_allowed_for_that_package() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env, &HOSTS[0]);
+    dp(&env, &reg, &["add", "beta", "--allow-lossy"]).success();
+    // A later command without the flag keeps beta's recorded drop and installs alpha.
+    dp(&env, &reg, &["add", "alpha"]).success();
+    dp(&env, &reg, &["install", "--locked"]).success();
+    assert!(env.read(".mcp.json").contains("beta-mcp"));
+}
+
+#[test]
+fn changing_an_input_in_the_manifest_updates_the_entry() {
+    let env = Env::new();
+    let reg = build_registry(
+        &env,
+        &[(
+            "port",
+            "[package]\nname = \"port\"\nversion = \"1.0.0\"\n\n[inputs.port]\ndefault = \"3845\"\n\n[servers.port]\nurl = \"http://127.0.0.1:{{props.port}}/mcp\"\n",
+        )],
+    );
+    project(&env, &HOSTS[0]);
+    dp(&env, &reg, &["add", "port"]).success();
+    assert!(env.read(".mcp.json").contains("127.0.0.1:3845"));
+    let text = env.read("dotpack.toml").replace(
+        "port = \"^1.0\"",
+        "port = { version = \"^1.0\", set = { port = \"4000\" } }",
+    );
+    env.write("dotpack.toml", &text);
+    dp(&env, &reg, &["install"])
+        .success()
+        .stderr(contains("1 updated"));
+    assert!(env.read(".mcp.json").contains("127.0.0.1:4000"));
+    dp(&env, &reg, &["install"])
+        .success()
+        .stderr(contains("nothing to change"));
+}
