@@ -174,8 +174,23 @@ fn push_field(out: &mut String, key: &str, value: &str) {
     out.push('\n');
 }
 
+/// A TOML basic string: quotes, backslashes and control characters escaped.
 fn toml_string(s: &str) -> String {
-    toml_edit::Value::from(s).to_string()
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn created_inline(created: &Created) -> String {
@@ -302,6 +317,15 @@ mod tests {
         assert!(text.find("alpha").unwrap() < text.find("zeta").unwrap());
         let file: UserFile = toml::from_str(&text).unwrap();
         assert_eq!(file.claim, vec![claim("alpha"), claim("zeta")]);
+    }
+
+    #[test]
+    fn odd_strings_survive_emit_and_parse() {
+        let mut odd = claim("alpha");
+        odd.file = "C:\\Users\\me\\\"x\"\n\t\u{1}ü.json".into();
+        odd.created.file_content = Some("// c\r\n".into());
+        let file: UserFile = toml::from_str(&emit(std::slice::from_ref(&odd))).unwrap();
+        assert_eq!(file.claim, vec![odd]);
     }
 
     #[test]

@@ -296,6 +296,10 @@ pub fn plan_targets(
     let files = read_targets(&settings.targets)?;
     let entries = current_entries(&settings.targets, &files);
     let sync = matches!(request.mode, Mode::Sync);
+    let by_entry: BTreeMap<(&str, &str), &Claim> = claims
+        .iter()
+        .map(|c| ((c.file.as_str(), c.server.as_str()), c))
+        .collect();
     let is_current = |locked: &LockedPackage, inputs: &str| {
         !sync
             || settings.targets.iter().all(|t| {
@@ -303,9 +307,8 @@ pub fn plan_targets(
                     return false;
                 };
                 locked.servers.iter().all(|server| {
-                    claims
-                        .iter()
-                        .find(|c| c.file == t.claim_file && &c.server == server)
+                    by_entry
+                        .get(&(t.claim_file.as_str(), server.as_str()))
                         .is_some_and(|c| {
                             plan::is_current(
                                 c,
@@ -328,6 +331,7 @@ pub fn plan_targets(
         targets: &settings.targets,
         desired: &desired,
         files: &files,
+        entries: &entries,
         claims,
         project: Some(request.project_root.display().to_string()),
         force: settings.force,

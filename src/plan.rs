@@ -321,6 +321,9 @@ pub struct PlanInput<'a> {
     pub desired: &'a [Desired],
     /// Current bytes of every target file (`None`: absent).
     pub files: &'a BTreeMap<PathBuf, Option<String>>,
+    /// The entries of the target files already parsed by the caller (files missing here are
+    /// parsed by the planner, which reports those that do not parse).
+    pub entries: &'a BTreeMap<PathBuf, BTreeMap<String, serde_json::Value>>,
     /// Current claims for the targets' scope.
     pub claims: &'a [Claim],
     /// The project root, recorded in user-scope claims.
@@ -376,11 +379,13 @@ fn plan_file(
         }]
     };
     let original = before.clone().unwrap_or_default();
-    let existing: BTreeMap<String, serde_json::Value> =
-        formats::list_entries(target.format(), &original, target.container())
+    let existing: BTreeMap<String, serde_json::Value> = match input.entries.get(&target.path) {
+        Some(entries) => entries.clone(),
+        None => formats::list_entries(target.format(), &original, target.container())
             .map_err(file_problem)?
             .into_iter()
-            .collect();
+            .collect(),
+    };
     let old_claims: BTreeMap<&str, &Claim> = input
         .claims
         .iter()
