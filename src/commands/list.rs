@@ -66,20 +66,23 @@ pub fn run(global: &GlobalArgs, args: TargetArgs, view: View, printer: &Printer)
         });
         return Ok(());
     }
+    let place = |r: &Row| format!("{}#{}", r.file, r.server);
+    let package = |r: &Row| match (&r.package, &r.version) {
+        (Some(p), Some(v)) => format!("{p} {v}"),
+        _ => String::new(),
+    };
+    let width_place = rows.iter().map(|r| place(r).len()).max().unwrap_or(0);
+    let width_package = rows.iter().map(|r| package(r).len()).max().unwrap_or(0);
     let mut host = "";
     for row in &rows {
         if row.host != host {
             host = &row.host;
             printer.out(host);
         }
-        let package = match (&row.package, &row.version) {
-            (Some(p), Some(v)) => format!("{p} {v}"),
-            _ => String::new(),
-        };
         printer.out(format!(
-            "  {}#{}  {package}  {}",
-            row.file,
-            row.server,
+            "  {:<width_place$}  {:<width_package$}  {}",
+            place(row),
+            package(row),
             row.state.describe()
         ));
     }

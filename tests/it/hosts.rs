@@ -436,3 +436,38 @@ fn changing_an_input_in_the_manifest_updates_the_entry() {
         .success()
         .stderr(contains("nothing to change"));
 }
+
+#[test]
+fn list_and_status_read_as_a_table() {
+    let env = Env::new();
+    let reg = registry(&env);
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"codex\"]\n\n[dependencies]\n",
+    );
+    dp(&env, &reg, &["add", "alpha", "beta", "--allow-lossy"]).success();
+    let edited = env.read(".mcp.json").replace("beta-mcp", "beta-mcp-fork");
+    env.write(".mcp.json", &edited);
+    let list = env
+        .dotpack()
+        .arg("--registry")
+        .arg(&reg)
+        .arg("list")
+        .output()
+        .unwrap();
+    let status = env
+        .dotpack()
+        .arg("--registry")
+        .arg(&reg)
+        .arg("status")
+        .output()
+        .unwrap();
+    insta::assert_snapshot!(
+        "list_and_status",
+        format!(
+            "$ dotpack list\n{}\n$ dotpack status\n{}",
+            String::from_utf8_lossy(&list.stdout),
+            String::from_utf8_lossy(&status.stdout)
+        )
+    );
+}
