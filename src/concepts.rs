@@ -85,6 +85,18 @@ pub struct HostField {
     pub form: Form,
 }
 
+/// Fields that only mean something for a process (stdio): on a remote server they are a mistake
+/// some hosts refuse to load.
+pub const STDIO_ONLY: &[&str] = &["args", "env", "cwd", "env_file"];
+
+/// Fields that only mean something for a connection (HTTP).
+pub const HTTP_ONLY: &[&str] = &[
+    "http_headers",
+    "env_http_headers",
+    "bearer_token_env_var",
+    "headers_helper",
+];
+
 /// One row of the table: one canonical field of a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Concept {

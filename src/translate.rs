@@ -132,14 +132,7 @@ fn transport_of(server: &Server) -> Result<Transport, TranslateError> {
     }
 }
 
-/// Fields that only mean something for a process (stdio) or for a connection (HTTP).
-const STDIO_ONLY: &[&str] = &["args", "env", "cwd", "env_file"];
-const HTTP_ONLY: &[&str] = &[
-    "http_headers",
-    "env_http_headers",
-    "bearer_token_env_var",
-    "headers_helper",
-];
+use crate::concepts::{HTTP_ONLY, STDIO_ONLY};
 
 /// A field of the other transport is an author's mistake that some hosts refuse to load (Codex:
 /// "env is not supported for streamable_http"), so it is reported rather than written.

@@ -5,7 +5,9 @@ use toml_edit::{Item, Key, TableLike, Value};
 
 use super::sections::is_http_url;
 use super::{Checker, did_you_mean, entries, secrets, segment, templates, type_name};
-use crate::concepts::{CONCEPTS, ValueKind, canonical_fields, concept_of, host_alias_of};
+use crate::concepts::{
+    CONCEPTS, HTTP_ONLY, STDIO_ONLY, ValueKind, canonical_fields, concept_of, host_alias_of,
+};
 
 /// `type` values dotpack understands, with the transport each implies.
 const TYPES: &[(&str, Transport)] = &[
@@ -114,6 +116,7 @@ impl Checker<'_> {
                 Some(Transport::Http)
             }
         };
+        self.other_transport_fields(at, table, transport);
         let Some((_, ty)) = table.get_key_value("type") else {
             return;
         };
@@ -141,6 +144,40 @@ impl Checker<'_> {
                 );
             }
             Some(_) => {}
+        }
+    }
+
+    /// `env` on a remote server or `http_headers` on a local one: the author's mistake, which
+    /// some hosts refuse to load.
+    fn other_transport_fields(
+        &mut self,
+        at: &str,
+        table: &dyn TableLike,
+        transport: Option<Transport>,
+    ) {
+        let (wrong, kind, fix) = match transport {
+            Some(Transport::Stdio) => (
+                HTTP_ONLY,
+                "local (stdio)",
+                "headers apply to remote servers only",
+            ),
+            Some(Transport::Http) => (
+                STDIO_ONLY,
+                "remote",
+                "a remote server has no process: remove it",
+            ),
+            None => return,
+        };
+        for field in wrong {
+            if let Some((k, _)) = table.get_key_value(field) {
+                self.error(
+                    "wrong-transport-field",
+                    format!("`{field}` does not apply to a {kind} server"),
+                    k.span(),
+                    &format!("{at}.{field}"),
+                    fix,
+                );
+            }
         }
     }
 

@@ -313,3 +313,25 @@ fn findings_come_in_file_order() {
     sorted.sort();
     assert_eq!(lines, sorted);
 }
+
+#[test]
+fn fields_of_the_other_transport_are_errors() {
+    let remote = "[servers.x]\nurl = \"https://x/mcp\"\nenv = { A = \"b\" }\ncwd = \"/tmp\"\n";
+    let f = findings(remote);
+    assert_eq!(
+        f,
+        [
+            ("wrong-transport-field", 3, "servers.x.env".to_string()),
+            ("wrong-transport-field", 4, "servers.x.cwd".to_string()),
+        ]
+    );
+    let local = "[servers.x]\ncommand = \"x\"\nargs = []\nhttp_headers = { A = \"b\" }\n";
+    assert_eq!(
+        findings(local),
+        [(
+            "wrong-transport-field",
+            4,
+            "servers.x.http_headers".to_string()
+        )]
+    );
+}
