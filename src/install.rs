@@ -183,6 +183,43 @@ pub fn desired(
             });
         }
     }
+    out.extend(local_servers(manifest, &out)?);
+    Ok(out)
+}
+
+/// The package name claims record for servers declared in the project's own `dotpack.toml`.
+pub const LOCAL_PACKAGE: &str = "dotpack.toml";
+
+/// The project's own `[servers]`, with its own `[inputs]` at their defaults. A name that a
+/// locked package also declares is an error: both would write the same entry.
+fn local_servers(manifest: &Manifest, packaged: &[Desired]) -> Result<Vec<Desired>> {
+    let mut out = Vec::new();
+    if manifest.servers.is_empty() {
+        return Ok(out);
+    }
+    let props = props_for(LOCAL_PACKAGE, manifest, None)?;
+    let version = manifest
+        .package
+        .as_ref()
+        .map_or_else(|| semver::Version::new(0, 0, 0), |p| p.version.clone());
+    for (server, def) in &manifest.servers {
+        if let Some(other) = packaged.iter().find(|d| &d.server == server) {
+            bail!(
+                "dotpack.toml declares a server named `{server}`, and so does package `{}`\n  help: rename the server in [servers.{server}], or remove `{}` from [dependencies]",
+                other.package,
+                other.package
+            );
+        }
+        out.push(Desired {
+            server: server.clone(),
+            package: LOCAL_PACKAGE.to_string(),
+            version: version.clone(),
+            def: Some(def.clone()),
+            props: props.clone(),
+            inputs: inputs_fingerprint(None),
+            allow_lossy: Vec::new(),
+        });
+    }
     Ok(out)
 }
 

@@ -471,3 +471,33 @@ fn list_and_status_read_as_a_table() {
         )
     );
 }
+
+#[test]
+fn the_projects_own_servers_are_installed_and_removed_too() {
+    let env = Env::new();
+    let reg = registry(&env);
+    let manifest = "[project]\nhosts = [\"claude-code\"]\n\n[inputs.root]\ndefault = \"/srv\"\n\n[servers.local-files]\ncommand = \"npx\"\nargs = [\"-y\", \"files-mcp\", \"{{props.root}}\"]\n\n[dependencies]\n";
+    env.write("dotpack.toml", manifest);
+    dp(&env, &reg, &["install"]).success();
+    let text = env.read(".mcp.json");
+    assert!(
+        text.contains("\"local-files\"") && text.contains("/srv"),
+        "{text}"
+    );
+    assert!(
+        env.read("dotpack.lock")
+            .contains("package = \"dotpack.toml\"")
+    );
+    // A package declaring the same server name is refused.
+    let clash = manifest.replace("local-files", "alpha");
+    env.write("dotpack.toml", &clash);
+    dp(&env, &reg, &["add", "alpha"])
+        .code(1)
+        .stderr(contains("declares a server named `alpha`"));
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n",
+    );
+    dp(&env, &reg, &["install"]).success();
+    assert!(!env.project.join(".mcp.json").exists());
+}
