@@ -492,19 +492,23 @@ fn print_host_summary(printer: &Printer, plan: &Plan) {
                 parts.join(", ")
             ),
         );
-        for change in &file.changes {
-            if !change.dropped.is_empty() {
-                printer.warning(format!(
-                    "{}: server `{}` dropped {} for {}",
-                    file.target.claim_file,
-                    change.server,
-                    change.dropped.join(", "),
-                    file.target.host.id
-                ));
-            }
-        }
     }
-    for warning in &plan.warnings {
+    // Warnings come in one block after the file lines.
+    let dropped = plan.files.iter().flat_map(|file| {
+        file.changes
+            .iter()
+            .filter(|c| !c.dropped.is_empty() && c.action != Action::Unchanged)
+            .map(move |c| {
+                format!(
+                    "{} ({}): server `{}` dropped {}",
+                    file.target.claim_file,
+                    file.target.host.id,
+                    c.server,
+                    c.dropped.join(", ")
+                )
+            })
+    });
+    for warning in dropped.chain(plan.warnings.iter().cloned()) {
         printer.warning(warning);
     }
 }

@@ -436,3 +436,19 @@ fn usage_errors_exit_with_2() {
         .success()
         .stdout(contains("dotpack add figma"));
 }
+
+#[test]
+fn color_follows_the_flag_and_no_color() {
+    let env = Env::new();
+    init(&env);
+    env.dotpack()
+        .args(["--color", "always", "add", "time"])
+        .assert()
+        .success()
+        .stderr(contains("\u{1b}["));
+    env.dotpack()
+        .args(["add", "fetch"])
+        .assert()
+        .success()
+        .stderr(contains("\u{1b}[").not());
+}
