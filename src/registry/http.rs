@@ -217,7 +217,11 @@ pub fn normalize_url(url: &str) -> Result<String, RegistryError> {
     }
     // Scheme and host are case-insensitive: lowercase them so one registry has one identity.
     let path = &rest[host.len()..];
-    let mut base = format!("{}{}{path}", &lower[..scheme_len], host.to_ascii_lowercase());
+    let mut base = format!(
+        "{}{}{path}",
+        &lower[..scheme_len],
+        host.to_ascii_lowercase()
+    );
     if !base.ends_with('/') {
         base.push('/');
     }
@@ -428,7 +432,7 @@ impl Remote {
             return match cached {
                 Some(entry) => Ok(Some(entry.body)),
                 None => Err(RegistryError::NotCached {
-                    what: format!("`{rel}`"),
+                    what: describe(rel),
                     url: self.url(rel),
                 }),
             };
@@ -446,6 +450,16 @@ impl Remote {
                 Ok(Some(entry.body))
             }
         }
+    }
+}
+
+/// How to name the index file `rel` in messages: by its package when it is one.
+fn describe(rel: &str) -> String {
+    match rel.rsplit('/').next() {
+        Some(name) if is_plain_name(name) && super::index_path(name) == rel => {
+            format!("package `{name}`")
+        }
+        _ => format!("the registry's `{rel}`"),
     }
 }
 
@@ -548,10 +562,7 @@ mod tests {
             etag: Some("\"e\"".to_string()),
             last_modified: Some("Tue, 01 Dec 2026 00:00:00 GMT".to_string()),
         };
-        assert_eq!(
-            both.conditional_headers(),
-            Some(("If-None-Match", "\"e\""))
-        );
+        assert_eq!(both.conditional_headers(), Some(("If-None-Match", "\"e\"")));
         let date = Validators {
             etag: None,
             ..both.clone()
@@ -569,7 +580,10 @@ mod tests {
         let sum = "A".repeat(64);
         assert_eq!(
             archive_cache_path(dir, &sum),
-            Some(dir.join("archives").join(format!("{}.tar.gz", "a".repeat(64))))
+            Some(
+                dir.join("archives")
+                    .join(format!("{}.tar.gz", "a".repeat(64)))
+            )
         );
         for bad in ["../../etc/passwd", "", "zz", &"g".repeat(64)] {
             assert_eq!(archive_cache_path(dir, bad), None, "{bad}");

@@ -116,6 +116,10 @@ pub fn open(
         None => Ok(Box::new(EmbeddedIndex::builtin())),
         Some(location) => match location.to_str() {
             Some(url) if http::is_url(url) => Ok(Box::new(open_url(url, dotpack_home, offline)?)),
+            // Any other scheme is a mistake, not a folder name: say which schemes work.
+            Some(url) if url.contains("://") => Err(http::normalize_url(url)
+                .err()
+                .unwrap_or_else(|| RegistryError::Other(format!("`{url}` is not a registry")))),
             _ => {
                 let source_id = format!("registry+file:{}", location.display());
                 Ok(Box::new(DirIndex::open(location, source_id)?))
