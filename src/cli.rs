@@ -35,13 +35,14 @@ pub struct GlobalArgs {
     /// Path to dotpack.toml (default: search this folder and its parents)
     #[arg(long, global = true, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// Use the registry index in this local folder instead of the built-in one
-    #[arg(long, global = true, value_name = "PATH", env = "DOTPACK_REGISTRY")]
+    /// Use the registry index in this local folder, or at this http(s):// URL, instead of the
+    /// built-in one
+    #[arg(long, global = true, value_name = "PATH|URL", env = "DOTPACK_REGISTRY")]
     pub registry: Option<PathBuf>,
     /// Fail if dotpack.lock is missing or would change
     #[arg(long, global = true)]
     pub locked: bool,
-    /// Use only local data: no network
+    /// Use only local data and the cache: no network
     #[arg(long, global = true)]
     pub offline: bool,
     /// Both --locked and --offline

@@ -101,11 +101,15 @@ impl Project {
 
 /// The default registry (built in, or `--registry`) and the named `[registries]` of `manifest`.
 pub fn registries(settings: &Settings, manifest: Option<&LoadedManifest>) -> Result<RegistrySet> {
-    let default = registry::open(settings.registry.as_deref())?;
+    let default = registry::open(
+        settings.registry.as_deref(),
+        &settings.dotpack_home,
+        settings.offline,
+    )?;
     let mut set = RegistrySet::new(default);
     if let Some(loaded) = manifest {
         for (name, spec) in &loaded.manifest.registries {
-            let source = open_named(loaded.root(), name, spec)?;
+            let source = open_named(settings, loaded.root(), name, spec)?;
             set = set.with_named(name.clone(), source);
         }
     }
@@ -113,6 +117,7 @@ pub fn registries(settings: &Settings, manifest: Option<&LoadedManifest>) -> Res
 }
 
 fn open_named(
+    settings: &Settings,
     root: &Path,
     name: &str,
     spec: &crate::manifest::RegistrySpec,
@@ -124,9 +129,11 @@ fn open_named(
                 registry::dir::DirIndex::open(&full, format!("registry+file:{}", path.display()))?;
             Ok(Box::new(source))
         }
-        (None, Some(url)) => bail!(
-            "registry `{name}` uses url = \"{url}\", but this dotpack reads only local registries\n  help: point `[registries.{name}] path` at a folder holding the index"
-        ),
+        (None, Some(url)) => {
+            let source = registry::open_url(url, &settings.dotpack_home, settings.offline)
+                .with_context(|| format!("registry `{name}` in [registries]"))?;
+            Ok(Box::new(source))
+        }
         _ => bail!("registry `{name}` needs exactly one of `path` or `url` in [registries.{name}]"),
     }
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::cli::{GlobalArgs, SearchArgs};
 use crate::ops::{self, Settings};
 use crate::output::Printer;
-use crate::registry::IndexLine;
+use crate::registry::{IndexLine, RegistryError};
 
 /// One hit, with the newest stable version's line.
 struct Hit {
@@ -21,8 +21,11 @@ pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<(
     let words: Vec<String> = args.query.iter().map(|w| w.to_lowercase()).collect();
     let mut hits = Vec::new();
     for name in source.names()? {
-        let Some(lines) = source.versions(&name)? else {
-            continue;
+        let lines = match source.versions(&name) {
+            Ok(Some(lines)) => lines,
+            // Offline, search what is cached.
+            Ok(None) | Err(RegistryError::NotCached { .. }) => continue,
+            Err(e) => return Err(e.into()),
         };
         let Some(line) = newest(&lines) else {
             continue;

@@ -109,6 +109,8 @@ pub fn build(source: &Path, out: &Path, check: bool) -> Result<BuildReport, Buil
     if let Some(text) = config_text {
         files.push((out.join(super::sparse::CONFIG_FILE), text.into_bytes()));
     }
+    let mut names = published_names(out)?;
+    names.extend(new_lines.keys().cloned());
     for (key, mut lines) in new_lines {
         lines.sort_by(|a, b| a.vers.cmp(&b.vers));
         let mut text = published.text(&key).to_string();
@@ -120,8 +122,13 @@ pub fn build(source: &Path, out: &Path, check: bool) -> Result<BuildReport, Buil
         report.added.extend(lines);
     }
 
+    // The listing for registries that cannot list folders (HTTP): every published name, sorted,
+    // so publishing only ever adds lines.
+    let names_text: String = names.iter().map(|name| format!("{name}\n")).collect();
+    files.push((out.join(super::http::NAMES_FILE), names_text.into_bytes()));
+
     // Only files whose bytes change are written; the index files go last so they never point at
-    // an archive that is not there yet.
+    // an archive that is not there yet, and the names file after them.
     files.retain(|(path, bytes)| std::fs::read(path).ok().as_deref() != Some(bytes.as_slice()));
     if !check {
         for (path, bytes) in &files {
@@ -211,6 +218,16 @@ fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
     }
     candidates.sort_by(|a, b| (&a.line.name, &a.line.vers).cmp(&(&b.line.name, &b.line.vers)));
     Ok(candidates)
+}
+
+/// The names of the packages already published in `out` (none when it is not an index yet).
+fn published_names(out: &Path) -> Result<BTreeSet<String>, BuildError> {
+    if !out.join(super::sparse::CONFIG_FILE).is_file() {
+        return Ok(BTreeSet::new());
+    }
+    use super::IndexSource;
+    let index = super::DirIndex::open(out, "registry+file:build")?;
+    Ok(index.names()?.into_iter().collect())
 }
 
 /// Every `dotpack.toml` under `dir`, skipping hidden folders. Folders below a package are

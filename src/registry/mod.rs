@@ -3,12 +3,13 @@
 //! A registry is a sparse index (one file per package, one JSON line per version, at a path
 //! derived from the name, as in Cargo's sparse index) plus `.tar.gz` archives checked against the
 //! sha256 in the index. The same layout is read from the index compiled into the binary, from a
-//! local directory, or (later) from static HTTP.
+//! local directory, or from a static HTTP(S) server through a cache ([`http`]).
 
 pub mod archive;
 pub mod build;
 pub mod dir;
 pub mod embedded;
+pub mod http;
 pub mod index;
 pub mod memory;
 pub mod package;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 
 pub use dir::DirIndex;
 pub use embedded::EmbeddedIndex;
+pub use http::HttpIndex;
 pub use index::{
     IndexDep, IndexLine, RegistryConfig, index_path, parse_index_file, render_index_file,
 };
@@ -59,6 +61,22 @@ pub enum RegistryError {
     },
     #[error("{file}: bad package archive: {reason}")]
     BadArchive { file: String, reason: String },
+    #[error("cannot reach {url}: {reason}\n  help: {help}")]
+    Network {
+        url: String,
+        reason: String,
+        help: String,
+    },
+    #[error("{url} answered HTTP {status}\n  help: {help}")]
+    HttpStatus {
+        url: String,
+        status: u16,
+        help: String,
+    },
+    #[error(
+        "{what} is not in the cache ({url}), and --offline forbids using the network\n  help: run once without --offline to fill the cache"
+    )]
+    NotCached { what: String, url: String },
     #[error("{path}: {reason}")]
     Io { path: String, reason: String },
     #[error("{0}")]
@@ -83,17 +101,39 @@ pub trait IndexSource: Send + Sync {
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError>;
 }
 
-/// Opens the registry a command reads: the built-in index when `path` is `None`, else the index in
-/// the local folder `path` (`--registry`, `DOTPACK_REGISTRY`), whose lock-file source is
-/// `registry+file:` followed by the path exactly as given, so lock files stay stable across runs.
-pub fn open(path: Option<&Path>) -> Result<Box<dyn IndexSource>, RegistryError> {
-    match path {
+/// Opens the registry a command reads: the built-in index when `location` is `None`; the index
+/// served at `location` when it is an `http://` or `https://` URL (source
+/// `registry+` followed by the URL ending in `/`, cached under `dotpack_home`, see [`open_url`]);
+/// else the index in the local folder `location` (`--registry`, `DOTPACK_REGISTRY`), whose
+/// lock-file source is `registry+file:` followed by the path exactly as given, so lock files stay
+/// stable across runs. `offline` forbids network access.
+pub fn open(
+    location: Option<&Path>,
+    dotpack_home: &Path,
+    offline: bool,
+) -> Result<Box<dyn IndexSource>, RegistryError> {
+    match location {
         None => Ok(Box::new(EmbeddedIndex::builtin())),
-        Some(dir) => {
-            let source_id = format!("registry+file:{}", dir.display());
-            Ok(Box::new(DirIndex::open(dir, source_id)?))
-        }
+        Some(location) => match location.to_str() {
+            Some(url) if http::is_url(url) => Ok(Box::new(open_url(url, dotpack_home, offline)?)),
+            // Any other scheme is a mistake, not a folder name: say which schemes work.
+            Some(url) if url.contains("://") => Err(http::normalize_url(url)
+                .err()
+                .unwrap_or_else(|| RegistryError::Other(format!("`{url}` is not a registry")))),
+            _ => {
+                let source_id = format!("registry+file:{}", location.display());
+                Ok(Box::new(DirIndex::open(location, source_id)?))
+            }
+        },
     }
+}
+
+/// Opens the HTTP(S) registry at `url`, cached in its own folder under
+/// `dotpack_home/cache/registries/`. Its lock-file source is `registry+URL/`.
+pub fn open_url(url: &str, dotpack_home: &Path, offline: bool) -> Result<HttpIndex, RegistryError> {
+    let base = http::normalize_url(url)?;
+    let cache = http::cache_dir(dotpack_home, &base);
+    HttpIndex::open(&base, format!("registry+{base}"), &cache, offline)
 }
 
 /// A shared registry is a registry too, so `open` can hand out the process-wide built-in index.
@@ -120,15 +160,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn open_picks_builtin_or_folder() {
-        assert_eq!(open(None).unwrap().source_id(), BUILTIN_SOURCE);
+    fn open_picks_builtin_folder_or_url() {
+        let home = tempfile::tempdir().unwrap();
+        assert_eq!(
+            open(None, home.path(), false).unwrap().source_id(),
+            BUILTIN_SOURCE
+        );
+        let url = open(Some(Path::new("http://127.0.0.1:9/r")), home.path(), true).unwrap();
+        assert_eq!(url.source_id(), "registry+http://127.0.0.1:9/r/");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("config.json"),
             r#"{"v":1,"dl":"{name}/{version}"}"#,
         )
         .unwrap();
-        let source = open(Some(dir.path())).unwrap();
+        let source = open(Some(dir.path()), home.path(), false).unwrap();
         assert_eq!(
             source.source_id(),
             format!("registry+file:{}", dir.path().display())

@@ -1,5 +1,5 @@
 //! The one reader of the sparse index layout, over any store of files (a folder on disk, the
-//! index compiled into the binary). Local and built-in registries differ only in where bytes come
+//! index compiled into the binary, a web server through a cache). Local and built-in registries differ only in where bytes come
 //! from, so parsing, caching, name checks and checksum verification live here once.
 
 use std::borrow::Cow;
@@ -131,17 +131,13 @@ impl<F: FileStore> SparseIndex<F> {
         let Some(bytes) = self.files.read(&rel)? else {
             return Err(missing());
         };
-        let actual = sha256_hex(&bytes);
-        if !actual.eq_ignore_ascii_case(&line.cksum) {
-            return Err(RegistryError::ChecksumMismatch {
-                name: line.name.clone(),
-                version: line.vers.to_string(),
-                file: label,
-                expected: line.cksum.clone(),
-                actual,
-            });
-        }
+        verify_archive(line, &bytes, &label)?;
         Ok(bytes.into_owned())
+    }
+
+    /// The index's `config.json`.
+    pub(crate) fn config(&self) -> &RegistryConfig {
+        &self.config
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Vec<IndexLine>>>> {
@@ -149,6 +145,25 @@ impl<F: FileStore> SparseIndex<F> {
         // from our side), so a poisoned cache is still a good cache.
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// Checks `bytes` (read from `label`) against the sha256 the index gives for `line`.
+pub(crate) fn verify_archive(
+    line: &IndexLine,
+    bytes: &[u8],
+    label: &str,
+) -> Result<(), RegistryError> {
+    let actual = sha256_hex(bytes);
+    if actual.eq_ignore_ascii_case(&line.cksum) {
+        return Ok(());
+    }
+    Err(RegistryError::ChecksumMismatch {
+        name: line.name.clone(),
+        version: line.vers.to_string(),
+        file: label.to_string(),
+        expected: line.cksum.clone(),
+        actual,
+    })
 }
 
 /// Every line of the file of `key` must be about `key`; anything else is a corrupt index.

@@ -3,6 +3,7 @@
 mod support;
 
 mod hosts;
+mod http_registry;
 mod project_cmds;
 mod registry;
 mod search_info;

@@ -66,12 +66,14 @@ fn build_writes_sparse_layout_and_archives() {
         "dl/time/time-0.2.0.tar.gz",
         "dl/time/time-0.2.1.tar.gz",
         "fi/gm/figma",
+        "names.txt",
         "ti/me/time",
     ]
     .iter()
     .map(PathBuf::from)
     .collect();
     assert_eq!(files, expected);
+    assert_eq!(env.read("idx/names.txt"), "figma\ntime\n");
 
     let index = DirIndex::open(&env.project.join("idx"), "test").unwrap();
     assert_eq!(index.names().unwrap(), ["figma", "time"]);
@@ -89,6 +91,17 @@ fn build_writes_sparse_layout_and_archives() {
     assert_eq!(manifest, env.read("src/figma/dotpack.toml"));
     let inside = archive::read_files(&bytes, "figma").unwrap();
     assert!(inside.contains_key("figma-0.3.1/README.md"));
+}
+
+#[test]
+fn names_file_keeps_every_published_name() {
+    let env = Env::new();
+    source(&env);
+    build(&env).success();
+    std::fs::remove_dir_all(env.project.join("src/figma")).unwrap();
+    env.write("src/alpha/dotpack.toml", &package("alpha", "1.0.0", ""));
+    build(&env).success();
+    assert_eq!(env.read("idx/names.txt"), "alpha\nfigma\ntime\n");
 }
 
 #[test]

@@ -33,6 +33,12 @@ impl Env {
             .env("DOTPACK_HOME", self.home.path().join(".dotpack"))
             .env("NO_COLOR", "1")
             .env_remove("DOTPACK_REGISTRY")
+            .env_remove("HTTP_PROXY")
+            .env_remove("http_proxy")
+            .env_remove("HTTPS_PROXY")
+            .env_remove("https_proxy")
+            .env_remove("ALL_PROXY")
+            .env_remove("all_proxy")
             .env_remove("CODEX_HOME");
         cmd
     }
@@ -110,4 +116,144 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+/// A static file server on loopback for HTTP registry tests: serves `root` over HTTP/1.1 with an
+/// `ETag` per file (a `If-None-Match` that matches gets 304), 404 for anything missing, and a log
+/// of every request. It stops when dropped, so it never outlives its test.
+pub struct StaticServer {
+    addr: std::net::SocketAddr,
+    state: std::sync::Arc<std::sync::Mutex<ServerState>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[derive(Default)]
+struct ServerState {
+    /// `(path, status)` of every request, in order.
+    log: Vec<(String, u16)>,
+    /// When set, every request gets this status.
+    fail: Option<u16>,
+}
+
+impl StaticServer {
+    pub fn start(root: &Path) -> StaticServer {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::{Arc, Mutex};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let state = Arc::new(Mutex::new(ServerState::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let root = root.to_path_buf();
+        let thread = {
+            let (state, stop) = (Arc::clone(&state), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    if let Ok(stream) = stream {
+                        serve_one(stream, &root, &state);
+                    }
+                }
+            })
+        };
+        StaticServer {
+            addr,
+            state,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// The base URL, ending in `/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// `(path, status)` of every request so far.
+    pub fn requests(&self) -> Vec<(String, u16)> {
+        self.state.lock().expect("server state").log.clone()
+    }
+
+    pub fn clear_requests(&self) {
+        self.state.lock().expect("server state").log.clear();
+    }
+
+    /// Answer every request with `status` (`None`: serve files again).
+    pub fn fail_with(&self, status: Option<u16>) {
+        self.state.lock().expect("server state").fail = status;
+    }
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = std::net::TcpStream::connect(self.addr);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mutex<ServerState>) {
+    use std::io::{Read, Write};
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+    let mut request = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 64 * 1024 {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => request.extend_from_slice(&buf[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&request);
+    let mut lines = text.lines();
+    let Some(path) = lines.next().and_then(|l| l.split(' ').nth(1)) else {
+        return;
+    };
+    let path = path.split('?').next().unwrap_or_default().to_string();
+    let if_none_match = lines.find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.eq_ignore_ascii_case("if-none-match")
+            .then(|| value.trim().to_string())
+    });
+    let rel = path.trim_start_matches('/');
+    let file = (!rel.split('/').any(|p| p == ".." || p.is_empty()))
+        .then(|| std::fs::read(root.join(rel)).ok())
+        .flatten();
+    let fail = state.lock().expect("server state").fail;
+    let (status, headers, body) = match (fail, file) {
+        (Some(status), _) => (status, String::new(), b"server error".to_vec()),
+        (None, None) => (404, String::new(), b"not found".to_vec()),
+        (None, Some(bytes)) => {
+            let etag = format!(
+                "\"{}\"",
+                &dotpack::registry::archive::sha256_hex(&bytes)[..16]
+            );
+            let header = format!("ETag: {etag}\r\n");
+            if if_none_match.as_deref() == Some(etag.as_str()) {
+                (304, header, Vec::new())
+            } else {
+                (200, header, bytes)
+            }
+        }
+    };
+    state.lock().expect("server state").log.push((path, status));
+    let reason = match status {
+        200 => "OK",
+        304 => "Not Modified",
+        404 => "Not Found",
+        _ => "Error",
+    };
+    let length = if status == 304 {
+        String::new()
+    } else {
+        format!("Content-Length: {}\r\n", body.len())
+    };
+    let head = format!("HTTP/1.1 {status} {reason}\r\n{headers}{length}Connection: close\r\n\r\n");
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&body);
+    let _ = stream.flush();
 }

@@ -1,0 +1,603 @@
+//! A registry served over HTTP(S) as static files (`--registry https://...`,
+//! `[registries] x = { url = "..." }`), read through an on-disk cache.
+//!
+//! The layout is the one every registry has (`config.json`, one index file per package, archives
+//! at `config.dl`), so any static web server serves it. Nothing is fetched when the index is
+//! opened: `config.json` on the first lookup, then one request per package asked for, never the
+//! whole registry. The cache lives in `$DOTPACK_HOME/cache/registries/<host>-<hash of URL>/`:
+//!
+//! - `index/<path>`: `config.json`, `names.txt` and index files, each stored with the `ETag` and
+//!   `Last-Modified` the server sent and revalidated with a conditional request (304 keeps the
+//!   cached copy). Each entry records the sha256 of its body, so a damaged entry is refetched,
+//!   never trusted.
+//! - `archives/<sha256>.tar.gz`: archives by checksum. They are immutable, so one that is cached
+//!   and still matches its checksum is never fetched again.
+//!
+//! Every write is atomic (temporary file, then rename). Writing the cache is best effort: a
+//! read-only cache costs requests, not correctness.
+//!
+//! Offline (`--offline`, `--frozen`), only the cache is read and anything missing from it is an
+//! error that says so.
+//!
+//! Names for `search` and "did you mean" come from `names.txt` at the root (one name per line,
+//! written by `dotpack registry build`); a registry without it has no listing, so search finds
+//! nothing and unknown names get no suggestions.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::archive::sha256_hex;
+use super::index::is_plain_name;
+use super::sparse::{FileStore, SparseIndex, read_config, verify_archive};
+use super::{IndexLine, IndexSource, RegistryError};
+
+/// The optional listing of package names at the root of an index, one per line, sorted.
+pub const NAMES_FILE: &str = "names.txt";
+
+/// Largest `config.json`, `names.txt` or index file accepted from a server.
+const MAX_INDEX_BYTES: u64 = 16 * 1024 * 1024;
+/// Largest archive accepted from a server (unpacking has its own, smaller limits).
+const MAX_ARCHIVE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A registry at an `http://` or `https://` base URL.
+pub struct HttpIndex {
+    remote: Arc<Remote>,
+    source_id: String,
+    /// Opened on first use, so commands that never look anything up never touch the network.
+    inner: OnceLock<SparseIndex<HttpFiles>>,
+}
+
+impl HttpIndex {
+    /// Prepares the registry at `base_url`, caching under `cache_dir` (a folder of its own, see
+    /// [`cache_dir`]). `offline` forbids every request. Fails only on a URL that is not
+    /// `http(s)://HOST/...`; nothing is fetched yet.
+    pub fn open(
+        base_url: &str,
+        source_id: impl Into<String>,
+        cache_dir: &Path,
+        offline: bool,
+    ) -> Result<HttpIndex, RegistryError> {
+        let base = normalize_url(base_url)?;
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(15)))
+            .timeout_global(Some(Duration::from_secs(120)))
+            .user_agent(concat!("dotpack/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        Ok(HttpIndex {
+            remote: Arc::new(Remote {
+                base,
+                agent,
+                dir: cache_dir.to_path_buf(),
+                offline,
+            }),
+            source_id: source_id.into(),
+            inner: OnceLock::new(),
+        })
+    }
+
+    /// The base URL, ending in `/`.
+    pub fn base_url(&self) -> &str {
+        &self.remote.base
+    }
+
+    fn inner(&self) -> Result<&SparseIndex<HttpFiles>, RegistryError> {
+        if let Some(inner) = self.inner.get() {
+            return Ok(inner);
+        }
+        let files = HttpFiles(Arc::clone(&self.remote));
+        let config = read_config(&files)?;
+        let index = SparseIndex::new(files, self.source_id.clone(), config);
+        // Another thread may have won the race; either copy is as good.
+        let _ = self.inner.set(index);
+        self.inner
+            .get()
+            .ok_or_else(|| RegistryError::Other("registry index was not initialised".to_string()))
+    }
+}
+
+impl IndexSource for HttpIndex {
+    fn source_id(&self) -> &str {
+        &self.source_id
+    }
+
+    fn versions(&self, name: &str) -> Result<Option<Arc<Vec<IndexLine>>>, RegistryError> {
+        self.inner()?.versions(name)
+    }
+
+    fn names(&self) -> Result<Vec<String>, RegistryError> {
+        self.inner()?.names()
+    }
+
+    fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
+        let inner = self.inner()?;
+        let rel = inner.config().archive_path(&line.name, &line.vers);
+        let url = self.remote.url(&rel);
+        let missing = || RegistryError::MissingArchive {
+            name: line.name.clone(),
+            version: line.vers.to_string(),
+            file: url.clone(),
+        };
+        if !is_plain_name(&line.name) {
+            return Err(missing());
+        }
+        let cached = archive_cache_path(&self.remote.dir, &line.cksum);
+        if let Some(path) = &cached
+            && let Ok(bytes) = std::fs::read(path)
+        {
+            if verify_archive(line, &bytes, &url).is_ok() {
+                return Ok(bytes);
+            }
+            // Damaged in the cache: drop it and fetch it again.
+            let _ = std::fs::remove_file(path);
+        }
+        if self.remote.offline {
+            return Err(RegistryError::NotCached {
+                what: format!("the archive of {} {}", line.name, line.vers),
+                url,
+            });
+        }
+        let Some(fetched) = self.remote.get(&rel, None, MAX_ARCHIVE_BYTES)? else {
+            return Err(missing());
+        };
+        let Fetched::Body { body, .. } = fetched else {
+            return Err(self.remote.status_error(&rel, 304, false));
+        };
+        verify_archive(line, &body, &url)?;
+        if let Some(path) = &cached {
+            store(path, &body);
+        }
+        Ok(body)
+    }
+}
+
+/// The cache folder of the registry at `url` under `dotpack_home`:
+/// `cache/registries/<host>-<first 16 hex digits of the URL's sha256>`. The host (with its port)
+/// keeps the folder recognisable; the hash keeps two registries on one host apart.
+pub fn cache_dir(dotpack_home: &Path, url: &str) -> PathBuf {
+    dotpack_home
+        .join("cache")
+        .join("registries")
+        .join(cache_key(url))
+}
+
+fn cache_key(url: &str) -> String {
+    let normalized = normalize_url(url).unwrap_or_else(|_| url.to_string());
+    let rest = normalized
+        .split_once("://")
+        .map_or(normalized.as_str(), |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    let mut clean: String = host
+        .chars()
+        .map(|c| {
+            let c = c.to_ascii_lowercase();
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if clean.is_empty() || clean.starts_with('.') {
+        clean.insert(0, '_');
+    }
+    let hash = sha256_hex(normalized.as_bytes());
+    format!("{clean}-{}", &hash[..16])
+}
+
+/// `url` with a lowercase scheme and host and a trailing `/`, checked to be `http(s)://HOST...` with no query or fragment.
+pub fn normalize_url(url: &str) -> Result<String, RegistryError> {
+    let bad = |why: &str| {
+        RegistryError::Other(format!(
+            "`{url}` is not a registry URL: {why}\n  help: give the base URL of the index, like https://example.com/dotpack/"
+        ))
+    };
+    let lower = url.to_ascii_lowercase();
+    let scheme_len = if lower.starts_with("https://") {
+        8
+    } else if lower.starts_with("http://") {
+        7
+    } else {
+        return Err(bad("it must start with http:// or https://"));
+    };
+    let rest = &url[scheme_len..];
+    let host = rest.split('/').next().unwrap_or_default();
+    if host.is_empty() || host.ends_with('@') || host.starts_with(':') {
+        return Err(bad("it has no host"));
+    }
+    if url.contains(['?', '#']) || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(bad("it may not contain a query, a fragment or spaces"));
+    }
+    // Scheme and host are case-insensitive: lowercase them so one registry has one identity.
+    let path = &rest[host.len()..];
+    let mut base = format!(
+        "{}{}{path}",
+        &lower[..scheme_len],
+        host.to_ascii_lowercase()
+    );
+    if !base.ends_with('/') {
+        base.push('/');
+    }
+    Ok(base)
+}
+
+/// Whether `location` (a `--registry` value) is a URL rather than a folder.
+pub fn is_url(location: &str) -> bool {
+    let lower = location.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// Where the archive with sha256 `cksum` is cached, when `cksum` is a well-formed checksum (a
+/// malformed one is never turned into a path).
+fn archive_cache_path(dir: &Path, cksum: &str) -> Option<PathBuf> {
+    let ok = cksum.len() == 64 && cksum.bytes().all(|b| b.is_ascii_hexdigit());
+    ok.then(|| {
+        dir.join("archives")
+            .join(format!("{}.tar.gz", cksum.to_ascii_lowercase()))
+    })
+}
+
+/// Writes a cache file atomically. Failures are ignored: the cache only saves requests.
+fn store(path: &Path, bytes: &[u8]) {
+    if let Some(parent) = path.parent()
+        && std::fs::create_dir_all(parent).is_err()
+    {
+        return;
+    }
+    let _ = crate::fsutil::write_atomic(path, bytes);
+}
+
+/// The validators a server sent with a file, kept to ask "has it changed?" next time.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Validators {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    etag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_modified: Option<String>,
+}
+
+impl Validators {
+    /// The headers of a conditional GET: `If-None-Match` for an ETag, else `If-Modified-Since`
+    /// (a server that sent both must honour the ETag, so sending only it is enough).
+    fn conditional_headers(&self) -> Option<(&'static str, &str)> {
+        if let Some(etag) = &self.etag {
+            Some(("If-None-Match", etag))
+        } else {
+            self.last_modified
+                .as_deref()
+                .map(|date| ("If-Modified-Since", date))
+        }
+    }
+}
+
+/// The first line of a cached index file: validators and the sha256 of the body that follows.
+#[derive(Debug, Serialize, Deserialize)]
+struct EntryHeader {
+    #[serde(flatten)]
+    validators: Validators,
+    sha256: String,
+}
+
+/// A cached index file: one line of JSON ([`EntryHeader`]), then the body as served.
+#[derive(Debug, PartialEq, Eq)]
+struct CacheEntry {
+    validators: Validators,
+    body: Vec<u8>,
+}
+
+impl CacheEntry {
+    fn encode(&self) -> Vec<u8> {
+        let header = EntryHeader {
+            validators: self.validators.clone(),
+            sha256: sha256_hex(&self.body),
+        };
+        let mut out = serde_json::to_vec(&header).unwrap_or_default();
+        out.push(b'\n');
+        out.extend_from_slice(&self.body);
+        out
+    }
+
+    /// The entry in `bytes`, or `None` when it is damaged in any way (unreadable header, body
+    /// that does not match its checksum).
+    fn decode(bytes: &[u8]) -> Option<CacheEntry> {
+        let split = bytes.iter().position(|&b| b == b'\n')?;
+        let header: EntryHeader = serde_json::from_slice(&bytes[..split]).ok()?;
+        let body = &bytes[split + 1..];
+        (sha256_hex(body) == header.sha256).then(|| CacheEntry {
+            validators: header.validators,
+            body: body.to_vec(),
+        })
+    }
+}
+
+/// What a GET brought back.
+enum Fetched {
+    /// 304: the cached copy is current.
+    NotModified,
+    /// 200, with the validators to keep.
+    Body {
+        body: Vec<u8>,
+        validators: Validators,
+    },
+}
+
+struct Remote {
+    /// Base URL, ending in `/`.
+    base: String,
+    agent: ureq::Agent,
+    /// The cache folder of this registry.
+    dir: PathBuf,
+    offline: bool,
+}
+
+impl Remote {
+    fn url(&self, rel: &str) -> String {
+        format!("{}{rel}", self.base)
+    }
+
+    fn index_cache_path(&self, rel: &str) -> PathBuf {
+        rel.split('/')
+            .fold(self.dir.join("index"), |path, part| path.join(part))
+    }
+
+    /// GET `rel`, conditional on `validators`. `None` for 404 and 410 (no such file).
+    fn get(
+        &self,
+        rel: &str,
+        validators: Option<&Validators>,
+        limit: u64,
+    ) -> Result<Option<Fetched>, RegistryError> {
+        let url = self.url(rel);
+        let mut request = self.agent.get(&url);
+        if let Some((name, value)) = validators.and_then(Validators::conditional_headers) {
+            request = request.header(name, value);
+        }
+        let mut response = request.call().map_err(|e| RegistryError::Network {
+            url: url.clone(),
+            reason: e.to_string(),
+            help: if validators.is_some() {
+                "check your connection, or pass --offline to use what is cached".to_string()
+            } else {
+                "check the URL and your connection".to_string()
+            },
+        })?;
+        let status = response.status().as_u16();
+        match status {
+            200 => {}
+            304 if validators.is_some() => return Ok(Some(Fetched::NotModified)),
+            404 | 410 => return Ok(None),
+            _ => return Err(self.status_error(rel, status, validators.is_some())),
+        }
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let validators = Validators {
+            etag: header("etag"),
+            last_modified: header("last-modified"),
+        };
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| RegistryError::Network {
+                url: url.clone(),
+                reason: match e {
+                    ureq::Error::BodyExceedsLimit(n) => {
+                        format!("the response is larger than {n} bytes")
+                    }
+                    e => e.to_string(),
+                },
+                help: "check the URL; the file is not a dotpack registry file".to_string(),
+            })?;
+        Ok(Some(Fetched::Body { body, validators }))
+    }
+
+    fn status_error(&self, rel: &str, status: u16, cached: bool) -> RegistryError {
+        let mut help = match status {
+            401 | 403 => "the server refused access to the registry".to_string(),
+            500..=599 => "the registry's server failed; try again later".to_string(),
+            _ => "check the registry URL".to_string(),
+        };
+        if cached {
+            help.push_str(", or pass --offline to use what is cached");
+        }
+        RegistryError::HttpStatus {
+            url: self.url(rel),
+            status,
+            help,
+        }
+    }
+
+    /// The current bytes of the index file `rel`: revalidated against the server when cached,
+    /// fetched when not, read from the cache alone when offline. `None` when the server has no
+    /// such file.
+    fn fetch(&self, rel: &str) -> Result<Option<Vec<u8>>, RegistryError> {
+        let path = self.index_cache_path(rel);
+        let cached = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| CacheEntry::decode(&bytes));
+        if self.offline {
+            return match cached {
+                Some(entry) => Ok(Some(entry.body)),
+                None => Err(RegistryError::NotCached {
+                    what: describe(rel),
+                    url: self.url(rel),
+                }),
+            };
+        }
+        let validators = cached.as_ref().map(|entry| &entry.validators);
+        match self.get(rel, validators, MAX_INDEX_BYTES)? {
+            None => {
+                let _ = std::fs::remove_file(&path);
+                Ok(None)
+            }
+            Some(Fetched::NotModified) => Ok(cached.map(|entry| entry.body)),
+            Some(Fetched::Body { body, validators }) => {
+                let entry = CacheEntry { validators, body };
+                store(&path, &entry.encode());
+                Ok(Some(entry.body))
+            }
+        }
+    }
+}
+
+/// How to name the index file `rel` in messages: by its package when it is one.
+fn describe(rel: &str) -> String {
+    match rel.rsplit('/').next() {
+        Some(name) if is_plain_name(name) && super::index_path(name) == rel => {
+            format!("package `{name}`")
+        }
+        _ => format!("the registry's `{rel}`"),
+    }
+}
+
+/// The files of a remote index, as the sparse reader sees them.
+struct HttpFiles(Arc<Remote>);
+
+impl FileStore for HttpFiles {
+    fn read(&self, rel: &str) -> Result<Option<Cow<'_, [u8]>>, RegistryError> {
+        Ok(self.0.fetch(rel)?.map(Cow::Owned))
+    }
+
+    /// The index paths of the names in `names.txt`; none when the registry has no such file
+    /// (or, offline, when it is not cached).
+    fn list(&self) -> Result<Vec<String>, RegistryError> {
+        let bytes = match self.0.fetch(NAMES_FILE) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) | Err(RegistryError::NotCached { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|name| is_plain_name(name))
+            .map(super::index_path)
+            .collect())
+    }
+
+    fn label(&self, rel: &str) -> String {
+        self.0.url(rel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_key_keeps_the_host_and_separates_urls() {
+        let a = cache_key("https://Example.com:8443/reg");
+        assert!(a.starts_with("example.com_8443-"), "{a}");
+        assert_eq!(a.len(), "example.com_8443-".len() + 16);
+        assert_eq!(a, cache_key("https://example.com:8443/reg/"));
+        assert_ne!(a, cache_key("https://example.com:8443/other/"));
+        assert_ne!(a, cache_key("http://example.com:8443/reg/"));
+        let b = cache_key("http://user:secret@host/");
+        assert!(b.starts_with("host-"), "{b}");
+        for weird in ["http://../x", "http://a\\b/", "https://[::1]:80/"] {
+            let key = cache_key(weird);
+            assert!(!key.starts_with('.'), "{key}");
+            assert!(
+                key.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn urls_are_checked_and_normalized() {
+        assert_eq!(normalize_url("HTTP://h:1/x").unwrap(), "http://h:1/x/");
+        assert_eq!(normalize_url("https://h/").unwrap(), "https://h/");
+        for bad in [
+            "ftp://h/",
+            "http://",
+            "https:///x",
+            "http://h/?q",
+            "http://h/#f",
+            "h/x",
+        ] {
+            assert!(normalize_url(bad).is_err(), "{bad}");
+        }
+        assert!(is_url("HTTPS://x") && !is_url("./http"));
+    }
+
+    #[test]
+    fn cache_entries_round_trip_and_damage_is_detected() {
+        let entry = CacheEntry {
+            validators: Validators {
+                etag: Some("\"abc\"".to_string()),
+                last_modified: None,
+            },
+            body: b"{\"name\":\"a\"}\n".to_vec(),
+        };
+        let bytes = entry.encode();
+        assert_eq!(CacheEntry::decode(&bytes), Some(entry));
+        let mut damaged = bytes.clone();
+        if let Some(last) = damaged.last_mut() {
+            *last = b'x';
+        }
+        assert_eq!(CacheEntry::decode(&damaged), None);
+        assert_eq!(CacheEntry::decode(b"no header"), None);
+        assert_eq!(CacheEntry::decode(b"{}\nbody"), None);
+        assert_eq!(CacheEntry::decode(&bytes[..bytes.len() - 1]), None);
+    }
+
+    #[test]
+    fn conditional_requests_prefer_the_etag() {
+        let both = Validators {
+            etag: Some("\"e\"".to_string()),
+            last_modified: Some("Tue, 01 Dec 2026 00:00:00 GMT".to_string()),
+        };
+        assert_eq!(both.conditional_headers(), Some(("If-None-Match", "\"e\"")));
+        let date = Validators {
+            etag: None,
+            ..both.clone()
+        };
+        assert_eq!(
+            date.conditional_headers(),
+            Some(("If-Modified-Since", "Tue, 01 Dec 2026 00:00:00 GMT"))
+        );
+        assert_eq!(Validators::default().conditional_headers(), None);
+    }
+
+    #[test]
+    fn archive_cache_paths_come_only_from_checksums() {
+        let dir = Path::new("/c");
+        let sum = "A".repeat(64);
+        assert_eq!(
+            archive_cache_path(dir, &sum),
+            Some(
+                dir.join("archives")
+                    .join(format!("{}.tar.gz", "a".repeat(64)))
+            )
+        );
+        for bad in ["../../etc/passwd", "", "zz", &"g".repeat(64)] {
+            assert_eq!(archive_cache_path(dir, bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn offline_without_a_cache_names_the_url_and_the_flag() {
+        let home = tempfile::tempdir().unwrap();
+        let url = "http://127.0.0.1:9/reg/";
+        let index = HttpIndex::open(url, "registry+x", &cache_dir(home.path(), url), true).unwrap();
+        let err = index.versions("alpha").unwrap_err().to_string();
+        assert!(err.contains("http://127.0.0.1:9/reg/config.json"), "{err}");
+        assert!(err.contains("--offline"), "{err}");
+        assert!(err.contains("run once without --offline"), "{err}");
+    }
+}
