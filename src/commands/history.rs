@@ -28,17 +28,13 @@ pub fn history(global: &GlobalArgs, args: StateArgs, printer: &Printer) -> Resul
         .map(|g| g.command.join(" ").len())
         .max()
         .unwrap_or(0)
-        .clamp(7, 40);
+        .max(7);
     printer.out(format!(
         "{:>4}  {:<20}  {:<width$}  summary",
         "gen", "time", "command"
     ));
     for g in &generations {
-        let mut command = g.command.join(" ");
-        if command.len() > width {
-            command.truncate(width.saturating_sub(1));
-            command.push('…');
-        }
+        let command = g.command.join(" ");
         printer.out(format!(
             "{:>4}  {:<20}  {:<width$}  {}",
             g.id,

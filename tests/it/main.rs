@@ -6,4 +6,5 @@ mod hosts;
 mod project_cmds;
 mod registry;
 mod search_info;
+mod txn;
 mod validate;
