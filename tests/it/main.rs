@@ -7,4 +7,5 @@ mod project_cmds;
 mod registry;
 mod search_info;
 mod txn;
+mod txn_props;
 mod validate;
