@@ -374,3 +374,27 @@ fn init_ignores_the_state_folder_in_git() {
     other.dotpack().arg("init").assert().success();
     assert_eq!(other.read(".gitignore"), ".dotpack/\n");
 }
+
+#[test]
+fn user_scope_generations_live_in_dotpack_home() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env, "[\"claude-code\"]", "scope = \"user\"\n");
+    let claude = env.home.path().join(".claude.json");
+    std::fs::write(&claude, "{\n  \"numStartups\": 1\n}\n").unwrap();
+    dp(&env, &reg, &["add", "p0"])
+        .success()
+        .stderr(contains("Finished generation 1"));
+    let home_state = env.home.path().join(".dotpack");
+    assert!(home_state.join("generations/000001.json").exists());
+    assert!(!env.project.join(".dotpack/generations").exists());
+    dp(&env, &reg, &["history", "--scope", "user"])
+        .success()
+        .stdout(contains("add p0"));
+    dp(&env, &reg, &["rollback", "--scope", "user"]).success();
+    assert_eq!(
+        std::fs::read_to_string(&claude).unwrap(),
+        "{\n  \"numStartups\": 1\n}\n"
+    );
+    assert!(!env.project.join("dotpack.lock").exists());
+}
