@@ -63,7 +63,12 @@ fn recover(global: &GlobalArgs, printer: &Printer) -> Result<()> {
         return Ok(());
     };
     let root = crate::ops::project_root(&settings);
-    crate::txn::recover_at_start(root.as_deref(), &settings.dotpack_home, printer)
+    crate::txn::recover_at_start(
+        root.as_deref(),
+        &settings.dotpack_home,
+        settings.wait,
+        printer,
+    )
 }
 
 /// Runs a writing command, and runs it again (planning on the new bytes) when another program

@@ -86,8 +86,28 @@ pub fn recover(state: &Path) -> Result<Option<Recovered>> {
         super::restore(&store, &file.path, file.before.as_deref())?;
         out.restored.push(file.display.clone());
     }
+    for file in &journal.files {
+        remove_temp_files(&file.path);
+    }
     remove(state)?;
     Ok(Some(out))
+}
+
+/// A process killed inside `write_atomic` leaves its temporary file next to the target.
+fn remove_temp_files(path: &Path) {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let Some(dir) = real.parent() else {
+        return;
+    };
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".dotpack-tmp-")
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Prints what recovery did.

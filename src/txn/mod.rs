@@ -249,12 +249,13 @@ fn recover_locked(places: &Places, printer: &Printer) -> Result<()> {
 pub fn recover_at_start(
     project_root: Option<&Path>,
     dotpack_home: &Path,
+    wait: Wait,
     printer: &Printer,
 ) -> Result<()> {
     let places = Places::user(project_root, dotpack_home);
     if !places.locks.iter().any(|d| journal::path(d).exists()) {
         return Ok(());
     }
-    places.lock(Wait::Block, printer)?;
+    places.lock(wait, printer)?;
     recover_locked(&places, printer)
 }

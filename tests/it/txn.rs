@@ -398,3 +398,27 @@ fn user_scope_generations_live_in_dotpack_home() {
     );
     assert!(!env.project.join("dotpack.lock").exists());
 }
+
+#[test]
+fn recovery_removes_temporary_files_a_killed_write_left() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env, "[\"claude-code\"]", "");
+    dp(&env, &reg, &["add", "p0"]).success();
+    let before = files(&env);
+    let out = env
+        .dotpack()
+        .arg("--registry")
+        .arg(&reg)
+        .args(["add", "p1"])
+        .env("DOTPACK_FAULT", "abort-after:1")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    // As if killed inside the next atomic write.
+    env.write(".dotpack-tmp-XYZ123", "{ half");
+    dp(&env, &reg, &["list"])
+        .success()
+        .stderr(contains("Recovered `dotpack --registry"));
+    assert_eq!(files(&env), before);
+}
