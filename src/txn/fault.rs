@@ -5,6 +5,8 @@
 //!   (K = 0: before the first), and `abort-after:K` kills the process there
 //!   (`std::process::abort`, as a `kill -9` or power loss would), so tests can prove every
 //!   interruption point leaves files all-before or all-after.
+//! - `shell-after:K` runs `DOTPACK_FAULT_SHELL` once there instead: another program editing a
+//!   file in the middle of the transaction.
 //! - `DOTPACK_TEST_BEFORE_COMMIT=SHELL` runs a shell command once, after planning and before
 //!   the transaction takes its lock: another program editing a host file at the worst moment.
 
@@ -25,6 +27,10 @@ pub fn at_write(done: usize) -> Result<()> {
         if parse("abort-after:") == Some(done) {
             std::process::abort();
         }
+        if parse("shell-after:") == Some(done) {
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| run_shell("DOTPACK_FAULT_SHELL"));
+        }
     }
     let _ = done;
     Ok(())
@@ -35,10 +41,13 @@ pub fn before_commit() {
     #[cfg(debug_assertions)]
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
-        if let Ok(cmd) = std::env::var("DOTPACK_TEST_BEFORE_COMMIT") {
-            ONCE.call_once(|| {
-                let _ = std::process::Command::new("sh").arg("-c").arg(cmd).status();
-            });
-        }
+        ONCE.call_once(|| run_shell("DOTPACK_TEST_BEFORE_COMMIT"));
+    }
+}
+
+#[cfg(debug_assertions)]
+fn run_shell(var: &str) {
+    if let Ok(cmd) = std::env::var(var) {
+        let _ = std::process::Command::new("sh").arg("-c").arg(cmd).status();
     }
 }

@@ -126,13 +126,7 @@ pub fn apply(
     places.lock(wait, printer)?;
     recover_locked(places, printer)?;
     for w in &changed {
-        let now = std::fs::read(&w.path).ok();
-        if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
-            return Err(Conflict {
-                display: w.display.clone(),
-            }
-            .into());
-        }
+        check_unchanged(w)?;
     }
     let state = &places.state;
     let store = Store::new(state);
@@ -170,6 +164,8 @@ pub fn apply(
     let result = (|| -> Result<()> {
         for w in &changed {
             fault::at_write(done)?;
+            // Again right before replacing: a host rewriting its file meanwhile is not lost.
+            check_unchanged(w)?;
             crate::apply::write_one(w)?;
             done += 1;
         }
@@ -182,6 +178,18 @@ pub fn apply(
     journal::remove(state)?;
     generation::prune(state, meta.keep)?;
     Ok(Some(id))
+}
+
+/// Fails with [`Conflict`] when `w`'s file no longer holds the bytes the plan was made on.
+fn check_unchanged(w: &FileWrite) -> Result<()> {
+    let now = std::fs::read(&w.path).ok();
+    if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
+        return Err(Conflict {
+            display: w.display.clone(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Puts back the files a failed transaction replaced and drops its journal; the error says so.

@@ -422,3 +422,69 @@ fn recovery_removes_temporary_files_a_killed_write_left() {
         .stderr(contains("Recovered `dotpack --registry"));
     assert_eq!(files(&env), before);
 }
+
+#[test]
+fn rollback_and_recovery_write_through_symlinks_and_keep_modes() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env, "[\"claude-code\"]", "");
+    let real = env.home.path().join("dotfiles/mcp.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, "{\n  \"mcpServers\": {}\n}\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::symlink(&real, env.project.join(".mcp.json")).unwrap();
+    dp(&env, &reg, &["add", "p0"]).success();
+    let out = env
+        .dotpack()
+        .arg("--registry")
+        .arg(&reg)
+        .args(["add", "p1"])
+        .env("DOTPACK_FAULT", "abort-after:2")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    dp(&env, &reg, &["history"])
+        .success()
+        .stderr(contains("Recovered"));
+    dp(&env, &reg, &["rollback"]).success();
+    let link = env.project.join(".mcp.json");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(&real).unwrap(),
+        "{\n  \"mcpServers\": {}\n}\n"
+    );
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+}
+
+#[test]
+fn a_host_file_rewritten_mid_transaction_undoes_and_replans() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env, "[\"claude-code\", \"codex\"]", "");
+    env.write(".mcp.json", "{\n  \"mcpServers\": {}\n}\n");
+    dp(&env, &reg, &["add", "p0"]).success();
+    // Files are replaced codex first, then .mcp.json: rewrite .mcp.json after the first.
+    let rewrite = "printf '{\\n  \"mcpServers\": {\\n    \"theirs\": {\"command\": \"t\"}\\n  },\\n  \"numStartups\": 9\\n}\\n' > .mcp.json";
+    env.dotpack()
+        .arg("--registry")
+        .arg(&reg)
+        .args(["add", "p1"])
+        .env("DOTPACK_FAULT", "shell-after:1")
+        .env("DOTPACK_FAULT_SHELL", rewrite)
+        .assert()
+        .success()
+        .stderr(contains("Replanning").and(contains("restored it")));
+    let text = env.read(".mcp.json");
+    assert!(
+        text.contains("numStartups") && text.contains("\"theirs\""),
+        "{text}"
+    );
+    // p0, dropped by the rewrite but still claimed, is written again with p1.
+    assert!(text.contains("p0-mcp") && text.contains("p1-mcp"), "{text}");
+    assert!(env.read(".codex/config.toml").contains("p1-mcp"));
+    dp(&env, &reg, &["history"])
+        .success()
+        .stdout(contains("   2  "));
+}
