@@ -64,10 +64,3 @@ pub fn acquire(state: &Path, wait: Wait, printer: &Printer) -> Result<()> {
     held.push((path, file));
     Ok(())
 }
-
-/// Whether this process holds the lock of `state`.
-pub fn holds(state: &Path) -> bool {
-    let path = state.join("lock");
-    let held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-    held.iter().any(|(p, _)| *p == path)
-}
