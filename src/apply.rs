@@ -1,6 +1,7 @@
-//! Applying: the only code that writes. It takes the complete set of new file contents a command
-//! computed (manifest, lock, claims, host files), checks that every one can be written before
-//! writing any, then replaces each atomically, keeping modes and symlinks.
+//! Applying: the file-level half of writing. A command computes the complete set of new file
+//! contents (manifest, lock, claims, host files); [`preflight`] checks that every one can be
+//! written before any is, and [`write_one`] replaces one atomically, keeping modes and symlinks.
+//! [`crate::txn`] makes the whole set one transaction.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,8 @@ pub struct FileWrite {
     pub path: PathBuf,
     /// How to name the file in messages and diffs.
     pub display: String,
+    /// The host whose config file this is; `None` for dotpack's own files.
+    pub host: Option<String>,
     pub before: Option<String>,
     pub after: Option<String>,
 }
@@ -58,20 +61,27 @@ pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
     }
 }
 
-/// Writes every changed file: creates, replaces or deletes. Callers run [`preflight`] first.
+/// Writes every changed file: creates, replaces or deletes, one file at a time. Commands go
+/// through [`crate::txn::apply`], which adds the all-or-nothing guarantee.
 pub fn write_all(writes: &[FileWrite]) -> Result<()> {
     for w in writes.iter().filter(|w| w.is_changed()) {
-        match &w.after {
-            Some(text) => {
-                if let Some(parent) = w.path.parent() {
-                    create_dirs(parent)?;
-                }
-                crate::fsutil::write_atomic(&w.path, text.as_bytes())?;
-            }
-            None => remove(&w.path)?,
-        }
+        write_one(w)?;
     }
     Ok(())
+}
+
+/// Gives one file its `after` state: created (with its folders), replaced atomically, or
+/// deleted.
+pub fn write_one(w: &FileWrite) -> Result<()> {
+    match &w.after {
+        Some(text) => {
+            if let Some(parent) = w.path.parent() {
+                create_dirs(parent)?;
+            }
+            crate::fsutil::write_atomic(&w.path, text.as_bytes())
+        }
+        None => remove(&w.path),
+    }
 }
 
 fn create_dirs(dir: &Path) -> Result<()> {
@@ -97,6 +107,7 @@ mod tests {
     fn write(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileWrite {
         FileWrite {
             display: path.display().to_string(),
+            host: None,
             path,
             before: before.map(str::to_string),
             after: after.map(str::to_string),

@@ -48,6 +48,9 @@ pub struct GlobalArgs {
     /// Both --locked and --offline
     #[arg(long, global = true)]
     pub frozen: bool,
+    /// Fail at once instead of waiting when another dotpack is changing files
+    #[arg(long, global = true)]
+    pub no_wait: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -82,18 +85,48 @@ pub enum Command {
     Status(TargetArgs),
     /// Check a dotpack.toml and print every problem with its line
     Validate(ValidateArgs),
+    /// List the generations: every change dotpack made, newest last
+    History(StateArgs),
+    /// Restore the files of a generation (default: the one before the newest)
+    #[command(
+        after_help = "Examples:\n  dotpack rollback            # undo the last change\n  dotpack rollback 3          # back to the state right after generation 3\n  dotpack rollback --dry-run  # show the diff only"
+    )]
+    Rollback(RollbackArgs),
+    /// Delete old generations beyond `keep_generations` and snapshots no generation uses
+    Gc(StateArgs),
     /// Registry maintenance
     #[command(subcommand)]
     Registry(RegistryCommand),
 }
 
-#[derive(Debug, Args)]
+/// Which generations a command works on.
+#[derive(Debug, Args, Clone, Default)]
+pub struct StateArgs {
+    /// `project` (the project's .dotpack/, the default inside a project) or `user`
+    /// ($DOTPACK_HOME)
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub scope: Option<crate::hosts::Scope>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct RollbackArgs {
+    /// The generation whose state to restore (default: the one before the newest)
+    #[arg(value_name = "N")]
+    pub generation: Option<u64>,
+    /// Show the diff of every file that would change, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+#[derive(Debug, Args, Clone)]
 pub struct InitArgs {
     /// Folder to create dotpack.toml in (default: the current folder)
     pub path: Option<PathBuf>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct AddArgs {
     /// Packages to add, as NAME or NAME@REQUIREMENT (e.g. figma, github@^1.2, time@=0.2.0)
     #[arg(required = true, value_name = "NAME[@REQ]")]
@@ -105,7 +138,7 @@ pub struct AddArgs {
     pub install: InstallArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RemoveArgs {
     /// Packages to remove
     #[arg(required = true, value_name = "NAME")]
@@ -114,7 +147,7 @@ pub struct RemoveArgs {
     pub install: InstallArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct UpdateArgs {
     /// Only update these packages (default: all)
     #[arg(value_name = "NAME")]
@@ -153,13 +186,13 @@ pub struct InstallArgs {
     pub dry_run: bool,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct InstallCmdArgs {
     #[command(flatten)]
     pub install: InstallArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct UninstallArgs {
     /// Only these packages (default: all)
     #[arg(value_name = "PACKAGE")]
@@ -168,7 +201,7 @@ pub struct UninstallArgs {
     pub install: InstallArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct AdoptArgs {
     /// Server names whose existing entries dotpack should own
     #[arg(required = true, value_name = "SERVER")]
@@ -177,7 +210,7 @@ pub struct AdoptArgs {
     pub install: InstallArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct SearchArgs {
     /// Words to look for
     #[arg(required = true)]
@@ -187,14 +220,14 @@ pub struct SearchArgs {
     pub limit: usize,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct InfoArgs {
     /// Package name, optionally with a requirement: NAME[@REQ]
     #[arg(value_name = "NAME[@REQ]")]
     pub package: String,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct ValidateArgs {
     /// A dotpack.toml, or a folder holding one (default: the project's)
     pub path: Option<PathBuf>,
@@ -206,7 +239,7 @@ pub enum RegistryCommand {
     Build(RegistryBuildArgs),
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RegistryBuildArgs {
     /// Folder whose subfolders each hold a package's dotpack.toml
     #[arg(default_value = "manifests")]

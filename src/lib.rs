@@ -25,4 +25,5 @@ pub mod resolve;
 pub mod suggest;
 pub mod template;
 pub mod translate;
+pub mod txn;
 pub mod validate;

@@ -35,6 +35,10 @@ pub struct Settings {
     pub host_env: HostEnv,
     /// Where user-scope claims and generations live: `$DOTPACK_HOME`, else `~/.dotpack`.
     pub dotpack_home: PathBuf,
+    /// `--no-wait`: fail instead of waiting for another dotpack's lock.
+    pub wait: crate::txn::Wait,
+    /// The command line, recorded in generations.
+    pub command_line: Vec<String>,
 }
 
 impl Settings {
@@ -53,8 +57,54 @@ impl Settings {
             registry: global.registry.clone(),
             locked: global.locked || global.frozen,
             offline: global.offline || global.frozen,
+            wait: if global.no_wait {
+                crate::txn::Wait::NoWait
+            } else {
+                crate::txn::Wait::Block
+            },
+            command_line: std::iter::once("dotpack".to_string())
+                .chain(std::env::args().skip(1))
+                .collect(),
         })
     }
+}
+
+/// Where the generations of `scope` live, and how many to keep: the project's `.dotpack/`
+/// (the default inside a project) or `$DOTPACK_HOME` (`--scope user`, or outside a project).
+pub fn state_places(
+    settings: &Settings,
+    scope: Option<crate::hosts::Scope>,
+) -> Result<(crate::txn::Places, usize)> {
+    use crate::hosts::Scope;
+    let want_project = scope == Some(Scope::Project);
+    let manifest =
+        match crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd) {
+            Ok(path) => match manifest::load(&path) {
+                Ok(m) => Some(m),
+                Err(e) if want_project => return Err(e.into()),
+                Err(_) => None,
+            },
+            Err(e) if want_project => return Err(e),
+            Err(_) => None,
+        };
+    let keep = manifest
+        .as_ref()
+        .map_or(crate::txn::DEFAULT_KEEP, keep_generations);
+    let root = manifest.as_ref().map(|m| m.root().to_path_buf());
+    let places = match (scope, &root) {
+        (Some(Scope::User), _) | (_, None) => {
+            crate::txn::Places::user(root.as_deref(), &settings.dotpack_home)
+        }
+        (_, Some(root)) => crate::txn::Places::project(root),
+    };
+    Ok((places, keep))
+}
+
+/// The folder of the project's dotpack.toml, if there is one.
+pub fn project_root(settings: &Settings) -> Option<PathBuf> {
+    let path =
+        crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd).ok()?;
+    Some(path.parent()?.to_path_buf())
 }
 
 /// A loaded project: its manifest and, when present, its lock.
@@ -171,6 +221,21 @@ pub enum Change {
 }
 
 impl Change {
+    /// The change as a generation records it.
+    pub fn record(&self) -> crate::txn::PackageChange {
+        let (name, change, from, to) = match self {
+            Change::Added { name, version } => (name, "added", None, Some(version)),
+            Change::Updated { name, from, to } => (name, "updated", Some(from), Some(to)),
+            Change::Removed { name, version } => (name, "removed", Some(version), None),
+        };
+        crate::txn::PackageChange {
+            name: name.clone(),
+            change: change.to_string(),
+            from: from.map(ToString::to_string),
+            to: to.map(ToString::to_string),
+        }
+    }
+
     pub fn print(&self, printer: &Printer) {
         match self {
             Change::Added { name, version } => {
@@ -379,6 +444,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         .unwrap_or_default();
     let mut writes = Vec::new();
     let mut host_plan = None;
+    let user_scope = matches!(outcome.hosts, Some((_, ClaimStore::User(_))));
     match outcome.hosts {
         Some((plan, ClaimStore::Project)) => {
             lock.claims = plan.claims.clone();
@@ -394,6 +460,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             };
             writes.push(FileWrite {
                 display: user.path.display().to_string(),
+                host: None,
                 path: user.path.clone(),
                 before: user.text.clone(),
                 after: text,
@@ -420,6 +487,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 0,
                 FileWrite {
                     display: file.target.claim_file.clone(),
+                    host: Some(file.target.host.id.to_string()),
                     path: file.target.path.clone(),
                     before: file.before.clone(),
                     after: file.after.clone(),
@@ -430,6 +498,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     if let Some(text) = outcome.manifest_text {
         writes.push(FileWrite {
             display: crate::manifest::MANIFEST_FILE.to_string(),
+            host: None,
             path: project.manifest.path.clone(),
             before: Some(project.manifest.text.clone()),
             after: Some(text),
@@ -437,6 +506,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     }
     writes.push(FileWrite {
         display: LOCK_FILE.to_string(),
+        host: None,
         path: root.join(LOCK_FILE),
         before: project.lock_text.clone(),
         after: Some(lock_text),
@@ -454,11 +524,32 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         return Ok(());
     }
     crate::apply::preflight(&writes)?;
-    crate::apply::write_all(&writes)?;
-    if changes.is_empty() && !writes.iter().any(FileWrite::is_changed) {
-        printer.status("Finished", "nothing to change");
+    let places = if user_scope {
+        crate::txn::Places::user(Some(root), &settings.dotpack_home)
+    } else {
+        crate::txn::Places::project(root)
+    };
+    let meta = crate::txn::Meta {
+        command: settings.command_line.clone(),
+        packages: changes.iter().map(Change::record).collect(),
+        keep: keep_generations(&project.manifest),
+        ..crate::txn::Meta::default()
+    };
+    match crate::txn::apply(&places, &writes, meta, settings.wait, printer)? {
+        Some(id) => printer.status("Finished", format!("generation {id}")),
+        None => printer.status("Finished", "nothing to change"),
     }
     Ok(())
+}
+
+/// `[settings] keep_generations`, else [`crate::txn::DEFAULT_KEEP`].
+pub fn keep_generations(manifest: &LoadedManifest) -> usize {
+    manifest
+        .manifest
+        .settings
+        .as_ref()
+        .and_then(|s| s.keep_generations)
+        .map_or(crate::txn::DEFAULT_KEEP, |k| k as usize)
 }
 
 /// One line per file that changes, grouped by host, with counts; then the warnings in one block.

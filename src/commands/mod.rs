@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod adopt;
+pub mod history;
 pub mod info;
 pub mod init;
 pub mod install;
@@ -9,6 +10,7 @@ pub mod list;
 pub mod lock;
 pub mod registry;
 pub mod remove;
+pub mod rollback;
 pub mod search;
 pub mod uninstall;
 pub mod update;
@@ -25,24 +27,64 @@ use crate::output::Printer;
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-/// Runs one parsed command.
+/// Runs one parsed command, after rolling back any transaction a dead dotpack left half done.
 pub fn run(global: &GlobalArgs, command: Command, printer: &Printer) -> Result<()> {
+    recover(global, printer)?;
     match command {
         Command::Init(args) => init::run(global, args, printer),
-        Command::Add(args) => add::run(global, args, printer),
-        Command::Remove(args) => remove::run(global, args, printer),
-        Command::Lock => lock::run(global, printer),
-        Command::Update(args) => update::run(global, args, printer),
+        Command::Add(args) => replanning(printer, || add::run(global, args.clone(), printer)),
+        Command::Remove(args) => replanning(printer, || remove::run(global, args.clone(), printer)),
+        Command::Lock => replanning(printer, || lock::run(global, printer)),
+        Command::Update(args) => replanning(printer, || update::run(global, args.clone(), printer)),
         Command::Search(args) => search::run(global, args, printer),
         Command::Info(args) => info::run(global, args, printer),
-        Command::Install(args) => install::run(global, args, printer),
-        Command::Uninstall(args) => uninstall::run(global, args, printer),
-        Command::Adopt(args) => adopt::run(global, args, printer),
+        Command::Install(args) => {
+            replanning(printer, || install::run(global, args.clone(), printer))
+        }
+        Command::Uninstall(args) => {
+            replanning(printer, || uninstall::run(global, args.clone(), printer))
+        }
+        Command::Adopt(args) => replanning(printer, || adopt::run(global, args.clone(), printer)),
+        Command::History(args) => history::history(global, args, printer),
+        Command::Rollback(args) => {
+            replanning(printer, || rollback::run(global, args.clone(), printer))
+        }
+        Command::Gc(args) => history::gc(global, args, printer),
         Command::List(args) => list::run(global, args, list::View::List, printer),
         Command::Status(args) => list::run(global, args, list::View::Status, printer),
         Command::Validate(args) => validate::run(global, args, printer),
         Command::Registry(cmd) => registry::run(global, cmd, printer),
     }
+}
+
+/// Before anything else: a journal left by a dotpack that died midway is rolled back.
+fn recover(global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    let Ok(settings) = crate::ops::Settings::from_global(global) else {
+        return Ok(());
+    };
+    let root = crate::ops::project_root(&settings);
+    crate::txn::recover_at_start(
+        root.as_deref(),
+        &settings.dotpack_home,
+        settings.wait,
+        printer,
+    )
+}
+
+/// Runs a writing command, and runs it again (planning on the new bytes) when another program
+/// changed one of its files between planning and applying. The lock taken by the first attempt
+/// is kept, so the next attempt plans with no other dotpack in between.
+fn replanning(printer: &Printer, mut command: impl FnMut() -> Result<()>) -> Result<()> {
+    const ATTEMPTS: usize = 5;
+    for _ in 1..ATTEMPTS {
+        match command() {
+            Err(err) if err.downcast_ref::<crate::txn::Conflict>().is_some() => {
+                printer.status("Replanning", format!("{err}"));
+            }
+            other => return other,
+        }
+    }
+    command()
 }
 
 /// The exit code for a failed command: 2 for bad usage, 1 for everything else.

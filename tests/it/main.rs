@@ -7,4 +7,6 @@ mod http_registry;
 mod project_cmds;
 mod registry;
 mod search_info;
+mod txn;
+mod txn_props;
 mod validate;

@@ -1,0 +1,266 @@
+//! Generations: one JSON record per committed transaction, `<state>/generations/NNNNNN.json`,
+//! never changed once written. A record names every file the transaction touched with the
+//! snapshot hashes of its bytes before and after, so the state of any file "right after
+//! generation K" can be read back from the store.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::FileRecord;
+
+/// One package's change in a generation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageChange {
+    pub name: String,
+    /// `added`, `removed` or `updated`.
+    pub change: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Generation {
+    pub id: u64,
+    /// UTC, RFC 3339.
+    pub time: String,
+    pub command: Vec<String>,
+    /// Set when this generation is a rollback: the generation whose state it restored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback_to: Option<u64>,
+    pub files: Vec<FileRecord>,
+    #[serde(default)]
+    pub packages: Vec<PackageChange>,
+    /// Files a rollback merged entry by entry because someone else had edited them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<String>,
+}
+
+impl Generation {
+    /// A one-line summary for `dotpack history`.
+    pub fn summary(&self) -> String {
+        let mut parts: Vec<String> = self
+            .packages
+            .iter()
+            .map(|p| match (p.change.as_str(), &p.from, &p.to) {
+                ("added", _, Some(to)) => format!("+{} {to}", p.name),
+                ("removed", Some(from), _) => format!("-{} {from}", p.name),
+                (_, Some(from), Some(to)) => format!("{} {from} -> {to}", p.name),
+                _ => p.name.clone(),
+            })
+            .collect();
+        if let Some(k) = self.rollback_to {
+            parts.insert(0, format!("state of generation {k}"));
+        }
+        parts.push(format!(
+            "{} file{}",
+            self.files.len(),
+            if self.files.len() == 1 { "" } else { "s" }
+        ));
+        parts.join(", ")
+    }
+}
+
+fn dir(state: &Path) -> PathBuf {
+    state.join("generations")
+}
+
+fn file_name(id: u64) -> String {
+    format!("{id:06}.json")
+}
+
+/// The ids of every stored generation, oldest first.
+pub fn ids(state: &Path) -> Vec<u64> {
+    let mut ids: Vec<u64> = std::fs::read_dir(dir(state))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".json")?.parse().ok()
+        })
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// The id the next generation gets: one more than the newest ever written (pruning does not
+/// make numbers come back, because the newest record is never pruned).
+pub fn next_id(state: &Path) -> u64 {
+    ids(state).last().map_or(1, |id| id + 1)
+}
+
+pub fn load(state: &Path, id: u64) -> Result<Generation> {
+    let path = dir(state).join(file_name(id));
+    let text = fs_err::read_to_string(&path)?;
+    serde_json::from_str(&text).with_context(|| format!("{} is corrupt", path.display()))
+}
+
+/// Every stored generation, oldest first.
+pub fn load_all(state: &Path) -> Result<Vec<Generation>> {
+    ids(state).into_iter().map(|id| load(state, id)).collect()
+}
+
+/// Writes a generation record durably.
+pub fn write(state: &Path, generation: &Generation) -> Result<()> {
+    let dir = dir(state);
+    fs_err::create_dir_all(&dir)?;
+    let text = serde_json::to_string_pretty(generation)?;
+    crate::fsutil::write_atomic(&dir.join(file_name(generation.id)), text.as_bytes())
+}
+
+/// Deletes the oldest records so that at most `keep` remain (at least one always does).
+pub fn prune(state: &Path, keep: usize) -> Result<usize> {
+    let ids = ids(state);
+    let keep = keep.max(1);
+    let drop = ids.len().saturating_sub(keep);
+    for id in &ids[..drop] {
+        fs_err::remove_file(dir(state).join(file_name(*id)))?;
+    }
+    if drop > 0 {
+        crate::fsutil::sync_dir(&dir(state));
+    }
+    Ok(drop)
+}
+
+/// Every snapshot hash the records refer to.
+pub fn referenced(generations: &[Generation]) -> BTreeSet<String> {
+    generations
+        .iter()
+        .flat_map(|g| &g.files)
+        .flat_map(|f| [f.before.clone(), f.after.clone()])
+        .flatten()
+        .collect()
+}
+
+/// What a file held right after generation `k` (`k = 0`: before the first generation), as far
+/// as the records say: `Some(None)` absent, `Some(Some(hash))` those bytes, `None` unknown.
+#[derive(Clone, Debug)]
+pub struct FileState {
+    pub record: FileRecord,
+    /// Snapshot hash right after `k`; `None`: the file did not exist.
+    pub at_k: Option<String>,
+    /// Snapshot hash right after the newest generation.
+    pub latest: Option<String>,
+}
+
+/// For every file any generation touched, its state right after `k` and after the newest
+/// generation. A file untouched up to `k` had, at `k`, the bytes its first later generation
+/// found ("before").
+pub fn states_at(generations: &[Generation], k: u64) -> BTreeMap<PathBuf, FileState> {
+    let mut out: BTreeMap<PathBuf, FileState> = BTreeMap::new();
+    for g in generations {
+        for f in &g.files {
+            match out.get_mut(&f.path) {
+                None => {
+                    let at_k = if g.id <= k {
+                        f.after.clone()
+                    } else {
+                        f.before.clone()
+                    };
+                    out.insert(
+                        f.path.clone(),
+                        FileState {
+                            record: f.clone(),
+                            at_k,
+                            latest: f.after.clone(),
+                        },
+                    );
+                }
+                Some(state) => {
+                    if g.id <= k {
+                        state.at_k = f.after.clone();
+                    }
+                    state.latest = f.after.clone();
+                    if f.host.is_some() {
+                        state.record.host = f.host.clone();
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `time` as RFC 3339 UTC, without a date library.
+pub fn rfc3339(time: std::time::SystemTime) -> String {
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to a (year, month, day) date (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(path: &str, before: Option<&str>, after: Option<&str>) -> FileRecord {
+        FileRecord {
+            path: PathBuf::from(path),
+            display: path.into(),
+            host: None,
+            before: before.map(str::to_string),
+            after: after.map(str::to_string),
+        }
+    }
+
+    fn generation(id: u64, files: Vec<FileRecord>) -> Generation {
+        Generation {
+            id,
+            time: String::new(),
+            command: vec![],
+            rollback_to: None,
+            files,
+            packages: vec![],
+            merged: vec![],
+        }
+    }
+
+    #[test]
+    fn dates_are_utc_rfc3339() {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_942_800);
+        assert_eq!(rfc3339(t), "2026-11-29T09:00:00Z");
+        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn state_at_k_reads_the_last_after_or_the_first_later_before() {
+        let gens = vec![
+            generation(1, vec![record("a", None, Some("a1"))]),
+            generation(2, vec![record("b", Some("b0"), Some("b2"))]),
+            generation(3, vec![record("a", Some("a1"), Some("a3"))]),
+        ];
+        let s = states_at(&gens, 1);
+        assert_eq!(s[Path::new("a")].at_k.as_deref(), Some("a1"));
+        assert_eq!(s[Path::new("a")].latest.as_deref(), Some("a3"));
+        assert_eq!(s[Path::new("b")].at_k.as_deref(), Some("b0"));
+        let s = states_at(&gens, 0);
+        assert_eq!(s[Path::new("a")].at_k, None);
+    }
+}

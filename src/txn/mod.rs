@@ -1,0 +1,269 @@
+//! Transactions: the one way dotpack writes. [`apply`] takes every file a command changes
+//! (manifest, lock, claims, host files) and replaces all of them or none:
+//!
+//! 1. take the exclusive lock of each state folder, in a fixed order ([`lock`]);
+//! 2. re-read every file: one that differs from the bytes the plan was computed on was changed
+//!    by another program, and the command plans again ([`Conflict`]);
+//! 3. store every file's before- and after-bytes as content-addressed snapshots ([`store`]);
+//! 4. write the journal naming every file with its before/after hashes ([`journal`]);
+//! 5. replace each file atomically (temp file, fsync, rename, fsync folder; modes and symlinks
+//!    kept); a failure restores the files already replaced;
+//! 6. write the generation record ([`generation`]) and delete the journal: committed.
+//!
+//! A process that dies between 4 and 6 leaves the journal; the next dotpack run finds it and
+//! rolls the files back ([`recover_at_start`]).
+
+pub mod fault;
+pub mod generation;
+pub mod journal;
+pub mod lock;
+pub mod rollback;
+pub mod store;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::apply::FileWrite;
+use crate::output::Printer;
+pub use generation::{Generation, PackageChange};
+pub use lock::Wait;
+use store::Store;
+
+/// The name of dotpack's state folder inside a project.
+pub const PROJECT_STATE: &str = ".dotpack";
+
+/// Generations kept when `[settings] keep_generations` does not say.
+pub const DEFAULT_KEEP: usize = 50;
+
+/// One file of a journal or generation: where it is and the snapshot hashes of its bytes
+/// before and after (`None`: absent).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// How messages name the file.
+    pub display: String,
+    /// The host whose config file this is (`None` for dotpack's own files): rollback merges
+    /// a host file entry by entry when someone else edited it since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// Where a transaction keeps its journal and generation, and which locks it takes.
+#[derive(Clone, Debug)]
+pub struct Places {
+    /// The state folder holding journal, generations and snapshots.
+    pub state: PathBuf,
+    /// State folders to lock, in order (the project's first, then `$DOTPACK_HOME`).
+    pub locks: Vec<PathBuf>,
+}
+
+impl Places {
+    /// Project scope: everything in the project's `.dotpack/`.
+    pub fn project(root: &Path) -> Places {
+        let state = root.join(PROJECT_STATE);
+        Places {
+            locks: vec![state.clone()],
+            state,
+        }
+    }
+
+    /// User scope: generations in `$DOTPACK_HOME`; the project (whose manifest and lock change
+    /// too) is locked first.
+    pub fn user(root: Option<&Path>, dotpack_home: &Path) -> Places {
+        let mut locks: Vec<PathBuf> = root.iter().map(|r| r.join(PROJECT_STATE)).collect();
+        locks.push(dotpack_home.to_path_buf());
+        Places {
+            state: dotpack_home.to_path_buf(),
+            locks,
+        }
+    }
+
+    pub fn lock(&self, wait: Wait, printer: &Printer) -> Result<()> {
+        for dir in &self.locks {
+            lock::acquire(dir, wait, printer)?;
+        }
+        Ok(())
+    }
+}
+
+/// A file changed on disk between planning and applying: the command plans again on the new
+/// bytes instead of overwriting the other writer's change.
+#[derive(Debug, thiserror::Error)]
+#[error("{display} was changed by another program while dotpack was planning; nothing was written")]
+pub struct Conflict {
+    pub display: String,
+}
+
+/// What a transaction records besides the files.
+#[derive(Clone, Debug, Default)]
+pub struct Meta {
+    pub command: Vec<String>,
+    pub packages: Vec<PackageChange>,
+    pub rollback_to: Option<u64>,
+    pub merged: Vec<String>,
+    pub keep: usize,
+}
+
+/// Replaces every changed file of `writes` as one transaction and records a generation; returns
+/// its id, or `None` when nothing changes. See the module documentation for the steps.
+pub fn apply(
+    places: &Places,
+    writes: &[FileWrite],
+    meta: Meta,
+    wait: Wait,
+    printer: &Printer,
+) -> Result<Option<u64>> {
+    let changed: Vec<&FileWrite> = writes.iter().filter(|w| w.is_changed()).collect();
+    if changed.is_empty() {
+        return Ok(None);
+    }
+    fault::before_commit();
+    places.lock(wait, printer)?;
+    recover_locked(places, printer)?;
+    for w in &changed {
+        check_unchanged(w)?;
+    }
+    let state = &places.state;
+    let store = Store::new(state);
+    let put = |text: &Option<String>| text.as_ref().map(|t| store.put(t.as_bytes())).transpose();
+    let mut files = Vec::with_capacity(changed.len());
+    for w in &changed {
+        files.push(FileRecord {
+            path: w.path.clone(),
+            display: w.display.clone(),
+            host: w.host.clone(),
+            before: put(&w.before)?,
+            after: put(&w.after)?,
+        });
+    }
+    store.sync();
+    let id = generation::next_id(state);
+    journal::write(
+        state,
+        &journal::Journal {
+            id,
+            command: meta.command.clone(),
+            files: files.clone(),
+        },
+    )?;
+    let generation = Generation {
+        id,
+        time: generation::rfc3339(std::time::SystemTime::now()),
+        command: meta.command,
+        rollback_to: meta.rollback_to,
+        files,
+        packages: meta.packages,
+        merged: meta.merged,
+    };
+    let mut done = 0;
+    let result = (|| -> Result<()> {
+        for w in &changed {
+            fault::at_write(done)?;
+            // Again right before replacing: a host rewriting its file meanwhile is not lost.
+            check_unchanged(w)?;
+            crate::apply::write_one(w)?;
+            done += 1;
+        }
+        fault::at_write(done)?;
+        generation::write(state, &generation)
+    })();
+    if let Err(err) = result {
+        return Err(undo(state, &changed[..done], err));
+    }
+    journal::remove(state)?;
+    generation::prune(state, meta.keep)?;
+    Ok(Some(id))
+}
+
+/// Fails with [`Conflict`] when `w`'s file no longer holds the bytes the plan was made on.
+fn check_unchanged(w: &FileWrite) -> Result<()> {
+    let now = std::fs::read(&w.path).ok();
+    if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
+        return Err(Conflict {
+            display: w.display.clone(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Puts back the files a failed transaction replaced and drops its journal; the error says so.
+fn undo(state: &Path, replaced: &[&FileWrite], err: anyhow::Error) -> anyhow::Error {
+    let mut failed = Vec::new();
+    for w in replaced.iter().rev() {
+        let back = FileWrite {
+            before: w.after.clone(),
+            after: w.before.clone(),
+            ..(*w).clone()
+        };
+        if let Err(e) = crate::apply::write_one(&back) {
+            failed.push(format!("{}: {e:#}", w.display));
+        }
+    }
+    if failed.is_empty() {
+        let _ = journal::remove(state);
+        err.context(format!(
+            "the transaction failed after replacing {} file{}; restored {}, so nothing was changed",
+            replaced.len(),
+            if replaced.len() == 1 { "" } else { "s" },
+            if replaced.len() == 1 { "it" } else { "them" }
+        ))
+    } else {
+        // The journal stays: the next run retries the restore.
+        err.context(format!(
+            "the transaction failed and these files could not be restored yet (the next dotpack run retries): {}",
+            failed.join("; ")
+        ))
+    }
+}
+
+/// Writes snapshot `hash` to `path` (`None`: deletes it).
+pub(crate) fn restore(store: &Store, path: &Path, hash: Option<&str>) -> Result<()> {
+    let after = match hash {
+        Some(h) => Some(
+            String::from_utf8(store.get(h)?)
+                .with_context(|| format!("snapshot {h} is not UTF-8"))?,
+        ),
+        None => None,
+    };
+    crate::apply::write_one(&FileWrite {
+        path: path.to_path_buf(),
+        display: path.display().to_string(),
+        host: None,
+        before: None,
+        after,
+    })
+}
+
+/// Rolls back a transaction whose journal is in one of `places`' state folders (the caller
+/// holds their locks), printing what it recovered.
+fn recover_locked(places: &Places, printer: &Printer) -> Result<()> {
+    for dir in &places.locks {
+        if let Some(recovered) = journal::recover(dir)? {
+            journal::report(printer, &recovered);
+        }
+    }
+    Ok(())
+}
+
+/// At the start of every command: a journal left in the project's state folder or in
+/// `$DOTPACK_HOME` means a dotpack died midway; take the locks and roll it back before doing
+/// anything else. Costs two `stat` calls when there is nothing to recover.
+pub fn recover_at_start(
+    project_root: Option<&Path>,
+    dotpack_home: &Path,
+    wait: Wait,
+    printer: &Printer,
+) -> Result<()> {
+    let places = Places::user(project_root, dotpack_home);
+    if !places.locks.iter().any(|d| journal::path(d).exists()) {
+        return Ok(());
+    }
+    places.lock(wait, printer)?;
+    recover_locked(&places, printer)
+}

@@ -1,0 +1,170 @@
+//! Planning a rollback: the writes that give every file a generation touched its state right
+//! after generation K. A file still as dotpack last left it gets K's exact bytes. A host file
+//! someone else edited since gets dotpack's entries only: each entry that differs between
+//! dotpack's last state and K's is set (or removed) in the file's current bytes through the
+//! format backend, so the other edits stay. Rollback is not destructive: it becomes a new
+//! generation, so it can itself be rolled back.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use super::generation::{self, FileState, Generation, PackageChange};
+use super::store::{self, Store};
+use crate::apply::FileWrite;
+use crate::formats::{self, Container, Created};
+
+/// What a rollback writes.
+#[derive(Debug)]
+pub struct RollbackPlan {
+    /// The generation whose state is restored.
+    pub target: u64,
+    pub writes: Vec<FileWrite>,
+    /// Host files merged entry by entry because someone else edited them.
+    pub merged: Vec<String>,
+    /// dotpack's own files that someone else edited, restored to K's bytes anyway.
+    pub overwritten: Vec<String>,
+    pub packages: Vec<PackageChange>,
+}
+
+/// The generation `dotpack rollback` restores by default: the one before the newest.
+pub fn default_target(generations: &[Generation]) -> Result<u64> {
+    match generations.last() {
+        None => bail!(
+            "there are no generations yet: dotpack records one each time a command changes files"
+        ),
+        Some(newest) => Ok(newest.id.saturating_sub(1)),
+    }
+}
+
+/// Plans restoring the state right after generation `target` (0: before the first).
+pub fn plan(state: &Path, generations: &[Generation], target: u64) -> Result<RollbackPlan> {
+    let (Some(oldest), Some(newest)) = (generations.first(), generations.last()) else {
+        bail!("there are no generations yet");
+    };
+    if target > newest.id {
+        bail!(
+            "there is no generation {target}; the newest is {}\n  help: `dotpack history` lists them",
+            newest.id
+        );
+    }
+    if target + 1 < oldest.id {
+        bail!(
+            "generation {target} was pruned; generations {}..={} are kept\n  help: raise `[settings] keep_generations` to keep more",
+            oldest.id.saturating_sub(1),
+            newest.id
+        );
+    }
+    let store = Store::new(state);
+    let mut out = RollbackPlan {
+        target,
+        writes: Vec::new(),
+        merged: Vec::new(),
+        overwritten: Vec::new(),
+        packages: Vec::new(),
+    };
+    for (path, file) in generation::states_at(generations, target) {
+        let current = match std::fs::read(&path) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let current_hash = current.as_deref().map(store::hash);
+        if current_hash == file.at_k {
+            continue;
+        }
+        let current = current
+            .map(String::from_utf8)
+            .transpose()
+            .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
+        let wanted = text(&store, file.at_k.as_deref())?;
+        let after = if current_hash == file.latest {
+            wanted
+        } else if let (Some(host), Some(now)) = (&file.record.host, &current) {
+            out.merged.push(file.record.display.clone());
+            Some(merge(&store, host, &file, now)?)
+        } else {
+            out.overwritten.push(file.record.display.clone());
+            wanted
+        };
+        if path.file_name() == Some(std::ffi::OsStr::new(crate::lock::LOCK_FILE))
+            && file.record.host.is_none()
+        {
+            out.packages = package_changes(&path, current.as_deref(), after.as_deref());
+        }
+        out.writes.push(FileWrite {
+            path: path.clone(),
+            display: file.record.display.clone(),
+            host: file.record.host.clone(),
+            before: current,
+            after,
+        });
+    }
+    Ok(out)
+}
+
+fn text(store: &Store, hash: Option<&str>) -> Result<Option<String>> {
+    hash.map(|h| String::from_utf8(store.get(h)?).context("a snapshot is not UTF-8 text"))
+        .transpose()
+}
+
+/// Applies, to `now`, every entry change between dotpack's last state of the file and its state
+/// at the target generation.
+fn merge(store: &Store, host: &str, file: &FileState, now: &str) -> Result<String> {
+    let Some(adapter) = crate::hosts::adapter(host) else {
+        bail!(
+            "{}: unknown host `{host}` in the generation record",
+            file.record.display
+        );
+    };
+    let (format, container) = (adapter.format, Container::new(adapter.container));
+    let entries = |text: Option<String>| -> Result<Vec<(String, serde_json::Value)>> {
+        match text {
+            None => Ok(Vec::new()),
+            Some(t) => formats::list_entries(format, &t, container)
+                .with_context(|| format!("{}: a snapshot does not parse", file.record.display)),
+        }
+    };
+    let last = entries(text(store, file.latest.as_deref())?)?;
+    let wanted = entries(text(store, file.at_k.as_deref())?)?;
+    let names: BTreeSet<&String> = last.iter().chain(&wanted).map(|(n, _)| n).collect();
+    let find = |list: &[(String, serde_json::Value)], name: &str| {
+        list.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    };
+    let mut text = now.to_string();
+    for name in names {
+        let (was, want) = (find(&last, name), find(&wanted, name));
+        if was == want {
+            continue;
+        }
+        let edit = match &want {
+            Some(value) => formats::upsert_entry(format, &text, container, name, value),
+            None => formats::remove_entry(format, &text, container, name, &Created::default()),
+        }
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.record.display))?;
+        text = edit.text;
+    }
+    Ok(text)
+}
+
+fn package_changes(path: &Path, now: Option<&str>, then: Option<&str>) -> Vec<PackageChange> {
+    let parse = |t: Option<&str>| t.and_then(|t| crate::lock::parse(path, t).ok());
+    let (now, then) = (parse(now), parse(then));
+    match then {
+        Some(then) => crate::ops::lock_changes(now.as_ref(), &then)
+            .iter()
+            .map(crate::ops::Change::record)
+            .collect(),
+        None => now
+            .iter()
+            .flat_map(|l| &l.packages)
+            .map(|p| PackageChange {
+                name: p.name.clone(),
+                change: "removed".into(),
+                from: Some(p.version.to_string()),
+                to: None,
+            })
+            .collect(),
+    }
+}
