@@ -421,6 +421,51 @@ pub fn plan_hosts(
     Ok(Some(planned))
 }
 
+/// The end of every command that changes the project and its hosts: plan the host files for the
+/// new lock, then commit manifest, lock, claims and host files as one transaction.
+pub struct Finish<'a> {
+    /// The manifest as the command leaves it, and its new text when the command edited it.
+    pub manifest: &'a LoadedManifest,
+    pub manifest_text: Option<String>,
+    pub lock: Lockfile,
+    pub args: &'a InstallArgs,
+    pub mode: Mode,
+    pub no_targets: NoTargets,
+}
+
+pub fn finish(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    registries: &RegistrySet,
+    finish: Finish<'_>,
+) -> Result<()> {
+    let hosts = plan_hosts(
+        settings,
+        printer,
+        project,
+        registries,
+        HostRequest {
+            manifest: finish.manifest,
+            lock: &finish.lock,
+            args: finish.args,
+            mode: finish.mode,
+            no_targets: finish.no_targets,
+        },
+    )?;
+    commit(
+        settings,
+        printer,
+        Outcome {
+            project,
+            manifest_text: finish.manifest_text,
+            lock: finish.lock,
+            hosts,
+            dry_run: finish.args.dry_run,
+        },
+    )
+}
+
 /// What a writing command wants on disk: the new manifest text (if it changes), the new lock, and
 /// the plan for the host files (when there are targets).
 pub struct Outcome<'a> {

@@ -10,7 +10,7 @@ use crate::cli::{AddArgs, GlobalArgs};
 use crate::commands::UsageError;
 use crate::lock::Lockfile;
 use crate::manifest;
-use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, Finish, NoTargets, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 use crate::project::ManifestEditor;
@@ -63,28 +63,18 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
     if !inputs.is_empty() {
         check_inputs(&registries, &updated, &lock, &added[0], &inputs)?;
     }
-    let hosts = ops::plan_hosts(
+    ops::finish(
         &settings,
         printer,
         &project,
         &registries,
-        HostRequest {
+        Finish {
             manifest: &updated,
-            lock: &lock,
+            manifest_text: Some(text),
+            lock,
             args: &args.install,
             mode: Mode::Sync,
             no_targets: NoTargets::Warn,
-        },
-    )?;
-    ops::commit(
-        &settings,
-        printer,
-        Outcome {
-            project: &project,
-            manifest_text: Some(text),
-            lock,
-            hosts,
-            dry_run: args.install.dry_run,
         },
     )
 }

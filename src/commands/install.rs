@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use crate::cli::{GlobalArgs, InstallCmdArgs};
-use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, Finish, NoTargets, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 
@@ -19,28 +19,18 @@ pub fn run(global: &GlobalArgs, args: InstallCmdArgs, printer: &Printer) -> Resu
         project.locked_versions(),
         project.lock.as_ref(),
     )?;
-    let hosts = ops::plan_hosts(
+    ops::finish(
         &settings,
         printer,
         &project,
         &registries,
-        HostRequest {
+        Finish {
             manifest: &project.manifest,
-            lock: &lock,
+            manifest_text: None,
+            lock,
             args: &args.install,
             mode: Mode::Sync,
             no_targets: NoTargets::Fail,
-        },
-    )?;
-    ops::commit(
-        &settings,
-        printer,
-        Outcome {
-            project: &project,
-            manifest_text: None,
-            lock,
-            hosts,
-            dry_run: args.install.dry_run,
         },
     )
 }

@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, RemoveArgs};
 use crate::manifest;
-use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, Finish, NoTargets, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 use crate::project::ManifestEditor;
@@ -38,28 +38,18 @@ pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<(
         project.locked_versions(),
         project.lock.as_ref(),
     )?;
-    let hosts = ops::plan_hosts(
+    ops::finish(
         &settings,
         printer,
         &project,
         &registries,
-        HostRequest {
+        Finish {
             manifest: &updated,
-            lock: &lock,
+            manifest_text: Some(text),
+            lock,
             args: &args.install,
             mode: Mode::Sync,
             no_targets: NoTargets::Warn,
-        },
-    )?;
-    ops::commit(
-        &settings,
-        printer,
-        Outcome {
-            project: &project,
-            manifest_text: Some(text),
-            lock,
-            hosts,
-            dry_run: args.install.dry_run,
         },
     )
 }

@@ -5,7 +5,7 @@
 use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, UninstallArgs};
-use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, Finish, NoTargets, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 
@@ -26,28 +26,18 @@ pub fn run(global: &GlobalArgs, args: UninstallArgs, printer: &Printer) -> Resul
     let mut kept = lock.clone();
     kept.packages
         .retain(|p| !args.packages.is_empty() && !args.packages.contains(&p.name));
-    let hosts = ops::plan_hosts(
+    ops::finish(
         &settings,
         printer,
         &project,
         &registries,
-        HostRequest {
+        Finish {
             manifest: &project.manifest,
-            lock: &kept,
+            manifest_text: None,
+            lock: kept,
             args: &args.install,
             mode: Mode::Uninstall,
             no_targets: NoTargets::Fail,
-        },
-    )?;
-    ops::commit(
-        &settings,
-        printer,
-        Outcome {
-            project: &project,
-            manifest_text: None,
-            lock,
-            hosts,
-            dry_run: args.install.dry_run,
         },
     )
 }

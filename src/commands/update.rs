@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 
 use crate::cli::{GlobalArgs, UpdateArgs};
-use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
+use crate::ops::{self, Finish, NoTargets, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 
@@ -30,28 +30,18 @@ pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<(
         preferred,
         project.lock.as_ref(),
     )?;
-    let hosts = ops::plan_hosts(
+    ops::finish(
         &settings,
         printer,
         &project,
         &registries,
-        HostRequest {
+        Finish {
             manifest: &project.manifest,
-            lock: &lock,
+            manifest_text: None,
+            lock,
             args: &args.install,
             mode: Mode::Sync,
             no_targets: NoTargets::Warn,
-        },
-    )?;
-    ops::commit(
-        &settings,
-        printer,
-        Outcome {
-            project: &project,
-            manifest_text: None,
-            lock,
-            hosts,
-            dry_run: args.install.dry_run,
         },
     )
 }
