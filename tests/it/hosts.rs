@@ -3,7 +3,7 @@
 //! teammate's clone installing from the committed lock.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 use predicates::str::contains;
@@ -81,8 +81,8 @@ fn project(env: &Env, host: &Host) {
     );
 }
 
-fn dp(env: &Env, reg: &PathBuf, args: &[&str]) -> assert_cmd::assert::Assert {
-    env.dotpack().arg("--registry").arg(reg).args(args).assert()
+fn dp(env: &Env, reg: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    env.with_registry(reg, args).assert()
 }
 
 #[test]

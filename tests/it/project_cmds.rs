@@ -238,11 +238,7 @@ fn lock_keeps_locked_versions_and_update_moves_them() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    let dp = |args: &[&str]| {
-        let mut c = env.dotpack();
-        c.arg("--registry").arg(&reg).args(args);
-        c
-    };
+    let dp = |args: &[&str]| env.with_registry(&reg, args);
     dp(&["add", "alpha@=1.0.0", "beta"]).assert().success();
     // Loosen the requirement by hand: the lock keeps 1.0.0 until `update`.
     let text = env.read("dotpack.toml").replace("\"=1.0.0\"", "\"^1.0\"");
@@ -275,11 +271,7 @@ fn locked_and_frozen_refuse_changes() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    let dp = |args: &[&str]| {
-        let mut c = env.dotpack();
-        c.arg("--registry").arg(&reg).args(args);
-        c
-    };
+    let dp = |args: &[&str]| env.with_registry(&reg, args);
     dp(&["lock", "--locked"])
         .assert()
         .code(1)
@@ -300,11 +292,7 @@ fn remove_drops_the_dependency_and_what_only_it_needed() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    let dp = |args: &[&str]| {
-        let mut c = env.dotpack();
-        c.arg("--registry").arg(&reg).args(args);
-        c
-    };
+    let dp = |args: &[&str]| env.with_registry(&reg, args);
     dp(&["add", "beta"]).assert().success();
     assert!(env.read("dotpack.lock").contains("name = \"alpha\""));
     dp(&["remove", "bta"])
@@ -325,11 +313,7 @@ fn yanked_versions_are_skipped_unless_already_locked() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    let dp = |args: &[&str]| {
-        let mut c = env.dotpack();
-        c.arg("--registry").arg(&reg).args(args);
-        c
-    };
+    let dp = |args: &[&str]| env.with_registry(&reg, args);
     dp(&["add", "alpha@^1.0"]).assert().success();
     // Yank 1.1.0 (the locked one) in the index.
     let index = reg.join("al/ph/alpha");
@@ -381,11 +365,7 @@ fn bad_index_line_and_checksum_mismatch_are_reported() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    let dp = |args: &[&str]| {
-        let mut c = env.dotpack();
-        c.arg("--registry").arg(&reg).args(args);
-        c
-    };
+    let dp = |args: &[&str]| env.with_registry(&reg, args);
     // A tampered archive: same index line, other bytes.
     let archive = reg.join("dl/delta/delta-1.0.0.tar.gz");
     let mut bytes = std::fs::read(&archive).unwrap();

@@ -43,6 +43,13 @@ impl Env {
         cmd
     }
 
+    /// `dotpack --registry REG ARGS...` in the project folder.
+    pub fn with_registry(&self, registry: &Path, args: &[&str]) -> Command {
+        let mut cmd = self.dotpack();
+        cmd.arg("--registry").arg(registry).args(args);
+        cmd
+    }
+
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
         let path = self.project.join(rel);
         if let Some(parent) = path.parent() {
