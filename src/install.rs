@@ -387,10 +387,13 @@ fn current_entries(
 ) -> BTreeMap<PathBuf, BTreeMap<String, serde_json::Value>> {
     let mut out = BTreeMap::new();
     for t in targets {
-        let text = files.get(&t.path).cloned().flatten().unwrap_or_default();
+        let text = files
+            .get(&t.path)
+            .and_then(Option::as_deref)
+            .unwrap_or_default();
         if let Ok(entries) = crate::formats::list_entries(
             t.host.format,
-            &text,
+            text,
             crate::formats::Container::new(t.host.container),
         ) {
             out.insert(t.path.clone(), entries.into_iter().collect());

@@ -526,20 +526,28 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         );
     }
     let root = project.manifest.root();
-    if let Some(plan) = &host_plan {
-        for file in &plan.files {
-            writes.insert(
-                0,
-                FileWrite {
-                    display: file.target.claim_file.clone(),
-                    host: Some(file.target.host.id.to_string()),
-                    path: file.target.path.clone(),
-                    before: file.before.clone(),
-                    after: file.after.clone(),
-                },
-            );
-        }
+    let changes = lock_changes(project.lock.as_ref(), &lock);
+    for change in &changes {
+        change.print(printer);
     }
+    if let Some(plan) = &host_plan {
+        print_host_summary(printer, plan);
+    }
+    // Host files first, in target order; their bytes move into the writes (they may be large).
+    let mut host_writes: Vec<FileWrite> = host_plan
+        .map(|plan| plan.files)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|file| FileWrite {
+            display: file.target.claim_file,
+            host: Some(file.target.host.id.to_string()),
+            path: file.target.path,
+            before: file.before,
+            after: file.after,
+        })
+        .collect();
+    host_writes.append(&mut writes);
+    let mut writes = host_writes;
     if let Some(text) = outcome.manifest_text {
         writes.push(FileWrite {
             display: crate::manifest::MANIFEST_FILE.to_string(),
@@ -556,13 +564,6 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         before: project.lock_text.clone(),
         after: Some(lock_text),
     });
-    let changes = lock_changes(project.lock.as_ref(), &lock);
-    for change in &changes {
-        change.print(printer);
-    }
-    if let Some(plan) = &host_plan {
-        print_host_summary(printer, plan);
-    }
     if outcome.dry_run {
         crate::apply::print_diffs(printer, &writes);
         printer.warning("dry run: no file was changed");

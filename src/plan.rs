@@ -378,10 +378,10 @@ fn plan_file(
             error,
         }]
     };
-    let original = before.clone().unwrap_or_default();
+    let original: &str = before.as_deref().unwrap_or_default();
     let existing: BTreeMap<String, serde_json::Value> = match input.entries.get(&target.path) {
         Some(entries) => entries.clone(),
-        None => formats::list_entries(target.format(), &original, target.container())
+        None => formats::list_entries(target.format(), original, target.container())
             .map_err(file_problem)?
             .into_iter()
             .collect(),
@@ -396,7 +396,8 @@ fn plan_file(
         .values()
         .fold(Created::default(), |acc, c| acc.merge(c.created.clone()));
     let created_file = before.is_none() || old_claims.values().any(|c| c.created_file);
-    let mut text = original.clone();
+    // The file's text after the edits so far; `None` while it is still `original`.
+    let mut edited: Option<String> = None;
     let mut changes = Vec::new();
     let mut problems = Vec::new();
     let mut new_claims = Vec::new();
@@ -553,13 +554,13 @@ fn plan_file(
         if action != Action::Unchanged {
             match formats::upsert_entry(
                 target.format(),
-                &text,
+                edited.as_deref().unwrap_or(original),
                 target.container(),
                 &d.server,
                 &translation.entry,
             ) {
                 Ok(edit) => {
-                    text = edit.text;
+                    edited = Some(edit.text);
                     created = created.merge(edit.created);
                 }
                 Err(error) => {
@@ -614,8 +615,15 @@ fn plan_file(
             });
             continue;
         }
-        match formats::remove_entry(target.format(), &text, target.container(), server, &created) {
-            Ok(edit) => text = edit.text,
+        let current = edited.as_deref().unwrap_or(original);
+        match formats::remove_entry(
+            target.format(),
+            current,
+            target.container(),
+            server,
+            &created,
+        ) {
+            Ok(edit) => edited = Some(edit.text),
             Err(error) => {
                 problems.push(Problem::File {
                     file: file.clone(),
@@ -641,6 +649,7 @@ fn plan_file(
         claim.created_file = created_file;
     }
     let gone = before.is_none() || (created_file && new_claims.is_empty());
+    let text = edited.unwrap_or_else(|| original.to_owned());
     let after = if text.is_empty() && gone {
         None
     } else {

@@ -462,10 +462,11 @@ fn rollback_and_recovery_write_through_symlinks_and_keep_modes() {
 fn a_host_file_rewritten_mid_transaction_undoes_and_replans() {
     let env = Env::new();
     let reg = registry(&env);
-    project(&env, "[\"claude-code\", \"codex\"]", "");
+    // Host files are replaced in target order: codex first, then .mcp.json.
+    project(&env, "[\"codex\", \"claude-code\"]", "");
     env.write(".mcp.json", "{\n  \"mcpServers\": {}\n}\n");
     dp(&env, &reg, &["add", "p0"]).success();
-    // Files are replaced codex first, then .mcp.json: rewrite .mcp.json after the first.
+    // Rewrite .mcp.json after the first file was replaced.
     let rewrite = "printf '{\\n  \"mcpServers\": {\\n    \"theirs\": {\"command\": \"t\"}\\n  },\\n  \"numStartups\": 9\\n}\\n' > .mcp.json";
     env.dotpack()
         .arg("--registry")
