@@ -32,6 +32,10 @@ done
 "$bin" registry build "$work/src" --out "$work/index" >/dev/null 2>&1
 hosts='"claude-code", "codex", "gemini-cli", "cursor", "vscode"'
 
+median() { # the median of a hyperfine JSON export, in ms
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  median: %.1f ms' % (r['median'] * 1000))" "$1"
+}
+
 setup_project() { # $1 = folder, $2 = scope
   mkdir -p "$1"
   { printf '[project]\nhosts = [%s]\nscope = "%s"\n\n[dependencies]\n' "$hosts" "$2"
@@ -42,9 +46,10 @@ setup_project() { # $1 = folder, $2 = scope
 echo "== project scope: add 1 package into 5 hosts with 50 installed"
 setup_project "$work/proj" project
 cp -a "$work/proj" "$work/proj.snap"
-hyperfine -N --warmup 3 --runs "$runs" \
+hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/project.json" \
   --prepare "bash -c 'rm -rf $work/proj && cp -a $work/proj.snap $work/proj'" \
   "$bin --registry $work/index --manifest-path $work/proj/dotpack.toml -q add pkg50"
+median "$work/project.json"
 
 echo "== user scope: the same, with a 2 MB ~/.claude.json"
 python3 - "$HOME/.claude.json" <<'PY'
@@ -58,6 +63,7 @@ echo "~/.claude.json: $(stat -c %s "$HOME/.claude.json") bytes"
 setup_project "$work/uproj" user
 cp -a "$work/uproj" "$work/uproj.snap"
 cp -a "$HOME" "$work/home.snap"
-hyperfine -N --warmup 3 --runs "$runs" \
+hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/user.json" \
   --prepare "bash -c 'rm -rf $work/uproj $HOME && cp -a $work/uproj.snap $work/uproj && cp -a $work/home.snap $HOME'" \
   "$bin --registry $work/index --manifest-path $work/uproj/dotpack.toml -q add pkg50"
+median "$work/user.json"
