@@ -18,8 +18,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         _ => std::path::PathBuf::from("."),
     };
     let old_perms = std::fs::metadata(&target).ok().map(|m| m.permissions());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".dotpack-tmp-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".dotpack-tmp-");
+    // A new file gets the mode any editor would give it (0666 less the umask), not the private
+    // 0600 of a temporary file.
+    #[cfg(unix)]
+    if old_perms.is_none() {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder
         .tempfile_in(&dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)
@@ -79,6 +87,23 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "b");
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn new_files_get_the_umask_mode_not_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("new.json");
+        write_atomic(&p, b"{}").unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        // 0666 less whatever the umask takes away: at least owner read/write, never 0600 alone
+        // unless the umask asks for it.
+        let umask_mode = {
+            let probe = dir.path().join("probe");
+            std::fs::File::create(&probe).unwrap();
+            std::fs::metadata(&probe).unwrap().permissions().mode() & 0o777
+        };
+        assert_eq!(mode, umask_mode);
     }
 
     #[test]
