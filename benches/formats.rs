@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dotpack::formats::{Container, Format, upsert_entry};
+use dotpack::formats::{Container, Document, Format, list_entries, upsert_entry};
 use serde_json::{Value, json};
 
 const MCP: &[&str] = &["mcpServers"];
@@ -77,6 +77,25 @@ fn bench_upsert(c: &mut Criterion) {
     c.bench_function("replace entry in 2 MB ~/.claude.json", |b| {
         b.iter(|| upsert_entry(Format::Json, black_box(&big), container, "server-7", &value))
     });
+    c.bench_function("list then upsert in 2 MB ~/.claude.json, two parses", |b| {
+        b.iter(|| {
+            let text = black_box(&big);
+            let entries = list_entries(Format::Json, text, container).map(|e| e.len());
+            (
+                entries,
+                upsert_entry(Format::Json, text, container, "acme", &value),
+            )
+        })
+    });
+    c.bench_function(
+        "list then upsert in 2 MB ~/.claude.json, one Document",
+        |b| {
+            b.iter(|| {
+                let doc = Document::parse(Format::Json, black_box(&big), container).ok();
+                doc.map(|d| (d.entries().len(), d.upsert("acme", &value)))
+            })
+        },
+    );
     c.bench_function("upsert new entry into small .mcp.json", |b| {
         b.iter(|| upsert_entry(Format::Json, black_box(&small), container, "acme", &value))
     });

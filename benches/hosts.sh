@@ -7,7 +7,10 @@ set -euo pipefail
 runs=${1:-40}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
-bin="$repo/target/release/dotpack"
+# The binary cargo just built: honours CARGO_TARGET_DIR and build.target-dir.
+target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+bin="$target_dir/release/dotpack"
 work=${BENCH_DIR:-$(mktemp -d)}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 export HOME="$work/home" DOTPACK_HOME="$work/home/.dotpack" NO_COLOR=1

@@ -67,12 +67,11 @@ pub fn inspect(
     for target in targets {
         let text = files
             .get(&target.path)
-            .cloned()
-            .flatten()
+            .and_then(Option::as_deref)
             .unwrap_or_default();
         let entries: BTreeMap<String, serde_json::Value> = formats::list_entries(
             target.host.format,
-            &text,
+            text,
             Container::new(target.host.container),
         )
         .map_err(|e| anyhow::anyhow!("{}: {e}", target.claim_file))?

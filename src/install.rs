@@ -11,7 +11,7 @@ use crate::cli::InstallArgs;
 use crate::hosts::{self, HostEnv, Scope};
 use crate::lock::{LockedPackage, Lockfile};
 use crate::manifest::{DependencySpec, LoadedManifest, Manifest};
-use crate::plan::{self, Desired, LossyPolicy, Mode, Plan, PlanInput, Target};
+use crate::plan::{self, Desired, LossyPolicy, Mode, ParsedFile, Plan, PlanInput, Target};
 use crate::resolve::RegistrySet;
 use crate::template::Props;
 
@@ -331,7 +331,7 @@ pub fn plan_targets(
         ClaimStore::User(user) => &user.claims,
     };
     let files = read_targets(&settings.targets)?;
-    let entries = current_entries(&settings.targets, &files);
+    let parsed = parse_targets(&settings.targets, &files);
     let sync = matches!(request.mode, Mode::Sync);
     let by_entry: BTreeMap<(&str, &str), &Claim> = claims
         .iter()
@@ -340,7 +340,7 @@ pub fn plan_targets(
     let is_current = |locked: &LockedPackage, inputs: &str| {
         !sync
             || settings.targets.iter().all(|t| {
-                let Some(file_entries) = entries.get(&t.path) else {
+                let Some(file_entries) = parsed.get(&t.path).map(|p| &p.entries) else {
                     return false;
                 };
                 locked.servers.iter().all(|server| {
@@ -368,7 +368,7 @@ pub fn plan_targets(
         targets: &settings.targets,
         desired: &desired,
         files: &files,
-        entries: &entries,
+        parsed: &parsed,
         claims,
         project: Some(request.project_root.display().to_string()),
         force: settings.force,
@@ -379,24 +379,20 @@ pub fn plan_targets(
     Ok((plan, store))
 }
 
-/// The entries of each target file that parses (files that do not are left out; planning
-/// reports them).
-fn current_entries(
+/// Each target file that parses, parsed once for its entries and its first edit (files that do
+/// not are left out; planning reports them).
+fn parse_targets<'f>(
     targets: &[Target],
-    files: &BTreeMap<PathBuf, Option<String>>,
-) -> BTreeMap<PathBuf, BTreeMap<String, serde_json::Value>> {
+    files: &'f BTreeMap<PathBuf, Option<String>>,
+) -> BTreeMap<PathBuf, ParsedFile<'f>> {
     let mut out = BTreeMap::new();
     for t in targets {
         let text = files
             .get(&t.path)
             .and_then(Option::as_deref)
             .unwrap_or_default();
-        if let Ok(entries) = crate::formats::list_entries(
-            t.host.format,
-            text,
-            crate::formats::Container::new(t.host.container),
-        ) {
-            out.insert(t.path.clone(), entries.into_iter().collect());
+        if let Ok(parsed) = ParsedFile::parse(t, text) {
+            out.insert(t.path.clone(), parsed);
         }
     }
     out

@@ -16,6 +16,7 @@
 //!
 //! Claimed entries whose package is gone are removed, unless edited by hand since.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ use std::path::PathBuf;
 use semver::Version;
 
 use crate::claims::{Claim, entry_hash};
-use crate::formats::{self, Container, Created, FormatError};
+use crate::formats::{self, Container, Created, Document, FormatError};
 use crate::hosts::{HostAdapter, Scope};
 use crate::manifest::Server;
 use crate::template::Props;
@@ -315,15 +316,30 @@ pub enum Mode {
     Uninstall,
 }
 
+/// A target file parsed once: the entries it holds, and the document its first edit is made on.
+pub struct ParsedFile<'a> {
+    pub document: Document<'a>,
+    pub entries: BTreeMap<String, serde_json::Value>,
+}
+
+impl<'a> ParsedFile<'a> {
+    /// Parses the current `text` of `target` (empty when the file is absent).
+    pub fn parse(target: &Target, text: &'a str) -> Result<Self, FormatError> {
+        let document = Document::parse(target.format(), text, target.container())?;
+        let entries = document.entries().into_iter().collect();
+        Ok(ParsedFile { document, entries })
+    }
+}
+
 /// Everything a plan is computed from.
 pub struct PlanInput<'a> {
     pub targets: &'a [Target],
     pub desired: &'a [Desired],
     /// Current bytes of every target file (`None`: absent).
     pub files: &'a BTreeMap<PathBuf, Option<String>>,
-    /// The entries of the target files already parsed by the caller (files missing here are
-    /// parsed by the planner, which reports those that do not parse).
-    pub entries: &'a BTreeMap<PathBuf, BTreeMap<String, serde_json::Value>>,
+    /// The target files already parsed by the caller, from the bytes in `files` (files missing
+    /// here are parsed by the planner, which reports those that do not parse).
+    pub parsed: &'a BTreeMap<PathBuf, ParsedFile<'a>>,
     /// Current claims for the targets' scope.
     pub claims: &'a [Claim],
     /// The project root, recorded in user-scope claims.
@@ -379,13 +395,18 @@ fn plan_file(
         }]
     };
     let original: &str = before.as_deref().unwrap_or_default();
-    let existing: BTreeMap<String, serde_json::Value> = match input.entries.get(&target.path) {
-        Some(entries) => entries.clone(),
-        None => formats::list_entries(target.format(), original, target.container())
-            .map_err(file_problem)?
-            .into_iter()
-            .collect(),
+    let parsed = input.parsed.get(&target.path);
+    let existing: Cow<'_, BTreeMap<String, serde_json::Value>> = match parsed {
+        Some(parsed) => Cow::Borrowed(&parsed.entries),
+        None => Cow::Owned(
+            formats::list_entries(target.format(), original, target.container())
+                .map_err(file_problem)?
+                .into_iter()
+                .collect(),
+        ),
     };
+    // The parsed document of `original`, for the first edit (later ones edit the edited text).
+    let document = parsed.map(|p| &p.document);
     let old_claims: BTreeMap<&str, &Claim> = input
         .claims
         .iter()
@@ -552,13 +573,17 @@ fn plan_file(
             }
         };
         if action != Action::Unchanged {
-            match formats::upsert_entry(
-                target.format(),
-                edited.as_deref().unwrap_or(original),
-                target.container(),
-                &d.server,
-                &translation.entry,
-            ) {
+            let edit = match (&edited, document) {
+                (None, Some(document)) => document.upsert(&d.server, &translation.entry),
+                (current, _) => formats::upsert_entry(
+                    target.format(),
+                    current.as_deref().unwrap_or(original),
+                    target.container(),
+                    &d.server,
+                    &translation.entry,
+                ),
+            };
+            match edit {
                 Ok(edit) => {
                     edited = Some(edit.text);
                     created = created.merge(edit.created);
@@ -615,14 +640,17 @@ fn plan_file(
             });
             continue;
         }
-        let current = edited.as_deref().unwrap_or(original);
-        match formats::remove_entry(
-            target.format(),
-            current,
-            target.container(),
-            server,
-            &created,
-        ) {
+        let edit = match (&edited, document) {
+            (None, Some(document)) => document.remove(server, &created),
+            (current, _) => formats::remove_entry(
+                target.format(),
+                current.as_deref().unwrap_or(original),
+                target.container(),
+                server,
+                &created,
+            ),
+        };
+        match edit {
             Ok(edit) => edited = Some(edit.text),
             Err(error) => {
                 problems.push(Problem::File {

@@ -25,21 +25,140 @@ pub(in crate::formats) use guard::check as guard_check;
 /// Splices to apply to a text: byte range replaced by a string. Applied back to front.
 type Splices = Vec<(usize, usize, String)>;
 
+/// A JSON or JSONC text loaded once (see [`load`]): what the container holds, and the edits of
+/// that text, all from the same AST.
+pub(super) struct Loaded<'t> {
+    format: Format,
+    text: &'t str,
+    bom: &'static str,
+    body: &'t str,
+    path: &'t [&'t str],
+    root: Option<Ast<'t>>,
+}
+
+impl<'t> Loaded<'t> {
+    /// Parses `text`, failing as every operation on it would: when it does not parse, or when a
+    /// key on the container path holds something other than an object.
+    pub(super) fn new(
+        format: Format,
+        text: &'t str,
+        container: Container<'t>,
+    ) -> Result<Self, FormatError> {
+        let (bom, body) = split_bom(text);
+        let root = load(format, body, container.path)?;
+        find(root.as_ref(), container.path)?;
+        Ok(Loaded {
+            format,
+            text,
+            bom,
+            body,
+            path: container.path,
+            root,
+        })
+    }
+
+    fn place(&self) -> Result<Place<'_, 't>, FormatError> {
+        find(self.root.as_ref(), self.path)
+    }
+
+    /// Every entry of the container, in file order; none when it is missing.
+    pub(super) fn entries(&self) -> Vec<(String, Value)> {
+        match self.place() {
+            Ok(Place::Found(obj)) => obj
+                .properties
+                .iter()
+                .map(|p| (p.name.as_str().to_owned(), to_json(&p.value)))
+                .collect(),
+            Ok(Place::Missing { .. } | Place::NoRoot) | Err(_) => Vec::new(),
+        }
+    }
+
+    pub(super) fn upsert(&self, name: &str, value: &Value) -> Result<Edit, FormatError> {
+        let (format, body, path) = (self.format, self.body, self.path);
+        let root = self.root.as_ref();
+        let (splices, created, region, depth) = match self.place()? {
+            Place::Found(obj) => {
+                let (splices, created) = upsert_in(body, root, obj, name, value);
+                (splices, created, obj, path.len())
+            }
+            Place::Missing { parent, depth } => {
+                let wrapped = wrap(&path[depth + 1..], name, value);
+                let (splices, inner) = insert_member(body, root, parent, path[depth], &wrapped);
+                let created = Created {
+                    container_levels: path.len() - depth,
+                    empty_object_inner: inner,
+                    file_content: None,
+                };
+                (splices, created, parent, depth)
+            }
+            Place::NoRoot => return Ok(create_document(self.text, body, path, name, value)),
+        };
+        let edited = Edited {
+            format,
+            body,
+            region,
+            rest: &path[depth..],
+            name,
+        };
+        let new_body = edited.apply_checked(splices, Some(value))?;
+        Ok(Edit {
+            text: format!("{}{new_body}", self.bom),
+            created,
+            delete_file: false,
+        })
+    }
+
+    pub(super) fn remove(&self, name: &str, created: &Created) -> Result<Edit, FormatError> {
+        let (format, body, path) = (self.format, self.body, self.path);
+        let root = self.root.as_ref();
+        let Place::Found(obj) = self.place()? else {
+            return Ok(Edit::unchanged(self.text));
+        };
+        let Some(index) = obj.properties.iter().position(|p| p.name.as_str() == name) else {
+            return Ok(Edit::unchanged(self.text));
+        };
+        if let Some(original) = whole_file_to_restore(root, path, created) {
+            return Ok(Edit {
+                text: original.to_owned(),
+                created: Created::default(),
+                delete_file: original.is_empty(),
+            });
+        }
+        let (splices, region, depth) = match removable_chain(root, path, created) {
+            Some((ancestor, key)) => {
+                let i = position_of(ancestor, key);
+                let restore = created.empty_object_inner.as_deref();
+                let depth = path.len() - created.container_levels;
+                (remove_member(body, ancestor, i, restore), ancestor, depth)
+            }
+            None => {
+                let restore = restore_for_container(created);
+                let splices = remove_member(body, obj, index, restore);
+                (splices, obj, path.len())
+            }
+        };
+        let edited = Edited {
+            format,
+            body,
+            region,
+            rest: &path[depth..],
+            name,
+        };
+        let new_body = edited.apply_checked(splices, None)?;
+        Ok(Edit {
+            text: format!("{}{new_body}", self.bom),
+            created: Created::default(),
+            delete_file: false,
+        })
+    }
+}
+
 pub(super) fn list_entries(
     format: Format,
     text: &str,
     container: Container<'_>,
 ) -> Result<Vec<(String, Value)>, FormatError> {
-    let (_, body) = split_bom(text);
-    let root = load(format, body, container.path)?;
-    Ok(match find(root.as_ref(), container.path)? {
-        Place::Found(obj) => obj
-            .properties
-            .iter()
-            .map(|p| (p.name.as_str().to_owned(), to_json(&p.value)))
-            .collect(),
-        Place::Missing { .. } | Place::NoRoot => Vec::new(),
-    })
+    Ok(Loaded::new(format, text, container)?.entries())
 }
 
 pub(super) fn upsert_entry(
@@ -49,39 +168,7 @@ pub(super) fn upsert_entry(
     name: &str,
     value: &Value,
 ) -> Result<Edit, FormatError> {
-    let (bom, body) = split_bom(text);
-    let root = load(format, body, container.path)?;
-    let (splices, created, region, depth) = match find(root.as_ref(), container.path)? {
-        Place::Found(obj) => {
-            let (splices, created) = upsert_in(body, root.as_ref(), obj, name, value);
-            (splices, created, obj, container.path.len())
-        }
-        Place::Missing { parent, depth } => {
-            let wrapped = wrap(&container.path[depth + 1..], name, value);
-            let (splices, inner) =
-                insert_member(body, root.as_ref(), parent, container.path[depth], &wrapped);
-            let created = Created {
-                container_levels: container.path.len() - depth,
-                empty_object_inner: inner,
-                file_content: None,
-            };
-            (splices, created, parent, depth)
-        }
-        Place::NoRoot => return Ok(create_document(text, body, container.path, name, value)),
-    };
-    let edited = Edited {
-        format,
-        body,
-        region,
-        rest: &container.path[depth..],
-        name,
-    };
-    let new_body = edited.apply_checked(splices, Some(value))?;
-    Ok(Edit {
-        text: format!("{bom}{new_body}"),
-        created,
-        delete_file: false,
-    })
+    Loaded::new(format, text, container)?.upsert(name, value)
 }
 
 pub(super) fn remove_entry(
@@ -91,47 +178,7 @@ pub(super) fn remove_entry(
     name: &str,
     created: &Created,
 ) -> Result<Edit, FormatError> {
-    let (bom, body) = split_bom(text);
-    let root = load(format, body, container.path)?;
-    let Place::Found(obj) = find(root.as_ref(), container.path)? else {
-        return Ok(Edit::unchanged(text));
-    };
-    let Some(index) = obj.properties.iter().position(|p| p.name.as_str() == name) else {
-        return Ok(Edit::unchanged(text));
-    };
-    if let Some(original) = whole_file_to_restore(root.as_ref(), container.path, created) {
-        return Ok(Edit {
-            text: original.to_owned(),
-            created: Created::default(),
-            delete_file: original.is_empty(),
-        });
-    }
-    let (splices, region, depth) = match removable_chain(root.as_ref(), container.path, created) {
-        Some((ancestor, key)) => {
-            let i = position_of(ancestor, key);
-            let restore = created.empty_object_inner.as_deref();
-            let depth = container.path.len() - created.container_levels;
-            (remove_member(body, ancestor, i, restore), ancestor, depth)
-        }
-        None => {
-            let restore = restore_for_container(created);
-            let splices = remove_member(body, obj, index, restore);
-            (splices, obj, container.path.len())
-        }
-    };
-    let edited = Edited {
-        format,
-        body,
-        region,
-        rest: &container.path[depth..],
-        name,
-    };
-    let new_body = edited.apply_checked(splices, None)?;
-    Ok(Edit {
-        text: format!("{bom}{new_body}"),
-        created: Created::default(),
-        delete_file: false,
-    })
+    Loaded::new(format, text, container)?.remove(name, created)
 }
 
 /// An edit confined to one object of the document (`region`, the object at the path prefix

@@ -140,6 +140,80 @@ pub enum FormatError {
     GuardFailed { reason: String },
 }
 
+/// A host file parsed once: its entries and its first edit come from the same parse, which for a
+/// 2 MB `~/.claude.json` is most of the cost of planning.
+///
+/// [`Document::parse`] fails exactly when [`list_entries`] does, with the same error; after it
+/// succeeded, [`Document::entries`], [`Document::upsert`] and [`Document::remove`] return what
+/// [`list_entries`], [`upsert_entry`] and [`remove_entry`] return for the same text.
+pub struct Document<'t> {
+    inner: Inner<'t>,
+}
+
+enum Inner<'t> {
+    Json(json::Loaded<'t>),
+    /// TOML files are small: the text is parsed again for each edit.
+    Toml {
+        text: &'t str,
+        container: Container<'t>,
+        entries: Vec<(String, serde_json::Value)>,
+    },
+}
+
+impl<'t> Document<'t> {
+    /// Parses `text`, a file in `format` whose servers live at `container`.
+    pub fn parse(
+        format: Format,
+        text: &'t str,
+        container: Container<'t>,
+    ) -> Result<Self, FormatError> {
+        let inner = match format {
+            Format::Json | Format::Jsonc => {
+                Inner::Json(json::Loaded::new(format, text, container)?)
+            }
+            Format::Toml => Inner::Toml {
+                text,
+                container,
+                entries: toml::list_entries(text, container)?,
+            },
+        };
+        Ok(Document { inner })
+    }
+
+    /// Every entry of the container, in file order (what [`list_entries`] returns).
+    pub fn entries(&self) -> Vec<(String, serde_json::Value)> {
+        match &self.inner {
+            Inner::Json(loaded) => loaded.entries(),
+            Inner::Toml { entries, .. } => entries.clone(),
+        }
+    }
+
+    /// [`upsert_entry`] on the parsed text.
+    pub fn upsert(&self, name: &str, value: &serde_json::Value) -> Result<Edit, FormatError> {
+        if !value.is_object() {
+            return Err(FormatError::EntryNotObject {
+                found: json_type_name(value),
+            });
+        }
+        match &self.inner {
+            Inner::Json(loaded) => loaded.upsert(name, value),
+            Inner::Toml {
+                text, container, ..
+            } => toml::upsert_entry(text, *container, name, value),
+        }
+    }
+
+    /// [`remove_entry`] on the parsed text.
+    pub fn remove(&self, name: &str, created: &Created) -> Result<Edit, FormatError> {
+        match &self.inner {
+            Inner::Json(loaded) => loaded.remove(name, created),
+            Inner::Toml {
+                text, container, ..
+            } => toml::remove_entry(text, *container, name, created),
+        }
+    }
+}
+
 /// Lists every entry of the container, in file order. A missing container gives no entries.
 pub fn list_entries(
     format: Format,

@@ -429,6 +429,112 @@ fn nested_container_paths_are_created_and_removed() {
     assert_eq!(removed.text, text);
 }
 
+/// Asserts that a [`Document`] parsed from `text` answers exactly as the text functions do: its
+/// entries, an upsert of a new entry and of each existing one, a non-object entry, and removals
+/// (also of the entry just added, from a document of the edited text).
+fn document_matches_text_functions(format: Format, text: &str, path: &[&str]) {
+    let c = Container::new(path);
+    let listed = list_entries(format, text, c);
+    let doc = match Document::parse(format, text, c) {
+        Ok(doc) => doc,
+        Err(e) => {
+            assert_eq!(listed, Err(e.clone()), "{text:?}");
+            assert_eq!(
+                upsert_entry(format, text, c, "acme", &entry()),
+                Err(e.clone())
+            );
+            let removed = remove_entry(format, text, c, "acme", &Created::default());
+            assert_eq!(removed, Err(e), "{text:?}");
+            return;
+        }
+    };
+    let listed = listed.unwrap();
+    assert_eq!(doc.entries(), listed, "{text:?}");
+    let mut names: Vec<String> = listed.iter().map(|(n, _)| n.clone()).collect();
+    names.push("acme".to_owned());
+    let creations = [
+        Created::default(),
+        Created {
+            container_levels: 1,
+            empty_object_inner: Some(String::new()),
+            file_content: Some(String::new()),
+        },
+    ];
+    for name in &names {
+        assert_eq!(
+            doc.upsert(name, &entry()),
+            upsert_entry(format, text, c, name, &entry()),
+            "upsert {name} into {text:?}"
+        );
+        for created in &creations {
+            assert_eq!(
+                doc.remove(name, created),
+                remove_entry(format, text, c, name, created),
+                "remove {name} from {text:?}"
+            );
+        }
+    }
+    assert_eq!(
+        doc.upsert("acme", &json!([1])),
+        upsert_entry(format, text, c, "acme", &json!([1]))
+    );
+    if let Ok(added) = upsert_entry(format, text, c, "acme", &entry()) {
+        let again = Document::parse(format, &added.text, c).ok().unwrap();
+        assert_eq!(
+            again.remove("acme", &added.created),
+            remove_entry(format, &added.text, c, "acme", &added.created)
+        );
+    }
+}
+
+/// A strict-JSON file above the size where loading takes the shallow path.
+fn large_json(servers: &str) -> String {
+    let projects: Vec<String> = (0..5000)
+        .map(|i| format!("    \"/p/{i}\": {{\"history\": [\"a \\\" b\", {{\"x\": [1, 2.5e3, null]}}], \"ok\": true}}"))
+        .collect();
+    format!(
+        "{{\n  \"projects\": {{\n{}\n  }}{servers},\n  \"tail\": \"\\u00e9\"\n}}\n",
+        projects.join(",\n")
+    )
+}
+
+#[test]
+fn a_parsed_document_answers_as_the_text_functions_do() {
+    for c in CORPUS {
+        document_matches_text_functions(c.format, c.text, c.path);
+    }
+    let odd: &[(Format, &str)] = &[
+        (Format::Json, "{\"mcpServers\": []}"),
+        (Format::Json, "[]"),
+        (Format::Jsonc, "{\"mcpServers\": \"x\", // c\n}"),
+        (Format::Json, "{\n  \"a\": 1,\n}\n"),
+        (Format::Jsonc, "{\n  # no\n}"),
+        (Format::Jsonc, "// only a comment\n"),
+        (Format::Json, "\u{feff}{\"mcpServers\": {\"a\": {}}}"),
+        (Format::Toml, "mcp_servers = 3\n"),
+        (Format::Toml, "a = 1\nb = \n"),
+        (Format::Toml, "a = 1\r\nb = 2\n"),
+        (Format::Toml, "[mcp_servers.a]\ncommand = \"a\"\n"),
+    ];
+    for (format, text) in odd {
+        let path = if *format == Format::Toml { CODEX } else { MCP };
+        document_matches_text_functions(*format, text, path);
+    }
+    let servers = ",\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\"\n    },\n    \"b\": {}\n  }";
+    for big in [
+        large_json(servers),
+        large_json(""),
+        large_json(",\n  \"mcpServers\": {}"),
+        large_json(",\n  \"mcpServers\": 3"),
+        large_json(servers) + "x",
+    ] {
+        assert!(big.len() > 256 * 1024);
+        document_matches_text_functions(Format::Json, &big, MCP);
+        document_matches_text_functions(Format::Jsonc, &big, MCP);
+        document_matches_text_functions(Format::Json, &big, &["projects", "/p/7"]);
+    }
+}
+
 mod round_trip {
     use super::*;
     use proptest::prelude::*;
@@ -490,6 +596,12 @@ mod round_trip {
             prop_assert_eq!(get_entry(format, &added.text, c, "zz-new").unwrap(), Some(entry()));
             let removed = remove_entry(format, &added.text, c, "zz-new", &added.created).unwrap();
             prop_assert_eq!(removed.text, doc);
+        }
+
+        #[test]
+        fn a_parsed_document_answers_as_the_text_functions_do(doc in document(), jsonc in any::<bool>()) {
+            let format = if jsonc { Format::Jsonc } else { Format::Json };
+            document_matches_text_functions(format, &doc, MCP);
         }
     }
 }
