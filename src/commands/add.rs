@@ -63,6 +63,7 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
     if !inputs.is_empty() {
         check_inputs(&registries, &updated, &lock, &added[0], &inputs)?;
     }
+    let needed = environment_needed(&registries, &updated, &lock, &added);
     ops::finish(
         &settings,
         printer,
@@ -76,7 +77,67 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
             mode: Mode::Sync,
             no_targets: NoTargets::Warn,
         },
-    )
+    )?;
+    for (package, var) in needed {
+        printer.note(format!(
+            "note: {package} reads {var} from the environment, which is not set here"
+        ));
+    }
+    Ok(())
+}
+
+/// The environment variables the added packages' servers read (`{{env.X}}`) that are not set in
+/// this environment, so the user learns about a missing token now rather than when the host
+/// starts the server. Best effort: a package that cannot be read here is skipped.
+fn environment_needed(
+    registries: &crate::resolve::RegistrySet,
+    manifest: &crate::manifest::LoadedManifest,
+    lock: &Lockfile,
+    added: &[String],
+) -> Vec<(String, String)> {
+    let mut needed = Vec::new();
+    for name in added {
+        let Some(locked) = lock.get(name) else {
+            continue;
+        };
+        let spec = manifest.manifest.dependencies.get(name);
+        let Ok(source) = registries.for_dependency(spec.and_then(|d| d.registry()), name) else {
+            continue;
+        };
+        let Ok(package) = crate::registry::load_package(source, name, &locked.version) else {
+            continue;
+        };
+        let mut vars: Vec<String> = package
+            .servers
+            .values()
+            .flat_map(server_strings)
+            .flat_map(|s| crate::template::env_refs(&s))
+            .filter(|var| std::env::var_os(var).is_none())
+            .collect();
+        vars.sort();
+        vars.dedup();
+        needed.extend(vars.into_iter().map(|var| (name.clone(), var)));
+    }
+    needed
+}
+
+/// Every string of a server definition: command, args, env values, url and extension values.
+fn server_strings(server: &crate::manifest::Server) -> Vec<String> {
+    fn walk(value: &toml::Value, out: &mut Vec<String>) {
+        match value {
+            toml::Value::String(s) => out.push(s.clone()),
+            toml::Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            toml::Value::Table(t) => t.values().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out: Vec<String> = server.command.iter().chain(&server.url).cloned().collect();
+    out.extend(server.args.iter().flatten().cloned());
+    out.extend(server.env.values().cloned());
+    for value in server.extensions.values() {
+        walk(value, &mut out);
+    }
+    out
 }
 
 /// Splits `NAME[@REQ]`, checking the name's characters and the requirement's syntax.

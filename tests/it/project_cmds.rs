@@ -432,3 +432,23 @@ fn color_follows_the_flag_and_no_color() {
         .success()
         .stderr(contains("\u{1b}[").not());
 }
+
+#[test]
+fn add_says_which_environment_variables_a_server_reads_that_are_unset() {
+    let env = Env::new();
+    init(&env);
+    env.dotpack()
+        .args(["add", "github"])
+        .env_remove("GITHUB_PERSONAL_ACCESS_TOKEN")
+        .assert()
+        .success()
+        .stderr(contains(
+            "github reads GITHUB_PERSONAL_ACCESS_TOKEN from the environment, which is not set here",
+        ));
+    env.dotpack()
+        .args(["add", "context7"])
+        .env("CONTEXT7_API_KEY", "set")
+        .assert()
+        .success()
+        .stderr(contains("CONTEXT7_API_KEY").not());
+}
