@@ -2,6 +2,7 @@
 //! dotpack is recovered at the next start, concurrent dotpacks serialise, another program's
 //! edit is never overwritten, and rollback restores a generation byte for byte.
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -295,14 +296,36 @@ fn a_second_dotpack_waits_for_the_lock_and_no_wait_fails_at_once() {
         .code(1)
         .stderr(contains("another dotpack"));
     assert!(!env.project.join("dotpack.lock").exists());
-    let release = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(700));
-        drop(lock);
-    });
-    dp(&env, &reg, &["add", "p0"])
-        .success()
-        .stderr(contains("Blocking"));
-    release.join().unwrap();
+    // Release the lock only once the second dotpack says it is waiting for it.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
+        .current_dir(&env.project)
+        .env("HOME", env.home.path())
+        .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
+        .env("NO_COLOR", "1")
+        .env_remove("CODEX_HOME")
+        .arg("--registry")
+        .arg(&reg)
+        .args(["add", "p0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dotpack");
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let blocking = line.contains("Blocking");
+        seen.push(line);
+        if blocking {
+            break;
+        }
+    }
+    assert!(seen.iter().any(|l| l.contains("Blocking")), "{seen:?}");
+    drop(lock);
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    assert!(child.wait().unwrap().success(), "{seen:?} {rest:?}");
+    assert!(env.read("dotpack.lock").contains("name = \"p0\""));
 }
 
 #[test]
