@@ -1,0 +1,64 @@
+//! The registries a project resolves from: the default one and those under `[registries]`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use crate::manifest::LoadedManifest;
+use crate::registry::{self, IndexSource};
+use crate::resolve::{RegistrySet, RootDep};
+
+use super::Settings;
+
+/// The default registry (built in, or `--registry`) and the named `[registries]` of `manifest`.
+pub fn registries(settings: &Settings, manifest: Option<&LoadedManifest>) -> Result<RegistrySet> {
+    let default = registry::open(
+        settings.registry.as_deref(),
+        &settings.dotpack_home,
+        settings.offline,
+    )?;
+    let mut set = RegistrySet::new(default);
+    if let Some(loaded) = manifest {
+        for (name, spec) in &loaded.manifest.registries {
+            let source = open_named(settings, loaded.root(), name, spec)?;
+            set = set.with_named(name.clone(), source);
+        }
+    }
+    Ok(set)
+}
+
+fn open_named(
+    settings: &Settings,
+    root: &Path,
+    name: &str,
+    spec: &crate::manifest::RegistrySpec,
+) -> Result<Box<dyn IndexSource>> {
+    match (&spec.path, &spec.url) {
+        (Some(path), None) => {
+            let full = root.join(path);
+            let source =
+                registry::dir::DirIndex::open(&full, format!("registry+file:{}", path.display()))?;
+            Ok(Box::new(source))
+        }
+        (None, Some(url)) => {
+            let source = registry::open_url(url, &settings.dotpack_home, settings.offline)
+                .with_context(|| format!("registry `{name}` in [registries]"))?;
+            Ok(Box::new(source))
+        }
+        _ => bail!("registry `{name}` needs exactly one of `path` or `url` in [registries.{name}]"),
+    }
+}
+
+/// The root requirements of a manifest, in name order.
+pub fn root_deps(manifest: &LoadedManifest) -> Vec<RootDep> {
+    manifest
+        .manifest
+        .dependencies
+        .iter()
+        .map(|(name, spec)| RootDep {
+            name: name.clone(),
+            req: spec.req().clone(),
+            registry: spec.registry().map(str::to_string),
+        })
+        .collect()
+}
