@@ -102,7 +102,7 @@ impl<'t> Loaded<'t> {
         };
         let new_body = edited.apply_checked(splices, Some(value))?;
         Ok(Edit {
-            text: format!("{}{new_body}", self.bom),
+            text: with_bom(self.bom, new_body),
             created,
             delete_file: false,
         })
@@ -146,7 +146,7 @@ impl<'t> Loaded<'t> {
         };
         let new_body = edited.apply_checked(splices, None)?;
         Ok(Edit {
-            text: format!("{}{new_body}", self.bom),
+            text: with_bom(self.bom, new_body),
             created: Created::default(),
             delete_file: false,
         })
@@ -592,6 +592,18 @@ fn create_document(text: &str, body: &str, path: &[&str], name: &str, value: &Va
             file_content: Some(text.to_owned()),
         },
         delete_file: false,
+    }
+}
+
+/// `body` with the BOM put back in front; without one, the body itself (no copy of a large file).
+fn with_bom(bom: &str, body: String) -> String {
+    if bom.is_empty() {
+        body
+    } else {
+        let mut text = String::with_capacity(bom.len() + body.len());
+        text.push_str(bom);
+        text.push_str(&body);
+        text
     }
 }
 
