@@ -57,17 +57,17 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Create a dotpack.toml in the current folder (or PATH)
     Init(InitArgs),
-    /// Add packages to dotpack.toml and lock them
+    /// Add packages to dotpack.toml, lock them and install them into the target hosts
     #[command(
         after_help = "Examples:\n  dotpack add figma\n  dotpack add github@^1.0 context7\n  dotpack add figma --set port=4000"
     )]
     Add(AddArgs),
-    /// Remove packages from dotpack.toml and the lock
+    /// Remove packages from dotpack.toml, the lock and the target hosts
     #[command(visible_alias = "rm")]
     Remove(RemoveArgs),
     /// Resolve dependencies and write dotpack.lock
     Lock,
-    /// Move locked packages to the newest versions their requirements allow
+    /// Move locked packages to the newest versions their requirements allow, and reinstall
     Update(UpdateArgs),
     /// Search the registry by name, description and keywords
     Search(SearchArgs),
