@@ -22,7 +22,8 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result
     };
     let plan = rollback::plan(&places.state, &generations, target)?;
     for change in &plan.packages {
-        printer.status("Restoring", describe(change));
+        let (verb, what) = describe(change);
+        printer.status(verb, what);
     }
     for file in &plan.merged {
         printer.status(
@@ -61,11 +62,13 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result
     Ok(())
 }
 
-fn describe(change: &txn::PackageChange) -> String {
+/// The verb and the words for one package change a rollback makes, as `add` and `remove` say
+/// them.
+fn describe(change: &txn::PackageChange) -> (&'static str, String) {
     match (&change.from, &change.to) {
-        (None, Some(to)) => format!("{} v{to}", change.name),
-        (Some(from), None) => format!("{} v{from} (removed)", change.name),
-        (Some(from), Some(to)) => format!("{} v{from} -> v{to}", change.name),
-        (None, None) => change.name.clone(),
+        (None, Some(to)) => ("Adding", format!("{} v{to}", change.name)),
+        (Some(from), None) => ("Removing", format!("{} v{from}", change.name)),
+        (Some(from), Some(to)) => ("Restoring", format!("{} v{from} -> v{to}", change.name)),
+        (None, None) => ("Restoring", change.name.clone()),
     }
 }
