@@ -61,15 +61,6 @@ pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
     }
 }
 
-/// Writes every changed file: creates, replaces or deletes, one file at a time. Commands go
-/// through [`crate::txn::apply`], which adds the all-or-nothing guarantee.
-pub fn write_all(writes: &[FileWrite]) -> Result<()> {
-    for w in writes.iter().filter(|w| w.is_changed()) {
-        write_one(w)?;
-    }
-    Ok(())
-}
-
 /// Gives one file its `after` state: created (with its folders), replaced atomically, or
 /// deleted.
 pub fn write_one(w: &FileWrite) -> Result<()> {
@@ -132,16 +123,13 @@ mod tests {
     }
 
     #[test]
-    fn write_all_creates_replaces_and_deletes() {
+    fn write_one_creates_replaces_and_deletes() {
         let dir = tempfile::tempdir().unwrap();
         let new = dir.path().join("a/b/new.json");
         let gone = dir.path().join("gone.json");
         std::fs::write(&gone, "x").unwrap();
-        write_all(&[
-            write(new.clone(), None, Some("{}\n")),
-            write(gone.clone(), Some("x"), None),
-        ])
-        .unwrap();
+        write_one(&write(new.clone(), None, Some("{}\n"))).unwrap();
+        write_one(&write(gone.clone(), Some("x"), None)).unwrap();
         assert_eq!(std::fs::read_to_string(new).unwrap(), "{}\n");
         assert!(!gone.exists());
     }

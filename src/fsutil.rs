@@ -52,17 +52,6 @@ pub fn sync_dir(dir: &Path) {
     }
 }
 
-/// Writes `text` to `path` only when the file's bytes differ; returns whether it wrote.
-pub fn write_if_changed(path: &Path, text: &str) -> Result<bool> {
-    if let Ok(old) = std::fs::read(path)
-        && old == text.as_bytes()
-    {
-        return Ok(false);
-    }
-    write_atomic(path, text.as_bytes())?;
-    Ok(true)
-}
-
 /// A unified diff of `old` -> `new` for `--dry-run`, labelled with `path`.
 pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
     similar::TextDiff::from_lines(old, new)
@@ -104,14 +93,5 @@ mod tests {
             std::fs::metadata(&probe).unwrap().permissions().mode() & 0o777
         };
         assert_eq!(mode, umask_mode);
-    }
-
-    #[test]
-    fn write_if_changed_skips_equal_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f");
-        assert!(write_if_changed(&p, "x").unwrap());
-        assert!(!write_if_changed(&p, "x").unwrap());
-        assert!(write_if_changed(&p, "y").unwrap());
     }
 }

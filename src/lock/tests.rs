@@ -155,20 +155,6 @@ fn unknown_top_level_key_is_named() {
 }
 
 #[test]
-fn freshness_compares_root_requirements() {
-    use crate::resolve::RootDep;
-    let lock = sample();
-    let root = |r: &str| RootDep::new("figma", semver::VersionReq::parse(r).unwrap());
-    let odd = RootDep::new(
-        "my \"odd\" name",
-        semver::VersionReq::parse(">=1.0.0, <2.0.0").unwrap(),
-    );
-    assert!(lock.is_fresh_for(&[root("^0.3"), odd.clone()]));
-    assert!(!lock.is_fresh_for(&[root("^0.4"), odd.clone()]));
-    assert!(!lock.is_fresh_for(&[root("^0.3")]));
-}
-
-#[test]
 fn fast_and_spanned_readers_agree_on_a_valid_lock() {
     let text = sample().emit();
     let fast = parse(Path::new("dotpack.lock"), &text).unwrap();

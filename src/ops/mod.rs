@@ -149,9 +149,8 @@ impl Project {
     /// The versions currently locked, which resolution keeps where they still fit.
     pub fn locked_versions(&self) -> BTreeMap<String, Version> {
         self.lock
-            .iter()
-            .flat_map(|l| &l.packages)
-            .map(|p| (p.name.clone(), p.version.clone()))
-            .collect()
+            .as_ref()
+            .map(Lockfile::preferred)
+            .unwrap_or_default()
     }
 }
