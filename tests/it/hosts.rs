@@ -262,10 +262,7 @@ fn a_teammates_clone_installs_cleanly_from_the_committed_lock() {
             mate.write(file, &env.read(file));
         }
         let before = snapshot(&mate.project);
-        mate.dotpack()
-            .arg("--registry")
-            .arg(&reg)
-            .args(["install", "--locked"])
+        mate.with_registry(&reg, &["install", "--locked"])
             .assert()
             .success();
         assert_eq!(snapshot(&mate.project), before, "{}", host.id);

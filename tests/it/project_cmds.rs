@@ -176,18 +176,12 @@ fn add_picks_newest_stable_and_exact_requirements_pin() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    env.dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "alpha"])
+    env.with_registry(&reg, &["add", "alpha"])
         .assert()
         .success();
     assert!(env.read("dotpack.toml").contains("alpha = \"^1.1\""));
     assert!(env.read("dotpack.lock").contains("version = \"1.1.0\""));
-    env.dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "alpha@=1.0.0"])
+    env.with_registry(&reg, &["add", "alpha@=1.0.0"])
         .assert()
         .success()
         .stderr(contains("alpha v1.1.0 -> v1.0.0"));
@@ -199,10 +193,7 @@ fn prereleases_only_when_asked() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    env.dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "gamma"])
+    env.with_registry(&reg, &["add", "gamma"])
         .assert()
         .success();
     assert!(
@@ -216,17 +207,9 @@ fn conflicts_are_explained_and_change_nothing() {
     let env = Env::new();
     let reg = multi_version_registry(&env);
     init(&env);
-    env.dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "beta"])
-        .assert()
-        .success();
+    env.with_registry(&reg, &["add", "beta"]).assert().success();
     let before = snapshot(&env.project);
-    env.dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "gamma"])
+    env.with_registry(&reg, &["add", "gamma"])
         .assert()
         .code(1)
         .stderr(contains("alpha"));

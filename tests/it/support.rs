@@ -27,7 +27,12 @@ impl Env {
     }
 
     pub fn dotpack_in(&self, cwd: &Path) -> Command {
-        let mut cmd = Command::cargo_bin("dotpack").expect("dotpack binary");
+        Command::from_std(self.process_in(cwd))
+    }
+
+    /// The same command as a plain process, for tests that spawn it and read it while it runs.
+    pub fn process_in(&self, cwd: &Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
         cmd.current_dir(cwd)
             .env("HOME", self.home.path())
             .env("DOTPACK_HOME", self.home.path().join(".dotpack"))

@@ -130,10 +130,7 @@ fn every_interruption_point_leaves_all_files_before_or_after() {
     let before = files(&env);
     // 5 host files, dotpack.toml and dotpack.lock: 7 replacements, so 8 interruption points.
     for k in 0..=7 {
-        env.dotpack()
-            .arg("--registry")
-            .arg(&reg)
-            .args(["add", "p1"])
+        env.with_registry(&reg, &["add", "p1"])
             .env("DOTPACK_FAULT", format!("fail-after:{k}"))
             .assert()
             .code(1)
@@ -142,10 +139,7 @@ fn every_interruption_point_leaves_all_files_before_or_after() {
         assert!(!env.project.join(".dotpack/journal.json").exists());
 
         let out = env
-            .dotpack()
-            .arg("--registry")
-            .arg(&reg)
-            .args(["add", "p1"])
+            .with_registry(&reg, &["add", "p1"])
             .env("DOTPACK_FAULT", format!("abort-after:{k}"))
             .output()
             .expect("run dotpack");
@@ -192,10 +186,7 @@ fn another_programs_edit_between_plan_and_apply_is_kept() {
     env.write(".mcp.json", "{\n  \"mcpServers\": {}\n}\n");
     // Like Claude Code rewriting its config while dotpack plans.
     let rewrite = "printf '{\\n  \"mcpServers\": {\\n    \"theirs\": {\"command\": \"t\"}\\n  },\\n  \"numStartups\": 7\\n}\\n' > .mcp.json";
-    env.dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "p0"])
+    env.with_registry(&reg, &["add", "p0"])
         .env("DOTPACK_TEST_BEFORE_COMMIT", rewrite)
         .assert()
         .success()
@@ -297,12 +288,8 @@ fn a_second_dotpack_waits_for_the_lock_and_no_wait_fails_at_once() {
         .stderr(contains("another dotpack"));
     assert!(!env.project.join("dotpack.lock").exists());
     // Release the lock only once the second dotpack says it is waiting for it.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
-        .current_dir(&env.project)
-        .env("HOME", env.home.path())
-        .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
-        .env("NO_COLOR", "1")
-        .env_remove("CODEX_HOME")
+    let mut child = env
+        .process_in(&env.project)
         .arg("--registry")
         .arg(&reg)
         .args(["add", "p0"])
@@ -335,12 +322,7 @@ fn eight_concurrent_adds_into_the_same_host_files_all_land() {
     project(&env, FIVE_HOSTS, "");
     let children: Vec<_> = (0..8)
         .map(|i| {
-            std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
-                .current_dir(&env.project)
-                .env("HOME", env.home.path())
-                .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
-                .env("NO_COLOR", "1")
-                .env_remove("CODEX_HOME")
+            env.process_in(&env.project)
                 .arg("--registry")
                 .arg(&reg)
                 .args(["add", &format!("p{i}")])
@@ -430,10 +412,7 @@ fn recovery_removes_temporary_files_a_killed_write_left() {
     dp(&env, &reg, &["add", "p0"]).success();
     let before = files(&env);
     let out = env
-        .dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "p1"])
+        .with_registry(&reg, &["add", "p1"])
         .env("DOTPACK_FAULT", "abort-after:1")
         .output()
         .unwrap();
@@ -459,10 +438,7 @@ fn rollback_and_recovery_write_through_symlinks_and_keep_modes() {
     std::os::unix::fs::symlink(&real, env.project.join(".mcp.json")).unwrap();
     dp(&env, &reg, &["add", "p0"]).success();
     let out = env
-        .dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "p1"])
+        .with_registry(&reg, &["add", "p1"])
         .env("DOTPACK_FAULT", "abort-after:2")
         .output()
         .unwrap();
@@ -491,10 +467,7 @@ fn a_host_file_rewritten_mid_transaction_undoes_and_replans() {
     dp(&env, &reg, &["add", "p0"]).success();
     // Rewrite .mcp.json after the first file was replaced.
     let rewrite = "printf '{\\n  \"mcpServers\": {\\n    \"theirs\": {\"command\": \"t\"}\\n  },\\n  \"numStartups\": 9\\n}\\n' > .mcp.json";
-    env.dotpack()
-        .arg("--registry")
-        .arg(&reg)
-        .args(["add", "p1"])
+    env.with_registry(&reg, &["add", "p1"])
         .env("DOTPACK_FAULT", "shell-after:1")
         .env("DOTPACK_FAULT_SHELL", rewrite)
         .assert()

@@ -113,8 +113,7 @@ proptest! {
             }
             check_files_parse(&env, &hosts);
             if env.project.join("dotpack.lock").exists() {
-                let status = env.dotpack().arg("--registry").arg(&reg)
-                    .args(["status", "--json"]).output().unwrap();
+                let status = env.with_registry(&reg, &["status", "--json"]).output().unwrap();
                 let text = String::from_utf8_lossy(&status.stdout).to_string();
                 prop_assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
                 prop_assert!(text.contains("\"entries\": []"), "after {:?}: {}", args, text);
@@ -123,8 +122,7 @@ proptest! {
         let ids: Vec<u64> = generations.keys().copied().collect();
         let n = ids[pick.index(ids.len())];
         if ids.len() > 1 {
-            let out = env.dotpack().arg("--registry").arg(&reg)
-                .args(["rollback", &n.to_string()]).output().unwrap();
+            let out = env.with_registry(&reg, &["rollback", &n.to_string()]).output().unwrap();
             prop_assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             prop_assert_eq!(&files(&env), &generations[&n], "rollback {}", n);
         }
