@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
+use crate::hosts::Scope;
 use crate::manifest::MANIFEST_FILE;
 
 /// Finds the manifest: `explicit` when given, else `dotpack.toml` in `start` or its nearest
@@ -87,16 +88,7 @@ impl ManifestEditor {
         let Some(item) = deps.get_mut(name) else {
             bail!("dependency `{name}` is not in [dependencies]");
         };
-        if let Some(req) = item.as_str().map(str::to_string) {
-            let mut t = toml_edit::InlineTable::new();
-            t.insert("version", req.into());
-            let decor = item.as_value().map(|v| v.decor().clone());
-            let mut v = toml_edit::Value::InlineTable(t);
-            if let Some(decor) = decor {
-                *v.decor_mut() = decor;
-            }
-            *item = Item::Value(v);
-        }
+        inline_dependency(item);
         let set = match item {
             Item::Value(toml_edit::Value::InlineTable(t)) => t
                 .entry("set")
@@ -135,6 +127,194 @@ impl ManifestEditor {
         self.doc.to_string()
     }
 
+    /// Sets `scope = "..."` on dependency `name` (`None` removes it), turning `name = "req"` into
+    /// the inline form when needed.
+    pub fn set_dependency_key(&mut self, name: &str, key: &str, value: Option<&str>) -> Result<()> {
+        let deps = self.dependencies_mut()?;
+        let Some(item) = deps.get_mut(name) else {
+            bail!("dependency `{name}` is not in [dependencies]");
+        };
+        if value.is_none() && item.as_str().is_some() {
+            return Ok(());
+        }
+        inline_dependency(item);
+        match item {
+            Item::Value(toml_edit::Value::InlineTable(t)) => match value {
+                Some(v) => {
+                    t.insert(key, v.into());
+                }
+                None => {
+                    t.remove(key);
+                }
+            },
+            Item::Table(t) => match value {
+                Some(v) => {
+                    t.insert(key, toml_edit::value(v));
+                }
+                None => {
+                    t.remove(key);
+                }
+            },
+            _ => bail!("dependency `{name}` has an unexpected shape"),
+        }
+        Ok(())
+    }
+
+    /// Declares registry `name` under `[registries]` with `path` or `url` (`key`).
+    pub fn add_registry(&mut self, name: &str, key: &str, location: &str) -> Result<()> {
+        if self.doc.get("registries").is_none() {
+            let mut table = Table::new();
+            table.set_implicit(true);
+            self.doc.insert("registries", Item::Table(table));
+        }
+        let registries = self
+            .doc
+            .get_mut("registries")
+            .and_then(Item::as_table_like_mut)
+            .context("[registries] must be a table")?;
+        let mut entry = toml_edit::InlineTable::new();
+        entry.insert(key, location.into());
+        registries.insert(name, Item::Value(toml_edit::Value::InlineTable(entry)));
+        Ok(())
+    }
+
+    /// The `[project]` table, created after the leading comments when missing.
+    fn project_mut(&mut self) -> Result<&mut Table> {
+        if self.doc.get("project").is_none() {
+            self.doc.insert("project", Item::Table(Table::new()));
+        }
+        self.doc
+            .get_mut("project")
+            .and_then(Item::as_table_mut)
+            .context("[project] must be a table")
+    }
+
+    /// `[project] hosts`, created empty when missing.
+    fn hosts_mut(&mut self) -> Result<&mut toml_edit::Array> {
+        let project = self.project_mut()?;
+        if project.get("hosts").is_none() {
+            project.insert("hosts", toml_edit::value(toml_edit::Array::new()));
+        }
+        project
+            .get_mut("hosts")
+            .and_then(Item::as_array_mut)
+            .context("`hosts` under [project] must be an array")
+    }
+
+    /// Adds host `id` to `[project] hosts` (with its own `scope` when given); when it is there
+    /// already, sets its scope. Returns whether the manifest changed.
+    pub fn add_host(&mut self, id: &str, scope: Option<Scope>) -> Result<bool> {
+        let hosts = self.hosts_mut()?;
+        let position = hosts.iter().position(|v| host_id(v) == Some(id));
+        match (position, scope) {
+            (None, None) => {
+                hosts.push(id);
+                Ok(true)
+            }
+            (None, Some(scope)) => {
+                let mut t = toml_edit::InlineTable::new();
+                t.insert("host", id.into());
+                t.insert("scope", scope.to_string().into());
+                hosts.push(toml_edit::Value::InlineTable(t));
+                Ok(true)
+            }
+            (Some(_), None) => Ok(false),
+            (Some(i), Some(scope)) => {
+                let Some(value) = hosts.get_mut(i) else {
+                    return Ok(false);
+                };
+                if host_scope(value) == Some(scope) {
+                    return Ok(false);
+                }
+                let t = inline_host(value).context("an entry of [project] hosts is not a host")?;
+                t.insert("scope", scope.to_string().into());
+                Ok(true)
+            }
+        }
+    }
+
+    /// Takes host `id` out of `[project] hosts`; returns whether it was there.
+    pub fn remove_host(&mut self, id: &str) -> Result<bool> {
+        let hosts = self.hosts_mut()?;
+        let before = hosts.len();
+        hosts.retain(|v| host_id(v) != Some(id));
+        Ok(hosts.len() != before)
+    }
+
+    /// Adds `name` to the `exclude` list of host `host` (`None`: of the whole project); returns
+    /// whether the manifest changed.
+    pub fn exclude(&mut self, name: &str, host: Option<&str>) -> Result<bool> {
+        let list = self.exclude_list(host, true)?;
+        let Some(list) = list else {
+            return Ok(false);
+        };
+        if list.iter().any(|v| v.as_str() == Some(name)) {
+            return Ok(false);
+        }
+        list.push(name);
+        Ok(true)
+    }
+
+    /// Takes `name` out of the `exclude` list of host `host` (`None`: of the whole project);
+    /// returns whether it was there.
+    pub fn include(&mut self, name: &str, host: Option<&str>) -> Result<bool> {
+        let Some(list) = self.exclude_list(host, false)? else {
+            return Ok(false);
+        };
+        let before = list.len();
+        list.retain(|v| v.as_str() != Some(name));
+        Ok(list.len() != before)
+    }
+
+    /// The `exclude` array of a host entry or of `[project]`, created when `create`.
+    fn exclude_list(
+        &mut self,
+        host: Option<&str>,
+        create: bool,
+    ) -> Result<Option<&mut toml_edit::Array>> {
+        match host {
+            None => {
+                let project = self.project_mut()?;
+                if project.get("exclude").is_none() {
+                    if !create {
+                        return Ok(None);
+                    }
+                    project.insert("exclude", toml_edit::value(toml_edit::Array::new()));
+                }
+                Ok(project.get_mut("exclude").and_then(Item::as_array_mut))
+            }
+            Some(id) => {
+                let hosts = self.hosts_mut()?;
+                let Some(value) = hosts.iter_mut().find(|v| host_id(v) == Some(id)) else {
+                    return Ok(None);
+                };
+                if value.as_str().is_some() && !create {
+                    return Ok(None);
+                }
+                let t = inline_host(value).context("an entry of [project] hosts is not a host")?;
+                if t.get("exclude").is_none() {
+                    if !create {
+                        return Ok(None);
+                    }
+                    t.insert("exclude", toml_edit::Value::Array(toml_edit::Array::new()));
+                }
+                Ok(t.get_mut("exclude")
+                    .and_then(toml_edit::Value::as_array_mut))
+            }
+        }
+    }
+
+    /// Sets `[project] scope`.
+    pub fn set_project_scope(&mut self, scope: Scope) -> Result<bool> {
+        let project = self.project_mut()?;
+        let text = scope.to_string();
+        if project.get("scope").and_then(Item::as_str) == Some(text.as_str()) {
+            return Ok(false);
+        }
+        project.insert("scope", toml_edit::value(text));
+        Ok(true)
+    }
+
     fn dependencies_mut(&mut self) -> Result<&mut dyn toml_edit::TableLike> {
         if self.doc.get("dependencies").is_none() {
             self.doc.insert("dependencies", Item::Table(Table::new()));
@@ -144,6 +324,70 @@ impl ManifestEditor {
             .and_then(Item::as_table_like_mut)
             .context("[dependencies] must be a table")
     }
+}
+
+/// The host id of a `[project] hosts` entry: `"id"` or `{ host = "id", ... }`.
+fn host_id(value: &toml_edit::Value) -> Option<&str> {
+    match value {
+        toml_edit::Value::String(s) => Some(s.value().as_str()),
+        toml_edit::Value::InlineTable(t) => t.get("host").and_then(toml_edit::Value::as_str),
+        _ => None,
+    }
+}
+
+fn host_scope(value: &toml_edit::Value) -> Option<Scope> {
+    match value
+        .as_inline_table()?
+        .get("scope")
+        .and_then(toml_edit::Value::as_str)?
+    {
+        "project" => Some(Scope::Project),
+        "user" => Some(Scope::User),
+        _ => None,
+    }
+}
+
+/// Turns a `"id"` host entry into `{ host = "id" }` (keeping its decoration) and returns the
+/// table (`None` for an entry of another type, which validation refuses).
+fn inline_host(value: &mut toml_edit::Value) -> Option<&mut toml_edit::InlineTable> {
+    if let Some(id) = value.as_str().map(str::to_string) {
+        let decor = value.decor().clone();
+        let mut t = toml_edit::InlineTable::new();
+        t.insert("host", id.as_str().into());
+        *value = toml_edit::Value::InlineTable(t);
+        *value.decor_mut() = decor;
+    }
+    value.as_inline_table_mut()
+}
+
+/// Turns `name = "req"` into `name = { version = "req" }`, keeping its decoration.
+fn inline_dependency(item: &mut Item) {
+    if let Some(req) = item.as_str().map(str::to_string) {
+        let mut t = toml_edit::InlineTable::new();
+        t.insert("version", req.into());
+        let decor = item.as_value().map(|v| v.decor().clone());
+        let mut v = toml_edit::Value::InlineTable(t);
+        if let Some(decor) = decor {
+            *v.decor_mut() = decor;
+        }
+        *item = Item::Value(v);
+    }
+}
+
+/// The text of a new user-level manifest (`$DOTPACK_HOME/dotpack.toml`) targeting `hosts`.
+pub fn initial_global_manifest(hosts: &[&str]) -> String {
+    let list: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
+    format!(
+        "# Your user-level MCP servers, installed into your own (user-scope) host files for every\n\
+         # project. Manage them with `dotpack add --global NAME` and `dotpack remove --global NAME`.\n\
+         \n\
+         [project]\n\
+         hosts = [{}]\n\
+         scope = \"user\"\n\
+         \n\
+         [dependencies]\n",
+        list.join(", ")
+    )
 }
 
 /// The text of a new project manifest targeting `hosts` (host ids) at project scope.

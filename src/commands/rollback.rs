@@ -3,14 +3,13 @@
 
 use anyhow::Result;
 
-use crate::cli::{GlobalArgs, RollbackArgs};
+use crate::cli::RollbackArgs;
 use crate::ops::Settings;
 use crate::output::Printer;
 use crate::txn::{self, generation, rollback};
 
-pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let (places, keep) = crate::ops::state_places(&settings, args.state.scope)?;
+pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result<()> {
+    let (places, keep) = crate::ops::state_places(settings, args.state.scope)?;
     if !args.dry_run {
         // Planned under the lock: no other dotpack changes the files in between.
         places.lock(settings.wait, printer)?;
@@ -43,7 +42,7 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result
     }
     crate::apply::preflight(&plan.writes)?;
     let meta = txn::Meta {
-        command: settings.command_line.clone(),
+        command: settings.recorded_command(&|_| false),
         packages: plan.packages.clone(),
         rollback_to: Some(target),
         merged: plan.merged.clone(),

@@ -47,6 +47,16 @@ impl Change {
         }
     }
 
+    /// The line `--dry-run` prints: "Would add figma v0.3.1".
+    pub fn print_would(&self, printer: &Printer) {
+        let what = match self {
+            Change::Added { name, version } => format!("add {name} v{version}"),
+            Change::Updated { name, from, to } => format!("update {name} v{from} -> v{to}"),
+            Change::Removed { name, version } => format!("remove {name} v{version}"),
+        };
+        printer.status("Would", what);
+    }
+
     pub fn print(&self, printer: &Printer) {
         match self {
             Change::Added { name, version } => {
@@ -161,4 +171,16 @@ fn check_server_names<'a>(lines: impl Iterator<Item = &'a IndexLine>) -> Result<
         }
     }
     Ok(())
+}
+
+/// Whether a lock still answers a manifest, judged without a registry (for `status`): every
+/// requirement of `[dependencies]` is the one the lock was made for, and each is locked.
+pub fn lock_is_fresh(manifest: &LoadedManifest, lock: &Lockfile) -> bool {
+    let wanted: BTreeMap<String, String> = manifest
+        .manifest
+        .dependencies
+        .iter()
+        .map(|(name, spec)| (name.clone(), spec.req().to_string()))
+        .collect();
+    wanted == lock.requirements && wanted.keys().all(|name| lock.get(name).is_some())
 }

@@ -261,6 +261,7 @@ pub(crate) fn restore(store: &Store, path: &Path, hash: Option<&str>) -> Result<
         host: None,
         before: None,
         after,
+        remove_dirs: 0,
     })
 }
 

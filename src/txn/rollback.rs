@@ -99,6 +99,7 @@ pub fn plan(state: &Path, generations: &[Generation], target: u64) -> Result<Rol
             host: file.record.host.clone(),
             before: current,
             after,
+            remove_dirs: 0,
         });
     }
     Ok(out)

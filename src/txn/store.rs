@@ -88,6 +88,23 @@ impl Store {
         Ok((count, bytes))
     }
 
+    /// The snapshots not in `keep`, with their sizes: what [`Store::prune`] would delete.
+    pub fn unused(&self, keep: &BTreeSet<String>) -> Vec<(String, u64)> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, u64)> = entries
+            .flatten()
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, e.metadata().map(|m| m.len()).unwrap_or(0))
+            })
+            .filter(|(name, _)| !keep.contains(name))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// How many snapshots the store holds.
     pub fn len(&self) -> usize {
         std::fs::read_dir(&self.dir)
