@@ -202,8 +202,13 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
             }
         })
         .collect();
+    let why = if versions.iter().any(|l| parsed.matches(&l.vers)) {
+        "matches only yanked versions"
+    } else {
+        "matches no published version"
+    };
     bail!(
-        "no version of `{name}` matches \"{req}\"\n  help: versions: {}",
+        "`{name}@{req}` {why}\n  help: versions: {}",
         list.join(", ")
     )
 }

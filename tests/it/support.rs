@@ -48,10 +48,11 @@ impl Env {
         cmd
     }
 
-    /// `dotpack --registry REG ARGS...` in the project folder.
+    /// `dotpack ARGS...` in the project folder with REG as the environment's default registry
+    /// (`DOTPACK_REGISTRY`, which is not recorded in dotpack.toml, unlike `--registry` on `add`).
     pub fn with_registry(&self, registry: &Path, args: &[&str]) -> Command {
         let mut cmd = self.dotpack();
-        cmd.arg("--registry").arg(registry).args(args);
+        cmd.env("DOTPACK_REGISTRY", registry).args(args);
         cmd
     }
 
