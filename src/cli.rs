@@ -127,6 +127,10 @@ pub struct RollbackArgs {
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Restore dotpack.toml even when it was edited since dotpack last wrote it (the edits are
+    /// lost; rollback refuses without this)
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub state: StateArgs,
 }

@@ -263,7 +263,44 @@ impl ManifestEditor {
         };
         let before = list.len();
         list.retain(|v| v.as_str() != Some(name));
-        Ok(list.len() != before)
+        let changed = list.len() != before;
+        if list.is_empty() {
+            self.drop_empty_exclude(host);
+        }
+        Ok(changed)
+    }
+
+    /// Removes an `exclude` key whose list is empty (and turns `{ host = "x" }` back into
+    /// `"x"`).
+    fn drop_empty_exclude(&mut self, host: Option<&str>) {
+        let Some(project) = self.doc.get_mut("project").and_then(Item::as_table_mut) else {
+            return;
+        };
+        match host {
+            None => {
+                project.remove("exclude");
+            }
+            Some(id) => {
+                let Some(hosts) = project.get_mut("hosts").and_then(Item::as_array_mut) else {
+                    return;
+                };
+                for value in hosts.iter_mut() {
+                    if host_id(value) != Some(id) {
+                        continue;
+                    }
+                    let Some(t) = value.as_inline_table_mut() else {
+                        return;
+                    };
+                    t.remove("exclude");
+                    if t.len() == 1 {
+                        let decor = value.decor().clone();
+                        *value = toml_edit::Value::from(id);
+                        *value.decor_mut() = decor;
+                    }
+                    return;
+                }
+            }
+        }
     }
 
     /// The `exclude` array of a host entry or of `[project]`, created when `create`.

@@ -151,30 +151,10 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 .filter(|c| c.scope != "user")
                 .cloned()
                 .collect();
-            let user: Vec<Claim> = plan
-                .claims
-                .iter()
-                .filter(|c| c.scope == "user")
-                .cloned()
-                .collect();
-            let user_claims = &project.user_claims;
-            let text =
-                (!user.is_empty() || user_claims.text.is_some()).then(|| UserClaims::render(&user));
-            if text != user_claims.text {
-                user_files = true;
-                writes.push(FileWrite {
-                    display: user_claims.path.display().to_string(),
-                    host: None,
-                    path: user_claims.path.clone(),
-                    before: user_claims.text.clone(),
-                    after: text,
-                    remove_dirs: 0,
-                });
+            if let Some(write) = user_claims_write(project, plan) {
+                writes.push(write);
             }
-            user_files |= plan
-                .files
-                .iter()
-                .any(|f| f.is_changed() && f.target.scope == crate::hosts::Scope::User);
+            user_files = touches_user_scope(plan, &writes);
         }
         None => {
             lock.claims = project
@@ -206,14 +186,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     if let Some(plan) = host_plan {
         summary = host_summary(&plan);
         warnings = host_warnings(&plan);
-        all_writes.extend(plan.files.into_iter().map(|file| FileWrite {
-            display: file.target.claim_file,
-            host: Some(file.target.host.id.to_string()),
-            path: file.target.path,
-            before: file.before,
-            after: file.after,
-            remove_dirs: file.remove_dirs,
-        }));
+        all_writes.extend(file_writes(plan));
     }
     all_writes.append(&mut writes);
     let manifest_path = project.manifest.path.clone();
@@ -242,7 +215,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     let writes = all_writes;
     if outcome.dry_run {
         for (verb, what) in &outcome.edits {
-            printer.status("Would", format!("{} {what}", verb.to_lowercase()));
+            printer.status("Would", format!("{} {what}", infinitive(verb)));
         }
         for change in &changes {
             change.print_would(printer);
@@ -295,6 +268,66 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         None => printer.status("Finished", "nothing to change"),
     }
     Ok(())
+}
+
+/// The write of `$DOTPACK_HOME/claims.toml` for the user-scope claims of `plan`, when they
+/// change.
+pub fn user_claims_write(project: &Project, plan: &Plan) -> Option<FileWrite> {
+    let user: Vec<Claim> = plan
+        .claims
+        .iter()
+        .filter(|c| c.scope == "user")
+        .cloned()
+        .collect();
+    let current = &project.user_claims;
+    let text = (!user.is_empty() || current.text.is_some()).then(|| UserClaims::render(&user));
+    (text != current.text).then(|| FileWrite {
+        display: current.path.display().to_string(),
+        host: None,
+        path: current.path.clone(),
+        before: current.text.clone(),
+        after: text,
+        remove_dirs: 0,
+    })
+}
+
+/// Whether committing `plan` (and `writes`) changes anything at user scope, so the transaction
+/// must also hold `$DOTPACK_HOME`'s lock.
+pub fn touches_user_scope(plan: &Plan, writes: &[FileWrite]) -> bool {
+    !writes.is_empty()
+        || plan
+            .files
+            .iter()
+            .any(|f| f.is_changed() && f.target.scope == crate::hosts::Scope::User)
+}
+
+/// The writes of a plan's host files, in target order; their bytes move into the writes (they
+/// may be large).
+pub fn file_writes(plan: Plan) -> Vec<FileWrite> {
+    plan.files
+        .into_iter()
+        .map(|file| FileWrite {
+            display: file.target.claim_file,
+            host: Some(file.target.host.id.to_string()),
+            path: file.target.path,
+            before: file.before,
+            after: file.after,
+            remove_dirs: file.remove_dirs,
+        })
+        .collect()
+}
+
+/// "Adding" -> "add", for "Would add ...".
+fn infinitive(verb: &str) -> &str {
+    match verb {
+        "Adding" => "add",
+        "Removing" => "remove",
+        "Updating" => "update",
+        "Excluding" => "exclude",
+        "Including" => "include",
+        "Creating" => "create",
+        other => other,
+    }
 }
 
 /// How messages name the manifest: `dotpack.toml` in a project, its path for the user-level one.

@@ -14,7 +14,10 @@ mod environment;
 mod locking;
 mod registries;
 
-pub use commit::{Finish, Outcome, all_claims, commit, finish, keep_generations, plan_hosts};
+pub use commit::{
+    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, plan_hosts,
+    touches_user_scope, user_claims_write,
+};
 pub use environment::{environment_needed, print_environment_needed};
 pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};
 pub use registries::{RegistryFlag, registries, registries_with_default, registry_flag, root_deps};
