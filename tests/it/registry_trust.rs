@@ -1,0 +1,237 @@
+//! What a registry, a host file and the terminal cannot make dotpack do: install bytes other
+//! than those the lock pinned, accept an archive its index does not describe, follow a redirect
+//! to another server, edit a duplicate key the host never reads, panic on a full stderr, or drop
+//! the BOM and line endings of `dotpack.toml`.
+
+use std::path::{Path, PathBuf};
+
+use dotpack::registry::{archive, parse_index_file, render_index_file};
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::support::{Env, build_registry, package, snapshot};
+
+/// A project installing into Claude Code's `.mcp.json`.
+fn project(env: &Env) {
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n",
+    );
+}
+
+/// A registry with `alpha` 1.0.0 and `beta` 1.0.0.
+fn registry(env: &Env) -> PathBuf {
+    build_registry(
+        env,
+        &[
+            ("alpha", &package("alpha", "1.0.0", &[])),
+            ("beta", &package("beta", "1.0.0", &[])),
+        ],
+    )
+}
+
+/// Replaces the archive of `name` `version` in the index folder `index` by one packed from
+/// `manifest`, and points its index line at the new checksum: what a registry that republishes a
+/// version (or lies about it) serves. Returns the new checksum, `sha256:HEX`.
+fn republish(env: &Env, index: &Path, name: &str, version: &str, manifest: &str) -> String {
+    let dir = env.home.path().join(format!("republish-{name}-{version}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("dotpack.toml"), manifest).unwrap();
+    let bytes = archive::pack(&dir, &format!("{name}-{version}")).unwrap();
+    let cksum = archive::sha256_hex(&bytes);
+    std::fs::write(
+        index.join(format!("dl/{name}/{name}-{version}.tar.gz")),
+        &bytes,
+    )
+    .unwrap();
+    let index_file = index.join(dotpack::registry::index_path(name));
+    let text = std::fs::read_to_string(&index_file).unwrap();
+    let mut lines = parse_index_file(&text, "index").unwrap();
+    for line in &mut lines {
+        if line.vers.to_string() == version {
+            line.cksum = cksum.clone();
+        }
+    }
+    std::fs::write(&index_file, render_index_file(&lines)).unwrap();
+    format!("sha256:{cksum}")
+}
+
+/// The `checksum = "..."` value of package `name` in `lock`.
+fn locked_checksum(lock: &str, name: &str) -> String {
+    let at = lock
+        .find(&format!("name = \"{name}\""))
+        .expect("package in lock");
+    let rest = &lock[at..];
+    let line = rest
+        .lines()
+        .find(|l| l.starts_with("checksum = "))
+        .expect("checksum line");
+    line.trim_start_matches("checksum = \"")
+        .trim_end_matches('"')
+        .to_string()
+}
+
+// --- The lock's checksum pins the archive -----------------------------------------------------
+
+#[test]
+fn a_republished_version_is_refused_by_every_command_until_update() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env);
+    env.with_registry(&reg, &["add", "alpha", "beta"])
+        .assert()
+        .success();
+    let pinned = locked_checksum(&env.read("dotpack.lock"), "alpha");
+    assert!(env.read(".mcp.json").contains("alpha-mcp@1.0.0"));
+
+    let evil = package("alpha", "1.0.0", &[]).replace("alpha-mcp@1.0.0", "evil-mcp");
+    let served = republish(&env, &reg, "alpha", "1.0.0", &evil);
+    let before = snapshot(&env.project);
+    let source = format!("registry+file:{}", reg.display());
+    for args in [
+        &["install"][..],
+        &["install", "--locked"],
+        &["lock"],
+        &["add", "beta"],
+        &["remove", "beta"],
+        &["update", "beta"],
+    ] {
+        env.with_registry(&reg, args)
+            .assert()
+            .code(1)
+            .stderr(contains("checksum for `alpha v1.0.0` changed"))
+            .stderr(contains(format!("dotpack.lock pins {pinned}")))
+            .stderr(contains(format!("{source} now lists {served}")))
+            .stderr(contains("dotpack update alpha"))
+            .stderr(contains("needs to be updated").not());
+        assert_eq!(snapshot(&env.project), before, "{args:?}");
+    }
+
+    // Only an explicit update moves the pin, and it says so.
+    env.with_registry(&reg, &["update", "alpha"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "the registry's archive of alpha v1.0.0 changed since it was locked",
+        ))
+        .stderr(contains(format!("({pinned} -> {served})")));
+    assert_eq!(locked_checksum(&env.read("dotpack.lock"), "alpha"), served);
+    assert!(env.read(".mcp.json").contains("evil-mcp"));
+    env.with_registry(&reg, &["install", "--locked"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn update_without_names_also_takes_a_republished_version() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env);
+    env.with_registry(&reg, &["add", "alpha"])
+        .assert()
+        .success();
+    let new = package("alpha", "1.0.0", &[]).replace("alpha-mcp@1.0.0", "alpha-mcp@1.0.1");
+    let served = republish(&env, &reg, "alpha", "1.0.0", &new);
+    env.with_registry(&reg, &["update"])
+        .assert()
+        .success()
+        .stderr(contains("changed since it was locked"));
+    assert_eq!(locked_checksum(&env.read("dotpack.lock"), "alpha"), served);
+}
+
+#[test]
+fn a_hand_edited_lock_checksum_is_refused_not_corrected() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env);
+    env.with_registry(&reg, &["add", "alpha"])
+        .assert()
+        .success();
+    let lock = env.read("dotpack.lock");
+    let real = locked_checksum(&lock, "alpha");
+    let forged = format!("sha256:{}", "0".repeat(64));
+    env.write("dotpack.lock", &lock.replace(&real, &forged));
+    std::fs::remove_file(env.project.join(".mcp.json")).unwrap();
+    let before = snapshot(&env.project);
+    env.with_registry(&reg, &["install"])
+        .assert()
+        .code(1)
+        .stderr(contains("checksum for `alpha v1.0.0` changed"))
+        .stderr(contains(format!("dotpack.lock pins {forged}")))
+        .stderr(contains(format!("now lists {real}")));
+    assert_eq!(snapshot(&env.project), before);
+}
+
+#[test]
+fn a_tampered_archive_behind_an_unchanged_index_is_refused_on_install() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env);
+    env.with_registry(&reg, &["add", "alpha"])
+        .assert()
+        .success();
+    // The index still lists the pinned checksum; only the bytes changed.
+    let path = reg.join("dl/alpha/alpha-1.0.0.tar.gz");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    std::fs::remove_file(env.project.join(".mcp.json")).unwrap();
+    let before = snapshot(&env.project);
+    env.with_registry(&reg, &["install"])
+        .assert()
+        .code(1)
+        .stderr(contains("checksum mismatch for alpha 1.0.0"));
+    assert_eq!(snapshot(&env.project), before);
+}
+
+// --- The index and the archive must agree -----------------------------------------------------
+
+/// A registry whose `alpha` 1.0.0 archive says `manifest` while its index line still says what
+/// `registry build` wrote for the honest `alpha`.
+fn lying_registry(env: &Env, manifest: &str) -> PathBuf {
+    let reg = registry(env);
+    republish(env, &reg, "alpha", "1.0.0", manifest);
+    reg
+}
+
+fn assert_refused(env: &Env, reg: &Path, field: &str, index: &str, archive: &str) {
+    project(env);
+    let before = snapshot(&env.project);
+    let source = format!("registry+file:{}", reg.display());
+    env.with_registry(reg, &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "registry {source}: the index says alpha 1.0.0 has {field} {index}, but the dotpack.toml inside its archive says {archive}"
+        )))
+        .stderr(contains("Adding alpha v").not());
+    assert_eq!(snapshot(&env.project), before);
+}
+
+#[test]
+fn an_archive_declaring_other_servers_than_its_index_line_is_refused() {
+    let env = Env::new();
+    let lying = package("alpha", "1.0.0", &[]).replace("[servers.alpha]", "[servers.figma]");
+    let reg = lying_registry(&env, &lying);
+    assert_refused(&env, &reg, "servers", "[\"alpha\"]", "[\"figma\"]");
+}
+
+#[test]
+fn an_archive_naming_another_package_or_version_is_refused() {
+    let env = Env::new();
+    let other = package("alpha", "1.0.0", &[]).replace("name = \"alpha\"", "name = \"beta\"");
+    let reg = lying_registry(&env, &other);
+    assert_refused(&env, &reg, "package name", "`alpha`", "`beta`");
+
+    let env = Env::new();
+    let reg = lying_registry(&env, &package("alpha", "2.0.0", &[]).replace("@2.0.0", ""));
+    assert_refused(&env, &reg, "version", "1.0.0", "2.0.0");
+}
+
+#[test]
+fn an_archive_with_other_dependencies_than_its_index_line_is_refused() {
+    let env = Env::new();
+    let reg = lying_registry(&env, &package("alpha", "1.0.0", &[("beta", "^1")]));
+    assert_refused(&env, &reg, "dependencies", "{  }", "{ beta = \"^1\" }");
+}
