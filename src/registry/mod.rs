@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 pub use dir::DirIndex;
 pub use embedded::EmbeddedIndex;
-pub use http::HttpIndex;
+pub use http::{HttpIndex, Network};
 pub use index::{
     IndexDep, IndexLine, RegistryConfig, index_path, parse_index_file, render_index_file,
 };
@@ -90,6 +90,14 @@ pub enum RegistryError {
         reason: String,
         help: String,
     },
+    #[error(
+        "{from} redirects to {to}, which is not on the registry's server ({registry})\n  help: dotpack follows redirects only to the same scheme, host and port, so a registry cannot hand out files from a server you did not name. If you trust that server, use its URL as the registry, or set DOTPACK_ALLOW_REDIRECTS=1 to follow redirects to other servers"
+    )]
+    Redirect {
+        from: String,
+        to: String,
+        registry: String,
+    },
     #[error("{url} answered HTTP {status}\n  help: {help}")]
     HttpStatus {
         url: String,
@@ -129,16 +137,17 @@ pub trait IndexSource: Send + Sync {
 /// `registry+` followed by the URL ending in `/`, cached under `dotpack_home`, see [`open_url`]);
 /// else the index in the local folder `location` (`--registry`, `DOTPACK_REGISTRY`), whose
 /// lock-file source is `registry+file:` followed by the path exactly as given, so lock files stay
-/// stable across runs. `offline` forbids network access.
+/// stable across runs. `network` says whether HTTP registries may be fetched, and where their
+/// redirects may go.
 pub fn open(
     location: Option<&Path>,
     dotpack_home: &Path,
-    offline: bool,
+    network: Network,
 ) -> Result<Box<dyn IndexSource>, RegistryError> {
     match location {
         None => Ok(Box::new(EmbeddedIndex::builtin())),
         Some(location) => match location.to_str() {
-            Some(url) if http::is_url(url) => Ok(Box::new(open_url(url, dotpack_home, offline)?)),
+            Some(url) if http::is_url(url) => Ok(Box::new(open_url(url, dotpack_home, network)?)),
             // Any other scheme is a mistake, not a folder name: say which schemes work.
             Some(url) if url.contains("://") => Err(http::normalize_url(url)
                 .err()
@@ -153,10 +162,14 @@ pub fn open(
 
 /// Opens the HTTP(S) registry at `url`, cached in its own folder under
 /// `dotpack_home/cache/registries/`. Its lock-file source is `registry+URL/`.
-pub fn open_url(url: &str, dotpack_home: &Path, offline: bool) -> Result<HttpIndex, RegistryError> {
+pub fn open_url(
+    url: &str,
+    dotpack_home: &Path,
+    network: Network,
+) -> Result<HttpIndex, RegistryError> {
     let base = http::normalize_url(url)?;
     let cache = http::cache_dir(dotpack_home, &base);
-    HttpIndex::open(&base, format!("registry+{base}"), &cache, offline)
+    HttpIndex::open(&base, format!("registry+{base}"), &cache, network)
 }
 
 /// A shared registry is a registry too, so `open` can hand out the process-wide built-in index.
@@ -186,10 +199,20 @@ mod tests {
     fn open_picks_builtin_folder_or_url() {
         let home = tempfile::tempdir().unwrap();
         assert_eq!(
-            open(None, home.path(), false).unwrap().source_id(),
+            open(None, home.path(), Network::default())
+                .unwrap()
+                .source_id(),
             BUILTIN_SOURCE
         );
-        let url = open(Some(Path::new("http://127.0.0.1:9/r")), home.path(), true).unwrap();
+        let url = open(
+            Some(Path::new("http://127.0.0.1:9/r")),
+            home.path(),
+            Network {
+                offline: true,
+                allow_redirects: false,
+            },
+        )
+        .unwrap();
         assert_eq!(url.source_id(), "registry+http://127.0.0.1:9/r/");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
@@ -197,7 +220,7 @@ mod tests {
             r#"{"v":1,"dl":"{name}/{version}"}"#,
         )
         .unwrap();
-        let source = open(Some(dir.path()), home.path(), false).unwrap();
+        let source = open(Some(dir.path()), home.path(), Network::default()).unwrap();
         assert_eq!(
             source.source_id(),
             format!("registry+file:{}", dir.path().display())

@@ -9,7 +9,7 @@ use dotpack::registry::{archive, parse_index_file, render_index_file};
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{Env, build_registry, package, snapshot};
+use crate::support::{Env, StaticServer, build_registry, package, snapshot};
 
 /// A project installing into Claude Code's `.mcp.json`.
 fn project(env: &Env) {
@@ -234,4 +234,100 @@ fn an_archive_with_other_dependencies_than_its_index_line_is_refused() {
     let env = Env::new();
     let reg = lying_registry(&env, &package("alpha", "1.0.0", &[("beta", "^1")]));
     assert_refused(&env, &reg, "dependencies", "{  }", "{ beta = \"^1\" }");
+}
+
+// --- Redirects stay on the registry's server ---------------------------------------------------
+
+fn statuses(server: &StaticServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .map(|(path, status)| format!("{status} {path}"))
+        .collect()
+}
+
+#[test]
+fn redirects_within_the_registrys_server_are_followed() {
+    let env = Env::new();
+    let server = StaticServer::start(&registry(&env));
+    server.redirect("/old/", "/");
+    project(&env);
+    let url = format!("{}old/", server.url());
+    env.with_registry(Path::new(&url), &["add", "alpha"])
+        .assert()
+        .success();
+    assert!(env.read(".mcp.json").contains("alpha-mcp@1.0.0"));
+    assert_eq!(
+        statuses(&server)[..2],
+        ["302 /old/config.json", "200 /config.json"]
+    );
+}
+
+#[test]
+fn a_redirect_to_another_server_is_refused_unless_allowed() {
+    let env = Env::new();
+    let real = StaticServer::start(&registry(&env));
+    let empty = env.home.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let front = StaticServer::start(&empty);
+    front.redirect("/", &real.url());
+    project(&env);
+    let before = snapshot(&env.project);
+    let url = front.url();
+    env.with_registry(Path::new(&url), &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{url}config.json redirects to {}config.json, which is not on the registry's server ({url})",
+            real.url()
+        )))
+        .stderr(contains("DOTPACK_ALLOW_REDIRECTS=1"));
+    assert_eq!(snapshot(&env.project), before);
+    assert!(real.requests().is_empty(), "{:?}", real.requests());
+
+    env.with_registry(Path::new(&url), &["add", "alpha"])
+        .env("DOTPACK_ALLOW_REDIRECTS", "1")
+        .assert()
+        .success();
+    assert!(
+        env.read("dotpack.lock")
+            .contains(&format!("source = \"registry+{url}\""))
+    );
+    assert!(!real.requests().is_empty());
+}
+
+#[test]
+fn an_archive_redirected_to_another_server_is_refused() {
+    let env = Env::new();
+    let reg = registry(&env);
+    let real = StaticServer::start(&reg);
+    let front = StaticServer::start(&reg);
+    front.redirect("/dl/", &format!("{}dl/", real.url()));
+    project(&env);
+    let before = snapshot(&env.project);
+    env.with_registry(Path::new(&front.url()), &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{}dl/alpha/alpha-1.0.0.tar.gz redirects to {}dl/alpha/alpha-1.0.0.tar.gz",
+            front.url(),
+            real.url()
+        )));
+    assert_eq!(snapshot(&env.project), before);
+    assert!(real.requests().is_empty(), "{:?}", real.requests());
+}
+
+#[test]
+fn a_redirect_loop_is_an_error() {
+    let env = Env::new();
+    let server = StaticServer::start(&registry(&env));
+    server.redirect("/", "/");
+    project(&env);
+    env.with_registry(Path::new(&server.url()), &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "cannot reach {}config.json: more than 10 redirects",
+            server.url()
+        )));
 }
