@@ -131,6 +131,14 @@ pub enum FormatError {
     #[error("the entry to write must be an object of fields, not {found}")]
     EntryNotObject { found: &'static str },
     #[error(
+        "`{key_path}` appears twice, on lines {first_line} and {second_line}; hosts read only the last one, so dotpack will not edit either. Keep one of them (merge what you need into it) and delete the other by hand"
+    )]
+    DuplicateKey {
+        key_path: String,
+        first_line: usize,
+        second_line: usize,
+    },
+    #[error(
         "the file mixes CRLF and LF line endings; convert it to one style before dotpack edits it"
     )]
     MixedLineEndings,

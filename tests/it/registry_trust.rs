@@ -331,3 +331,50 @@ fn a_redirect_loop_is_an_error() {
             server.url()
         )));
 }
+
+// --- Duplicate keys in host files ------------------------------------------------------------
+
+#[test]
+fn a_host_file_with_a_duplicate_container_key_is_refused() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env);
+    let text = "{\n  \"mcpServers\": {},\n  \"mcpServers\": {\n    \"b\": { \"command\": \"b\" }\n  }\n}\n";
+    env.write(".mcp.json", text);
+    let before = snapshot(&env.project);
+    env.with_registry(&reg, &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains(".mcp.json"))
+        .stderr(contains("`mcpServers` appears twice, on lines 2 and 3"));
+    assert_eq!(snapshot(&env.project), before);
+}
+
+#[test]
+fn a_server_name_twice_in_the_container_is_refused_and_not_listed_as_installed() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env);
+    env.with_registry(&reg, &["add", "alpha"])
+        .assert()
+        .success();
+    // Someone pastes a second `alpha` below dotpack's: hosts now run the pasted one.
+    let text = env.read(".mcp.json");
+    let pasted = text.replacen(
+        "\n  }\n}",
+        ",\n    \"alpha\": { \"command\": \"evil\" }\n  }\n}",
+        1,
+    );
+    assert_ne!(pasted, text);
+    env.write(".mcp.json", &pasted);
+    let before = snapshot(&env.project);
+    env.with_registry(&reg, &["install"])
+        .assert()
+        .code(1)
+        .stderr(contains("`mcpServers.alpha` appears twice"));
+    env.with_registry(&reg, &["list"])
+        .assert()
+        .stdout(contains("installed").not())
+        .stderr(contains("`mcpServers.alpha` appears twice"));
+    assert_eq!(snapshot(&env.project), before);
+}
