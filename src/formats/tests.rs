@@ -359,10 +359,20 @@ fn files_that_do_not_parse_give_line_and_column() {
     }
 }
 
+/// A file with a duplicate key: format, text, container path, the key path reported and the
+/// lines of both occurrences.
+type Duplicate = (
+    Format,
+    String,
+    &'static [&'static str],
+    &'static str,
+    (usize, usize),
+);
+
 #[test]
 fn duplicate_keys_on_the_container_path_are_refused() {
     let b = "\"b\": {\"command\": \"b\"}";
-    let cases: Vec<(Format, String, &[&str], &str, (usize, usize))> = vec![
+    let cases: Vec<Duplicate> = vec![
         (
             Format::Json,
             format!("{{\"mcpServers\": {{}},\n\"mcpServers\": {{{b}}}}}"),

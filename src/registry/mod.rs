@@ -52,23 +52,23 @@ pub enum RegistryError {
         actual: String,
     },
     #[error(
-        "checksum for `{name} v{version}` changed since dotpack.lock pinned it\n  dotpack.lock pins {locked}\n  {found_in} {found}\n  this could mean that the registry replaced a version it had published (a published archive must never change), that it is not the registry the lock was made with (a mirror, or another folder at the same path), or that dotpack.lock was edited or is corrupt\n  help: nothing was written; dotpack installs only the bytes the lock pinned. If you trust the registry's new archive, run `dotpack update {name}` to pin it"
+        "checksum for `{name} v{version}` changed since dotpack.lock pinned it\n  dotpack.lock pins {locked}\n  {found}\n  this could mean that the registry replaced a version it had published (a published archive must never change), that it is not the registry the lock was made with (a mirror, or another folder at the same path), or that dotpack.lock was edited or is corrupt\n  help: nothing was written; dotpack installs only the bytes the lock pinned. If you trust the registry's new archive, run `dotpack update {name}` to pin it"
     )]
     LockedChecksumChanged {
         name: String,
         version: String,
         locked: String,
+        /// What the registry has instead, and where that comes from (its index, or the archive
+        /// it served): `the index of registry X now lists sha256:...`.
         found: String,
-        /// Where `found` comes from: the registry's index, or the archive it served.
-        found_in: String,
     },
     #[error(
-        "registry {source_id}: the index says {name} {version} has {field} {index}, but the dotpack.toml inside its archive says {archive}\n  help: the registry's index does not describe its archive, so dotpack will not use this version; ask the registry's maintainer to rebuild it with `dotpack registry build`"
+        "registry {source_id}: the index says {package} has {field} {index}, but the dotpack.toml inside its archive says {archive}\n  help: the registry's index does not describe its archive, so dotpack will not use this version; ask the registry's maintainer to rebuild it with `dotpack registry build`"
     )]
     IndexMismatch {
         source_id: String,
-        name: String,
-        version: String,
+        /// Name and version, as `alpha 1.0.0`.
+        package: String,
         /// What disagrees: `package name`, `version`, `servers` or `dependencies`.
         field: &'static str,
         index: String,

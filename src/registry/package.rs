@@ -72,8 +72,7 @@ pub fn check_pin(source_id: &str, line: &IndexLine, pinned: &str) -> Result<(), 
         name: line.name.clone(),
         version: line.vers.to_string(),
         locked: pinned.to_string(),
-        found,
-        found_in: format!("the index of registry {source_id} now lists"),
+        found: format!("the index of registry {source_id} now lists {found}"),
     })
 }
 
@@ -95,8 +94,10 @@ pub fn package_of_line(
                 name: name.clone(),
                 version: version.to_string(),
                 locked: pinned.to_string(),
-                found,
-                found_in: format!("the archive served by registry {} is", source.source_id()),
+                found: format!(
+                    "the archive served by registry {} is {found}",
+                    source.source_id()
+                ),
             }
             .into());
         }
@@ -120,8 +121,7 @@ pub fn check_matches_index(
     let mismatch = |field: &'static str, index: String, archive: String| {
         Err(RegistryError::IndexMismatch {
             source_id: source_id.to_string(),
-            name: line.name.clone(),
-            version: line.vers.to_string(),
+            package: format!("{} {}", line.name, line.vers),
             field,
             index,
             archive,

@@ -378,3 +378,51 @@ fn a_server_name_twice_in_the_container_is_refused_and_not_listed_as_installed()
         .stderr(contains("`mcpServers.alpha` appears twice"));
     assert_eq!(snapshot(&env.project), before);
 }
+
+// --- A closed or full terminal ----------------------------------------------------------------
+
+/// Runs `dotpack ARGS` with stdout and stderr on `/dev/full`, where every write fails with
+/// ENOSPC, and returns its exit code.
+#[cfg(target_os = "linux")]
+fn exit_code_with_full_output(env: &Env, reg: &Path, args: &[&str]) -> Option<i32> {
+    use std::process::Stdio;
+    let full = || Stdio::from(std::fs::File::create("/dev/full").unwrap());
+    env.process_in(&env.project)
+        .arg("--registry")
+        .arg(reg)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(full())
+        .stderr(full())
+        .status()
+        .unwrap()
+        .code()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn output_to_a_full_stdout_and_stderr_never_panics() {
+    let env = Env::new();
+    let reg = registry(&env);
+    project(&env);
+    let cases: &[(&[&str], i32)] = &[
+        (&["add", "alpha"], 0),
+        (&["add", "no-such-package"], 1),
+        (&["list"], 0),
+        (&["list", "--json"], 0),
+        (&["search", "alpha"], 0),
+        (&["info", "alpha"], 0),
+        (&["install", "--dry-run"], 0),
+        (&["--color", "always", "update"], 0),
+        (&["validate"], 0),
+        (&["--help"], 0),
+        (&["no-such-command"], 2),
+    ];
+    for (args, expected) in cases {
+        let code = exit_code_with_full_output(&env, &reg, args);
+        assert_eq!(code, Some(*expected), "dotpack {args:?}");
+    }
+    // The command did its work; only its messages were lost.
+    assert!(env.read("dotpack.lock").contains("name = \"alpha\""));
+    assert!(env.read(".mcp.json").contains("alpha-mcp@1.0.0"));
+}
