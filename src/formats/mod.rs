@@ -12,7 +12,7 @@
 
 mod json;
 mod json_render;
-mod text;
+pub(crate) mod text;
 mod toml;
 
 #[cfg(test)]

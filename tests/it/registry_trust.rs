@@ -426,3 +426,25 @@ fn output_to_a_full_stdout_and_stderr_never_panics() {
     assert!(env.read("dotpack.lock").contains("name = \"alpha\""));
     assert!(env.read(".mcp.json").contains("alpha-mcp@1.0.0"));
 }
+
+// --- dotpack.toml keeps its BOM and line endings -----------------------------------------------
+
+#[test]
+fn add_and_remove_keep_the_manifests_bom_and_crlf() {
+    let env = Env::new();
+    let reg = registry(&env);
+    let text = "\u{feff}# my servers\r\n[project]\r\nhosts = [\"claude-code\"]\r\n\r\n[dependencies]\r\nbeta = \"^1\" # pinned\r\n";
+    env.write("dotpack.toml", text);
+    env.with_registry(&reg, &["validate"]).assert().success();
+    env.with_registry(&reg, &["add", "alpha"])
+        .assert()
+        .success();
+    assert_eq!(
+        env.read("dotpack.toml"),
+        format!("{text}alpha = \"^1.0\"\r\n")
+    );
+    env.with_registry(&reg, &["remove", "alpha"])
+        .assert()
+        .success();
+    assert_eq!(env.read("dotpack.toml"), text);
+}
