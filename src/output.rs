@@ -4,7 +4,7 @@
 //! Human output goes to stderr as short status lines (as Cargo does); stdout carries the result a
 //! script may read: `--json` documents, search hits, info.
 //!
-//! Every write goes through [`to_stderr`] or [`Printer::out`], which ignore write errors: a
+//! Every write goes through one of two functions (for stderr and stdout) that ignore errors: a
 //! closed pipe or a full disk behind stdout or stderr must not turn a finished command into a
 //! panic (exit 101). The command's exit code still says how it went. `print!`, `println!`,
 //! `eprint!` and `eprintln!` panic on such errors, so clippy denies them in this crate.

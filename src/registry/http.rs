@@ -19,7 +19,7 @@
 //! Offline (`--offline`, `--frozen`), only the cache is read and anything missing from it is an
 //! error that says so.
 //!
-//! Redirects are followed only within the registry's own origin (see [`redirect`]).
+//! Redirects are followed only within the registry's own origin (see `http/redirect.rs`).
 //!
 //! Names for `search` and "did you mean" come from `names.txt` at the root (one name per line,
 //! written by `dotpack registry build`); a registry without it has no listing, so search finds
