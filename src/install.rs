@@ -147,10 +147,10 @@ pub fn inputs_fingerprint(spec: Option<&DependencySpec>) -> String {
 }
 
 /// Every server of `placed` with its inputs' values: what `dependencies.NAME.set` gives, else
-/// the input's default. Each package's manifest comes from its verified archive, except where
-/// `is_current(package, inputs)` says every target already holds its entries as claimed: then
-/// only the names are needed (from the lock), and the archive is not read. Every input problem of
-/// every package is reported at once.
+/// the input's default. Each package's manifest comes from the archive the lock pinned (checked
+/// against the lock's checksum), except where `is_current(package, inputs)` says every target
+/// already holds its entries as claimed: then only the names are needed (from the lock), and the
+/// archive is not read. Every input problem of every package is reported at once.
 pub fn desired(
     placed: &Placed,
     lock: &Lockfile,
@@ -181,8 +181,8 @@ pub fn desired(
                 locked.name
             );
         };
-        check_locked_checksum(source, locked)?;
-        let package = crate::registry::load_package(source, &locked.name, &locked.version)?;
+        let package =
+            crate::registry::load_locked(source, &locked.name, &locked.version, &locked.checksum)?;
         match props_for(&locked.name, &package, spec) {
             Ok(props) => {
                 defs.insert(&locked.name, (Some(package), props));
@@ -253,36 +253,6 @@ fn check_own_servers(manifest: &Manifest, lock: &Lockfile) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A lock pins an archive by checksum: the index must still agree, or the package changed after
-/// it was locked.
-fn check_locked_checksum(
-    source: &dyn crate::registry::IndexSource,
-    locked: &LockedPackage,
-) -> Result<()> {
-    let lines = source.versions(&locked.name)?;
-    let line = lines
-        .as_deref()
-        .and_then(|l| l.iter().find(|l| l.vers == locked.version));
-    match line {
-        Some(line) if format!("sha256:{}", line.cksum) == locked.checksum => Ok(()),
-        Some(line) => bail!(
-            "{} {} in the registry has checksum sha256:{}, but dotpack.lock pins {}\n  help: the published package changed; if you trust the registry, run `dotpack update {}`",
-            locked.name,
-            locked.version,
-            line.cksum,
-            locked.checksum,
-            locked.name
-        ),
-        None => bail!(
-            "{} {} (pinned in dotpack.lock) is not in the registry {}\n  help: run `dotpack update {}`",
-            locked.name,
-            locked.version,
-            source.source_id(),
-            locked.name
-        ),
-    }
 }
 
 /// Input values of `name`: `set` from the dependency, else defaults. Every problem is returned:
@@ -386,6 +356,10 @@ pub struct PlanRequest<'a> {
     pub owner: &'a str,
     pub force: bool,
     pub lossy: &'a LossyPolicy,
+    /// The current `dotpack.lock`, which the entries on disk were written from: a package it
+    /// pinned at the same version with another checksum (`dotpack update` took a republished
+    /// archive) is translated again, since claims record versions, not checksums.
+    pub previous: Option<&'a Lockfile>,
     pub mode: Mode,
 }
 
@@ -401,6 +375,12 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         .iter()
         .map(|c| ((c.file.as_str(), c.server.as_str()), c))
         .collect();
+    let same_archive = |locked: &LockedPackage| {
+        request
+            .previous
+            .and_then(|l| l.get(&locked.name))
+            .is_none_or(|was| was.version != locked.version || was.checksum == locked.checksum)
+    };
     let is_current = |locked: &LockedPackage, inputs: &str| {
         !sync
             || placed
@@ -432,7 +412,9 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         request.lock,
         request.manifest,
         request.registries,
-        is_current,
+        |locked: &LockedPackage, inputs: &str| {
+            is_current(locked, inputs) && (!sync || same_archive(locked))
+        },
     )?;
     let mut inputs: Vec<TargetInput<'_>> = placed
         .targets

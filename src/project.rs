@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
+use crate::formats::text::{LineEndings, line_endings, split_bom};
 use crate::hosts::Scope;
 use crate::manifest::MANIFEST_FILE;
 
@@ -38,18 +39,28 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
     )
 }
 
-/// `dotpack.toml` as an editable document that keeps every byte it does not change.
+/// `dotpack.toml` as an editable document that keeps every byte it does not change, its BOM
+/// and its line endings included (toml_edit drops the one and writes LF only).
 pub struct ManifestEditor {
     doc: DocumentMut,
+    /// The UTF-8 BOM the file started with, or `""`.
+    bom: &'static str,
+    /// The file ended every line with CRLF, so rendered lines do too.
+    crlf: bool,
 }
 
 impl ManifestEditor {
     /// Parses `text`; the caller has validated it already, so a failure here names the file.
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
-        let doc = text
+        let (bom, body) = split_bom(text);
+        let doc = body
             .parse::<DocumentMut>()
             .with_context(|| format!("{} is not valid TOML", path.display()))?;
-        Ok(ManifestEditor { doc })
+        Ok(ManifestEditor {
+            doc,
+            bom,
+            crlf: line_endings(body) == LineEndings::Crlf,
+        })
     }
 
     /// Sets dependency `name` to requirement `req`, keeping the entry's other keys (inline or
@@ -123,8 +134,13 @@ impl ManifestEditor {
         }
     }
 
+    /// The edited text: the BOM back in front, and when the file used CRLF throughout, every
+    /// line toml_edit wrote with a bare LF ended with CRLF again. A file that mixed both is
+    /// left as toml_edit writes it.
     pub fn render(&self) -> String {
-        self.doc.to_string()
+        let body = self.doc.to_string();
+        let body = if self.crlf { to_crlf(&body) } else { body };
+        format!("{}{body}", self.bom)
     }
 
     /// Sets `scope = "..."` on dependency `name` (`None` removes it), turning `name = "req"` into
@@ -427,6 +443,20 @@ pub fn initial_global_manifest(hosts: &[&str]) -> String {
     )
 }
 
+/// `text` with every bare `\n` turned into `\r\n` (an existing `\r\n` stays as it is).
+fn to_crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous = '\0';
+    for c in text.chars() {
+        if c == '\n' && previous != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
+}
+
 /// The text of a new project manifest targeting `hosts` (host ids) at project scope.
 pub fn initial_manifest(hosts: &[&str], known: &[&str]) -> String {
     let list: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
@@ -507,5 +537,51 @@ mod tests {
         let text = "[dependencies]\n# a\na = \"^1\"\nb = \"^2\" # keep\n";
         let out = edit(text, |ed| assert!(ed.remove_dependency("a")));
         assert_eq!(out, "[dependencies]\nb = \"^2\" # keep\n");
+    }
+
+    #[test]
+    fn a_bom_is_kept() {
+        let text = "\u{feff}[dependencies]\na = \"^1\"\n";
+        let out = edit(text, |ed| ed.set_dependency("b", "^2").unwrap());
+        assert_eq!(out, "\u{feff}[dependencies]\na = \"^1\"\nb = \"^2\"\n");
+        let out = edit(text, |ed| assert!(ed.remove_dependency("a")));
+        assert_eq!(out, "\u{feff}[dependencies]\n");
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf_including_the_lines_added() {
+        let text = "\u{feff}# mine\r\n[project]\r\nhosts = [\"codex\"]\r\n\r\n[dependencies]\r\na = \"^1\" # pinned\r\n";
+        let out = edit(text, |ed| {
+            ed.set_dependency("b", "^2").unwrap();
+            ed.set_inputs("b", &[("port".into(), "1".into())]).unwrap();
+        });
+        assert_eq!(
+            out,
+            "\u{feff}# mine\r\n[project]\r\nhosts = [\"codex\"]\r\n\r\n[dependencies]\r\na = \"^1\" # pinned\r\nb = { version = \"^2\", set = { port = \"1\" } }\r\n"
+        );
+        // A new table, with the blank line toml_edit puts before it.
+        let text = "[project]\r\nhosts = []\r\n";
+        let out = edit(text, |ed| ed.set_dependency("b", "^2").unwrap());
+        assert_eq!(
+            out,
+            "[project]\r\nhosts = []\r\n\r\n[dependencies]\r\nb = \"^2\"\r\n"
+        );
+    }
+
+    #[test]
+    fn lf_and_mixed_files_get_lf_lines() {
+        let out = edit("[dependencies]\n", |ed| {
+            ed.set_dependency("b", "^2").unwrap()
+        });
+        assert_eq!(out, "[dependencies]\nb = \"^2\"\n");
+        let mixed = "# a\r\n[dependencies]\n";
+        let out = edit(mixed, |ed| ed.set_dependency("b", "^2").unwrap());
+        assert!(!out.contains("b = \"^2\"\r\n"), "{out:?}");
+    }
+
+    #[test]
+    fn to_crlf_leaves_existing_crlf_alone() {
+        assert_eq!(to_crlf("a\nb\r\nc\n"), "a\r\nb\r\nc\r\n");
+        assert_eq!(to_crlf(""), "");
     }
 }

@@ -47,6 +47,7 @@ pub fn plan_hosts(
         owner: &project.owner,
         force: options.force,
         lossy: &options.lossy,
+        previous: project.lock.as_ref(),
         mode,
     })?;
     Ok((plan, placed))

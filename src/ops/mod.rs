@@ -62,6 +62,18 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// How HTTP registries may use the network: `offline` from the flags, and whether redirects
+    /// may leave a registry's origin from `DOTPACK_ALLOW_REDIRECTS` (set to anything but empty,
+    /// `0`, `false` or `no`).
+    pub fn network(&self) -> crate::registry::Network {
+        let allow_redirects = std::env::var(crate::registry::http::ALLOW_REDIRECTS_ENV)
+            .is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"));
+        crate::registry::Network {
+            offline: self.offline,
+            allow_redirects,
+        }
+    }
+
     /// Settings for `home` as HOME and `cwd` as the current folder, nothing else set (tests and
     /// library callers).
     pub fn for_home(home: &Path, cwd: &Path) -> Settings {

@@ -53,7 +53,7 @@ pub fn registries_with_default(
     let default = registry::open(
         default.map(Path::new),
         &settings.dotpack_home,
-        settings.offline,
+        settings.network(),
     )?;
     let mut set = RegistrySet::new(default);
     if let Some(loaded) = manifest {
@@ -80,7 +80,7 @@ fn open_named(
             Ok(Box::new(source))
         }
         (None, Some(url)) => {
-            let source = registry::open_url(url, &settings.dotpack_home, settings.offline)
+            let source = registry::open_url(url, &settings.dotpack_home, settings.network())
                 .with_context(|| format!("registry `{name}` in [registries]"))?;
             Ok(Box::new(source))
         }
