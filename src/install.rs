@@ -381,12 +381,20 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
             .and_then(|l| l.get(&locked.name))
             .is_none_or(|was| was.version != locked.version || was.checksum == locked.checksum)
     };
+    // Each package's assignments, so checking one package costs its own entries.
+    let mut by_package: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+    for (t, s) in &placed.assignments {
+        by_package
+            .entry(placed.slots[*s].package.as_str())
+            .or_default()
+            .push((*t, *s));
+    }
     let is_current = |locked: &LockedPackage, inputs: &str| {
         !sync
-            || placed
-                .assignments
-                .iter()
-                .filter(|(_, s)| placed.slots[*s].package == locked.name)
+            || by_package
+                .get(locked.name.as_str())
+                .into_iter()
+                .flatten()
                 .all(|(t, s)| {
                     let target = &placed.targets[*t];
                     let server = placed.slots[*s].server.as_str();
