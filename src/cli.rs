@@ -219,6 +219,10 @@ pub struct InstallArgs {
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Write a project host file even where it resolves (through a symlink) to a file outside
+    /// the project, such as a link to your home folder's config
+    #[arg(long)]
+    pub write_outside_project: bool,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -339,6 +343,7 @@ impl InstallArgs {
             force: self.force,
             lossy: lossy_policy(&self.allow_lossy)?,
             dry_run: self.dry_run,
+            write_outside_project: self.write_outside_project,
         })
     }
 }

@@ -44,6 +44,46 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Where `path` really is: its longest existing prefix with every symlink resolved, followed by
+/// the components that do not exist yet. A file that is a dangling symlink resolves to the path
+/// the link names.
+pub fn resolve(path: &Path) -> std::path::PathBuf {
+    resolve_within(path, 40)
+}
+
+/// [`resolve`], following at most `links` dangling links (a loop of links stops there).
+fn resolve_within(path: &Path, links: u32) -> std::path::PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        if let Ok(target) = std::fs::read_link(at)
+            && links > 0
+        {
+            // A dangling link: where it points, resolved against its folder.
+            let base = at.parent().unwrap_or(Path::new("/"));
+            let mut out = resolve_within(&base.join(target), links - 1);
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
 /// Flushes a folder's entries so a rename survives power loss. Best effort: not every platform
 /// or file system allows opening a directory.
 pub fn sync_dir(dir: &Path) {
@@ -64,6 +104,26 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resolve_follows_links_of_existing_folders_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert_eq!(
+            resolve(&root.join("link/a/b.json")),
+            root.join("real/a/b.json")
+        );
+        std::os::unix::fs::symlink("/nowhere/x.json", root.join("dangling")).unwrap();
+        assert_eq!(
+            resolve(&root.join("dangling")),
+            Path::new("/nowhere/x.json")
+        );
+        std::os::unix::fs::symlink(root.join("loop-b"), root.join("loop-a")).unwrap();
+        std::os::unix::fs::symlink(root.join("loop-a"), root.join("loop-b")).unwrap();
+        let _ = resolve(&root.join("loop-a"));
+    }
 
     #[test]
     fn write_atomic_keeps_mode() {

@@ -38,6 +38,7 @@ pub fn plan_hosts(
         env: &settings.host_env,
         global: project.global,
     })?;
+    check_inside_project(&placed, manifest.root(), options.write_outside_project)?;
     let plan = crate::install::plan_targets(PlanRequest {
         placed: &placed,
         lock,
@@ -51,6 +52,31 @@ pub fn plan_hosts(
         mode,
     })?;
     Ok((plan, placed))
+}
+
+/// A project host file must be in the project once symlinks are resolved: a repository cannot
+/// make dotpack write `~/.claude.json` (or anything else) through a link named `.mcp.json`.
+fn check_inside_project(placed: &Placed, root: &std::path::Path, allowed: bool) -> Result<()> {
+    if allowed {
+        return Ok(());
+    }
+    let real_root = crate::fsutil::resolve(root);
+    for target in placed
+        .targets
+        .iter()
+        .filter(|t| t.scope == crate::hosts::Scope::Project)
+    {
+        let real = crate::fsutil::resolve(&target.path);
+        if !real.starts_with(&real_root) {
+            bail!(
+                "{} resolves to {}, outside the project; dotpack writes project files only inside the project\n  help: replace the link with a file, or pass --write-outside-project if you mean to write {}",
+                target.claim_file,
+                real.display(),
+                real.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The project's claims (from its lock) and every owner's user-scope claims.

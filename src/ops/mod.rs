@@ -138,6 +138,8 @@ pub struct InstallOptions {
     pub force: bool,
     pub lossy: LossyPolicy,
     pub dry_run: bool,
+    /// `--write-outside-project`: a project host file may resolve outside the project.
+    pub write_outside_project: bool,
 }
 
 /// Where the generations of `scope` live, and how many to keep: the project's `.dotpack/`
