@@ -11,7 +11,12 @@ use crate::txn::{generation, store::Store};
 pub fn history(global: &GlobalArgs, args: StateArgs, printer: &Printer) -> Result<()> {
     let settings = Settings::from_global(global)?;
     let (places, _) = crate::ops::state_places(&settings, args.scope)?;
-    let generations = generation::load_all(&places.state)?;
+    // An untrusted state folder shows nothing (the command warned about it at start).
+    let generations = if places.trusted() {
+        generation::load_all(&places.state)?
+    } else {
+        Vec::new()
+    };
     if printer.json {
         printer.json_out(&serde_json::json!({
             "state": places.state.display().to_string(),

@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod adopt;
+pub mod doctor;
 pub mod history;
 pub mod info;
 pub mod init;
@@ -27,9 +28,12 @@ use crate::output::Printer;
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-/// Runs one parsed command, after rolling back any transaction a dead dotpack left half done.
+/// Runs one parsed command, after rolling back any transaction a dead dotpack left half done
+/// (except `doctor`, which examines and repairs what stops recovery).
 pub fn run(global: &GlobalArgs, command: Command, printer: &Printer) -> Result<()> {
-    recover(global, printer)?;
+    if !matches!(command, Command::Doctor(_)) {
+        recover(global, access(&command), printer)?;
+    }
     match command {
         Command::Init(args) => init::run(global, args, printer),
         Command::Add(args) => replanning(printer, || add::run(global, args.clone(), printer)),
@@ -54,18 +58,37 @@ pub fn run(global: &GlobalArgs, command: Command, printer: &Printer) -> Result<(
         Command::Status(args) => list::run(global, args, list::View::Status, printer),
         Command::Validate(args) => validate::run(global, args, printer),
         Command::Registry(cmd) => registry::run(global, cmd, printer),
+        Command::Doctor(args) => doctor::run(global, args, printer),
+    }
+}
+
+/// Whether `command` changes dotpack's state (generations, snapshots, claims), so that an
+/// untrusted state folder stops it before it starts, or only reads.
+fn access(command: &Command) -> crate::txn::Access {
+    use crate::txn::Access::{Read, Write};
+    let writes = |dry_run: bool| if dry_run { Read } else { Write };
+    match command {
+        Command::Add(a) => writes(a.install.dry_run),
+        Command::Remove(a) => writes(a.install.dry_run),
+        Command::Update(a) => writes(a.install.dry_run),
+        Command::Install(a) => writes(a.install.dry_run),
+        Command::Uninstall(a) => writes(a.install.dry_run),
+        Command::Adopt(a) => writes(a.install.dry_run),
+        Command::Rollback(a) => writes(a.dry_run),
+        Command::Lock | Command::Gc(_) => Write,
+        _ => Read,
     }
 }
 
 /// Before anything else: a journal left by a dotpack that died midway is rolled back.
-fn recover(global: &GlobalArgs, printer: &Printer) -> Result<()> {
+fn recover(global: &GlobalArgs, access: crate::txn::Access, printer: &Printer) -> Result<()> {
     let Ok(settings) = crate::ops::Settings::from_global(global) else {
         return Ok(());
     };
     let root = crate::ops::project_root(&settings);
     crate::txn::recover_at_start(
-        root.as_deref(),
-        &settings.dotpack_home,
+        &settings.boundary(root.as_deref()),
+        access,
         settings.wait,
         printer,
     )

@@ -6,7 +6,7 @@ use anyhow::Result;
 use crate::cli::{GlobalArgs, RollbackArgs};
 use crate::ops::Settings;
 use crate::output::Printer;
-use crate::txn::{self, generation, rollback};
+use crate::txn::{self, rollback};
 
 pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result<()> {
     let settings = Settings::from_global(global)?;
@@ -15,12 +15,12 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result
         // Planned under the lock: no other dotpack changes the files in between.
         places.lock(settings.wait, printer)?;
     }
-    let generations = generation::load_all(&places.state)?;
+    let generations = places.generations()?;
     let target = match args.generation {
         Some(n) => n,
         None => rollback::default_target(&generations)?,
     };
-    let plan = rollback::plan(&places.state, &generations, target)?;
+    let plan = rollback::plan(&places, &generations, target)?;
     for change in &plan.packages {
         let (verb, what) = describe(change);
         printer.status(verb, what);

@@ -235,10 +235,11 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         return Ok(());
     }
     crate::apply::preflight(&writes)?;
+    let boundary = settings.boundary(Some(root));
     let places = if user_scope {
-        crate::txn::Places::user(Some(root), &settings.dotpack_home)
+        crate::txn::Places::user(Some(root), boundary)
     } else {
-        crate::txn::Places::project(root)
+        crate::txn::Places::project(root, boundary)
     };
     let meta = crate::txn::Meta {
         command: settings.command_line.clone(),

@@ -76,6 +76,14 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The paths transaction records may name in this run: the project's, `$DOTPACK_HOME`'s
+    /// and the hosts' user config files. Built here and only here.
+    pub fn boundary(&self, project_root: Option<&std::path::Path>) -> crate::txn::Boundary {
+        crate::txn::Boundary::new(project_root, &self.dotpack_home, &self.host_env)
+    }
+}
+
 /// Where the generations of `scope` live, and how many to keep: the project's `.dotpack/`
 /// (the default inside a project) or `$DOTPACK_HOME` (`--scope user`, or outside a project).
 pub fn state_places(
@@ -100,9 +108,9 @@ pub fn state_places(
     let root = manifest.as_ref().map(|m| m.root().to_path_buf());
     let places = match (scope, &root) {
         (Some(Scope::User), _) | (_, None) => {
-            crate::txn::Places::user(root.as_deref(), &settings.dotpack_home)
+            crate::txn::Places::user(root.as_deref(), settings.boundary(root.as_deref()))
         }
-        (_, Some(root)) => crate::txn::Places::project(root),
+        (_, Some(root)) => crate::txn::Places::project(root, settings.boundary(Some(root))),
     };
     Ok((places, keep))
 }

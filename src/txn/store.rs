@@ -63,8 +63,15 @@ impl Store {
         }
         self.ensure_real_dir(false)?;
         let path = self.dir.join(id);
-        let bytes = fs_err::read(&path)
-            .with_context(|| format!("snapshot {id} is missing from {}", self.dir.display()))?;
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                bail!("snapshot {id} is missing from {}", self.dir.display())
+            }
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot read snapshot {}", path.display()));
+            }
+        };
         if hash(&bytes) != id {
             bail!(
                 "snapshot {} is corrupt (its content does not match its name)",
