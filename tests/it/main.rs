@@ -7,6 +7,7 @@ mod http_registry;
 mod project_cmds;
 mod registry;
 mod search_info;
+mod trust;
 mod txn;
 mod txn_props;
 mod validate;
