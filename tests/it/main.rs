@@ -8,6 +8,7 @@ mod project_cmds;
 mod registry;
 mod search_info;
 mod trust;
+mod trust_props;
 mod txn;
 mod txn_props;
 mod validate;
