@@ -58,14 +58,15 @@ pub fn run(
     wait: Wait,
     printer: &Printer,
 ) -> Result<Vec<Finding>> {
+    // The project's folder is `$DOTPACK_HOME` itself for a project in the home folder.
     let mut folders: Vec<(PathBuf, &'static str)> = boundary
         .project_root
         .iter()
-        .map(|root| (root.join(PROJECT_STATE), "project"))
+        .map(|root| root.join(PROJECT_STATE))
+        .filter(|f| !boundary.is_home(f))
+        .map(|f| (f, "project"))
         .collect();
-    if !folders.iter().any(|(f, _)| boundary.is_home(f)) {
-        folders.push((boundary.dotpack_home.clone(), "user"));
-    }
+    folders.push((boundary.dotpack_home.clone(), "user"));
     let mut findings = Vec::new();
     for (folder, scope) in folders {
         let mut doctor = Doctor {

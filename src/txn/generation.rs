@@ -338,4 +338,22 @@ mod tests {
         let s = states_at(&gens, 0);
         assert_eq!(s[Path::new("a")].at_k, None);
     }
+
+    #[test]
+    fn only_records_named_by_their_id_count_and_an_aborted_one_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        let files = vec![record("/p/a", None, Some("a1"))];
+        write(state, &generation(1, files.clone())).unwrap();
+        write(state, &generation(2, files.clone())).unwrap();
+        for name in ["+3.json", "4.json", "000005.json.bak"] {
+            std::fs::write(dir.path().join("generations").join(name), "{}").unwrap();
+        }
+        assert_eq!(ids(state), vec![1, 2]);
+        // A record with the journal's id naming other files is not the aborted one.
+        assert!(!remove_aborted(state, 2, &[record("/p/b", None, None)]).unwrap());
+        assert!(remove_aborted(state, 2, &files).unwrap());
+        assert_eq!(ids(state), vec![1]);
+        assert_eq!(next_id(state), 2);
+    }
 }

@@ -441,6 +441,23 @@ mod tests {
     }
 
     #[test]
+    fn dotpack_home_is_trusted_when_it_is_the_user_s_even_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles/dotpack");
+        std::fs::create_dir_all(&real).unwrap();
+        let home = dir.path().join("home");
+        std::os::unix::fs::symlink(&real, &home).unwrap();
+        assert_eq!(verdict(&home, &home), Verdict::Trusted);
+        prepare(&home, &home).unwrap();
+        std::os::unix::fs::symlink(dir.path(), real.join("generations")).unwrap();
+        assert_eq!(
+            verdict(&home, &home),
+            Verdict::Untrusted(Distrust::LinkInside("generations"))
+        );
+        assert!(prepare(&home, &home).is_err());
+    }
+
+    #[test]
     fn an_empty_folder_is_made_dotpack_s_own_and_links_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
