@@ -19,6 +19,9 @@ pub struct FileWrite {
     pub host: Option<String>,
     pub before: Option<String>,
     pub after: Option<String>,
+    /// When the file is deleted: how many of its folders dotpack created with it, removed too
+    /// when they are empty.
+    pub remove_dirs: u32,
 }
 
 impl FileWrite {
@@ -45,6 +48,18 @@ pub fn preflight(writes: &[FileWrite]) -> Result<()> {
     Ok(())
 }
 
+/// Prints one "Would create/update/delete FILE" line per changed file, for `--dry-run`.
+pub fn print_plan(printer: &Printer, writes: &[FileWrite]) {
+    for w in writes.iter().filter(|w| w.is_changed()) {
+        let verb = match (&w.before, &w.after) {
+            (None, _) => "create",
+            (_, None) => "delete",
+            _ => "update",
+        };
+        printer.status("Would", format!("{verb} {}", w.display));
+    }
+}
+
 /// Prints the unified diff of every changed file.
 pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
     for w in writes.iter().filter(|w| w.is_changed()) {
@@ -64,7 +79,24 @@ pub fn write_one(w: &FileWrite) -> Result<()> {
             }
             crate::fsutil::write_atomic(&w.path, text.as_bytes())
         }
-        None => remove(&w.path),
+        None => {
+            remove(&w.path)?;
+            remove_empty_dirs(&w.path, w.remove_dirs);
+            Ok(())
+        }
+    }
+}
+
+/// Removes up to `levels` folders above `path`, innermost first, while they are empty: the
+/// folders dotpack created for a file go with it.
+fn remove_empty_dirs(path: &Path, levels: u32) {
+    for dir in path.ancestors().skip(1).take(levels as usize) {
+        if std::fs::remove_dir(dir).is_err() {
+            break;
+        }
+        if let Some(parent) = dir.parent() {
+            crate::fsutil::sync_dir(parent);
+        }
     }
 }
 
@@ -102,6 +134,7 @@ mod tests {
             path,
             before: before.map(str::to_string),
             after: after.map(str::to_string),
+            remove_dirs: 0,
         }
     }
 

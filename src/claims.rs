@@ -45,8 +45,16 @@ pub struct Claim {
     /// The file did not exist before dotpack added this entry.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_file: bool,
-    /// The project that installed a user-scope entry (absolute path of its root).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// How many of the file's folders dotpack created with it (`~/.codex` for
+    /// `~/.codex/config.toml`: 1); they go with the file when they are empty.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub created_dirs: u32,
+    /// Who declared a user-scope entry: the folders of the manifests (projects, or the
+    /// user-level manifest in `$DOTPACK_HOME`). The entry leaves with its last owner.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<String>,
+    /// Read from claims files written before `owners`: the one project that installed it.
+    #[serde(default, skip_serializing)]
     pub project: Option<String>,
 }
 
@@ -55,6 +63,35 @@ impl Claim {
     fn order(&self) -> (&str, &str) {
         (&self.file, &self.server)
     }
+
+    /// Whether `owner` declared this entry. Project-scope entries belong to the project whose
+    /// lock holds them; a user-scope entry with no recorded owner (written before owners were
+    /// recorded) belongs to whoever manages it next.
+    pub fn is_owned_by(&self, owner: &str) -> bool {
+        self.scope != "user" || self.owners.is_empty() || self.owners.iter().any(|o| o == owner)
+    }
+
+    /// The owners other than `owner`.
+    pub fn other_owners(&self, owner: &str) -> Vec<String> {
+        self.owners
+            .iter()
+            .filter(|o| *o != owner)
+            .cloned()
+            .collect()
+    }
+
+    /// Moves a legacy `project` into `owners`.
+    fn migrate(&mut self) {
+        if let Some(project) = self.project.take()
+            && self.owners.is_empty()
+        {
+            self.owners.push(project);
+        }
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_nothing(created: &Created) -> bool {
@@ -160,8 +197,15 @@ pub fn emit(claims: &[Claim]) -> String {
         if c.created_file {
             push_field(&mut out, "created_file", "true");
         }
-        if let Some(project) = &c.project {
-            push_field(&mut out, "project", &toml_string(project));
+        if c.created_dirs > 0 {
+            push_field(&mut out, "created_dirs", &c.created_dirs.to_string());
+        }
+        if !c.owners.is_empty() {
+            let mut owners = c.owners.clone();
+            owners.sort();
+            owners.dedup();
+            let items: Vec<String> = owners.iter().map(|o| toml_string(o)).collect();
+            push_field(&mut out, "owners", &format!("[{}]", items.join(", ")));
         }
     }
     out
@@ -206,7 +250,9 @@ fn created_inline(created: &Created) -> String {
 
 /// Reads one `[[claim]]` table (its TOML text), for the lock parser.
 pub fn parse_one(text: &str) -> Result<Claim, String> {
-    toml::from_str(text).map_err(|e| e.message().to_string())
+    let mut claim: Claim = toml::from_str(text).map_err(|e| e.message().to_string())?;
+    claim.migrate();
+    Ok(claim)
 }
 
 /// The user-scope claims file: `$DOTPACK_HOME/claims.toml`.
@@ -249,11 +295,14 @@ impl UserClaims {
             }
         };
         match toml::from_str::<UserFile>(&text) {
-            Ok(file) => Ok(UserClaims {
-                path,
-                claims: file.claim,
-                text: Some(text),
-            }),
+            Ok(mut file) => {
+                file.claim.iter_mut().for_each(Claim::migrate);
+                Ok(UserClaims {
+                    path,
+                    claims: file.claim,
+                    text: Some(text),
+                })
+            }
             Err(e) => {
                 let diag = Diagnostic::error(
                     "claims-corrupt",
@@ -297,6 +346,8 @@ mod tests {
                 ..Created::default()
             },
             created_file: false,
+            created_dirs: 0,
+            owners: vec![],
             project: None,
         }
     }
@@ -326,6 +377,21 @@ mod tests {
         odd.created.file_content = Some("// c\r\n".into());
         let file: UserFile = toml::from_str(&emit(std::slice::from_ref(&odd))).unwrap();
         assert_eq!(file.claim, vec![odd]);
+    }
+
+    #[test]
+    fn owners_round_trip_and_a_legacy_project_becomes_an_owner() {
+        let mut shared = claim("time");
+        shared.scope = "user".into();
+        shared.owners = vec!["/b".into(), "/a".into()];
+        let file: UserFile = toml::from_str(&emit(std::slice::from_ref(&shared))).unwrap();
+        assert_eq!(file.claim[0].owners, ["/a", "/b"]);
+        assert!(shared.is_owned_by("/a") && !shared.is_owned_by("/c"));
+        assert_eq!(shared.other_owners("/a"), ["/b"]);
+        let legacy = emit(&[claim("time")]).replace("[[claim]]\n", "[[claim]]\nproject = \"/p\"\n");
+        let parsed = parse_one(legacy.trim_start().trim_start_matches("[[claim]]")).unwrap();
+        assert_eq!(parsed.owners, ["/p"]);
+        assert_eq!(parsed.project, None);
     }
 
     #[test]

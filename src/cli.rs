@@ -4,9 +4,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use anyhow::{Context, Result};
+use clap::{ArgAction, Args, Parser, Subcommand};
 
+use crate::hosts::HostEnv;
+use crate::ops::{InstallOptions, Settings};
 use crate::output::{ColorChoice, Printer};
+use crate::plan::LossyPolicy;
 
 /// dotpack: one manifest for the MCP servers of every AI host.
 ///
@@ -35,10 +39,15 @@ pub struct GlobalArgs {
     /// Path to dotpack.toml (default: search this folder and its parents)
     #[arg(long, global = true, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// Use the registry index in this local folder, or at this http(s):// URL, instead of the
-    /// built-in one
-    #[arg(long, global = true, value_name = "PATH|URL", env = "DOTPACK_REGISTRY")]
-    pub registry: Option<PathBuf>,
+    /// A registry declared under [registries], or an index in a local folder or at an http(s)://
+    /// URL. `add` records it on the added packages; other commands read it instead of the
+    /// built-in registry (so does the DOTPACK_REGISTRY environment variable)
+    #[arg(long, global = true, value_name = "NAME|PATH|URL")]
+    pub registry: Option<String>,
+    /// Work on the user-level manifest in $DOTPACK_HOME: servers for every project, installed
+    /// into your own (user-scope) host files
+    #[arg(long, short = 'g', global = true)]
+    pub global: bool,
     /// Fail if dotpack.lock is missing or would change
     #[arg(long, global = true)]
     pub locked: bool,
@@ -66,7 +75,7 @@ pub enum Command {
     #[command(visible_alias = "rm")]
     Remove(RemoveArgs),
     /// Resolve dependencies and write dotpack.lock
-    Lock,
+    Lock(DryRunArgs),
     /// Move locked packages to the newest versions their requirements allow, and reinstall
     Update(UpdateArgs),
     /// Search the registry by name, description and keywords
@@ -75,13 +84,15 @@ pub enum Command {
     Info(InfoArgs),
     /// Write every locked server into the target hosts' config files
     Install(InstallCmdArgs),
-    /// Remove dotpack's entries from host config files, keeping dotpack.toml
+    /// Take entries out of the host config files and record that in dotpack.toml; the packages
+    /// stay declared and locked
     Uninstall(UninstallArgs),
     /// Take ownership of an existing host entry as it is
     Adopt(AdoptArgs),
     /// Show what dotpack installed where
     List(TargetArgs),
-    /// Show drift: entries edited by hand, missing, or in the way
+    /// Check that every declared server is installed as locked; exit 1 and list every
+    /// discrepancy otherwise
     Status(TargetArgs),
     /// Check a dotpack.toml and print every problem with its line
     Validate(ValidateArgs),
@@ -93,7 +104,7 @@ pub enum Command {
     )]
     Rollback(RollbackArgs),
     /// Delete old generations beyond `keep_generations` and snapshots no generation uses
-    Gc(StateArgs),
+    Gc(GcArgs),
     /// Registry maintenance
     #[command(subcommand)]
     Registry(RegistryCommand),
@@ -126,14 +137,37 @@ pub struct RollbackArgs {
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Restore dotpack.toml even when it was edited since dotpack last wrote it (the edits are
+    /// lost; rollback refuses without this)
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub state: StateArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct GcArgs {
+    #[command(flatten)]
+    pub state: StateArgs,
+    /// Say what would be deleted, and delete nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct DryRunArgs {
+    /// Show the diff of every file that would change, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct InitArgs {
     /// Folder to create dotpack.toml in (default: the current folder)
     pub path: Option<PathBuf>,
+    /// Show the files init would write, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -169,12 +203,13 @@ pub struct UpdateArgs {
 /// Which host files a command works on.
 #[derive(Debug, Args, Clone, Default)]
 pub struct TargetArgs {
-    /// Target host (repeatable): claude-code, codex, gemini-cli, cursor, vscode.
-    /// Default: `[project] hosts` in dotpack.toml
+    /// A host (repeatable). `add` and `install` add it to `[project] hosts`; `uninstall` takes it
+    /// out; `list` and `status` show only it. Default: every host of `[project] hosts`
     #[arg(long = "host", value_name = "HOST")]
     pub hosts: Vec<String>,
-    /// Project files (.mcp.json, ...) or the user's own (~/.claude.json, ...).
-    /// Default: `[project] scope`, else project
+    /// Project files (.mcp.json, ...) or the user's own (~/.claude.json, ...). `add`: where the
+    /// added packages go; `install`: the scope of the hosts given with --host (or of the
+    /// project); `uninstall`, `list`, `status`: only entries at this scope
     #[arg(long, value_enum, value_name = "SCOPE")]
     pub scope: Option<crate::hosts::Scope>,
 }
@@ -188,9 +223,9 @@ pub struct InstallArgs {
     #[arg(long)]
     pub force: bool,
     /// Drop fields a host cannot express. Bare: every field that is not security-relevant;
-    /// security-relevant fields must be named: --allow-lossy=enabled_tools,trust
-    #[arg(long, value_name = "FIELDS", num_args = 0..=1, require_equals = true, value_delimiter = ',')]
-    pub allow_lossy: Option<Vec<String>>,
+    /// security-relevant fields must be named: --allow-lossy=enabled_tools,trust (both combine)
+    #[arg(long, value_name = "FIELDS", num_args = 0..=1, require_equals = true, value_delimiter = ',', action = ArgAction::Append, default_missing_value = "")]
+    pub allow_lossy: Vec<String>,
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -198,14 +233,18 @@ pub struct InstallArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct InstallCmdArgs {
+    /// Install these packages or servers again where `dotpack uninstall` took them out
+    /// (default: install everything dotpack.toml declares)
+    #[arg(value_name = "NAME")]
+    pub packages: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct UninstallArgs {
-    /// Only these packages (default: all)
-    #[arg(value_name = "PACKAGE")]
+    /// Packages or servers to take out (default: all, from the hosts given or every host)
+    #[arg(value_name = "NAME")]
     pub packages: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
@@ -262,6 +301,99 @@ pub struct RegistryBuildArgs {
     pub check: bool,
 }
 
+impl GlobalArgs {
+    /// The settings every command shares, decided once from these flags and the environment.
+    pub fn settings(&self) -> Result<Settings> {
+        let cwd = std::env::current_dir().context("cannot read the current folder")?;
+        let host_env = HostEnv::from_env()?;
+        let dotpack_home = match std::env::var_os("DOTPACK_HOME") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => host_env.home.join(".dotpack"),
+        };
+        let registry_env = std::env::var("DOTPACK_REGISTRY")
+            .ok()
+            .filter(|v| !v.is_empty());
+        Ok(Settings {
+            host_env,
+            dotpack_home,
+            cwd,
+            manifest_path: self.manifest_path.clone(),
+            registry_flag: self.registry.clone(),
+            registry_env,
+            locked: self.locked || self.frozen,
+            offline: self.offline || self.frozen,
+            global: self.global,
+            wait: if self.no_wait {
+                crate::txn::Wait::NoWait
+            } else {
+                crate::txn::Wait::Block
+            },
+            command_line: std::iter::once("dotpack".to_string())
+                .chain(std::env::args().skip(1))
+                .collect(),
+        })
+    }
+}
+
+impl InstallArgs {
+    /// The library's view of these flags: hosts, scope, force, lossy policy and dry run.
+    pub fn options(&self) -> Result<InstallOptions, crate::commands::UsageError> {
+        Ok(InstallOptions {
+            hosts: self
+                .targets
+                .hosts
+                .iter()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .collect(),
+            scope: self.targets.scope,
+            force: self.force,
+            lossy: lossy_policy(&self.allow_lossy)?,
+            dry_run: self.dry_run,
+        })
+    }
+}
+
+impl TargetArgs {
+    /// Hosts and scope only, for commands that read (list, status).
+    pub fn options(&self) -> InstallOptions {
+        InstallOptions {
+            hosts: self
+                .hosts
+                .iter()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .collect(),
+            scope: self.scope,
+            ..InstallOptions::default()
+        }
+    }
+}
+
+/// `--allow-lossy` occurrences: an empty value is the bare flag, the rest name fields or
+/// concepts, every one of which must be known.
+fn lossy_policy(values: &[String]) -> Result<LossyPolicy, crate::commands::UsageError> {
+    let mut policy = LossyPolicy::default();
+    for value in values {
+        let name = value.trim();
+        if name.is_empty() {
+            policy.bare = true;
+            continue;
+        }
+        if !crate::concepts::is_lossy_name(name) {
+            let names = crate::concepts::lossy_names();
+            let hint = crate::suggest::closest(name, names.iter().copied())
+                .map(|c| format!("did you mean `{c}`? "))
+                .unwrap_or_default();
+            return Err(crate::commands::UsageError(format!(
+                "--allow-lossy: `{name}` is not a server field or concept
+  help: {hint}fields are: {}",
+                names.join(", ")
+            )));
+        }
+        policy.named.insert(name.to_string());
+    }
+    Ok(policy)
+}
+
 /// Runs the command line and returns the process exit code: 0 done, 1 failed, 2 bad usage.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -273,7 +405,14 @@ pub fn main() -> ExitCode {
         }
     };
     let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
-    match crate::commands::run(&cli.global, cli.command, &printer) {
+    let settings = match cli.global.settings() {
+        Ok(settings) => settings,
+        Err(err) => {
+            crate::commands::report_error(&printer, &err);
+            return ExitCode::from(1);
+        }
+    };
+    match crate::commands::run(&settings, cli.command, &printer) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             crate::commands::report_error(&printer, &err);

@@ -183,6 +183,23 @@ pub fn canonical_fields() -> impl Iterator<Item = &'static str> {
     CONCEPTS.iter().flat_map(Concept::canonical_fields)
 }
 
+/// Whether `name` may be given to `--allow-lossy` or `allow_lossy = [...]`: a canonical field or a
+/// concept id (a core field such as `env` can be dropped too, where a transport has no use for it).
+pub fn is_lossy_name(name: &str) -> bool {
+    lossy_names().contains(&name)
+}
+
+/// The names `--allow-lossy` accepts, sorted: every canonical field and concept id.
+pub fn lossy_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = CONCEPTS
+        .iter()
+        .flat_map(|c| c.canonical_fields().chain(std::iter::once(c.id)))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};

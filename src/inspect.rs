@@ -1,7 +1,7 @@
 //! What is installed where, and how it drifted: the read side of claims, for `list` and
-//! `status`. Compares each target file's entries with the claims and the locked packages.
+//! `status`. Compares each target file's entries with the claims, the lock and the manifest.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Result;
 use semver::Version;
@@ -9,33 +9,39 @@ use serde::Serialize;
 
 use crate::claims::{Claim, entry_hash};
 use crate::formats::{self, Container};
-use crate::lock::Lockfile;
-use crate::plan::Target;
+use crate::install::Placed;
 
 /// The state of one server name in one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum State {
-    /// Claimed, and the entry is as dotpack wrote it.
+    /// Claimed, and the entry is as dotpack wrote it for the locked version and inputs.
     Installed,
+    /// Claimed and untouched, but written for another version or other inputs than the lock
+    /// and dotpack.toml now say.
+    Outdated,
     /// Claimed, but edited by hand since.
     Edited,
     /// Claimed, but the entry is gone.
     Missing,
-    /// An entry dotpack does not own, with a name a locked package uses.
+    /// An entry dotpack does not own, with a name a declared server uses.
     Unclaimed,
-    /// A locked package's server with no entry here.
+    /// A declared server with no entry here.
     NotInstalled,
+    /// Claimed by this project, but no longer declared for this file.
+    Undeclared,
 }
 
 impl State {
     pub fn describe(self) -> &'static str {
         match self {
             State::Installed => "installed",
+            State::Outdated => "outdated (`dotpack install` updates it)",
             State::Edited => "edited by hand",
-            State::Missing => "missing (removed by hand)",
-            State::Unclaimed => "not dotpack's (`dotpack adopt` or `--force`)",
+            State::Missing => "missing (removed by hand; `dotpack install`)",
+            State::Unclaimed => "in the way: not dotpack's (`dotpack adopt` or `--force`)",
             State::NotInstalled => "not installed (`dotpack install`)",
+            State::Undeclared => "no longer declared (`dotpack install` removes it)",
         }
     }
 }
@@ -50,21 +56,17 @@ pub struct Row {
     pub state: State,
 }
 
-/// One row per (file, server) that dotpack claims or that a locked package declares.
+/// One row per (file, server) this project declares or claims. `inputs` gives each package's
+/// current inputs fingerprint, to tell an entry written with other inputs.
 pub fn inspect(
-    targets: &[Target],
-    lock: Option<&Lockfile>,
+    placed: &Placed,
     claims: &[Claim],
+    owner: &str,
+    inputs: &dyn Fn(&str) -> String,
     files: &BTreeMap<std::path::PathBuf, Option<String>>,
 ) -> Result<Vec<Row>> {
-    let mut wanted: BTreeMap<&str, (&str, &Version)> = BTreeMap::new();
-    for p in lock.iter().flat_map(|l| &l.packages) {
-        for server in &p.servers {
-            wanted.insert(server, (&p.name, &p.version));
-        }
-    }
     let mut rows = Vec::new();
-    for target in targets {
+    for (t, target) in placed.targets.iter().enumerate() {
         let text = files
             .get(&target.path)
             .and_then(Option::as_deref)
@@ -82,37 +84,49 @@ pub fn inspect(
             .filter(|c| c.file == target.claim_file)
             .map(|c| (c.server.as_str(), c))
             .collect();
-        let row = |server: &str, package: Option<&str>, version: Option<&Version>, state| Row {
+        let row = |server: &str, package: &str, version: &Version, state| Row {
             host: target.host.id.to_string(),
             file: target.claim_file.clone(),
             server: server.to_string(),
-            package: package.map(str::to_string),
-            version: version.cloned(),
+            package: Some(package.to_string()),
+            version: Some(version.clone()),
             state,
         };
-        for (server, claim) in &file_claims {
-            let state = match entries.get(*server) {
-                None => State::Missing,
-                Some(entry) if entry_hash(entry) == claim.entry => State::Installed,
-                Some(_) => State::Edited,
+        let mut declared = BTreeSet::new();
+        for (_, s) in placed.assignments.iter().filter(|(at, _)| *at == t) {
+            let slot = &placed.slots[*s];
+            declared.insert(slot.server.as_str());
+            let entry = entries.get(&slot.server);
+            let state = match file_claims.get(slot.server.as_str()) {
+                Some(claim) if claim.is_owned_by(owner) => match entry {
+                    None => State::Missing,
+                    Some(e) if entry_hash(e) != claim.entry => State::Edited,
+                    Some(_)
+                        if claim.version != slot.version
+                            || claim.package != slot.package
+                            || claim.inputs != inputs(&slot.package) =>
+                    {
+                        State::Outdated
+                    }
+                    Some(_) => State::Installed,
+                },
+                // Another owner's user-scope entry: not this project's yet.
+                Some(_) => State::NotInstalled,
+                None if entry.is_some() => State::Unclaimed,
+                None => State::NotInstalled,
             };
-            rows.push(row(
-                server,
-                Some(&claim.package),
-                Some(&claim.version),
-                state,
-            ));
+            rows.push(row(&slot.server, &slot.package, &slot.version, state));
         }
-        for (server, (package, version)) in &wanted {
-            if file_claims.contains_key(server) {
+        for (server, claim) in &file_claims {
+            if declared.contains(server) || !claim.is_owned_by(owner) {
                 continue;
             }
             let state = if entries.contains_key(*server) {
-                State::Unclaimed
+                State::Undeclared
             } else {
-                State::NotInstalled
+                State::Missing
             };
-            rows.push(row(server, Some(package), Some(version), state));
+            rows.push(row(server, &claim.package, &claim.version, state));
         }
     }
     rows.sort_by(|a, b| (&a.host, &a.file, &a.server).cmp(&(&b.host, &b.file, &b.server)));

@@ -1,116 +1,135 @@
-//! From a lock to host files: which files are targeted, which servers belong in them (with the
+//! From a lock to host files: which files are targeted, which servers belong in each (with the
 //! values of their inputs), and the plan that makes the files match.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::claims::{Claim, UserClaims};
-use crate::cli::InstallArgs;
-use crate::hosts::{self, HostEnv, Scope};
+use crate::claims::Claim;
+use crate::hosts::{HostEnv, Scope};
 use crate::lock::{LockedPackage, Lockfile};
 use crate::manifest::{DependencySpec, LoadedManifest, Manifest};
-use crate::plan::{self, Desired, LossyPolicy, Mode, ParsedFile, Plan, PlanInput, Target};
+use crate::plan::{
+    self, Desired, LossyPolicy, Mode, ParsedFile, Plan, PlanInput, Target, TargetInput,
+};
 use crate::resolve::RegistrySet;
+use crate::targets::{Layout, TargetSet};
 use crate::template::Props;
 
-/// The host side of a command's settings, decided once from flags and `dotpack.toml`.
+/// One server of the project: of a locked package, or of the project's own `[servers]`.
 #[derive(Clone, Debug)]
-pub struct HostSettings {
+pub struct Slot {
+    pub package: String,
+    pub version: semver::Version,
+    pub server: String,
+}
+
+/// Where every server of a project goes: the target files, and for each the servers it takes.
+#[derive(Clone, Debug, Default)]
+pub struct Placed {
     pub targets: Vec<Target>,
-    pub scope: Scope,
-    pub force: bool,
-    pub lossy: LossyPolicy,
-    pub dry_run: bool,
+    /// `(target index, slot index)` for every server a target takes.
+    pub assignments: Vec<(usize, usize)>,
+    pub slots: Vec<Slot>,
+    /// Claims that name a file dotpack does not write for that host (a hand-edited or cloned
+    /// lock): ignored, and said.
+    pub ignored_claims: Vec<String>,
 }
 
-impl HostSettings {
-    /// Reads `--host`, `--scope`, `--force`, `--allow-lossy` and `--dry-run`, falling back to
-    /// `[project] hosts` and `scope`. No host at all gives no targets; the caller decides whether
-    /// that is an error.
-    pub fn new(args: &InstallArgs, manifest: &LoadedManifest, env: &HostEnv) -> Result<Self> {
-        let project = manifest.manifest.project.clone().unwrap_or_default();
-        let ids = if args.targets.hosts.is_empty() {
-            project.hosts.clone()
-        } else {
-            args.targets.hosts.clone()
-        };
-        let scope = match (args.targets.scope, project.scope.as_deref()) {
-            (Some(scope), _) => scope,
-            (None, Some("user")) => Scope::User,
-            _ => Scope::Project,
-        };
-        let targets = targets(&ids, scope, manifest.root(), env)?;
-        let lossy = match &args.allow_lossy {
-            None => LossyPolicy::default(),
-            Some(names) if names.is_empty() => LossyPolicy {
-                bare: true,
-                named: BTreeSet::new(),
-            },
-            Some(names) => LossyPolicy {
-                bare: false,
-                named: names.iter().map(|n| n.trim().to_string()).collect(),
-            },
-        };
-        Ok(HostSettings {
-            targets,
-            scope,
-            force: args.force,
-            lossy,
-            dry_run: args.dry_run,
-        })
-    }
+/// What decides where entries go: the manifest as the command leaves it, the lock whose
+/// packages belong in the hosts, and the claims that say where entries are now.
+pub struct Where<'a> {
+    pub manifest: &'a LoadedManifest,
+    pub lock: &'a Lockfile,
+    /// The project's claims (from `dotpack.lock`) and every owner's user-scope claims.
+    pub claims: &'a [Claim],
+    pub owner: &'a str,
+    pub env: &'a HostEnv,
+    /// The user-level manifest: every host at user scope.
+    pub global: bool,
 }
 
-/// The target file of each host at `scope`, in the order given (duplicates dropped).
-pub fn targets(ids: &[String], scope: Scope, root: &Path, env: &HostEnv) -> Result<Vec<Target>> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for id in ids {
-        if !seen.insert(id.as_str()) {
-            continue;
+/// Places every server of the project into its target files: the declared hosts first, then
+/// every file this project's claims name (so entries are found wherever they are).
+pub fn place(w: &Where<'_>) -> Result<Placed> {
+    let layout = Layout::new(&w.manifest.manifest, Some(w.lock), w.global)?;
+    let root = w.manifest.root();
+    let mut set = TargetSet::default();
+    let mut placed = Placed::default();
+    for locked in &w.lock.packages {
+        for server in &locked.servers {
+            placed.slots.push(Slot {
+                package: locked.name.clone(),
+                version: locked.version.clone(),
+                server: server.clone(),
+            });
         }
-        let Some(host) = hosts::adapter(id) else {
-            let known: Vec<&str> = hosts::ADAPTERS.iter().map(|a| a.id).collect();
-            let hint = match crate::suggest::closest(id, known.iter().copied()) {
-                Some(close) => format!("did you mean `{close}`? "),
-                None => String::new(),
-            };
-            bail!(
-                "`{id}` is not a host dotpack can install into\n  help: {hint}hosts are: {}",
-                known.join(", ")
-            );
-        };
-        let Some(path) = host.path(scope, root, env) else {
-            bail!(
-                "{} has no {scope}-scope config file\n  help: use --scope {}",
-                host.name(),
-                other(scope)
-            );
-        };
-        let claim_file = match scope {
-            Scope::Project => path
-                .strip_prefix(root)
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_else(|_| path.display().to_string()),
-            Scope::User => path.display().to_string(),
-        };
-        out.push(Target {
-            host,
-            scope,
-            path,
-            claim_file,
+    }
+    let own_version = own_version(&w.manifest.manifest);
+    for server in w.manifest.manifest.servers.keys() {
+        placed.slots.push(Slot {
+            package: LOCAL_PACKAGE.to_string(),
+            version: own_version.clone(),
+            server: server.clone(),
         });
     }
-    Ok(out)
+    for (i, slot) in placed.slots.iter().enumerate() {
+        for (host, scope) in layout.places_of(&slot.package, &slot.server) {
+            let t = set.place(host, scope, root, w.env)?;
+            placed.assignments.push((t, i));
+        }
+    }
+    for claim in w.claims.iter().filter(|c| c.is_owned_by(w.owner)) {
+        if !set.add_claimed(claim, root, w.env) {
+            placed
+                .ignored_claims
+                .push(format!("{}#{}", claim.file, claim.server));
+        }
+    }
+    placed.targets = set.targets;
+    Ok(placed)
 }
 
-fn other(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Project => "user",
-        Scope::User => "project",
+/// The version claims record for the project's own servers: `[package] version`, else 0.0.0.
+fn own_version(manifest: &Manifest) -> semver::Version {
+    manifest
+        .package
+        .as_ref()
+        .map_or_else(|| semver::Version::new(0, 0, 0), |p| p.version.clone())
+}
+
+/// Keeps only the targets of `hosts` (when given) at `scope` (when given), for commands that
+/// look at part of the project.
+pub fn filter_targets(placed: &mut Placed, hosts: &[String], scope: Option<Scope>) {
+    let keep: Vec<bool> = placed
+        .targets
+        .iter()
+        .map(|t| {
+            (hosts.is_empty() || hosts.iter().any(|h| h == t.host.id))
+                && scope.is_none_or(|s| s == t.scope)
+        })
+        .collect();
+    let mut new_index = Vec::with_capacity(keep.len());
+    let mut next = 0;
+    for k in &keep {
+        new_index.push(next);
+        if *k {
+            next += 1;
+        }
     }
+    placed.assignments = placed
+        .assignments
+        .iter()
+        .filter(|(t, _)| keep[*t])
+        .map(|(t, s)| (new_index[*t], *s))
+        .collect();
+    let mut i = 0;
+    placed.targets.retain(|_| {
+        let k = keep[i];
+        i += 1;
+        k
+    });
 }
 
 /// Bump when translation writes different entries for the same package and inputs, so entries
@@ -127,36 +146,30 @@ pub fn inputs_fingerprint(spec: Option<&DependencySpec>) -> String {
     crate::claims::entry_hash(&serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }))
 }
 
-/// Every server of every locked package, with its inputs' values: what `dependencies.NAME.set`
-/// gives, else the input's default. Each package's manifest comes from its verified archive,
-/// except where `is_current(package, inputs)` says every target already holds its entries as
-/// claimed: then only the names are needed (from the lock), and the archive is not read.
+/// Every server of `placed` with its inputs' values: what `dependencies.NAME.set` gives, else
+/// the input's default. Each package's manifest comes from the archive the lock pinned (checked
+/// against the lock's checksum), except where `is_current(package, inputs)` says every target
+/// already holds its entries as claimed: then only the names are needed (from the lock), and the
+/// archive is not read. Every input problem of every package is reported at once.
 pub fn desired(
+    placed: &Placed,
     lock: &Lockfile,
     manifest: &Manifest,
     registries: &RegistrySet,
     is_current: impl Fn(&LockedPackage, &str) -> bool,
 ) -> Result<Vec<Desired>> {
-    let mut out = Vec::new();
+    let mut defs: BTreeMap<&str, (Option<crate::manifest::Manifest>, Props)> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let placed_packages: BTreeSet<&str> = placed
+        .assignments
+        .iter()
+        .map(|(_, s)| placed.slots[*s].package.as_str())
+        .collect();
     for locked in &lock.packages {
         let spec = manifest.dependencies.get(&locked.name);
-        let inputs = inputs_fingerprint(spec);
-        let allow_lossy = match spec {
-            Some(DependencySpec::Detailed(d)) => d.allow_lossy.clone(),
-            _ => Vec::new(),
-        };
-        if is_current(locked, &inputs) {
-            for server in &locked.servers {
-                out.push(Desired {
-                    server: server.clone(),
-                    package: locked.name.clone(),
-                    version: locked.version.clone(),
-                    def: None,
-                    props: Props::new(),
-                    inputs: inputs.clone(),
-                    allow_lossy: allow_lossy.clone(),
-                });
-            }
+        if !placed_packages.contains(locked.name.as_str())
+            || is_current(locked, &inputs_fingerprint(spec))
+        {
             continue;
         }
         let Some(source) = registries.by_source(&locked.source) else {
@@ -168,101 +181,104 @@ pub fn desired(
                 locked.name
             );
         };
-        check_locked_checksum(source, locked)?;
-        let package = crate::registry::load_package(source, &locked.name, &locked.version)?;
-        let props = props_for(&locked.name, &package, spec)?;
-        for (server, def) in &package.servers {
-            out.push(Desired {
-                server: server.clone(),
-                package: locked.name.clone(),
-                version: locked.version.clone(),
-                def: Some(def.clone()),
-                props: props.clone(),
-                inputs: inputs.clone(),
-                allow_lossy: allow_lossy.clone(),
-            });
+        let package =
+            crate::registry::load_locked(source, &locked.name, &locked.version, &locked.checksum)?;
+        match props_for(&locked.name, &package, spec) {
+            Ok(props) => {
+                defs.insert(&locked.name, (Some(package), props));
+            }
+            Err(mut more) => problems.append(&mut more),
         }
     }
-    out.extend(local_servers(manifest, &out)?);
+    let own_props = if manifest.servers.is_empty() {
+        Props::new()
+    } else {
+        match props_for(LOCAL_PACKAGE, manifest, None) {
+            Ok(props) => props,
+            Err(mut more) => {
+                problems.append(&mut more);
+                Props::new()
+            }
+        }
+    };
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
+    }
+    check_own_servers(manifest, lock)?;
+    let mut out = Vec::with_capacity(placed.slots.len());
+    for slot in &placed.slots {
+        let own = slot.package == LOCAL_PACKAGE;
+        let spec = (!own)
+            .then(|| manifest.dependencies.get(&slot.package))
+            .flatten();
+        let (def, props) = if own {
+            (
+                manifest.servers.get(&slot.server).cloned(),
+                own_props.clone(),
+            )
+        } else {
+            match defs.get(slot.package.as_str()) {
+                Some((Some(package), props)) => {
+                    (package.servers.get(&slot.server).cloned(), props.clone())
+                }
+                _ => (None, Props::new()),
+            }
+        };
+        out.push(Desired {
+            server: slot.server.clone(),
+            package: slot.package.clone(),
+            version: slot.version.clone(),
+            def,
+            props,
+            inputs: inputs_fingerprint(spec),
+            allow_lossy: spec.map(|s| s.allow_lossy().to_vec()).unwrap_or_default(),
+        });
+    }
     Ok(out)
 }
 
 /// The package name claims record for servers declared in the project's own `dotpack.toml`.
 pub const LOCAL_PACKAGE: &str = "dotpack.toml";
 
-/// The project's own `[servers]`, with its own `[inputs]` at their defaults. A name that a
-/// locked package also declares is an error: both would write the same entry.
-fn local_servers(manifest: &Manifest, packaged: &[Desired]) -> Result<Vec<Desired>> {
-    let mut out = Vec::new();
-    if manifest.servers.is_empty() {
-        return Ok(out);
-    }
-    let props = props_for(LOCAL_PACKAGE, manifest, None)?;
-    let version = manifest
-        .package
-        .as_ref()
-        .map_or_else(|| semver::Version::new(0, 0, 0), |p| p.version.clone());
-    for (server, def) in &manifest.servers {
-        if let Some(other) = packaged.iter().find(|d| &d.server == server) {
+/// A server of the project's own `[servers]` that a locked package also declares is an error:
+/// both would write the same entry.
+fn check_own_servers(manifest: &Manifest, lock: &Lockfile) -> Result<()> {
+    for server in manifest.servers.keys() {
+        if let Some(other) = lock.packages.iter().find(|p| p.servers.contains(server)) {
             bail!(
                 "dotpack.toml declares a server named `{server}`, and so does package `{}`\n  help: rename the server in [servers.{server}], or remove `{}` from [dependencies]",
-                other.package,
-                other.package
+                other.name,
+                other.name
             );
         }
-        out.push(Desired {
-            server: server.clone(),
-            package: LOCAL_PACKAGE.to_string(),
-            version: version.clone(),
-            def: Some(def.clone()),
-            props: props.clone(),
-            inputs: inputs_fingerprint(None),
-            allow_lossy: Vec::new(),
-        });
     }
-    Ok(out)
+    Ok(())
 }
 
-/// A lock pins an archive by checksum: the index must still agree, or the package changed after
-/// it was locked.
-fn check_locked_checksum(
-    source: &dyn crate::registry::IndexSource,
-    locked: &LockedPackage,
-) -> Result<()> {
-    let lines = source.versions(&locked.name)?;
-    let line = lines
-        .as_deref()
-        .and_then(|l| l.iter().find(|l| l.vers == locked.version));
-    match line {
-        Some(line) if format!("sha256:{}", line.cksum) == locked.checksum => Ok(()),
-        Some(line) => bail!(
-            "{} {} in the registry has checksum sha256:{}, but dotpack.lock pins {}\n  help: the published package changed; if you trust the registry, run `dotpack update {}`",
-            locked.name,
-            locked.version,
-            line.cksum,
-            locked.checksum,
-            locked.name
-        ),
-        None => bail!(
-            "{} {} (pinned in dotpack.lock) is not in the registry {}\n  help: run `dotpack update {}`",
-            locked.name,
-            locked.version,
-            source.source_id(),
-            locked.name
-        ),
-    }
-}
-
-/// Input values of `name`: `set` from the dependency, else defaults. A required input without a
-/// value is an error saying how to set it. Secret inputs come from the environment and are never
-/// stored, so they are not asked for here.
-fn props_for(name: &str, package: &Manifest, spec: Option<&DependencySpec>) -> Result<Props> {
-    let set = match spec {
-        Some(DependencySpec::Detailed(d)) => d.set.clone(),
-        _ => BTreeMap::new(),
-    };
+/// Input values of `name`: `set` from the dependency, else defaults. Every problem is returned:
+/// a required input without a value (saying how to set it), a secret input given a value (secrets
+/// come from the environment and are never stored), an input the package does not have.
+pub fn props_for(
+    name: &str,
+    package: &Manifest,
+    spec: Option<&DependencySpec>,
+) -> Result<Props, Vec<String>> {
+    let set = spec
+        .and_then(DependencySpec::set)
+        .cloned()
+        .unwrap_or_default();
     let mut props = Props::new();
+    let mut problems = Vec::new();
     for (input, def) in &package.inputs {
+        if def.secret && set.contains_key(input) {
+            problems.push(secret_input_error(
+                name,
+                input,
+                package,
+                "dotpack.toml sets",
+            ));
+            continue;
+        }
         let value = set
             .get(input)
             .cloned()
@@ -271,22 +287,55 @@ fn props_for(name: &str, package: &Manifest, spec: Option<&DependencySpec>) -> R
             Some(v) => {
                 props.insert(input.clone(), v);
             }
-            None if def.required && !def.secret => bail!(
+            None if def.required && !def.secret => problems.push(format!(
                 "package `{name}` needs a value for input `{input}`{}\n  help: dotpack add {name} --set {input}=VALUE",
                 def.description
                     .as_deref()
                     .map(|d| format!(" ({d})"))
                     .unwrap_or_default()
-            ),
+            )),
             None => {}
         }
     }
     for key in set.keys() {
         if !package.inputs.contains_key(key) {
-            bail!("dotpack.toml sets input `{key}` of `{name}`, but the package has no such input");
+            let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
+            problems.push(format!(
+                "dotpack.toml sets input `{key}` of `{name}`, but the package has no such input\n  help: {}",
+                if declared.is_empty() {
+                    format!("{name} declares no inputs; remove `set.{key}`")
+                } else {
+                    format!("{name} declares: {}", declared.join(", "))
+                }
+            ));
         }
     }
-    Ok(props)
+    if problems.is_empty() {
+        Ok(props)
+    } else {
+        Err(problems)
+    }
+}
+
+/// The error for a value given to secret input `input` of package `name`: it names the
+/// environment variables the package reads instead.
+pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &str) -> String {
+    let vars = crate::template::env_vars_of(package);
+    let help = if vars.is_empty() {
+        "set it in the environment the host starts the server in, never in a file".to_string()
+    } else {
+        format!(
+            "export {} in the environment the host starts the server in (the package reads {})",
+            vars.iter()
+                .map(|v| format!("{v}=…"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            vars.join(", ")
+        )
+    };
+    format!(
+        "{what} a value for `{input}` of `{name}`, which is a secret: dotpack never writes secrets into files\n  help: {help}"
+    )
 }
 
 fn value_text(v: &toml::Value) -> String {
@@ -296,87 +345,99 @@ fn value_text(v: &toml::Value) -> String {
     }
 }
 
-/// Where the claims of a scope live.
-pub enum ClaimStore {
-    /// In `dotpack.lock`.
-    Project,
-    /// In `$DOTPACK_HOME/claims.toml`.
-    User(UserClaims),
-}
-
 /// What to plan: the lock whose packages belong in the targets, for the manifest's inputs.
 pub struct PlanRequest<'a> {
+    pub placed: &'a Placed,
     pub lock: &'a Lockfile,
     pub manifest: &'a Manifest,
     pub registries: &'a RegistrySet,
-    /// Project-scope claims (from the current `dotpack.lock`).
-    pub lock_claims: &'a [Claim],
-    pub dotpack_home: &'a Path,
-    pub project_root: &'a Path,
+    /// The project's claims and every owner's user-scope claims.
+    pub claims: &'a [Claim],
+    pub owner: &'a str,
+    pub force: bool,
+    pub lossy: &'a LossyPolicy,
+    /// The current `dotpack.lock`, which the entries on disk were written from: a package it
+    /// pinned at the same version with another checksum (`dotpack update` took a republished
+    /// archive) is translated again, since claims record versions, not checksums.
+    pub previous: Option<&'a Lockfile>,
     pub mode: Mode,
 }
 
-/// Reads the claims of the targets' scope and the current bytes of every target, loads the
-/// packages whose entries may change, and plans.
-pub fn plan_targets(
-    settings: &HostSettings,
-    request: PlanRequest<'_>,
-) -> Result<(Plan, ClaimStore)> {
-    let store = match settings.scope {
-        Scope::Project => ClaimStore::Project,
-        Scope::User => ClaimStore::User(UserClaims::load(request.dotpack_home)?),
-    };
-    let claims: &[Claim] = match &store {
-        ClaimStore::Project => request.lock_claims,
-        ClaimStore::User(user) => &user.claims,
-    };
-    let files = read_targets(&settings.targets)?;
-    let parsed = parse_targets(&settings.targets, &files);
+/// Reads the current bytes of every target, loads the packages whose entries may change, and
+/// plans.
+pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
+    let placed = request.placed;
+    let files = read_targets(&placed.targets)?;
+    let parsed = parse_targets(&placed.targets, &files);
     let sync = matches!(request.mode, Mode::Sync);
-    let by_entry: BTreeMap<(&str, &str), &Claim> = claims
+    let by_entry: BTreeMap<(&str, &str), &Claim> = request
+        .claims
         .iter()
         .map(|c| ((c.file.as_str(), c.server.as_str()), c))
         .collect();
+    let same_archive = |locked: &LockedPackage| {
+        request
+            .previous
+            .and_then(|l| l.get(&locked.name))
+            .is_none_or(|was| was.version != locked.version || was.checksum == locked.checksum)
+    };
     let is_current = |locked: &LockedPackage, inputs: &str| {
         !sync
-            || settings.targets.iter().all(|t| {
-                let Some(file_entries) = parsed.get(&t.path).map(|p| &p.entries) else {
-                    return false;
-                };
-                locked.servers.iter().all(|server| {
+            || placed
+                .assignments
+                .iter()
+                .filter(|(_, s)| placed.slots[*s].package == locked.name)
+                .all(|(t, s)| {
+                    let target = &placed.targets[*t];
+                    let server = placed.slots[*s].server.as_str();
+                    let Some(entries) = parsed.get(&target.path).map(|p| &p.entries) else {
+                        return false;
+                    };
                     by_entry
-                        .get(&(t.claim_file.as_str(), server.as_str()))
+                        .get(&(target.claim_file.as_str(), server))
                         .is_some_and(|c| {
-                            plan::is_current(
-                                c,
-                                &locked.name,
-                                &locked.version,
-                                inputs,
-                                file_entries.get(server),
-                            )
+                            c.is_owned_by(request.owner)
+                                && plan::is_current(
+                                    c,
+                                    &locked.name,
+                                    &locked.version,
+                                    inputs,
+                                    entries.get(server),
+                                )
                         })
                 })
-            })
     };
     let desired = desired(
+        placed,
         request.lock,
         request.manifest,
         request.registries,
-        is_current,
+        |locked: &LockedPackage, inputs: &str| {
+            is_current(locked, inputs) && (!sync || same_archive(locked))
+        },
     )?;
+    let mut inputs: Vec<TargetInput<'_>> = placed
+        .targets
+        .iter()
+        .map(|t| TargetInput {
+            target: t.clone(),
+            desired: Vec::new(),
+        })
+        .collect();
+    for (t, s) in &placed.assignments {
+        inputs[*t].desired.push(&desired[*s]);
+    }
     let input = PlanInput {
-        targets: &settings.targets,
-        desired: &desired,
+        targets: &inputs,
         files: &files,
         parsed: &parsed,
-        claims,
-        project: Some(request.project_root.display().to_string()),
-        force: settings.force,
-        lossy: &settings.lossy,
+        claims: request.claims,
+        owner: request.owner,
+        force: request.force,
+        lossy: request.lossy,
         mode: request.mode,
     };
-    let plan = plan::plan(&input)?;
-    Ok((plan, store))
+    Ok(plan::plan(&input)?)
 }
 
 /// Each target file that parses, parsed once for its entries and its first edit (files that do

@@ -23,6 +23,7 @@ pub mod project;
 pub mod registry;
 pub mod resolve;
 pub mod suggest;
+pub mod targets;
 pub mod template;
 pub mod translate;
 pub mod txn;

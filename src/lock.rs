@@ -5,12 +5,14 @@
 //! diffs small and lets callers skip writing an unchanged file. Parsing lives in
 //! [`parse`] and reports every problem with its line and column.
 
+mod merge;
 mod parse;
 
 use std::collections::BTreeMap;
 
 use semver::Version;
 
+pub use merge::{Recovered, recover};
 pub use parse::parse;
 
 use crate::claims::{self, Claim};

@@ -10,6 +10,7 @@ use semver::{Version, VersionReq};
 use serde::{Deserialize, Serialize};
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::hosts::Scope;
 
 /// The file name of a manifest.
 pub const MANIFEST_FILE: &str = "dotpack.toml";
@@ -58,10 +59,55 @@ pub struct PackageMeta {
 /// `[project]`: where a project installs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectSettings {
+    /// The hosts whose config files dotpack writes: `"claude-code"`, or
+    /// `{ host = "windsurf", scope = "user" }` to give one host its own scope.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<String>,
+    pub hosts: Vec<HostDecl>,
+    /// The scope of hosts that do not name one: `project` (the default) or `user`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<String>,
+    pub scope: Option<Scope>,
+    /// Packages or servers this project installs into no host (`dotpack uninstall NAME`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+}
+
+/// One entry of `[project] hosts`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HostDecl {
+    Id(String),
+    Detailed {
+        host: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scope: Option<Scope>,
+        /// Packages or servers not installed into this host (`dotpack uninstall NAME --host H`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        exclude: Vec<String>,
+    },
+}
+
+impl HostDecl {
+    pub fn id(&self) -> &str {
+        match self {
+            HostDecl::Id(id) | HostDecl::Detailed { host: id, .. } => id,
+        }
+    }
+
+    /// The scope this entry names, if it names one.
+    pub fn scope(&self) -> Option<Scope> {
+        match self {
+            HostDecl::Id(_) => None,
+            HostDecl::Detailed { scope, .. } => *scope,
+        }
+    }
+
+    /// Packages or servers this host does not get.
+    pub fn exclude(&self) -> &[String] {
+        match self {
+            HostDecl::Id(_) => &[],
+            HostDecl::Detailed { exclude, .. } => exclude,
+        }
+    }
 }
 
 /// `[settings]`: knobs of dotpack itself.
@@ -102,6 +148,27 @@ pub struct Server {
     pub extensions: BTreeMap<String, toml::Value>,
 }
 
+impl Server {
+    /// Every string of the definition: command, args, env values, url and extension values.
+    pub fn strings(&self) -> Vec<String> {
+        fn walk(value: &toml::Value, out: &mut Vec<String>) {
+            match value {
+                toml::Value::String(s) => out.push(s.clone()),
+                toml::Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+                toml::Value::Table(t) => t.values().for_each(|v| walk(v, out)),
+                _ => {}
+            }
+        }
+        let mut out: Vec<String> = self.command.iter().chain(&self.url).cloned().collect();
+        out.extend(self.args.iter().flatten().cloned());
+        out.extend(self.env.values().cloned());
+        for value in self.extensions.values() {
+            walk(value, &mut out);
+        }
+        out
+    }
+}
+
 /// A dependency: `name = "^1.2"` or `name = { version = "^1.2", ... }`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -122,6 +189,10 @@ pub struct DetailedDependency {
     /// Lossy fields this project accepts dropping for this dependency.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow_lossy: Vec<String>,
+    /// Scope to install this package's servers into instead of each host's (`dotpack add NAME
+    /// --scope user`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
 }
 
 impl DependencySpec {
@@ -136,6 +207,30 @@ impl DependencySpec {
         match self {
             DependencySpec::Req(_) => None,
             DependencySpec::Detailed(d) => d.registry.as_deref(),
+        }
+    }
+
+    /// The scope this dependency's servers go to, when it overrides its hosts'.
+    pub fn scope(&self) -> Option<Scope> {
+        match self {
+            DependencySpec::Req(_) => None,
+            DependencySpec::Detailed(d) => d.scope,
+        }
+    }
+
+    /// Input values set with `--set` (`set = { ... }`).
+    pub fn set(&self) -> Option<&BTreeMap<String, String>> {
+        match self {
+            DependencySpec::Req(_) => None,
+            DependencySpec::Detailed(d) => Some(&d.set),
+        }
+    }
+
+    /// Lossy fields accepted for this dependency (`allow_lossy = [...]`).
+    pub fn allow_lossy(&self) -> &[String] {
+        match self {
+            DependencySpec::Req(_) => &[],
+            DependencySpec::Detailed(d) => &d.allow_lossy,
         }
     }
 }

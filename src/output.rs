@@ -3,6 +3,11 @@
 //!
 //! Human output goes to stderr as short status lines (as Cargo does); stdout carries the result a
 //! script may read: `--json` documents, search hits, info.
+//!
+//! Every write goes through one of two functions (for stderr and stdout) that ignore errors: a
+//! closed pipe or a full disk behind stdout or stderr must not turn a finished command into a
+//! panic (exit 101). The command's exit code still says how it went. `print!`, `println!`,
+//! `eprint!` and `eprintln!` panic on such errors, so clippy denies them in this crate.
 
 use std::io::{IsTerminal, Write};
 
@@ -55,16 +60,16 @@ impl Printer {
         }
         let verb = format!("{verb:>12}");
         if self.color {
-            eprintln!("{} {message}", verb.green().bold());
+            to_stderr(format_args!("{} {message}", verb.green().bold()));
         } else {
-            eprintln!("{verb} {message}");
+            to_stderr(format_args!("{verb} {message}"));
         }
     }
 
     /// A note to stderr, suppressed by `--quiet`.
     pub fn note(&self, message: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("{message}");
+            to_stderr(format_args!("{message}"));
         }
     }
 
@@ -77,7 +82,10 @@ impl Printer {
             .span
             .as_ref()
             .and_then(|_| std::fs::read_to_string(&diag.file).ok());
-        eprintln!("{}", diag.render(source.as_deref(), self.color));
+        to_stderr(format_args!(
+            "{}",
+            diag.render(source.as_deref(), self.color)
+        ));
     }
 
     /// Diagnostics with known source text (the file may not be on disk yet).
@@ -85,14 +93,14 @@ impl Printer {
         if self.quiet && diag.severity == Severity::Warning {
             return;
         }
-        eprintln!("{}", diag.render(Some(source), self.color));
+        to_stderr(format_args!("{}", diag.render(Some(source), self.color)));
     }
 
     pub fn error(&self, message: impl std::fmt::Display) {
         if self.color {
-            eprintln!("{} {message}", "error:".red().bold());
+            to_stderr(format_args!("{} {message}", "error:".red().bold()));
         } else {
-            eprintln!("error: {message}");
+            to_stderr(format_args!("error: {message}"));
         }
     }
 
@@ -101,13 +109,14 @@ impl Printer {
             return;
         }
         if self.color {
-            eprintln!("{} {message}", "warning:".yellow().bold());
+            to_stderr(format_args!("{} {message}", "warning:".yellow().bold()));
         } else {
-            eprintln!("warning: {message}");
+            to_stderr(format_args!("warning: {message}"));
         }
     }
 
-    /// Result lines for stdout (never suppressed: the user asked for them).
+    /// Result lines for stdout (never suppressed: the user asked for them). A stdout that
+    /// cannot be written (closed pipe, full disk) is ignored, as for stderr.
     pub fn out(&self, line: impl std::fmt::Display) {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{line}");
@@ -118,4 +127,10 @@ impl Printer {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_string());
         self.out(text);
     }
+}
+
+/// Writes one line to stderr, ignoring failure: there is nowhere left to report it.
+fn to_stderr(line: std::fmt::Arguments<'_>) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{line}");
 }

@@ -25,22 +25,12 @@ use semver::Version;
 
 use crate::claims::{Claim, entry_hash};
 use crate::formats::{self, Container, Created, Document, FormatError};
-use crate::hosts::{HostAdapter, Scope};
+use crate::hosts::Scope;
 use crate::manifest::Server;
 use crate::template::Props;
 use crate::translate::{self, Dropped};
 
-/// One host file at one scope.
-#[derive(Clone, Debug)]
-pub struct Target {
-    pub host: &'static HostAdapter,
-    pub scope: Scope,
-    /// Where the file is on disk.
-    pub path: PathBuf,
-    /// How claims name the file: relative to the project root for project scope, absolute for
-    /// user scope.
-    pub claim_file: String,
-}
+pub use crate::targets::Target;
 
 impl Target {
     fn container(&self) -> Container<'static> {
@@ -52,7 +42,7 @@ impl Target {
     }
 }
 
-/// A server dotpack should own in every target.
+/// A server dotpack should own in the targets that take it.
 #[derive(Clone, Debug)]
 pub struct Desired {
     pub server: String,
@@ -109,6 +99,12 @@ pub enum Action {
     KeptEdited,
     /// Claimed, but already removed by hand: only the claim goes.
     Forget,
+    /// A user-scope entry another owner declared with the same definition: this project
+    /// becomes an owner too; the file does not change.
+    Share,
+    /// This project no longer declares a user-scope entry other owners still declare: it stops
+    /// being an owner; the entry stays.
+    Release,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -128,6 +124,9 @@ pub struct FilePlan {
     /// The bytes to write, `None` to delete the file (or leave it absent).
     pub after: Option<String>,
     pub changes: Vec<EntryChange>,
+    /// When the file is deleted: how many of its folders dotpack created with it, to remove too
+    /// when they are empty.
+    pub remove_dirs: u32,
 }
 
 impl FilePlan {
@@ -166,6 +165,13 @@ pub enum Problem {
         key: String,
         owner: String,
         package: String,
+    },
+    /// A user-scope entry other projects (or the user-level manifest) declared differently.
+    OwnedElsewhere {
+        file: String,
+        key: String,
+        server: String,
+        owners: Vec<String>,
     },
     /// A field the host cannot express, not allowed to be dropped.
     Lossy {
@@ -289,6 +295,20 @@ impl fmt::Display for Problem {
                 f,
                 "{file}#{key} belongs to package `{owner}`, and package `{package}` declares the same server\n  help: remove one of the two packages from dotpack.toml"
             ),
+            Problem::OwnedElsewhere {
+                file,
+                key,
+                server,
+                owners,
+            } => write!(
+                f,
+                "{file}#{key} is declared differently by {}\n  help: user-scope entries are shared: use the same version and inputs of `{server}` there, remove it there first, or install this project's at project scope",
+                owners
+                    .iter()
+                    .map(|o| format!("`{o}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Problem::Lossy { .. } => write_lossy(f, &[self]),
             Problem::Translate {
                 host,
@@ -331,19 +351,24 @@ impl<'a> ParsedFile<'a> {
     }
 }
 
+/// One target file and the servers that belong in it.
+pub struct TargetInput<'a> {
+    pub target: Target,
+    pub desired: Vec<&'a Desired>,
+}
+
 /// Everything a plan is computed from.
 pub struct PlanInput<'a> {
-    pub targets: &'a [Target],
-    pub desired: &'a [Desired],
+    pub targets: &'a [TargetInput<'a>],
     /// Current bytes of every target file (`None`: absent).
     pub files: &'a BTreeMap<PathBuf, Option<String>>,
     /// The target files already parsed by the caller, from the bytes in `files` (files missing
     /// here are parsed by the planner, which reports those that do not parse).
     pub parsed: &'a BTreeMap<PathBuf, ParsedFile<'a>>,
-    /// Current claims for the targets' scope.
+    /// Every claim: the project's (from `dotpack.lock`) and every owner's user-scope ones.
     pub claims: &'a [Claim],
-    /// The project root, recorded in user-scope claims.
-    pub project: Option<String>,
+    /// How this project names itself as an owner of user-scope entries.
+    pub owner: &'a str,
     pub force: bool,
     pub lossy: &'a LossyPolicy,
     pub mode: Mode,
@@ -356,7 +381,7 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
     let target_files: BTreeSet<&str> = input
         .targets
         .iter()
-        .map(|t| t.claim_file.as_str())
+        .map(|t| t.target.claim_file.as_str())
         .collect();
     plan.claims = input
         .claims
@@ -365,9 +390,14 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
         .cloned()
         .collect();
     for target in input.targets {
-        let before = input.files.get(&target.path).cloned().flatten();
-        match plan_file(input, target, before, &mut plan.claims, &mut plan.warnings) {
-            Ok(file) => plan.files.push(file),
+        let mut file = FileEdit::new(input, target);
+        file.run(target);
+        match file.finish() {
+            Ok((file_plan, claims, mut warnings)) => {
+                plan.files.push(file_plan);
+                plan.claims.extend(claims);
+                plan.warnings.append(&mut warnings);
+            }
             Err(mut more) => problems.append(&mut more),
         }
     }
@@ -379,317 +409,494 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
     }
 }
 
-/// Plans one file, pushing its new claims into `claims`.
-fn plan_file(
-    input: &PlanInput<'_>,
-    target: &Target,
+/// The planning of one file: its text as edits go, and what they add up to.
+struct FileEdit<'i, 'a> {
+    input: &'i PlanInput<'a>,
+    target: &'i Target,
+    file: String,
     before: Option<String>,
-    claims: &mut Vec<Claim>,
-    warnings: &mut Vec<String>,
-) -> Result<FilePlan, Vec<Problem>> {
-    let file = target.claim_file.clone();
-    let file_problem = |error| {
-        vec![Problem::File {
-            file: file.clone(),
-            error,
-        }]
-    };
-    let original: &str = before.as_deref().unwrap_or_default();
-    let parsed = input.parsed.get(&target.path);
-    let existing: Cow<'_, BTreeMap<String, serde_json::Value>> = match parsed {
-        Some(parsed) => Cow::Borrowed(&parsed.entries),
-        None => Cow::Owned(
-            formats::list_entries(target.format(), original, target.container())
-                .map_err(file_problem)?
-                .into_iter()
-                .collect(),
-        ),
-    };
-    // The parsed document of `original`, for the first edit (later ones edit the edited text).
-    let document = parsed.map(|p| &p.document);
-    let old_claims: BTreeMap<&str, &Claim> = input
-        .claims
-        .iter()
-        .filter(|c| c.file == target.claim_file)
-        .map(|c| (c.server.as_str(), c))
-        .collect();
-    let mut created: Created = old_claims
-        .values()
-        .fold(Created::default(), |acc, c| acc.merge(c.created.clone()));
-    let created_file = before.is_none() || old_claims.values().any(|c| c.created_file);
-    // The file's text after the edits so far; `None` while it is still `original`.
-    let mut edited: Option<String> = None;
-    let mut changes = Vec::new();
-    let mut problems = Vec::new();
-    let mut new_claims = Vec::new();
-    let desired: BTreeMap<&str, &Desired> = input
-        .desired
-        .iter()
-        .map(|d| (d.server.as_str(), d))
-        .collect();
-    let key = |server: &str| format!("{}.{server}", target.container().display());
+    /// The entries of the file as read.
+    existing: Cow<'i, BTreeMap<String, serde_json::Value>>,
+    /// The parsed document of the original text, for the first edit (later ones edit the edited
+    /// text).
+    document: Option<&'i Document<'a>>,
+    /// The file's text after the edits so far; `None` while it is still the original.
+    edited: Option<String>,
+    /// This file's claims before the command, whoever owns them.
+    old_claims: BTreeMap<&'i str, &'i Claim>,
+    created: Created,
+    created_file: bool,
+    created_dirs: u32,
+    changes: Vec<EntryChange>,
+    claims: Vec<Claim>,
+    problems: Vec<Problem>,
+    warnings: Vec<String>,
+}
 
-    if let Mode::Adopt(servers) = &input.mode {
-        for server in servers {
-            let Some(d) = desired.get(server.as_str()) else {
-                continue;
-            };
-            let Some(entry) = existing.get(server) else {
-                if let Some(claim) = old_claims.get(server.as_str()) {
-                    new_claims.push((*claim).clone());
+impl<'i, 'a> FileEdit<'i, 'a> {
+    fn new(input: &'i PlanInput<'a>, target: &'i TargetInput<'a>) -> Self {
+        let t = &target.target;
+        let before = input.files.get(&t.path).cloned().flatten();
+        let old_claims: BTreeMap<&str, &Claim> = input
+            .claims
+            .iter()
+            .filter(|c| c.file == t.claim_file)
+            .map(|c| (c.server.as_str(), c))
+            .collect();
+        let created = old_claims
+            .values()
+            .fold(Created::default(), |acc, c| acc.merge(c.created.clone()));
+        let created_file = before.is_none() || old_claims.values().any(|c| c.created_file);
+        let created_dirs = old_claims
+            .values()
+            .map(|c| c.created_dirs)
+            .max()
+            .unwrap_or(0);
+        let mut problems = Vec::new();
+        let parsed = input.parsed.get(&t.path);
+        let existing = match parsed {
+            Some(parsed) => Cow::Borrowed(&parsed.entries),
+            None => {
+                let text = before.as_deref().unwrap_or_default();
+                match formats::list_entries(t.format(), text, t.container()) {
+                    Ok(entries) => Cow::Owned(entries.into_iter().collect()),
+                    Err(error) => {
+                        problems.push(Problem::File {
+                            file: t.claim_file.clone(),
+                            error,
+                        });
+                        Cow::Owned(BTreeMap::new())
+                    }
                 }
-                continue;
-            };
-            if let Some(claim) = old_claims.get(server.as_str())
-                && claim.package != d.package
-            {
-                problems.push(Problem::OtherPackage {
-                    file: file.clone(),
-                    key: key(server),
-                    owner: claim.package.clone(),
-                    package: d.package.clone(),
-                });
-                continue;
             }
-            new_claims.push(make_claim(
-                input,
-                target,
-                d,
-                entry_hash(entry),
-                Vec::new(),
-                &key(server),
-            ));
-            changes.push(change(d, Action::Adopt, Vec::new()));
-        }
-        for (server, claim) in &old_claims {
-            if !servers.contains(*server) {
-                new_claims.push((*claim).clone());
-            }
-        }
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-        for claim in &mut new_claims {
-            claim.created = created.clone();
-            claim.created_file = created_file;
-        }
-        claims.extend(new_claims);
-        return Ok(FilePlan {
-            target: target.clone(),
-            after: before.clone(),
+        };
+        FileEdit {
+            input,
+            target: t,
+            file: t.claim_file.clone(),
             before,
-            changes,
-        });
+            existing,
+            document: parsed.map(|p| &p.document),
+            edited: None,
+            old_claims,
+            created,
+            created_file,
+            created_dirs,
+            changes: Vec::new(),
+            claims: Vec::new(),
+            problems,
+            warnings: Vec::new(),
+        }
     }
 
-    for d in desired.values() {
-        if matches!(input.mode, Mode::Uninstall) {
-            if let Some(claim) = old_claims.get(d.server.as_str()) {
-                new_claims.push((*claim).clone());
-            }
-            continue;
+    /// Plans every entry of the file for the command's mode.
+    fn run(&mut self, target: &TargetInput<'_>) {
+        if !self.problems.is_empty() {
+            return;
         }
-        let claim = old_claims.get(d.server.as_str()).copied();
+        let desired: BTreeMap<&str, &Desired> = target
+            .desired
+            .iter()
+            .map(|d| (d.server.as_str(), *d))
+            .collect();
+        match &self.input.mode {
+            Mode::Adopt(servers) => {
+                for server in servers {
+                    if let Some(d) = desired.get(server.as_str()) {
+                        self.adopt(d);
+                    }
+                }
+                let keep: Vec<&Claim> = self
+                    .old_claims
+                    .values()
+                    .filter(|c| {
+                        !servers.contains(&c.server) || !desired.contains_key(c.server.as_str())
+                    })
+                    .copied()
+                    .collect();
+                self.claims.extend(keep.into_iter().cloned());
+                return;
+            }
+            Mode::Sync => {
+                for d in desired.values() {
+                    self.sync(d);
+                }
+            }
+            Mode::Uninstall => {
+                for d in desired.values() {
+                    if let Some(claim) = self.old_claims.get(d.server.as_str()) {
+                        self.claims.push((*claim).clone());
+                    }
+                }
+            }
+        }
+        let owner = self.input.owner;
+        let undesired: Vec<&Claim> = self
+            .old_claims
+            .iter()
+            .filter(|(server, _)| !desired.contains_key(*server))
+            .map(|(_, c)| *c)
+            .collect();
+        for claim in undesired {
+            if claim.is_owned_by(owner) {
+                self.release(claim);
+            } else {
+                // Another owner's user-scope entry: not this project's to touch.
+                self.claims.push(claim.clone());
+            }
+        }
+    }
+
+    fn key(&self, server: &str) -> String {
+        format!("{}.{server}", self.target.container().display())
+    }
+
+    /// Claims the entry of `d.server` as it stands (`dotpack adopt`).
+    fn adopt(&mut self, d: &Desired) {
+        let claim = self.old_claims.get(d.server.as_str()).copied();
+        let Some(entry) = self.existing.get(&d.server) else {
+            if let Some(claim) = claim {
+                self.claims.push(claim.clone());
+            }
+            return;
+        };
+        if let Some(claim) = claim
+            && claim.package != d.package
+        {
+            self.problems.push(Problem::OtherPackage {
+                file: self.file.clone(),
+                key: self.key(&d.server),
+                owner: claim.package.clone(),
+                package: d.package.clone(),
+            });
+            return;
+        }
+        let owners = self.owners_with_me(claim);
+        let hash = entry_hash(entry);
+        self.claims
+            .push(self.make_claim(d, hash, Vec::new(), owners));
+        self.changes.push(change(d, Action::Adopt, Vec::new()));
+    }
+
+    /// Makes the file hold `d`'s entry, as the claims allow.
+    fn sync(&mut self, d: &Desired) {
+        let claim = self.old_claims.get(d.server.as_str()).copied();
         let Some(def) = &d.def else {
             // Not loaded: the caller saw that this entry is current (see `is_current`).
             if let Some(claim) = claim {
-                new_claims.push(claim.clone());
-                changes.push(change(d, Action::Unchanged, claim.dropped.clone()));
+                self.claims.push(claim.clone());
+                self.changes
+                    .push(change(d, Action::Unchanged, claim.dropped.clone()));
             }
-            continue;
+            return;
         };
-        let translation = match translate::translate(target.host, def, &d.props) {
+        let translation = match translate::translate(self.target.host, def, &d.props) {
             Ok(t) => t,
             Err(error) => {
-                problems.push(Problem::Translate {
-                    host: target.host.id.to_string(),
+                self.problems.push(Problem::Translate {
+                    host: self.target.host.id.to_string(),
                     server: d.server.clone(),
                     error,
                 });
-                continue;
+                return;
             }
         };
-        // A drop allowed when the entry was written stays allowed for the same package.
-        let allowed_before: Vec<String> = claim
-            .filter(|c| c.package == d.package)
-            .map(|c| c.dropped.clone())
-            .unwrap_or_default();
-        for dropped in &translation.dropped {
-            if !input.lossy.allows(dropped, &d.allow_lossy)
-                && !allowed_before.contains(&dropped.field)
-            {
-                problems.push(Problem::Lossy {
-                    file: file.clone(),
-                    host: target.host.id.to_string(),
-                    server: d.server.clone(),
-                    dropped: dropped.clone(),
-                });
-            }
-        }
+        self.check_lossy(d, claim, &translation.dropped);
         let dropped: Vec<String> = translation
             .dropped
             .iter()
             .map(|x| x.field.clone())
             .collect();
         let new_hash = entry_hash(&translation.entry);
-        let current = existing.get(&d.server);
-        let action = match (current, claim) {
-            (None, _) => Action::Add,
-            (Some(_), None) if input.force => Action::Update,
-            (Some(_), None) => {
-                problems.push(Problem::Unclaimed {
-                    file: file.clone(),
-                    key: key(&d.server),
-                    server: d.server.clone(),
-                    package: d.package.clone(),
-                });
-                continue;
-            }
-            (Some(_), Some(c)) if c.package != d.package && !input.force => {
-                problems.push(Problem::OtherPackage {
-                    file: file.clone(),
-                    key: key(&d.server),
-                    owner: c.package.clone(),
-                    package: d.package.clone(),
-                });
-                continue;
-            }
-            (Some(entry), Some(c)) => {
-                let on_disk = entry_hash(entry);
-                if on_disk != c.entry && !input.force {
-                    warnings.push(format!(
-                        "{file}#{}: edited by hand since dotpack wrote it; kept as it is (`--force` replaces it)",
-                        key(&d.server)
-                    ));
-                    new_claims.push(c.clone());
-                    changes.push(change(d, Action::KeptEdited, Vec::new()));
-                    continue;
-                }
-                if on_disk == new_hash {
-                    Action::Unchanged
-                } else {
-                    Action::Update
-                }
-            }
+        let Some(action) = self.sync_action(d, claim, &new_hash) else {
+            return;
         };
-        if action != Action::Unchanged {
-            let edit = match (&edited, document) {
-                (None, Some(document)) => document.upsert(&d.server, &translation.entry),
-                (current, _) => formats::upsert_entry(
-                    target.format(),
-                    current.as_deref().unwrap_or(original),
-                    target.container(),
-                    &d.server,
-                    &translation.entry,
-                ),
-            };
-            match edit {
-                Ok(edit) => {
-                    edited = Some(edit.text);
-                    created = created.merge(edit.created);
-                }
-                Err(error) => {
-                    problems.push(Problem::File {
-                        file: file.clone(),
-                        error,
-                    });
-                    continue;
-                }
-            }
+        if matches!(action, Action::Add | Action::Update)
+            && !self.upsert(&d.server, &translation.entry)
+        {
+            return;
         }
-        new_claims.push(make_claim(
-            input,
-            target,
-            d,
-            new_hash,
-            dropped.clone(),
-            &key(&d.server),
-        ));
-        changes.push(change(d, action, dropped));
+        let owners = self.owners_with_me(claim);
+        self.claims
+            .push(self.make_claim(d, new_hash, dropped.clone(), owners));
+        self.changes.push(change(d, action, dropped));
     }
 
-    // Claimed entries whose package is no longer wanted.
-    for (server, claim) in &old_claims {
-        if desired.contains_key(server) {
-            continue;
+    /// Refuses fields the host cannot express unless allowed: by `--allow-lossy`, by the
+    /// dependency's `allow_lossy`, or when the entry was written with that drop before.
+    fn check_lossy(&mut self, d: &Desired, claim: Option<&Claim>, dropped: &[Dropped]) {
+        let allowed_before: &[String] = claim
+            .filter(|c| c.package == d.package)
+            .map(|c| c.dropped.as_slice())
+            .unwrap_or_default();
+        for drop in dropped {
+            if !self.input.lossy.allows(drop, &d.allow_lossy)
+                && !allowed_before.contains(&drop.field)
+            {
+                self.problems.push(Problem::Lossy {
+                    file: self.file.clone(),
+                    host: self.target.host.id.to_string(),
+                    server: d.server.clone(),
+                    dropped: drop.clone(),
+                });
+            }
         }
-        if claim.project.is_some() && claim.project != input.project {
-            new_claims.push((*claim).clone());
-            continue;
-        }
-        let Some(entry) = existing.get(*server) else {
-            changes.push(EntryChange {
-                server: server.to_string(),
-                package: claim.package.clone(),
-                action: Action::Forget,
-                dropped: Vec::new(),
-            });
-            continue;
+    }
+
+    /// What syncing `d` (whose entry hashes to `new_hash`) does, from what the file holds and
+    /// what the claim says; `None` when it cannot (a problem or a kept hand edit is recorded).
+    fn sync_action(
+        &mut self,
+        d: &Desired,
+        claim: Option<&Claim>,
+        new_hash: &str,
+    ) -> Option<Action> {
+        let force = self.input.force;
+        let owner = self.input.owner;
+        let current = self.existing.get(&d.server).map(entry_hash);
+        let Some(c) = claim else {
+            return match current {
+                None => Some(Action::Add),
+                Some(_) if force => Some(Action::Update),
+                Some(_) => {
+                    self.problems.push(Problem::Unclaimed {
+                        file: self.file.clone(),
+                        key: self.key(&d.server),
+                        server: d.server.clone(),
+                        package: d.package.clone(),
+                    });
+                    None
+                }
+            };
         };
-        if entry_hash(entry) != claim.entry && !input.force {
-            warnings.push(format!(
-                "{file}#{}: edited by hand since dotpack wrote it; kept (`--force` removes it)",
-                key(server)
-            ));
-            new_claims.push((*claim).clone());
-            changes.push(EntryChange {
-                server: server.to_string(),
-                package: claim.package.clone(),
-                action: Action::KeptEdited,
-                dropped: Vec::new(),
+        let others = if c.is_owned_by(owner) {
+            c.other_owners(owner)
+        } else {
+            c.owners.clone()
+        };
+        if !others.is_empty() && c.entry != new_hash && !force {
+            self.problems.push(Problem::OwnedElsewhere {
+                file: self.file.clone(),
+                key: self.key(&d.server),
+                server: d.server.clone(),
+                owners: others,
             });
-            continue;
+            return None;
         }
-        let edit = match (&edited, document) {
-            (None, Some(document)) => document.remove(server, &created),
-            (current, _) => formats::remove_entry(
-                target.format(),
-                current.as_deref().unwrap_or(original),
-                target.container(),
+        if !c.is_owned_by(owner) {
+            // Another owner's entry with this very definition: share it.
+            return Some(match current {
+                None => Action::Add,
+                Some(on_disk) if on_disk == new_hash => Action::Share,
+                Some(_) => Action::Update,
+            });
+        }
+        if c.package != d.package && current.is_some() && !force {
+            self.problems.push(Problem::OtherPackage {
+                file: self.file.clone(),
+                key: self.key(&d.server),
+                owner: c.package.clone(),
+                package: d.package.clone(),
+            });
+            return None;
+        }
+        match current {
+            None => Some(Action::Add),
+            Some(on_disk) if on_disk != c.entry && !force => {
+                self.warnings.push(format!(
+                    "{}#{}: edited by hand since dotpack wrote it; kept as it is (`--force` replaces it)",
+                    self.file,
+                    self.key(&d.server)
+                ));
+                self.claims.push(c.clone());
+                self.changes.push(change(d, Action::KeptEdited, Vec::new()));
+                None
+            }
+            Some(on_disk) if on_disk == new_hash => Some(Action::Unchanged),
+            Some(_) => Some(Action::Update),
+        }
+    }
+
+    /// This project no longer wants the claimed entry of `claim`: it goes, unless other owners
+    /// still declare it or it was edited by hand since.
+    fn release(&mut self, claim: &Claim) {
+        let server = claim.server.as_str();
+        let entry_change = |action| EntryChange {
+            server: server.to_string(),
+            package: claim.package.clone(),
+            action,
+            dropped: Vec::new(),
+        };
+        let others = claim.other_owners(self.input.owner);
+        if claim.scope == "user" && !others.is_empty() {
+            let mut kept = claim.clone();
+            kept.owners = others;
+            self.claims.push(kept);
+            self.changes.push(entry_change(Action::Release));
+            return;
+        }
+        let Some(entry) = self.existing.get(server) else {
+            self.changes.push(entry_change(Action::Forget));
+            return;
+        };
+        if entry_hash(entry) != claim.entry && !self.input.force {
+            self.warnings.push(format!(
+                "{}#{}: edited by hand since dotpack wrote it; kept (`--force` removes it)",
+                self.file,
+                self.key(server)
+            ));
+            self.claims.push(claim.clone());
+            self.changes.push(entry_change(Action::KeptEdited));
+            return;
+        }
+        if self.remove(server) {
+            self.changes.push(entry_change(Action::Remove));
+        }
+    }
+
+    /// Sets entry `server` in the text; false (with a problem recorded) when the edit fails.
+    fn upsert(&mut self, server: &str, entry: &serde_json::Value) -> bool {
+        let t = self.target;
+        let edit = match (&self.edited, self.document) {
+            (None, Some(document)) => document.upsert(server, entry),
+            (current, _) => formats::upsert_entry(
+                t.format(),
+                current
+                    .as_deref()
+                    .unwrap_or(self.before.as_deref().unwrap_or_default()),
+                t.container(),
                 server,
-                &created,
+                entry,
             ),
         };
         match edit {
-            Ok(edit) => edited = Some(edit.text),
+            Ok(edit) => {
+                self.edited = Some(edit.text);
+                self.created = std::mem::take(&mut self.created).merge(edit.created);
+                true
+            }
             Err(error) => {
-                problems.push(Problem::File {
-                    file: file.clone(),
+                self.problems.push(Problem::File {
+                    file: self.file.clone(),
                     error,
                 });
-                continue;
+                false
             }
         }
-        changes.push(EntryChange {
-            server: server.to_string(),
-            package: claim.package.clone(),
-            action: Action::Remove,
-            dropped: Vec::new(),
-        });
     }
-    if !problems.is_empty() {
-        return Err(problems);
+
+    /// Removes entry `server` from the text; false (with a problem recorded) when it fails.
+    fn remove(&mut self, server: &str) -> bool {
+        let t = self.target;
+        let edit = match (&self.edited, self.document) {
+            (None, Some(document)) => document.remove(server, &self.created),
+            (current, _) => formats::remove_entry(
+                t.format(),
+                current
+                    .as_deref()
+                    .unwrap_or(self.before.as_deref().unwrap_or_default()),
+                t.container(),
+                server,
+                &self.created,
+            ),
+        };
+        match edit {
+            Ok(edit) => {
+                self.edited = Some(edit.text);
+                true
+            }
+            Err(error) => {
+                self.problems.push(Problem::File {
+                    file: self.file.clone(),
+                    error,
+                });
+                false
+            }
+        }
     }
-    // Every claim of a file carries what dotpack created in it, so any one of them can take it
-    // back when it is the last to go.
-    for claim in &mut new_claims {
-        claim.created = created.clone();
-        claim.created_file = created_file;
+
+    /// The owners of a user-scope entry once this project declares it too.
+    fn owners_with_me(&self, claim: Option<&Claim>) -> Vec<String> {
+        if self.target.scope != Scope::User {
+            return Vec::new();
+        }
+        let mut owners = claim.map(|c| c.owners.clone()).unwrap_or_default();
+        if !owners.iter().any(|o| o == self.input.owner) {
+            owners.push(self.input.owner.to_string());
+        }
+        owners.sort();
+        owners
     }
-    let gone = before.is_none() || (created_file && new_claims.is_empty());
-    let text = edited.unwrap_or_else(|| original.to_owned());
-    let after = if text.is_empty() && gone {
-        None
-    } else {
-        Some(text)
-    };
-    claims.extend(new_claims);
-    Ok(FilePlan {
-        target: target.clone(),
-        before,
-        after,
-        changes,
-    })
+
+    fn make_claim(
+        &self,
+        d: &Desired,
+        entry: String,
+        dropped: Vec<String>,
+        owners: Vec<String>,
+    ) -> Claim {
+        Claim {
+            file: self.target.claim_file.clone(),
+            host: self.target.host.id.to_string(),
+            scope: self.target.scope.to_string(),
+            key: self.key(&d.server),
+            server: d.server.clone(),
+            package: d.package.clone(),
+            version: d.version.clone(),
+            entry,
+            inputs: d.inputs.clone(),
+            dropped,
+            created: Created::default(),
+            created_file: false,
+            created_dirs: 0,
+            owners,
+            project: None,
+        }
+    }
+
+    /// The file's plan, its claims and warnings; or every problem found in it.
+    fn finish(self) -> Result<(FilePlan, Vec<Claim>, Vec<String>), Vec<Problem>> {
+        if !self.problems.is_empty() {
+            return Err(self.problems);
+        }
+        let mut claims = self.claims;
+        // Every claim of a file carries what dotpack created in it, so any one of them can take
+        // it back when it is the last to go.
+        for claim in &mut claims {
+            claim.created = self.created.clone();
+            claim.created_file = self.created_file;
+            claim.created_dirs = if self.created_file {
+                self.created_dirs.max(self.target.missing_dirs)
+            } else {
+                0
+            };
+        }
+        let gone = self.before.is_none() || (self.created_file && claims.is_empty());
+        let text = self
+            .edited
+            .unwrap_or_else(|| self.before.clone().unwrap_or_default());
+        let after = if text.is_empty() && gone {
+            None
+        } else {
+            Some(text)
+        };
+        let remove_dirs = if after.is_none() && self.before.is_some() {
+            self.created_dirs
+        } else {
+            0
+        };
+        Ok((
+            FilePlan {
+                target: self.target.clone(),
+                before: self.before,
+                after,
+                changes: self.changes,
+                remove_dirs,
+            },
+            claims,
+            self.warnings,
+        ))
+    }
 }
 
 fn change(d: &Desired, action: Action, dropped: Vec<String>) -> EntryChange {
@@ -698,34 +905,6 @@ fn change(d: &Desired, action: Action, dropped: Vec<String>) -> EntryChange {
         package: d.package.clone(),
         action,
         dropped,
-    }
-}
-
-fn make_claim(
-    input: &PlanInput<'_>,
-    target: &Target,
-    d: &Desired,
-    entry: String,
-    dropped: Vec<String>,
-    key: &str,
-) -> Claim {
-    Claim {
-        file: target.claim_file.clone(),
-        host: target.host.id.to_string(),
-        scope: target.scope.to_string(),
-        key: key.to_string(),
-        server: d.server.clone(),
-        package: d.package.clone(),
-        version: d.version.clone(),
-        entry,
-        inputs: d.inputs.clone(),
-        dropped,
-        created: Created::default(),
-        created_file: false,
-        project: match target.scope {
-            Scope::User => input.project.clone(),
-            Scope::Project => None,
-        },
     }
 }
 

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
+use crate::formats::text::{LineEndings, line_endings, split_bom};
+use crate::hosts::Scope;
 use crate::manifest::MANIFEST_FILE;
 
 /// Finds the manifest: `explicit` when given, else `dotpack.toml` in `start` or its nearest
@@ -37,18 +39,28 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
     )
 }
 
-/// `dotpack.toml` as an editable document that keeps every byte it does not change.
+/// `dotpack.toml` as an editable document that keeps every byte it does not change, its BOM
+/// and its line endings included (toml_edit drops the one and writes LF only).
 pub struct ManifestEditor {
     doc: DocumentMut,
+    /// The UTF-8 BOM the file started with, or `""`.
+    bom: &'static str,
+    /// The file ended every line with CRLF, so rendered lines do too.
+    crlf: bool,
 }
 
 impl ManifestEditor {
     /// Parses `text`; the caller has validated it already, so a failure here names the file.
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
-        let doc = text
+        let (bom, body) = split_bom(text);
+        let doc = body
             .parse::<DocumentMut>()
             .with_context(|| format!("{} is not valid TOML", path.display()))?;
-        Ok(ManifestEditor { doc })
+        Ok(ManifestEditor {
+            doc,
+            bom,
+            crlf: line_endings(body) == LineEndings::Crlf,
+        })
     }
 
     /// Sets dependency `name` to requirement `req`, keeping the entry's other keys (inline or
@@ -87,16 +99,7 @@ impl ManifestEditor {
         let Some(item) = deps.get_mut(name) else {
             bail!("dependency `{name}` is not in [dependencies]");
         };
-        if let Some(req) = item.as_str().map(str::to_string) {
-            let mut t = toml_edit::InlineTable::new();
-            t.insert("version", req.into());
-            let decor = item.as_value().map(|v| v.decor().clone());
-            let mut v = toml_edit::Value::InlineTable(t);
-            if let Some(decor) = decor {
-                *v.decor_mut() = decor;
-            }
-            *item = Item::Value(v);
-        }
+        inline_dependency(item);
         let set = match item {
             Item::Value(toml_edit::Value::InlineTable(t)) => t
                 .entry("set")
@@ -131,8 +134,238 @@ impl ManifestEditor {
         }
     }
 
+    /// The edited text: the BOM back in front, and when the file used CRLF throughout, every
+    /// line toml_edit wrote with a bare LF ended with CRLF again. A file that mixed both is
+    /// left as toml_edit writes it.
     pub fn render(&self) -> String {
-        self.doc.to_string()
+        let body = self.doc.to_string();
+        let body = if self.crlf { to_crlf(&body) } else { body };
+        format!("{}{body}", self.bom)
+    }
+
+    /// Sets `scope = "..."` on dependency `name` (`None` removes it), turning `name = "req"` into
+    /// the inline form when needed.
+    pub fn set_dependency_key(&mut self, name: &str, key: &str, value: Option<&str>) -> Result<()> {
+        let deps = self.dependencies_mut()?;
+        let Some(item) = deps.get_mut(name) else {
+            bail!("dependency `{name}` is not in [dependencies]");
+        };
+        if value.is_none() && item.as_str().is_some() {
+            return Ok(());
+        }
+        inline_dependency(item);
+        match item {
+            Item::Value(toml_edit::Value::InlineTable(t)) => match value {
+                Some(v) => {
+                    t.insert(key, v.into());
+                }
+                None => {
+                    t.remove(key);
+                }
+            },
+            Item::Table(t) => match value {
+                Some(v) => {
+                    t.insert(key, toml_edit::value(v));
+                }
+                None => {
+                    t.remove(key);
+                }
+            },
+            _ => bail!("dependency `{name}` has an unexpected shape"),
+        }
+        Ok(())
+    }
+
+    /// Declares registry `name` under `[registries]` with `path` or `url` (`key`).
+    pub fn add_registry(&mut self, name: &str, key: &str, location: &str) -> Result<()> {
+        if self.doc.get("registries").is_none() {
+            let mut table = Table::new();
+            table.set_implicit(true);
+            self.doc.insert("registries", Item::Table(table));
+        }
+        let registries = self
+            .doc
+            .get_mut("registries")
+            .and_then(Item::as_table_like_mut)
+            .context("[registries] must be a table")?;
+        let mut entry = toml_edit::InlineTable::new();
+        entry.insert(key, location.into());
+        registries.insert(name, Item::Value(toml_edit::Value::InlineTable(entry)));
+        Ok(())
+    }
+
+    /// The `[project]` table, created after the leading comments when missing.
+    fn project_mut(&mut self) -> Result<&mut Table> {
+        if self.doc.get("project").is_none() {
+            self.doc.insert("project", Item::Table(Table::new()));
+        }
+        self.doc
+            .get_mut("project")
+            .and_then(Item::as_table_mut)
+            .context("[project] must be a table")
+    }
+
+    /// `[project] hosts`, created empty when missing.
+    fn hosts_mut(&mut self) -> Result<&mut toml_edit::Array> {
+        let project = self.project_mut()?;
+        if project.get("hosts").is_none() {
+            project.insert("hosts", toml_edit::value(toml_edit::Array::new()));
+        }
+        project
+            .get_mut("hosts")
+            .and_then(Item::as_array_mut)
+            .context("`hosts` under [project] must be an array")
+    }
+
+    /// Adds host `id` to `[project] hosts` (with its own `scope` when given); when it is there
+    /// already, sets its scope. Returns whether the manifest changed.
+    pub fn add_host(&mut self, id: &str, scope: Option<Scope>) -> Result<bool> {
+        let hosts = self.hosts_mut()?;
+        let position = hosts.iter().position(|v| host_id(v) == Some(id));
+        match (position, scope) {
+            (None, None) => {
+                hosts.push(id);
+                Ok(true)
+            }
+            (None, Some(scope)) => {
+                let mut t = toml_edit::InlineTable::new();
+                t.insert("host", id.into());
+                t.insert("scope", scope.to_string().into());
+                hosts.push(toml_edit::Value::InlineTable(t));
+                Ok(true)
+            }
+            (Some(_), None) => Ok(false),
+            (Some(i), Some(scope)) => {
+                let Some(value) = hosts.get_mut(i) else {
+                    return Ok(false);
+                };
+                if host_scope(value) == Some(scope) {
+                    return Ok(false);
+                }
+                let t = inline_host(value).context("an entry of [project] hosts is not a host")?;
+                t.insert("scope", scope.to_string().into());
+                Ok(true)
+            }
+        }
+    }
+
+    /// Takes host `id` out of `[project] hosts`; returns whether it was there.
+    pub fn remove_host(&mut self, id: &str) -> Result<bool> {
+        let hosts = self.hosts_mut()?;
+        let before = hosts.len();
+        hosts.retain(|v| host_id(v) != Some(id));
+        Ok(hosts.len() != before)
+    }
+
+    /// Adds `name` to the `exclude` list of host `host` (`None`: of the whole project); returns
+    /// whether the manifest changed.
+    pub fn exclude(&mut self, name: &str, host: Option<&str>) -> Result<bool> {
+        let list = self.exclude_list(host, true)?;
+        let Some(list) = list else {
+            return Ok(false);
+        };
+        if list.iter().any(|v| v.as_str() == Some(name)) {
+            return Ok(false);
+        }
+        list.push(name);
+        Ok(true)
+    }
+
+    /// Takes `name` out of the `exclude` list of host `host` (`None`: of the whole project);
+    /// returns whether it was there.
+    pub fn include(&mut self, name: &str, host: Option<&str>) -> Result<bool> {
+        let Some(list) = self.exclude_list(host, false)? else {
+            return Ok(false);
+        };
+        let before = list.len();
+        list.retain(|v| v.as_str() != Some(name));
+        let changed = list.len() != before;
+        if list.is_empty() {
+            self.drop_empty_exclude(host);
+        }
+        Ok(changed)
+    }
+
+    /// Removes an `exclude` key whose list is empty (and turns `{ host = "x" }` back into
+    /// `"x"`).
+    fn drop_empty_exclude(&mut self, host: Option<&str>) {
+        let Some(project) = self.doc.get_mut("project").and_then(Item::as_table_mut) else {
+            return;
+        };
+        match host {
+            None => {
+                project.remove("exclude");
+            }
+            Some(id) => {
+                let Some(hosts) = project.get_mut("hosts").and_then(Item::as_array_mut) else {
+                    return;
+                };
+                for value in hosts.iter_mut() {
+                    if host_id(value) != Some(id) {
+                        continue;
+                    }
+                    let Some(t) = value.as_inline_table_mut() else {
+                        return;
+                    };
+                    t.remove("exclude");
+                    if t.len() == 1 {
+                        let decor = value.decor().clone();
+                        *value = toml_edit::Value::from(id);
+                        *value.decor_mut() = decor;
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The `exclude` array of a host entry or of `[project]`, created when `create`.
+    fn exclude_list(
+        &mut self,
+        host: Option<&str>,
+        create: bool,
+    ) -> Result<Option<&mut toml_edit::Array>> {
+        match host {
+            None => {
+                let project = self.project_mut()?;
+                if project.get("exclude").is_none() {
+                    if !create {
+                        return Ok(None);
+                    }
+                    project.insert("exclude", toml_edit::value(toml_edit::Array::new()));
+                }
+                Ok(project.get_mut("exclude").and_then(Item::as_array_mut))
+            }
+            Some(id) => {
+                let hosts = self.hosts_mut()?;
+                let Some(value) = hosts.iter_mut().find(|v| host_id(v) == Some(id)) else {
+                    return Ok(None);
+                };
+                if value.as_str().is_some() && !create {
+                    return Ok(None);
+                }
+                let t = inline_host(value).context("an entry of [project] hosts is not a host")?;
+                if t.get("exclude").is_none() {
+                    if !create {
+                        return Ok(None);
+                    }
+                    t.insert("exclude", toml_edit::Value::Array(toml_edit::Array::new()));
+                }
+                Ok(t.get_mut("exclude")
+                    .and_then(toml_edit::Value::as_array_mut))
+            }
+        }
+    }
+
+    /// Sets `[project] scope`.
+    pub fn set_project_scope(&mut self, scope: Scope) -> Result<bool> {
+        let project = self.project_mut()?;
+        let text = scope.to_string();
+        if project.get("scope").and_then(Item::as_str) == Some(text.as_str()) {
+            return Ok(false);
+        }
+        project.insert("scope", toml_edit::value(text));
+        Ok(true)
     }
 
     fn dependencies_mut(&mut self) -> Result<&mut dyn toml_edit::TableLike> {
@@ -144,6 +377,84 @@ impl ManifestEditor {
             .and_then(Item::as_table_like_mut)
             .context("[dependencies] must be a table")
     }
+}
+
+/// The host id of a `[project] hosts` entry: `"id"` or `{ host = "id", ... }`.
+fn host_id(value: &toml_edit::Value) -> Option<&str> {
+    match value {
+        toml_edit::Value::String(s) => Some(s.value().as_str()),
+        toml_edit::Value::InlineTable(t) => t.get("host").and_then(toml_edit::Value::as_str),
+        _ => None,
+    }
+}
+
+fn host_scope(value: &toml_edit::Value) -> Option<Scope> {
+    match value
+        .as_inline_table()?
+        .get("scope")
+        .and_then(toml_edit::Value::as_str)?
+    {
+        "project" => Some(Scope::Project),
+        "user" => Some(Scope::User),
+        _ => None,
+    }
+}
+
+/// Turns a `"id"` host entry into `{ host = "id" }` (keeping its decoration) and returns the
+/// table (`None` for an entry of another type, which validation refuses).
+fn inline_host(value: &mut toml_edit::Value) -> Option<&mut toml_edit::InlineTable> {
+    if let Some(id) = value.as_str().map(str::to_string) {
+        let decor = value.decor().clone();
+        let mut t = toml_edit::InlineTable::new();
+        t.insert("host", id.as_str().into());
+        *value = toml_edit::Value::InlineTable(t);
+        *value.decor_mut() = decor;
+    }
+    value.as_inline_table_mut()
+}
+
+/// Turns `name = "req"` into `name = { version = "req" }`, keeping its decoration.
+fn inline_dependency(item: &mut Item) {
+    if let Some(req) = item.as_str().map(str::to_string) {
+        let mut t = toml_edit::InlineTable::new();
+        t.insert("version", req.into());
+        let decor = item.as_value().map(|v| v.decor().clone());
+        let mut v = toml_edit::Value::InlineTable(t);
+        if let Some(decor) = decor {
+            *v.decor_mut() = decor;
+        }
+        *item = Item::Value(v);
+    }
+}
+
+/// The text of a new user-level manifest (`$DOTPACK_HOME/dotpack.toml`) targeting `hosts`.
+pub fn initial_global_manifest(hosts: &[&str]) -> String {
+    let list: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
+    format!(
+        "# Your user-level MCP servers, installed into your own (user-scope) host files for every\n\
+         # project. Manage them with `dotpack add --global NAME` and `dotpack remove --global NAME`.\n\
+         \n\
+         [project]\n\
+         hosts = [{}]\n\
+         scope = \"user\"\n\
+         \n\
+         [dependencies]\n",
+        list.join(", ")
+    )
+}
+
+/// `text` with every bare `\n` turned into `\r\n` (an existing `\r\n` stays as it is).
+fn to_crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous = '\0';
+    for c in text.chars() {
+        if c == '\n' && previous != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
 }
 
 /// The text of a new project manifest targeting `hosts` (host ids) at project scope.
@@ -226,5 +537,51 @@ mod tests {
         let text = "[dependencies]\n# a\na = \"^1\"\nb = \"^2\" # keep\n";
         let out = edit(text, |ed| assert!(ed.remove_dependency("a")));
         assert_eq!(out, "[dependencies]\nb = \"^2\" # keep\n");
+    }
+
+    #[test]
+    fn a_bom_is_kept() {
+        let text = "\u{feff}[dependencies]\na = \"^1\"\n";
+        let out = edit(text, |ed| ed.set_dependency("b", "^2").unwrap());
+        assert_eq!(out, "\u{feff}[dependencies]\na = \"^1\"\nb = \"^2\"\n");
+        let out = edit(text, |ed| assert!(ed.remove_dependency("a")));
+        assert_eq!(out, "\u{feff}[dependencies]\n");
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf_including_the_lines_added() {
+        let text = "\u{feff}# mine\r\n[project]\r\nhosts = [\"codex\"]\r\n\r\n[dependencies]\r\na = \"^1\" # pinned\r\n";
+        let out = edit(text, |ed| {
+            ed.set_dependency("b", "^2").unwrap();
+            ed.set_inputs("b", &[("port".into(), "1".into())]).unwrap();
+        });
+        assert_eq!(
+            out,
+            "\u{feff}# mine\r\n[project]\r\nhosts = [\"codex\"]\r\n\r\n[dependencies]\r\na = \"^1\" # pinned\r\nb = { version = \"^2\", set = { port = \"1\" } }\r\n"
+        );
+        // A new table, with the blank line toml_edit puts before it.
+        let text = "[project]\r\nhosts = []\r\n";
+        let out = edit(text, |ed| ed.set_dependency("b", "^2").unwrap());
+        assert_eq!(
+            out,
+            "[project]\r\nhosts = []\r\n\r\n[dependencies]\r\nb = \"^2\"\r\n"
+        );
+    }
+
+    #[test]
+    fn lf_and_mixed_files_get_lf_lines() {
+        let out = edit("[dependencies]\n", |ed| {
+            ed.set_dependency("b", "^2").unwrap()
+        });
+        assert_eq!(out, "[dependencies]\nb = \"^2\"\n");
+        let mixed = "# a\r\n[dependencies]\n";
+        let out = edit(mixed, |ed| ed.set_dependency("b", "^2").unwrap());
+        assert!(!out.contains("b = \"^2\"\r\n"), "{out:?}");
+    }
+
+    #[test]
+    fn to_crlf_leaves_existing_crlf_alone() {
+        assert_eq!(to_crlf("a\nb\r\nc\n"), "a\r\nb\r\nc\r\n");
+        assert_eq!(to_crlf(""), "");
     }
 }

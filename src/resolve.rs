@@ -60,6 +60,19 @@ impl RegistrySet {
         self.default.as_ref()
     }
 
+    /// Every registry: the default one, then the named ones in name order.
+    pub fn all(&self) -> Vec<&dyn IndexSource> {
+        std::iter::once(&self.default)
+            .chain(self.named.values())
+            .map(|b| b.as_ref())
+            .collect()
+    }
+
+    /// The named registries with their names, in name order.
+    pub fn named_all(&self) -> impl Iterator<Item = (&str, &dyn IndexSource)> {
+        self.named.iter().map(|(n, b)| (n.as_str(), b.as_ref()))
+    }
+
     /// The registry `registry`, or an error telling how to declare it (for package `package`).
     pub fn named(&self, registry: &str, package: &str) -> Result<&dyn IndexSource, ResolveError> {
         self.named

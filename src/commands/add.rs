@@ -1,23 +1,30 @@
-//! `dotpack add NAME[@REQ]...`: add packages to dotpack.toml (edited in place) and lock them.
+//! `dotpack add NAME[@REQ]...`: add packages to dotpack.toml (edited in place), lock them and
+//! install them into the target hosts.
 //!
 //! Without a requirement, the newest stable version decides it: `figma` 0.3.1 is written as
-//! `figma = "^0.3"`, as `cargo add` and `uv add` do. Nothing is written unless resolution succeeds.
+//! `figma = "^0.3"`, as `cargo add` and `uv add` do. What the command line says that must hold
+//! next time is recorded in dotpack.toml too: hosts given with `--host`, the registry given with
+//! `--registry`, the scope given with `--scope`. Nothing is written unless everything succeeds.
+
+use std::collections::BTreeMap;
 
 use anyhow::{Result, bail};
 use semver::{Version, VersionReq};
 
-use crate::cli::{AddArgs, GlobalArgs};
+use crate::cli::AddArgs;
 use crate::commands::UsageError;
+use crate::commands::declare::{self, Edits};
+use crate::hosts::Scope;
 use crate::lock::Lockfile;
 use crate::manifest;
-use crate::ops::{self, Finish, NoTargets, Project, Settings};
+use crate::ops::{self, Finish, Project, RegistryFlag, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 use crate::project::ManifestEditor;
 use crate::registry::{IndexLine, IndexSource};
 
-pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
+pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> {
+    let options = args.install.options()?;
     let inputs = parse_inputs(&args.set)?;
     if !inputs.is_empty() && args.packages.len() != 1 {
         return Err(UsageError(
@@ -25,33 +32,82 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
         )
         .into());
     }
-    let project = Project::load(&settings)?;
-    let registries = ops::registries(&settings, Some(&project.manifest))?;
+    if settings.global && options.scope == Some(Scope::Project) {
+        return Err(UsageError(
+            "--global installs into your user-scope files; --scope project does not apply".into(),
+        )
+        .into());
+    }
+    let project = Project::load_or_create(settings, printer, settings.global)?;
+    let file = declare::manifest_name(&project.manifest, settings.global);
     let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
+    let mut edits = Edits::new();
+    if project.new_manifest {
+        edits.push(("Creating".to_string(), file.clone()));
+    }
+    // A registry named with --registry is recorded on the added packages.
+    let registry = match ops::registry_flag(settings, Some(&project.manifest)) {
+        RegistryFlag::None => None,
+        RegistryFlag::Named(name) => Some(name),
+        RegistryFlag::Location(location) => Some(declare::declare_registry(
+            &mut editor,
+            &project.manifest,
+            &settings.cwd,
+            &location,
+            &mut edits,
+        )?),
+    };
+    let with_registry = manifest::parse(&project.manifest.path, editor.render())?;
+    let registries = ops::registries_with_default(
+        settings,
+        Some(&with_registry),
+        settings.registry_env.as_deref(),
+    )?;
+    let scope = added_scope(&project, options.scope);
     let mut added = Vec::new();
     for spec in &args.packages {
         let (name, req) = parse_spec(spec)?;
-        let existing = project.manifest.manifest.dependencies.get(name);
-        let source = registries.for_dependency(existing.and_then(|d| d.registry()), name)?;
-        let Some(versions) = source.versions(name)? else {
-            bail!("{}", unknown_package(name, source)?);
+        let existing = project.manifest.manifest.dependencies.get(&name);
+        let dep_registry = registry
+            .clone()
+            .or_else(|| existing.and_then(|d| d.registry()).map(str::to_string));
+        let source = registries.for_dependency(dep_registry.as_deref(), &name)?;
+        let Some(versions) = source.versions(&name)? else {
+            bail!("{}", unknown_package(&name, source)?);
         };
         let req = match (req, existing) {
-            (Some(req), _) => req.to_string(),
+            (Some(req), _) => {
+                check_satisfiable(&name, &req, &versions)?;
+                req
+            }
             (None, Some(dep)) => {
                 printer.note(format!(
-                    "`{name}` is already in dotpack.toml as \"{}\"",
+                    "`{name}` is already in {file} as \"{}\"",
                     dep.req()
                 ));
                 dep.req().to_string()
             }
-            (None, None) => default_requirement(name, &versions)?,
+            (None, None) => default_requirement(&name, &versions)?,
         };
-        editor.set_dependency(name, &req)?;
-        editor.set_inputs(name, &inputs)?;
-        printer.status("Adding", format!("{name} \"{req}\" to dotpack.toml"));
-        added.push(name.to_string());
+        editor.set_dependency(&name, &req)?;
+        if let Some(r) = &registry {
+            editor.set_dependency_key(&name, "registry", Some(r))?;
+        }
+        if let Some(s) = scope {
+            editor.set_dependency_key(&name, "scope", Some(&s.to_string()))?;
+        }
+        editor.set_inputs(&name, &inputs)?;
+        edits.push(("Adding".to_string(), format!("{name} \"{req}\" to {file}")));
+        added.push(name);
     }
+    declare::declare_hosts(
+        &mut editor,
+        &project.manifest,
+        &options.hosts,
+        None,
+        settings.global,
+        &mut edits,
+    )?;
     let text = editor.render();
     let updated = manifest::parse(&project.manifest.path, text.clone())?;
     let lock = ops::resolve_lock(
@@ -60,12 +116,10 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
         project.locked_versions(),
         project.lock.as_ref(),
     )?;
-    if !inputs.is_empty() {
-        check_inputs(&registries, &updated, &lock, &added[0], &inputs)?;
-    }
-    let needed = environment_needed(&registries, &updated, &lock, &added);
+    check_inputs(&registries, &updated, &lock, &added, &inputs)?;
+    let needed = ops::environment_needed(&registries, &updated, &lock, &added);
     ops::finish(
-        &settings,
+        settings,
         printer,
         &project,
         &registries,
@@ -73,75 +127,36 @@ pub fn run(global: &GlobalArgs, args: AddArgs, printer: &Printer) -> Result<()> 
             manifest: &updated,
             manifest_text: Some(text),
             lock,
-            args: &args.install,
+            options: &options,
             mode: Mode::Sync,
-            no_targets: NoTargets::Warn,
+            edits,
         },
     )?;
-    for (package, var) in needed {
-        printer.note(format!(
-            "note: {package} reads {var} from the environment, which is not set here"
-        ));
+    if !options.dry_run {
+        ops::print_environment_needed(printer, &needed);
     }
     Ok(())
 }
 
-/// The environment variables the added packages' servers read (`{{env.X}}`) that are not set in
-/// this environment, so the user learns about a missing token now rather than when the host
-/// starts the server. Best effort: a package that cannot be read here is skipped.
-fn environment_needed(
-    registries: &crate::resolve::RegistrySet,
-    manifest: &crate::manifest::LoadedManifest,
-    lock: &Lockfile,
-    added: &[String],
-) -> Vec<(String, String)> {
-    let mut needed = Vec::new();
-    for name in added {
-        let Some(locked) = lock.get(name) else {
-            continue;
-        };
-        let spec = manifest.manifest.dependencies.get(name);
-        let Ok(source) = registries.for_dependency(spec.and_then(|d| d.registry()), name) else {
-            continue;
-        };
-        let Ok(package) = crate::registry::load_package(source, name, &locked.version) else {
-            continue;
-        };
-        let mut vars: Vec<String> = package
-            .servers
-            .values()
-            .flat_map(server_strings)
-            .flat_map(|s| crate::template::env_refs(&s))
-            .filter(|var| std::env::var_os(var).is_none())
-            .collect();
-        vars.sort();
-        vars.dedup();
-        needed.extend(vars.into_iter().map(|var| (name.clone(), var)));
+/// The scope `--scope` gives the added packages, when it is not what they get anyway (the
+/// project's scope).
+fn added_scope(project: &Project, scope: Option<Scope>) -> Option<Scope> {
+    if project.global {
+        return None;
     }
-    needed
+    let project_scope = project
+        .manifest
+        .manifest
+        .project
+        .as_ref()
+        .and_then(|p| p.scope)
+        .unwrap_or(Scope::Project);
+    scope.filter(|s| *s != project_scope)
 }
 
-/// Every string of a server definition: command, args, env values, url and extension values.
-fn server_strings(server: &crate::manifest::Server) -> Vec<String> {
-    fn walk(value: &toml::Value, out: &mut Vec<String>) {
-        match value {
-            toml::Value::String(s) => out.push(s.clone()),
-            toml::Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
-            toml::Value::Table(t) => t.values().for_each(|v| walk(v, out)),
-            _ => {}
-        }
-    }
-    let mut out: Vec<String> = server.command.iter().chain(&server.url).cloned().collect();
-    out.extend(server.args.iter().flatten().cloned());
-    out.extend(server.env.values().cloned());
-    for value in server.extensions.values() {
-        walk(value, &mut out);
-    }
-    out
-}
-
-/// Splits `NAME[@REQ]`, checking the name's characters and the requirement's syntax.
-fn parse_spec(spec: &str) -> Result<(&str, Option<&str>)> {
+/// Splits `NAME[@REQ]`, checking the name's characters and the requirement's syntax. Names are
+/// lowercase, as the registry's are.
+fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
     let (name, req) = match spec.split_once('@') {
         Some((name, req)) => (name, Some(req.trim())),
         None => (spec, None),
@@ -152,6 +167,7 @@ fn parse_spec(spec: &str) -> Result<(&str, Option<&str>)> {
         ))
         .into());
     }
+    let name = declare::package_name(name);
     if let Some(req) = req
         && let Err(e) = VersionReq::parse(req)
     {
@@ -160,7 +176,41 @@ fn parse_spec(spec: &str) -> Result<(&str, Option<&str>)> {
         ))
         .into());
     }
-    Ok((name, req))
+    Ok((name, req.map(str::to_string)))
+}
+
+/// A requirement no published version satisfies is an error listing the versions that exist.
+fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()> {
+    let Ok(parsed) = VersionReq::parse(req) else {
+        return Ok(());
+    };
+    if versions
+        .iter()
+        .any(|l| !l.yanked && parsed.matches(&l.vers))
+    {
+        return Ok(());
+    }
+    let mut listed: Vec<&IndexLine> = versions.iter().collect();
+    listed.sort_by(|a, b| a.vers.cmp(&b.vers));
+    let list: Vec<String> = listed
+        .iter()
+        .map(|l| {
+            if l.yanked {
+                format!("{} (yanked)", l.vers)
+            } else {
+                l.vers.to_string()
+            }
+        })
+        .collect();
+    let why = if versions.iter().any(|l| parsed.matches(&l.vers)) {
+        "matches only yanked versions"
+    } else {
+        "matches no published version"
+    };
+    bail!(
+        "`{name}@{req}` {why}\n  help: versions: {}",
+        list.join(", ")
+    )
 }
 
 fn parse_inputs(sets: &[String]) -> Result<Vec<(String, String)>> {
@@ -213,34 +263,63 @@ pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
         )
     };
     Ok(format!(
-        "package `{name}` was not found in the registry\n  help: {help}"
+        "package `{name}` was not found in the registry {}\n  help: {help}",
+        source.source_id()
     ))
 }
 
-/// `--set KEY=VALUE` must name inputs the locked package declares.
+/// `--set KEY=VALUE` must name inputs the added package declares, and never a secret one; and
+/// every required input of every added package that is not a secret must have a value.
 fn check_inputs(
     registries: &crate::resolve::RegistrySet,
     manifest: &crate::manifest::LoadedManifest,
     lock: &Lockfile,
-    name: &str,
+    added: &[String],
     inputs: &[(String, String)],
 ) -> Result<()> {
-    let Some(locked) = lock.get(name) else {
-        return Ok(());
-    };
-    let spec = manifest.manifest.dependencies.get(name);
-    let source = registries.for_dependency(spec.and_then(|d| d.registry()), name)?;
-    let package = crate::registry::load_package(source, name, &locked.version)?;
-    for (key, _) in inputs {
-        if !package.inputs.contains_key(key) {
-            let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
-            let help = if declared.is_empty() {
-                format!("{name} declares no inputs")
-            } else {
-                format!("{name} declares: {}", declared.join(", "))
+    let mut problems = Vec::new();
+    for name in added {
+        let Some(locked) = lock.get(name) else {
+            continue;
+        };
+        let Some(source) = registries.by_source(&locked.source) else {
+            continue;
+        };
+        let package = crate::registry::load_package(source, name, &locked.version)?;
+        let given: BTreeMap<&str, &str> = inputs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        for key in given.keys() {
+            let Some(input) = package.inputs.get(*key) else {
+                let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
+                let help = if declared.is_empty() {
+                    format!("{name} declares no inputs")
+                } else {
+                    format!("{name} declares: {}", declared.join(", "))
+                };
+                return Err(UsageError(format!(
+                    "package `{name}` has no input `{key}`\n  help: {help}"
+                ))
+                .into());
             };
-            bail!("package `{name}` has no input `{key}`\n  help: {help}");
+            if input.secret {
+                return Err(UsageError(crate::install::secret_input_error(
+                    name,
+                    key,
+                    &package,
+                    "--set gives",
+                ))
+                .into());
+            }
         }
+        let spec = manifest.manifest.dependencies.get(name);
+        if let Err(mut more) = crate::install::props_for(name, &package, spec) {
+            problems.append(&mut more);
+        }
+    }
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
     }
     Ok(())
 }

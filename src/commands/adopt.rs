@@ -1,65 +1,80 @@
 //! `dotpack adopt SERVER...`: take ownership of existing host entries as they are. The package in
 //! dotpack.lock that declares each server becomes its owner; the next `install` updates the entry
-//! to the package's definition.
+//! to the package's definition. Hosts given with `--host` join `[project] hosts`.
 
 use anyhow::{Result, bail};
 
-use crate::cli::{AdoptArgs, GlobalArgs};
-use crate::ops::{self, HostRequest, NoTargets, Outcome, Project, Settings};
+use crate::cli::AdoptArgs;
+use crate::commands::declare::{self, Edits};
+use crate::manifest;
+use crate::ops::{self, Outcome, Project, Settings};
 use crate::output::Printer;
 use crate::plan::{Action, Mode};
+use crate::project::ManifestEditor;
 
-pub fn run(global: &GlobalArgs, args: AdoptArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let project = Project::load(&settings)?;
-    let registries = ops::registries(&settings, Some(&project.manifest))?;
+pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()> {
+    let options = args.install.options()?;
+    let project = Project::load(settings, printer)?;
     let Some(lock) = project.lock.clone() else {
         bail!(
             "there is no dotpack.lock\n  help: add the package that declares the server first: `dotpack add PACKAGE`"
         );
     };
+    let own = &project.manifest.manifest.servers;
     for server in &args.servers {
-        if !lock.packages.iter().any(|p| p.servers.contains(server)) {
+        if !lock.packages.iter().any(|p| p.servers.contains(server)) && !own.contains_key(server) {
             bail!(
                 "no package in dotpack.lock declares a server named `{server}`\n  help: add the package that provides it first (`dotpack search {server}`), then adopt"
             );
         }
     }
+    let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
+    let mut edits = Edits::new();
+    declare::declare_hosts(
+        &mut editor,
+        &project.manifest,
+        &options.hosts,
+        options.scope,
+        settings.global,
+        &mut edits,
+    )?;
+    let text = editor.render();
+    let edited = text != project.manifest.text;
+    let updated = manifest::parse(&project.manifest.path, text.clone())?;
+    let registries = ops::registries(settings, Some(&updated))?;
     let servers = args.servers.iter().cloned().collect();
-    let hosts = ops::plan_hosts(
-        &settings,
-        printer,
+    let (plan, _) = ops::plan_hosts(
+        settings,
         &project,
         &registries,
-        HostRequest {
-            manifest: &project.manifest,
-            lock: &lock,
-            args: &args.install,
-            mode: Mode::Adopt(servers),
-            no_targets: NoTargets::Fail,
-        },
+        &updated,
+        &lock,
+        &options,
+        Mode::Adopt(servers),
     )?;
-    if let Some((plan, _)) = &hosts {
-        for server in &args.servers {
-            let adopted = plan
-                .files
-                .iter()
-                .flat_map(|f| &f.changes)
-                .any(|c| &c.server == server && c.action == Action::Adopt);
-            if !adopted {
-                bail!("no target file has an entry `{server}` to adopt");
-            }
+    for server in &args.servers {
+        let adopted = plan
+            .files
+            .iter()
+            .flat_map(|f| &f.changes)
+            .any(|c| &c.server == server && c.action == Action::Adopt);
+        if !adopted {
+            bail!(
+                "no target file has an entry `{server}` to adopt\n  help: name the host whose file holds it: `--host HOST`"
+            );
         }
     }
     ops::commit(
-        &settings,
+        settings,
         printer,
         Outcome {
             project: &project,
-            manifest_text: None,
+            manifest_text: edited.then_some(text),
             lock,
-            hosts,
-            dry_run: args.install.dry_run,
+            hosts: Some(plan),
+            dry_run: options.dry_run,
+            edits,
+            no_hosts: false,
         },
     )
 }

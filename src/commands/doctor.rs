@@ -3,14 +3,13 @@
 
 use anyhow::{Result, bail};
 
-use crate::cli::{DoctorArgs, GlobalArgs};
+use crate::cli::DoctorArgs;
 use crate::ops::Settings;
 use crate::output::Printer;
 use crate::txn::doctor::{self, Status};
 
-pub fn run(global: &GlobalArgs, args: DoctorArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let root = crate::ops::project_root(&settings);
+pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<()> {
+    let root = crate::ops::project_root(settings);
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
     if printer.json {

@@ -3,14 +3,13 @@
 
 use anyhow::Result;
 
-use crate::cli::{GlobalArgs, StateArgs};
+use crate::cli::{GcArgs, StateArgs};
 use crate::ops::Settings;
 use crate::output::Printer;
 use crate::txn::{generation, store::Store};
 
-pub fn history(global: &GlobalArgs, args: StateArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let (places, _) = crate::ops::state_places(&settings, args.scope)?;
+pub fn history(settings: &Settings, args: StateArgs, printer: &Printer) -> Result<()> {
+    let (places, _) = crate::ops::state_places(settings, args.scope)?;
     // An untrusted state folder shows nothing (the command warned about it at start).
     let generations = if places.trusted() {
         generation::load_all(&places.state)?
@@ -51,9 +50,11 @@ pub fn history(global: &GlobalArgs, args: StateArgs, printer: &Printer) -> Resul
     Ok(())
 }
 
-pub fn gc(global: &GlobalArgs, args: StateArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let (places, keep) = crate::ops::state_places(&settings, args.scope)?;
+pub fn gc(settings: &Settings, args: GcArgs, printer: &Printer) -> Result<()> {
+    let (places, keep) = crate::ops::state_places(settings, args.state.scope)?;
+    if args.dry_run {
+        return gc_dry_run(&places, keep, printer);
+    }
     places.lock(settings.wait, printer)?;
     let pruned = generation::prune(&places.state, keep)?;
     let referenced = generation::referenced(&generation::load_all(&places.state)?);
@@ -74,5 +75,51 @@ pub fn gc(global: &GlobalArgs, args: StateArgs, printer: &Printer) -> Result<()>
             if count == 1 { "" } else { "s" }
         ),
     );
+    Ok(())
+}
+
+/// What `gc` would delete: the oldest generations beyond `keep`, and the snapshots only they
+/// (or nothing) refer to.
+fn gc_dry_run(places: &crate::txn::Places, keep: usize, printer: &Printer) -> Result<()> {
+    let state = &places.state;
+    // An untrusted state folder is left alone (the command warned about it at start).
+    let generations = if places.trusted() {
+        generation::load_all(state)?
+    } else {
+        Vec::new()
+    };
+    let drop = generations.len().saturating_sub(keep.max(1));
+    let referenced = generation::referenced(&generations[drop..]);
+    let unused = if places.trusted() {
+        Store::new(state).unused(&referenced)
+    } else {
+        Vec::new()
+    };
+    let bytes: u64 = unused.iter().map(|(_, size)| size).sum();
+    if printer.json {
+        printer.json_out(&serde_json::json!({
+            "dry_run": true,
+            "generations_removed": drop,
+            "snapshots_removed": unused.len(),
+            "bytes_freed": bytes,
+        }));
+        return Ok(());
+    }
+    for g in &generations[..drop] {
+        printer.status(
+            "Would",
+            format!("remove generation {} ({})", g.id, g.command.join(" ")),
+        );
+    }
+    printer.status(
+        "Would",
+        format!(
+            "remove {drop} old generation{}, {} unused snapshot{} ({bytes} bytes)",
+            if drop == 1 { "" } else { "s" },
+            unused.len(),
+            if unused.len() == 1 { "" } else { "s" }
+        ),
+    );
+    printer.warning("dry run: no file was changed");
     Ok(())
 }

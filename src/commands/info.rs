@@ -4,17 +4,14 @@ use anyhow::{Result, bail};
 use semver::VersionReq;
 use serde_json::json;
 
-use crate::cli::{GlobalArgs, InfoArgs};
+use crate::cli::InfoArgs;
 use crate::commands::{UsageError, add::unknown_package, search::newest};
 use crate::manifest::{Manifest, Server};
 use crate::ops::{self, Settings};
 use crate::output::Printer;
 use crate::registry::IndexLine;
 
-pub fn run(global: &GlobalArgs, args: InfoArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let registries = ops::registries(&settings, None)?;
-    let source = registries.default_index();
+pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()> {
     let (name, req) = match args.package.split_once('@') {
         Some((n, r)) => match VersionReq::parse(r) {
             Ok(req) => (n, Some(req)),
@@ -24,8 +21,32 @@ pub fn run(global: &GlobalArgs, args: InfoArgs, printer: &Printer) -> Result<()>
         },
         None => (args.package.as_str(), None),
     };
-    let Some(lines) = source.versions(name)? else {
-        bail!("{}", unknown_package(name, source)?);
+    let name = &crate::commands::declare::package_name(name);
+    let manifest = ops::optional_manifest(settings);
+    let registries = ops::registries(settings, manifest.as_ref())?;
+    // The registry the project names for this package, else --registry, else the first that
+    // has it: the default one, then those under [registries].
+    let dependency_registry = manifest
+        .as_ref()
+        .and_then(|m| m.manifest.dependencies.get(name.as_str()))
+        .and_then(|d| d.registry())
+        .map(str::to_string);
+    let sources = match (
+        ops::registry_flag(settings, manifest.as_ref()),
+        dependency_registry,
+    ) {
+        (ops::RegistryFlag::Named(r), _) | (_, Some(r)) => vec![registries.named(&r, name)?],
+        _ => registries.all(),
+    };
+    let mut found = None;
+    for source in &sources {
+        if let Some(lines) = source.versions(name)? {
+            found = Some((*source, lines));
+            break;
+        }
+    }
+    let Some((source, lines)) = found else {
+        bail!("{}", unknown_package(name, sources[0])?);
     };
     let chosen: Option<&IndexLine> = match &req {
         Some(req) => lines

@@ -1,17 +1,23 @@
 //! `dotpack init [PATH]`: create a dotpack.toml targeting the hosts found on this machine, and
-//! keep dotpack's own state folder out of version control.
+//! keep dotpack's own state folder out of version control. Written as a transaction, so
+//! `dotpack history` shows it and `dotpack rollback` undoes it.
+
+use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::cli::{GlobalArgs, InitArgs};
-use crate::hosts::{ADAPTERS, HostEnv, Scope};
+use crate::apply::FileWrite;
+use crate::cli::InitArgs;
+use crate::hosts::{ADAPTERS, Scope};
 use crate::manifest::MANIFEST_FILE;
+use crate::ops::Settings;
 use crate::output::Printer;
 
-pub fn run(_global: &GlobalArgs, args: InitArgs, printer: &Printer) -> Result<()> {
-    let dir = match args.path {
-        Some(path) => path,
-        None => std::env::current_dir()?,
+pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()> {
+    let dir = match (&args.path, settings.global) {
+        (Some(path), _) => settings.cwd.join(path),
+        (None, true) => settings.dotpack_home.clone(),
+        (None, false) => settings.cwd.clone(),
     };
     if dir.exists() && !dir.is_dir() {
         bail!("{} is not a folder", dir.display());
@@ -23,53 +29,96 @@ pub fn run(_global: &GlobalArgs, args: InitArgs, printer: &Printer) -> Result<()
             path.display()
         );
     }
-    let env = HostEnv::from_env()?;
+    let env = &settings.host_env;
+    let global = settings.global && args.path.is_none();
     let detected: Vec<&str> = ADAPTERS
         .iter()
-        .filter(|a| a.detected(Scope::Project, &dir, &env) || a.detected(Scope::User, &dir, &env))
+        .filter(|a| {
+            a.detected(Scope::User, &dir, env) || (!global && a.detected(Scope::Project, &dir, env))
+        })
         .map(|a| a.id)
         .collect();
     let known: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();
-    fs_err::create_dir_all(&dir)?;
-    let text = crate::project::initial_manifest(&detected, &known);
-    crate::fsutil::write_atomic(&path, text.as_bytes())?;
+    let text = if global {
+        crate::project::initial_global_manifest(&detected)
+    } else {
+        crate::project::initial_manifest(&detected, &known)
+    };
+    let mut writes = vec![FileWrite {
+        display: crate::diag::display_path(&path),
+        host: None,
+        path: path.clone(),
+        before: None,
+        after: Some(text),
+        remove_dirs: 0,
+    }];
+    if !global && let Some(ignore) = ignore_state_folder(&dir)? {
+        writes.push(ignore);
+    }
+    if args.dry_run {
+        crate::apply::print_plan(printer, &writes);
+        crate::apply::print_diffs(printer, &writes);
+        printer.warning("dry run: no file was changed");
+        return Ok(());
+    }
+    crate::apply::preflight(&writes)?;
+    let places = if global {
+        crate::txn::Places::user(None, settings.boundary(None))
+    } else {
+        crate::txn::Places::project(&dir, settings.boundary(Some(&dir)))
+    };
+    let meta = crate::txn::Meta {
+        command: settings.recorded_command(&|_| false),
+        keep: crate::txn::DEFAULT_KEEP,
+        ..crate::txn::Meta::default()
+    };
+    let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
     printer.status("Created", crate::diag::display_path(&path));
-    if ignore_state_folder(&dir)? {
+    if writes.len() > 1 {
         printer.status("Updated", ".gitignore: ignoring .dotpack/");
     }
     if detected.is_empty() {
         printer.note(format!(
-            "no AI host found here or in your home folder; name the hosts to install into under [project] in {MANIFEST_FILE}, or pass --host"
+            "no AI host found here or in your home folder; name the hosts to install into under [project] in {MANIFEST_FILE}, or pass --host to `dotpack add`"
         ));
     } else {
         printer.note(format!("installing into: {}", detected.join(", ")));
     }
+    if let Some(id) = id {
+        printer.status("Finished", format!("generation {id}"));
+    }
     Ok(())
 }
 
-/// Adds `.dotpack/` (generations, snapshots, the lock) to the project's `.gitignore`, creating
-/// it when missing and keeping every existing byte. Returns whether it wrote.
-fn ignore_state_folder(dir: &std::path::Path) -> Result<bool> {
+/// The write that adds `.dotpack/` (generations, snapshots, the lock) to the project's
+/// `.gitignore`, keeping every existing byte; `None` when it is ignored already.
+fn ignore_state_folder(dir: &Path) -> Result<Option<FileWrite>> {
     let path = dir.join(".gitignore");
     let old = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => bail!("cannot read {}: {e}", path.display()),
     };
-    let ignored = old.lines().any(|l| {
+    let ignored = old.as_deref().unwrap_or_default().lines().any(|l| {
         matches!(
             l.trim(),
             ".dotpack" | ".dotpack/" | "/.dotpack" | "/.dotpack/"
         )
     });
     if ignored {
-        return Ok(false);
+        return Ok(None);
     }
-    let mut text = old;
+    let mut text = old.clone().unwrap_or_default();
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
     text.push_str(".dotpack/\n");
-    crate::fsutil::write_atomic(&path, text.as_bytes())?;
-    Ok(true)
+    Ok(Some(FileWrite {
+        display: ".gitignore".to_string(),
+        host: None,
+        path,
+        before: old,
+        after: Some(text),
+        remove_dirs: 0,
+    }))
 }

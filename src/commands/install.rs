@@ -1,36 +1,85 @@
-//! `dotpack install`: make every target host file match dotpack.lock — write missing entries,
-//! update changed ones, remove claimed entries whose package is gone. Locks first when the lock
-//! is missing or stale (as `uv sync` does); `--locked` refuses that.
+//! `dotpack install [NAME...]`: make every host file match dotpack.toml and dotpack.lock: write
+//! missing entries, update changed ones, remove claimed entries nothing declares any more (also
+//! in hosts no longer declared). Locks first when the lock is missing or stale (as `uv sync`
+//! does); `--locked` refuses that. Hosts given with `--host` join `[project] hosts`; names given
+//! are installed again where `dotpack uninstall` took them out.
 
 use anyhow::Result;
 
-use crate::cli::{GlobalArgs, InstallCmdArgs};
-use crate::ops::{self, Finish, NoTargets, Project, Settings};
+use crate::cli::InstallCmdArgs;
+use crate::commands::declare::{self, Edits};
+use crate::manifest;
+use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
+use crate::project::ManifestEditor;
 
-pub fn run(global: &GlobalArgs, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let project = Project::load(&settings)?;
-    let registries = ops::registries(&settings, Some(&project.manifest))?;
-    let lock = ops::resolve_lock(
+pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
+    let options = args.install.options()?;
+    let project = Project::load(settings, printer)?;
+    let file = declare::manifest_name(&project.manifest, settings.global);
+    let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
+    let mut edits = Edits::new();
+    for given in &args.packages {
+        let name = declare::package_or_server(given, &project.manifest, project.lock.as_ref())?;
+        let hosts: Vec<String> = if options.hosts.is_empty() {
+            project
+                .manifest
+                .manifest
+                .project
+                .iter()
+                .flat_map(|p| &p.hosts)
+                .map(|h| h.id().to_string())
+                .collect()
+        } else {
+            options.hosts.clone()
+        };
+        let mut changed = editor.include(&name, None)?;
+        for host in &hosts {
+            changed |= editor.include(&name, Some(host))?;
+        }
+        if changed {
+            edits.push((
+                "Including".to_string(),
+                format!("{name} again (out of `exclude` in {file})"),
+            ));
+        }
+    }
+    declare::declare_hosts(
+        &mut editor,
         &project.manifest,
+        &options.hosts,
+        options.scope,
+        settings.global,
+        &mut edits,
+    )?;
+    let text = editor.render();
+    let edited = text != project.manifest.text;
+    let updated = manifest::parse(&project.manifest.path, text.clone())?;
+    let registries = ops::registries(settings, Some(&updated))?;
+    let lock = ops::resolve_lock(
+        &updated,
         &registries,
         project.locked_versions(),
         project.lock.as_ref(),
     )?;
+    let needed = ops::environment_needed(&registries, &updated, &lock, &[]);
     ops::finish(
-        &settings,
+        settings,
         printer,
         &project,
         &registries,
         Finish {
-            manifest: &project.manifest,
-            manifest_text: None,
+            manifest: &updated,
+            manifest_text: edited.then_some(text),
             lock,
-            args: &args.install,
+            options: &options,
             mode: Mode::Sync,
-            no_targets: NoTargets::Fail,
+            edits,
         },
-    )
+    )?;
+    if !options.dry_run {
+        ops::print_environment_needed(printer, &needed);
+    }
+    Ok(())
 }

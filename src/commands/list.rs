@@ -1,11 +1,14 @@
-//! `dotpack list`: what dotpack installed where. `dotpack status`: only what drifted.
+//! `dotpack list`: what dotpack installed where. `dotpack status`: a check that every declared
+//! server of every declared host is installed as locked, exiting 1 with every discrepancy
+//! otherwise (usable as a CI step). Both find entries through the claims, wherever they are.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
-use crate::cli::{GlobalArgs, InstallArgs, TargetArgs};
+use crate::cli::TargetArgs;
+use crate::commands::Reported;
 use crate::inspect::{self, Row, State};
-use crate::install::{ClaimStore, HostSettings};
+use crate::install::{Where, filter_targets, inputs_fingerprint};
 use crate::ops::{Project, Settings};
 use crate::output::Printer;
 
@@ -14,57 +17,97 @@ use crate::output::Printer;
 pub enum View {
     /// Everything dotpack claims.
     List,
-    /// Only what is not as dotpack left it.
+    /// Only what is not as it should be.
     Status,
 }
 
-pub fn run(global: &GlobalArgs, args: TargetArgs, view: View, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let project = Project::load(&settings)?;
-    let install = InstallArgs {
-        targets: args,
-        ..InstallArgs::default()
+/// The lock, as `status` judges it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum LockState {
+    Ok,
+    Missing,
+    Stale,
+    Conflicted,
+}
+
+pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer) -> Result<()> {
+    let options = args.options();
+    let project = Project::load(settings, printer)?;
+    let manifest = &project.manifest;
+    let empty = crate::lock::Lockfile {
+        version: crate::lock::LOCK_VERSION,
+        requirements: Default::default(),
+        packages: Vec::new(),
+        claims: Vec::new(),
     };
-    let hosts = HostSettings::new(&install, &project.manifest, &settings.host_env)?;
-    if hosts.targets.is_empty() {
-        bail!(
-            "no target hosts: set `hosts = [...]` under [project] in dotpack.toml, or pass --host"
-        );
-    }
-    let lock_claims = project
-        .lock
-        .as_ref()
-        .map(|l| l.claims.clone())
-        .unwrap_or_default();
-    let store = match hosts.scope {
-        crate::hosts::Scope::Project => ClaimStore::Project,
-        crate::hosts::Scope::User => {
-            ClaimStore::User(crate::claims::UserClaims::load(&settings.dotpack_home)?)
-        }
+    let lock = project.lock.as_ref().unwrap_or(&empty);
+    let lock_state = match &project.lock {
+        _ if project.lock_conflicted => LockState::Conflicted,
+        None if manifest.manifest.dependencies.is_empty() => LockState::Ok,
+        None => LockState::Missing,
+        Some(lock) if !crate::ops::lock_is_fresh(manifest, lock) => LockState::Stale,
+        Some(_) => LockState::Ok,
     };
-    let claims = match &store {
-        ClaimStore::Project => &lock_claims,
-        ClaimStore::User(user) => &user.claims,
-    };
-    let files = crate::install::read_targets(&hosts.targets)?;
-    let rows = inspect::inspect(&hosts.targets, project.lock.as_ref(), claims, &files)?;
+    let claims = crate::ops::all_claims(&project);
+    let mut placed = crate::install::place(&Where {
+        manifest,
+        lock,
+        claims: &claims,
+        owner: &project.owner,
+        env: &settings.host_env,
+        global: project.global,
+    })?;
+    filter_targets(&mut placed, &options.hosts, options.scope);
+    let files = crate::install::read_targets(&placed.targets)?;
+    let inputs = |package: &str| inputs_fingerprint(manifest.manifest.dependencies.get(package));
+    let rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
     let rows: Vec<Row> = rows
         .into_iter()
         .filter(|r| match view {
-            View::List => matches!(r.state, State::Installed | State::Edited | State::Missing),
+            View::List => r.state != State::NotInstalled && r.state != State::Unclaimed,
             View::Status => r.state != State::Installed,
         })
         .collect();
+    let ok = rows.is_empty() && lock_state == LockState::Ok;
     if printer.json {
-        printer.json_out(&json!({ "scope": hosts.scope.to_string(), "entries": rows }));
-        return Ok(());
+        let mut doc = json!({ "entries": rows });
+        if view == View::Status {
+            doc["ok"] = json!(ok);
+            doc["lock"] = json!(lock_state);
+        }
+        printer.json_out(&doc);
+    } else {
+        print_rows(printer, view, &rows, lock_state);
+    }
+    if view == View::Status && !printer.json {
+        print_environment(settings, printer, &project, lock);
+    }
+    if view == View::Status && !ok {
+        return Err(Reported("status found discrepancies".into()).into());
+    }
+    Ok(())
+}
+
+fn print_rows(printer: &Printer, view: View, rows: &[Row], lock_state: LockState) {
+    match lock_state {
+        LockState::Ok => {}
+        LockState::Missing => printer.out("dotpack.lock: missing (`dotpack lock`)"),
+        LockState::Stale => {
+            printer.out("dotpack.lock: out of date with dotpack.toml (`dotpack lock`)")
+        }
+        LockState::Conflicted => {
+            printer.out("dotpack.lock: has git merge conflict markers (`dotpack lock`)")
+        }
     }
     if rows.is_empty() {
-        printer.note(match view {
-            View::List => "nothing installed by dotpack in the target files",
-            View::Status => "every target file matches dotpack.lock",
-        });
-        return Ok(());
+        if lock_state == LockState::Ok {
+            printer.note(match view {
+                View::List => "nothing installed by dotpack in the target files",
+                View::Status => "every declared server is installed as locked",
+            });
+        }
+        return;
     }
     let place = |r: &Row| format!("{}#{}", r.file, r.server);
     let package = |r: &Row| match (&r.package, &r.version) {
@@ -74,7 +117,7 @@ pub fn run(global: &GlobalArgs, args: TargetArgs, view: View, printer: &Printer)
     let width_place = rows.iter().map(|r| place(r).len()).max().unwrap_or(0);
     let width_package = rows.iter().map(|r| package(r).len()).max().unwrap_or(0);
     let mut host = "";
-    for row in &rows {
+    for row in rows {
         if row.host != host {
             host = &row.host;
             printer.out(host);
@@ -86,5 +129,18 @@ pub fn run(global: &GlobalArgs, args: TargetArgs, view: View, printer: &Printer)
             row.state.describe()
         ));
     }
-    Ok(())
+}
+
+/// Names the unset environment variables the installed servers read.
+fn print_environment(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    lock: &crate::lock::Lockfile,
+) {
+    let Ok(registries) = crate::ops::registries(settings, Some(&project.manifest)) else {
+        return;
+    };
+    let needed = crate::ops::environment_needed(&registries, &project.manifest, lock, &[]);
+    crate::ops::print_environment_needed(printer, &needed);
 }

@@ -1,15 +1,15 @@
-//! `dotpack lock`: resolve and write dotpack.lock, keeping locked versions that still fit.
+//! `dotpack lock`: resolve and write dotpack.lock, keeping locked versions that still fit. It
+//! succeeds from any lock dotpack wrote, and recovers a lock with git merge conflict markers.
 
 use anyhow::Result;
 
-use crate::cli::GlobalArgs;
+use crate::cli::DryRunArgs;
 use crate::ops::{self, Outcome, Project, Settings};
 use crate::output::Printer;
 
-pub fn run(global: &GlobalArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let project = Project::load(&settings)?;
-    let registries = ops::registries(&settings, Some(&project.manifest))?;
+pub fn run(settings: &Settings, args: &DryRunArgs, printer: &Printer) -> Result<()> {
+    let project = Project::load(settings, printer)?;
+    let registries = ops::registries(settings, Some(&project.manifest))?;
     let lock = ops::resolve_lock(
         &project.manifest,
         &registries,
@@ -17,14 +17,16 @@ pub fn run(global: &GlobalArgs, printer: &Printer) -> Result<()> {
         project.lock.as_ref(),
     )?;
     ops::commit(
-        &settings,
+        settings,
         printer,
         Outcome {
             project: &project,
             manifest_text: None,
             lock,
             hosts: None,
-            dry_run: false,
+            dry_run: args.dry_run,
+            edits: Vec::new(),
+            no_hosts: false,
         },
     )
 }

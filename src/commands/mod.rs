@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod adopt;
+mod declare;
 pub mod doctor;
 pub mod history;
 pub mod info;
@@ -19,9 +20,16 @@ pub mod validate;
 
 use anyhow::Result;
 
-use crate::cli::{Command, GlobalArgs};
+use crate::cli::Command;
 use crate::diag::Diagnostics;
+use crate::ops::Settings;
 use crate::output::Printer;
+
+/// A check that found problems it has already printed (`dotpack status`): exit code 1 with no
+/// further message.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Reported(pub String);
 
 /// Bad usage that clap cannot see (e.g. `--set` with two packages): exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -30,35 +38,39 @@ pub struct UsageError(pub String);
 
 /// Runs one parsed command, after rolling back any transaction a dead dotpack left half done
 /// (except `doctor`, which examines and repairs what stops recovery).
-pub fn run(global: &GlobalArgs, command: Command, printer: &Printer) -> Result<()> {
+pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<()> {
     if !matches!(command, Command::Doctor(_)) {
-        recover(global, access(&command), printer)?;
+        recover(settings, access(&command), printer)?;
     }
     match command {
-        Command::Init(args) => init::run(global, args, printer),
-        Command::Add(args) => replanning(printer, || add::run(global, args.clone(), printer)),
-        Command::Remove(args) => replanning(printer, || remove::run(global, args.clone(), printer)),
-        Command::Lock => replanning(printer, || lock::run(global, printer)),
-        Command::Update(args) => replanning(printer, || update::run(global, args.clone(), printer)),
-        Command::Search(args) => search::run(global, args, printer),
-        Command::Info(args) => info::run(global, args, printer),
+        Command::Init(args) => init::run(settings, args, printer),
+        Command::Add(args) => replanning(printer, || add::run(settings, args.clone(), printer)),
+        Command::Remove(args) => {
+            replanning(printer, || remove::run(settings, args.clone(), printer))
+        }
+        Command::Lock(args) => replanning(printer, || lock::run(settings, &args, printer)),
+        Command::Update(args) => {
+            replanning(printer, || update::run(settings, args.clone(), printer))
+        }
+        Command::Search(args) => search::run(settings, args, printer),
+        Command::Info(args) => info::run(settings, args, printer),
         Command::Install(args) => {
-            replanning(printer, || install::run(global, args.clone(), printer))
+            replanning(printer, || install::run(settings, args.clone(), printer))
         }
         Command::Uninstall(args) => {
-            replanning(printer, || uninstall::run(global, args.clone(), printer))
+            replanning(printer, || uninstall::run(settings, args.clone(), printer))
         }
-        Command::Adopt(args) => replanning(printer, || adopt::run(global, args.clone(), printer)),
-        Command::History(args) => history::history(global, args, printer),
+        Command::Adopt(args) => replanning(printer, || adopt::run(settings, args.clone(), printer)),
+        Command::History(args) => history::history(settings, args, printer),
         Command::Rollback(args) => {
-            replanning(printer, || rollback::run(global, args.clone(), printer))
+            replanning(printer, || rollback::run(settings, args.clone(), printer))
         }
-        Command::Gc(args) => history::gc(global, args, printer),
-        Command::List(args) => list::run(global, args, list::View::List, printer),
-        Command::Status(args) => list::run(global, args, list::View::Status, printer),
-        Command::Validate(args) => validate::run(global, args, printer),
-        Command::Registry(cmd) => registry::run(global, cmd, printer),
-        Command::Doctor(args) => doctor::run(global, args, printer),
+        Command::Gc(args) => history::gc(settings, args, printer),
+        Command::List(args) => list::run(settings, args, list::View::List, printer),
+        Command::Status(args) => list::run(settings, args, list::View::Status, printer),
+        Command::Validate(args) => validate::run(settings, args, printer),
+        Command::Registry(cmd) => registry::run(cmd, printer),
+        Command::Doctor(args) => doctor::run(settings, args, printer),
     }
 }
 
@@ -75,17 +87,16 @@ fn access(command: &Command) -> crate::txn::Access {
         Command::Uninstall(a) => writes(a.install.dry_run),
         Command::Adopt(a) => writes(a.install.dry_run),
         Command::Rollback(a) => writes(a.dry_run),
-        Command::Lock | Command::Gc(_) => Write,
+        Command::Init(a) => writes(a.dry_run),
+        Command::Lock(a) => writes(a.dry_run),
+        Command::Gc(a) => writes(a.dry_run),
         _ => Read,
     }
 }
 
 /// Before anything else: a journal left by a dotpack that died midway is rolled back.
-fn recover(global: &GlobalArgs, access: crate::txn::Access, printer: &Printer) -> Result<()> {
-    let Ok(settings) = crate::ops::Settings::from_global(global) else {
-        return Ok(());
-    };
-    let root = crate::ops::project_root(&settings);
+fn recover(settings: &Settings, access: crate::txn::Access, printer: &Printer) -> Result<()> {
+    let root = crate::ops::project_root(settings);
     crate::txn::recover_at_start(
         &settings.boundary(root.as_deref()),
         access,
@@ -121,6 +132,9 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 
 /// Prints a command's error: diagnostics with their source excerpt, anything else as a chain.
 pub fn report_error(printer: &Printer, err: &anyhow::Error) {
+    if err.downcast_ref::<Reported>().is_some() {
+        return;
+    }
     if let Some(diags) = err.downcast_ref::<Diagnostics>() {
         for diag in &diags.0 {
             printer.diagnostic(diag);

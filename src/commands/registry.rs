@@ -2,13 +2,12 @@
 
 use anyhow::Result;
 
-use crate::cli::{GlobalArgs, RegistryBuildArgs, RegistryCommand};
+use crate::cli::{RegistryBuildArgs, RegistryCommand};
 use crate::diag::display_path;
 use crate::output::Printer;
 use crate::registry::build::{BuildError, build};
 
-pub fn run(global: &GlobalArgs, command: RegistryCommand, printer: &Printer) -> Result<()> {
-    let _ = global;
+pub fn run(command: RegistryCommand, printer: &Printer) -> Result<()> {
     match command {
         RegistryCommand::Build(args) => run_build(&args, printer),
     }

@@ -1,20 +1,32 @@
-//! `dotpack remove NAME...`: drop dependencies from dotpack.toml and re-lock.
+//! `dotpack remove NAME...`: take packages out of dotpack.toml, the lock and every host file
+//! that holds their entries (found through the claims).
 
 use anyhow::{Result, bail};
 
-use crate::cli::{GlobalArgs, RemoveArgs};
+use crate::cli::RemoveArgs;
+use crate::commands::UsageError;
+use crate::commands::declare::{self, Edits};
 use crate::manifest;
-use crate::ops::{self, Finish, NoTargets, Project, Settings};
+use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 use crate::project::ManifestEditor;
 
-pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let project = Project::load(&settings)?;
+pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<()> {
+    let options = args.install.options()?;
+    if !options.hosts.is_empty() || options.scope.is_some() {
+        return Err(UsageError(
+            "`remove` takes packages out of dotpack.toml and every host\n  help: to take a package out of some hosts only, use `dotpack uninstall NAME --host HOST`".into(),
+        )
+        .into());
+    }
+    let project = Project::load(settings, printer)?;
+    let file = declare::manifest_name(&project.manifest, settings.global);
     let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
-    for name in &args.packages {
-        if !editor.remove_dependency(name) {
+    let mut edits = Edits::new();
+    for given in &args.packages {
+        let name = declare::package_name(given);
+        if !editor.remove_dependency(&name) {
             let known: Vec<&str> = project
                 .manifest
                 .manifest
@@ -22,16 +34,30 @@ pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<(
                 .keys()
                 .map(String::as_str)
                 .collect();
-            let hint = match crate::suggest::closest(name, known.iter().copied()) {
+            let hint = match crate::suggest::closest(&name, known.iter().copied()) {
                 Some(close) => format!("did you mean `{close}`?"),
                 None => format!("dependencies are: {}", list_or_none(&known)),
             };
-            bail!("`{name}` is not a dependency in dotpack.toml\n  help: {hint}");
+            bail!("`{name}` is not a dependency in {file}\n  help: {hint}");
+        }
+        edits.push(("Removing".to_string(), format!("{name} from {file}")));
+        // Exclusions of the package go with it.
+        editor.include(&name, None)?;
+        let hosts: Vec<String> = project
+            .manifest
+            .manifest
+            .project
+            .iter()
+            .flat_map(|p| &p.hosts)
+            .map(|h| h.id().to_string())
+            .collect();
+        for host in hosts {
+            editor.include(&name, Some(&host))?;
         }
     }
     let text = editor.render();
     let updated = manifest::parse(&project.manifest.path, text.clone())?;
-    let registries = ops::registries(&settings, Some(&updated))?;
+    let registries = ops::registries(settings, Some(&updated))?;
     let lock = ops::resolve_lock(
         &updated,
         &registries,
@@ -39,7 +65,7 @@ pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<(
         project.lock.as_ref(),
     )?;
     ops::finish(
-        &settings,
+        settings,
         printer,
         &project,
         &registries,
@@ -47,9 +73,9 @@ pub fn run(global: &GlobalArgs, args: RemoveArgs, printer: &Printer) -> Result<(
             manifest: &updated,
             manifest_text: Some(text),
             lock,
-            args: &args.install,
+            options: &options,
             mode: Mode::Sync,
-            no_targets: NoTargets::Warn,
+            edits,
         },
     )
 }

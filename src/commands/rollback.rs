@@ -1,16 +1,28 @@
-//! `dotpack rollback [N] [--dry-run]`: restore every file to its state right after generation N
+//! `dotpack rollback [N] [--dry-run]`: restore the project to its state right after generation N
 //! (default: the one before the newest), as a new generation.
+//!
+//! The project's own files (dotpack.toml, dotpack.lock, project-scope host files) get their
+//! bytes back, host files edited by someone else since are merged entry by entry. User-scope
+//! files are shared with other projects, so they are not restored by bytes: the restored
+//! manifest and lock are installed again at user scope, through the claims and their owners, as
+//! `dotpack install` would. dotpack.toml edited by hand since is never overwritten silently.
 
-use anyhow::Result;
+use std::path::Path;
 
-use crate::cli::{GlobalArgs, RollbackArgs};
-use crate::ops::Settings;
+use anyhow::{Result, bail};
+
+use crate::apply::FileWrite;
+use crate::cli::RollbackArgs;
+use crate::hosts::Scope;
+use crate::lock::{LOCK_FILE, Lockfile};
+use crate::manifest::{self, MANIFEST_FILE};
+use crate::ops::{InstallOptions, Project, Settings};
 use crate::output::Printer;
+use crate::plan::Mode;
 use crate::txn::{self, rollback};
 
-pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let (places, keep) = crate::ops::state_places(&settings, args.state.scope)?;
+pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result<()> {
+    let (mut places, keep) = crate::ops::state_places(settings, args.state.scope)?;
     if !args.dry_run {
         // Planned under the lock: no other dotpack changes the files in between.
         places.lock(settings.wait, printer)?;
@@ -20,7 +32,39 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result
         Some(n) => n,
         None => rollback::default_target(&generations)?,
     };
-    let plan = rollback::plan(&places, &generations, target)?;
+    let mut plan = rollback::plan(&places, &generations, target)?;
+    let root = project_root(settings, &places.state);
+    // User-scope files are shared: they are planned from the restored manifest below.
+    let user_claims = settings.dotpack_home.join("claims.toml");
+    let is_user = |path: &Path, host: bool| {
+        path == user_claims || (host && !root.as_deref().is_some_and(|r| path.starts_with(r)))
+    };
+    let user_names: Vec<String> = plan
+        .writes
+        .iter()
+        .filter(|w| is_user(&w.path, w.host.is_some()))
+        .map(|w| w.display.clone())
+        .collect();
+    plan.writes.retain(|w| !is_user(&w.path, w.host.is_some()));
+    plan.merged.retain(|f| !user_names.contains(f));
+    plan.overwritten.retain(|f| !user_names.contains(f));
+    if let Some(edited) = plan.overwritten.iter().find(|f| f.ends_with(MANIFEST_FILE))
+        && !args.force
+    {
+        bail!(
+            "{edited} was edited since dotpack last wrote it; rolling back would lose those edits\n  help: save your edits elsewhere and run `dotpack rollback --force`, or make the change you want with `dotpack add`/`remove`"
+        );
+    }
+    if let Some(root) = &root {
+        let mut user = user_scope_writes(settings, printer, root, &plan.writes)?;
+        if !user.is_empty() && !places.locks.contains(&settings.dotpack_home) {
+            places.locks.push(settings.dotpack_home.clone());
+            if !args.dry_run {
+                places.lock(settings.wait, printer)?;
+            }
+        }
+        plan.writes.append(&mut user);
+    }
     for change in &plan.packages {
         let (verb, what) = describe(change);
         printer.status(verb, what);
@@ -37,13 +81,14 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result
         ));
     }
     if args.dry_run {
+        crate::apply::print_plan(printer, &plan.writes);
         crate::apply::print_diffs(printer, &plan.writes);
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
     crate::apply::preflight(&plan.writes)?;
     let meta = txn::Meta {
-        command: settings.command_line.clone(),
+        command: settings.recorded_command(&|_| false),
         packages: plan.packages.clone(),
         rollback_to: Some(target),
         merged: plan.merged.clone(),
@@ -60,6 +105,78 @@ pub fn run(global: &GlobalArgs, args: RollbackArgs, printer: &Printer) -> Result
         ),
     }
     Ok(())
+}
+
+/// The folder of the manifest whose generations live in `state`: the project's (its
+/// `.dotpack/`), or `$DOTPACK_HOME` for the user-level manifest.
+fn project_root(settings: &Settings, state: &Path) -> Option<std::path::PathBuf> {
+    if state == settings.dotpack_home {
+        return Some(settings.dotpack_home.clone());
+    }
+    state.parent().map(Path::to_path_buf)
+}
+
+/// The user-scope writes that make this project's user-scope entries what the restored
+/// manifest and lock declare: planned like `dotpack install`, with every owner's claims.
+fn user_scope_writes(
+    settings: &Settings,
+    printer: &Printer,
+    root: &Path,
+    writes: &[FileWrite],
+) -> Result<Vec<FileWrite>> {
+    let global = root == settings.dotpack_home;
+    let restored = |name: &str| -> Result<Option<String>> {
+        let path = root.join(name);
+        match writes.iter().find(|w| w.path == path) {
+            Some(w) => Ok(w.after.clone()),
+            None => match std::fs::read_to_string(&path) {
+                Ok(text) => Ok(Some(text)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => bail!("cannot read {}: {e}", path.display()),
+            },
+        }
+    };
+    let manifest_path = root.join(MANIFEST_FILE);
+    let manifest = manifest::parse(&manifest_path, restored(MANIFEST_FILE)?.unwrap_or_default())?;
+    let lock = match restored(LOCK_FILE)? {
+        Some(text) => crate::lock::parse(&root.join(LOCK_FILE), &text)?,
+        None => Lockfile {
+            version: crate::lock::LOCK_VERSION,
+            requirements: Default::default(),
+            packages: Vec::new(),
+            claims: Vec::new(),
+        },
+    };
+    let project = Project {
+        lock_path: root.join(LOCK_FILE),
+        lock_text: None,
+        lock: Some(lock.clone()),
+        lock_conflicted: false,
+        new_manifest: false,
+        global,
+        user_claims: crate::claims::UserClaims::load(&settings.dotpack_home)?,
+        owner: crate::ops::owner_id(root),
+        manifest: manifest.clone(),
+    };
+    let registries = crate::ops::registries(settings, Some(&manifest))?;
+    let (mut plan, _) = crate::ops::plan_hosts(
+        settings,
+        &project,
+        &registries,
+        &manifest,
+        &lock,
+        &InstallOptions::default(),
+        Mode::Sync,
+    )?;
+    // Only the user-scope files: the project's own come back by bytes.
+    plan.files.retain(|f| f.target.scope == Scope::User);
+    for warning in &plan.warnings {
+        printer.warning(warning);
+    }
+    let claims_write = crate::ops::user_claims_write(&project, &plan);
+    let mut out = crate::ops::file_writes(plan);
+    out.extend(claims_write);
+    Ok(out)
 }
 
 /// The verb and the words for one package change a rollback makes, as `add` and `remove` say

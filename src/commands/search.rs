@@ -3,7 +3,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::cli::{GlobalArgs, SearchArgs};
+use crate::cli::SearchArgs;
 use crate::ops::{self, Settings};
 use crate::output::Printer;
 use crate::registry::{IndexLine, RegistryError};
@@ -12,14 +12,42 @@ use crate::registry::{IndexLine, RegistryError};
 struct Hit {
     score: u32,
     line: IndexLine,
+    /// The `[registries]` name it came from; `None` for the default registry.
+    registry: Option<String>,
 }
 
-pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let registries = ops::registries(&settings, None)?;
-    let source = registries.default_index();
+pub fn run(settings: &Settings, args: SearchArgs, printer: &Printer) -> Result<()> {
+    let manifest = ops::optional_manifest(settings);
+    let registries = ops::registries(settings, manifest.as_ref())?;
+    let sources: Vec<(Option<String>, &dyn crate::registry::IndexSource)> =
+        match ops::registry_flag(settings, manifest.as_ref()) {
+            ops::RegistryFlag::Named(name) => {
+                let source = registries.named(&name, "")?;
+                vec![(Some(name), source)]
+            }
+            _ => std::iter::once((None, registries.default_index()))
+                .chain(
+                    registries
+                        .named_all()
+                        .map(|(name, source)| (Some(name.to_string()), source)),
+                )
+                .collect(),
+        };
     let words: Vec<String> = args.query.iter().map(|w| w.to_lowercase()).collect();
     let mut hits = Vec::new();
+    for (registry, source) in sources {
+        search_one(source, &registry, &words, &mut hits)?;
+    }
+    sort_and_print(&args, hits, printer)
+}
+
+/// The hits of one registry.
+fn search_one(
+    source: &dyn crate::registry::IndexSource,
+    registry: &Option<String>,
+    words: &[String],
+    hits: &mut Vec<Hit>,
+) -> Result<()> {
     for name in source.names()? {
         let lines = match source.versions(&name) {
             Ok(Some(lines)) => lines,
@@ -30,14 +58,19 @@ pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<(
         let Some(line) = newest(&lines) else {
             continue;
         };
-        let score = score(line, &words);
+        let score = score(line, words);
         if score > 0 {
             hits.push(Hit {
                 score,
                 line: line.clone(),
+                registry: registry.clone(),
             });
         }
     }
+    Ok(())
+}
+
+fn sort_and_print(args: &SearchArgs, mut hits: Vec<Hit>, printer: &Printer) -> Result<()> {
     hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.line.name.cmp(&b.line.name)));
     let total = hits.len();
     hits.truncate(args.limit);
@@ -51,6 +84,7 @@ pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<(
                     "description": h.line.description,
                     "keywords": h.line.keywords,
                     "servers": h.line.servers,
+                    "registry": h.registry,
                 })
             })
             .collect();
@@ -69,7 +103,12 @@ pub fn run(global: &GlobalArgs, args: SearchArgs, printer: &Printer) -> Result<(
     for hit in &hits {
         let head = format!("{} = \"{}\"", hit.line.name, hit.line.vers);
         let desc = hit.line.description.as_deref().unwrap_or("");
-        printer.out(format!("{head:<w$}  # {desc}", w = width + 5));
+        let from = hit
+            .registry
+            .as_ref()
+            .map(|r| format!(" (registry {r})"))
+            .unwrap_or_default();
+        printer.out(format!("{head:<w$}  # {desc}{from}", w = width + 5));
     }
     if total > hits.len() {
         printer.note(format!("... and {} more (use --limit)", total - hits.len()));

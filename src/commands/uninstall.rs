@@ -1,43 +1,139 @@
-//! `dotpack uninstall [PACKAGE...]`: remove dotpack's entries from the target host files, for the
-//! named packages or all of them. dotpack.toml and the locked versions stay; `dotpack install`
-//! puts the entries back.
+//! `dotpack uninstall [NAME...]`: take entries out of the host files, and record that in
+//! dotpack.toml so the next `install`, and a teammate's clone, agree: named packages or servers
+//! go into `exclude` (of the project, or of the hosts given with `--host`); with no names, the
+//! hosts given (or every host) leave `[project] hosts`. The lock's packages never change:
+//! `dotpack install NAME` or `dotpack install --host HOST` puts the entries back.
 
 use anyhow::{Result, bail};
 
-use crate::cli::{GlobalArgs, UninstallArgs};
-use crate::ops::{self, Finish, NoTargets, Project, Settings};
+use crate::cli::UninstallArgs;
+use crate::commands::declare::{self, Edits};
+use crate::hosts::Scope;
+use crate::manifest::{self, LoadedManifest};
+use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
+use crate::project::ManifestEditor;
+use crate::targets::Layout;
 
-pub fn run(global: &GlobalArgs, args: UninstallArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let project = Project::load(&settings)?;
-    let registries = ops::registries(&settings, Some(&project.manifest))?;
+pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Result<()> {
+    let options = args.install.options()?;
+    let project = Project::load(settings, printer)?;
     let Some(lock) = project.lock.clone() else {
         bail!(
             "there is no dotpack.lock, so nothing is installed\n  help: `dotpack install` installs the packages of dotpack.toml"
         );
     };
-    for name in &args.packages {
-        if lock.get(name).is_none() {
-            bail!("package `{name}` is not in dotpack.lock");
+    let file = declare::manifest_name(&project.manifest, settings.global);
+    let manifest = &project.manifest;
+    let layout = Layout::new(&manifest.manifest, Some(&lock), project.global)?;
+    for host in &options.hosts {
+        crate::targets::host_adapter(host)?;
+    }
+    let mut names = Vec::new();
+    for given in &args.packages {
+        names.push(declare::package_or_server(given, manifest, Some(&lock))?);
+    }
+    let mut editor = ManifestEditor::parse(&manifest.path, &manifest.text)?;
+    let mut edits = Edits::new();
+    // The declared hosts this uninstall is about: those given, else all; at `--scope` only.
+    let hosts: Vec<String> = layout
+        .hosts
+        .iter()
+        .filter(|h| options.hosts.is_empty() || options.hosts.iter().any(|id| id == h.host.id))
+        .filter(|h| options.scope.is_none_or(|s| s == h.scope))
+        .map(|h| h.host.id.to_string())
+        .collect();
+    if names.is_empty() {
+        for host in &hosts {
+            if editor.remove_host(host)? {
+                edits.push((
+                    "Removing".to_string(),
+                    format!("host {host} from [project] hosts in {file}"),
+                ));
+            }
+        }
+        if let Some(scope) = options.scope {
+            exclude_scoped(&mut editor, manifest, scope, &file, &mut edits)?;
+        }
+    } else {
+        for name in &names {
+            let whole = options.hosts.is_empty() && options.scope.is_none();
+            if whole {
+                if editor.exclude(name, None)? {
+                    edits.push((
+                        "Excluding".to_string(),
+                        format!("{name} from every host ([project] exclude in {file})"),
+                    ));
+                }
+                continue;
+            }
+            // The hosts that hold `name` at `--scope` (its own scope, or each host's).
+            let name_hosts = layout
+                .hosts
+                .iter()
+                .filter(|h| {
+                    options.hosts.is_empty() || options.hosts.iter().any(|id| id == h.host.id)
+                })
+                .filter(|h| {
+                    let at = layout.package_scope.get(name).copied().unwrap_or(h.scope);
+                    options.scope.is_none_or(|s| s == at)
+                })
+                .map(|h| h.host.id);
+            for host in name_hosts {
+                if editor.exclude(name, Some(host))? {
+                    edits.push((
+                        "Excluding".to_string(),
+                        format!("{name} from host {host} in {file}"),
+                    ));
+                }
+            }
         }
     }
-    let mut kept = lock.clone();
-    kept.packages
-        .retain(|p| !args.packages.is_empty() && !args.packages.contains(&p.name));
+    let text = editor.render();
+    let edited = text != manifest.text;
+    let updated = manifest::parse(&manifest.path, text.clone())?;
+    let registries = ops::registries(settings, Some(&updated))?;
     ops::finish(
-        &settings,
+        settings,
         printer,
         &project,
         &registries,
         Finish {
-            manifest: &project.manifest,
-            manifest_text: None,
-            lock: kept,
-            args: &args.install,
+            manifest: &updated,
+            manifest_text: edited.then_some(text),
+            lock,
+            options: &options,
             mode: Mode::Uninstall,
-            no_targets: NoTargets::Fail,
+            edits,
         },
-    )
+    )?;
+    if !options.dry_run && names.is_empty() && !hosts.is_empty() {
+        let flags: Vec<String> = hosts.iter().map(|h| format!("--host {h}")).collect();
+        printer.note(format!(
+            "`dotpack install {}` puts them back",
+            flags.join(" ")
+        ));
+    }
+    Ok(())
+}
+
+/// `uninstall --scope S` with no names: dependencies sent to scope `S` on their own are
+/// excluded too.
+fn exclude_scoped(
+    editor: &mut ManifestEditor,
+    manifest: &LoadedManifest,
+    scope: Scope,
+    file: &str,
+    edits: &mut Edits,
+) -> Result<()> {
+    for (name, spec) in &manifest.manifest.dependencies {
+        if spec.scope() == Some(scope) && editor.exclude(name, None)? {
+            edits.push((
+                "Excluding".to_string(),
+                format!("{name} ({scope} scope) from every host ([project] exclude in {file})"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -1,29 +1,31 @@
 //! `dotpack update [NAME...]`: move locked packages to the newest versions their requirements
-//! allow. With names, only those packages move; everything else stays locked.
+//! allow, and reinstall. With names, only those packages move; everything else stays locked.
 
 use anyhow::{Result, bail};
 
-use crate::cli::{GlobalArgs, UpdateArgs};
-use crate::ops::{self, Finish, NoTargets, Project, Settings};
+use crate::cli::UpdateArgs;
+use crate::commands::declare;
+use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 
-pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<()> {
-    let settings = Settings::from_global(global)?;
-    let project = Project::load(&settings)?;
+pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<()> {
+    let options = args.install.options()?;
+    let project = Project::load(settings, printer)?;
     let mut preferred = project.locked_versions();
     if args.packages.is_empty() {
         preferred.clear();
     } else {
-        for name in &args.packages {
-            if preferred.remove(name).is_none() {
+        for given in &args.packages {
+            let name = declare::package_name(given);
+            if preferred.remove(&name).is_none() {
                 bail!(
                     "package `{name}` is not in dotpack.lock\n  help: `dotpack add {name}` adds it; `dotpack update` with no names updates everything"
                 );
             }
         }
     }
-    let registries = ops::registries(&settings, Some(&project.manifest))?;
+    let registries = ops::registries(settings, Some(&project.manifest))?;
     let lock = ops::resolve_lock(
         &project.manifest,
         &registries,
@@ -31,7 +33,7 @@ pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<(
         project.lock.as_ref(),
     )?;
     ops::finish(
-        &settings,
+        settings,
         printer,
         &project,
         &registries,
@@ -39,9 +41,9 @@ pub fn run(global: &GlobalArgs, args: UpdateArgs, printer: &Printer) -> Result<(
             manifest: &project.manifest,
             manifest_text: None,
             lock,
-            args: &args.install,
+            options: &options,
             mode: Mode::Sync,
-            no_targets: NoTargets::Warn,
+            edits: Vec::new(),
         },
     )
 }

@@ -3,21 +3,27 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+
+use crate::ops::Settings;
 use serde_json::json;
 
-use crate::cli::{GlobalArgs, ValidateArgs};
+use crate::cli::ValidateArgs;
 use crate::diag::{Diagnostic, display_path};
 use crate::manifest::MANIFEST_FILE;
 use crate::output::Printer;
 
-pub fn run(global: &GlobalArgs, args: ValidateArgs, printer: &Printer) -> Result<()> {
-    let path = manifest_path(args.path.as_deref())?;
+pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result<()> {
+    let path = match (&args.path, &settings.manifest_path, settings.global) {
+        (None, None, true) => settings.global_manifest(),
+        (None, Some(path), _) => manifest_path(Some(path), &settings.cwd)?,
+        (path, _, _) => manifest_path(path.as_deref(), &settings.cwd)?,
+    };
     let shown = PathBuf::from(display_path(&path));
     let text = fs_err::read_to_string(&path)?;
     let diags = crate::validate::check_manifest(&shown, &text);
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;
-    if global.json {
+    if printer.json {
         printer.json_out(&report(&shown, &diags, errors, warnings));
     } else {
         for diag in &diags {
@@ -34,8 +40,9 @@ pub fn run(global: &GlobalArgs, args: ValidateArgs, printer: &Printer) -> Result
 
 /// The manifest to check: PATH itself, `PATH/dotpack.toml`, or the nearest `dotpack.toml` in
 /// the current folder or its parents.
-fn manifest_path(arg: Option<&Path>) -> Result<PathBuf> {
+fn manifest_path(arg: Option<&Path>, cwd: &Path) -> Result<PathBuf> {
     if let Some(path) = arg {
+        let path = cwd.join(path);
         let path = if path.is_dir() {
             path.join(MANIFEST_FILE)
         } else {
@@ -46,7 +53,6 @@ fn manifest_path(arg: Option<&Path>) -> Result<PathBuf> {
         }
         return Ok(path);
     }
-    let cwd = std::env::current_dir().context("cannot read the current folder")?;
     cwd.ancestors()
         .map(|dir| dir.join(MANIFEST_FILE))
         .find(|p| p.is_file())

@@ -16,6 +16,7 @@ use super::{Container, Created, Edit, Format, FormatError};
 mod guard;
 mod layout;
 mod shallow;
+mod unique;
 
 use layout::{comma_in, detect_style, line_break_before, same_line_end};
 
@@ -46,6 +47,7 @@ impl<'t> Loaded<'t> {
     ) -> Result<Self, FormatError> {
         let (bom, body) = split_bom(text);
         let root = load(format, body, container.path)?;
+        unique::check(body, root.as_ref(), container.path)?;
         find(root.as_ref(), container.path)?;
         Ok(Loaded {
             format,

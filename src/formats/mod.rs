@@ -12,7 +12,7 @@
 
 mod json;
 mod json_render;
-mod text;
+pub(crate) mod text;
 mod toml;
 
 #[cfg(test)]
@@ -130,6 +130,14 @@ pub enum FormatError {
     },
     #[error("the entry to write must be an object of fields, not {found}")]
     EntryNotObject { found: &'static str },
+    #[error(
+        "`{key_path}` appears twice, on lines {first_line} and {second_line}; hosts read only the last one, so dotpack will not edit either. Keep one of them (merge what you need into it) and delete the other by hand"
+    )]
+    DuplicateKey {
+        key_path: String,
+        first_line: usize,
+        second_line: usize,
+    },
     #[error(
         "the file mixes CRLF and LF line endings; convert it to one style before dotpack edits it"
     )]

@@ -359,6 +359,159 @@ fn files_that_do_not_parse_give_line_and_column() {
     }
 }
 
+/// A file with a duplicate key: format, text, container path, the key path reported and the
+/// lines of both occurrences.
+type Duplicate = (
+    Format,
+    String,
+    &'static [&'static str],
+    &'static str,
+    (usize, usize),
+);
+
+#[test]
+fn duplicate_keys_on_the_container_path_are_refused() {
+    let b = "\"b\": {\"command\": \"b\"}";
+    let cases: Vec<Duplicate> = vec![
+        (
+            Format::Json,
+            format!("{{\"mcpServers\": {{}},\n\"mcpServers\": {{{b}}}}}"),
+            MCP,
+            "mcpServers",
+            (1, 2),
+        ),
+        (
+            Format::Jsonc,
+            format!("{{\n  // mine\n  \"mcpServers\": {{{b}}},\n  \"mcpServers\": {{}},\n}}"),
+            MCP,
+            "mcpServers",
+            (3, 4),
+        ),
+        (
+            Format::Json,
+            format!("{{\"mcpServers\": {{\n  {b},\n  \"a\": {{}},\n  {b}\n}}}}"),
+            MCP,
+            "mcpServers.b",
+            (2, 4),
+        ),
+        (
+            Format::Jsonc,
+            "{\"a\": {\"x\": {}}, \"a\": {\"x\": {}}}".to_string(),
+            &["a", "x"],
+            "a",
+            (1, 1),
+        ),
+        (
+            Format::Json,
+            "{\"a\": {\"x\": {}, \"x\": {}}}".to_string(),
+            &["a", "x"],
+            "a.x",
+            (1, 1),
+        ),
+        // An escaped key is the same key to every reader.
+        (
+            Format::Json,
+            "{\"mcpServers\": {\"b\": {},\n\"\\u0062\": {}}}".to_string(),
+            MCP,
+            "mcpServers.b",
+            (1, 2),
+        ),
+    ];
+    for (format, text, path, key_path, (first, second)) in &cases {
+        let c = Container::new(path);
+        let expected = FormatError::DuplicateKey {
+            key_path: key_path.to_string(),
+            first_line: *first,
+            second_line: *second,
+        };
+        assert_eq!(
+            list_entries(*format, text, c).unwrap_err(),
+            expected,
+            "{text}"
+        );
+        assert_eq!(
+            upsert_entry(*format, text, c, "figma", &entry()).unwrap_err(),
+            expected,
+            "{text}"
+        );
+        let removed = remove_entry(*format, text, c, "b", &Created::default());
+        assert_eq!(removed.unwrap_err(), expected, "{text}");
+        assert!(Document::parse(*format, text, c).is_err(), "{text}");
+    }
+    // Duplicates off the container's path are the host's business, not dotpack's.
+    let text = "{\"theme\": 1, \"theme\": 2, \"mcpServers\": {\"x\": {\"a\": 1, \"a\": 2}}}";
+    assert_eq!(
+        list_entries(Format::Json, text, Container::new(MCP))
+            .unwrap()
+            .len(),
+        1
+    );
+    let message = FormatError::DuplicateKey {
+        key_path: "mcpServers".into(),
+        first_line: 1,
+        second_line: 3,
+    }
+    .to_string();
+    assert!(message.contains("lines 1 and 3"), "{message}");
+    assert!(message.contains("by hand"), "{message}");
+}
+
+#[test]
+fn duplicate_keys_in_large_json_files_are_refused_on_the_fast_path() {
+    let servers =
+        ",\n  \"mcpServers\": {\n    \"a\": {}\n  },\n  \"mcpServers\": {\n    \"b\": {}\n  }";
+    let big = large_json(servers);
+    assert!(big.len() > 256 * 1024);
+    let lines = big.lines().count();
+    let first = big
+        .lines()
+        .position(|l| l.contains("\"mcpServers\""))
+        .unwrap()
+        + 1;
+    let c = Container::new(MCP);
+    let err = upsert_entry(Format::Json, &big, c, "figma", &entry()).unwrap_err();
+    assert_eq!(
+        err,
+        FormatError::DuplicateKey {
+            key_path: "mcpServers".into(),
+            first_line: first,
+            second_line: first + 3,
+        }
+    );
+    assert!(first + 3 < lines);
+    let servers = ",\n  \"mcpServers\": {\n    \"a\": {},\n    \"a\": {}\n  }";
+    let err = list_entries(Format::Json, &large_json(servers), c).unwrap_err();
+    assert!(
+        matches!(&err, FormatError::DuplicateKey { key_path, .. } if key_path == "mcpServers.a"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn toml_refuses_duplicate_tables_and_keys() {
+    let cases = [
+        "[mcp_servers.a]\ncommand = \"a\"\n\n[mcp_servers.a]\ncommand = \"b\"\n",
+        "[mcp_servers]\na = { command = \"a\" }\n\n[mcp_servers]\nb = { command = \"b\" }\n",
+        "[mcp_servers]\na = { command = \"a\" }\na = { command = \"b\" }\n",
+        "mcp_servers.a.command = \"a\"\n\n[mcp_servers.a]\nargs = []\n",
+    ];
+    for text in cases {
+        let c = Container::new(CODEX);
+        for err in [
+            list_entries(Format::Toml, text, c).unwrap_err(),
+            upsert_entry(Format::Toml, text, c, "figma", &entry()).unwrap_err(),
+        ] {
+            match err {
+                FormatError::Parse { line, message, .. } => {
+                    assert!(line > 1, "{text:?}: {line}");
+                    assert!(message.contains("duplicate key"), "{text:?}: {message}");
+                }
+                other => panic!("{text:?}: unexpected {other:?}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn toml_refuses_null_and_mixed_line_endings() {
     let err = upsert_entry(

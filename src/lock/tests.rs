@@ -47,6 +47,8 @@ fn sample() -> Lockfile {
                 ..Default::default()
             },
             created_file: false,
+            created_dirs: 0,
+            owners: vec![],
             project: None,
         }],
     }

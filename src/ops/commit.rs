@@ -1,103 +1,83 @@
 //! The end of every writing command: plan the host files, then commit manifest, lock, claims
-//! and host files as one transaction (or print them, with `--dry-run`).
+//! and host files as one transaction (or print them, with `--dry-run`). Lines that say a file
+//! changed are printed only after the transaction committed.
+
+use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
 
 use crate::apply::FileWrite;
-use crate::claims::UserClaims;
-use crate::cli::InstallArgs;
-use crate::install::{ClaimStore, HostSettings};
+use crate::claims::{Claim, UserClaims};
+use crate::install::{Placed, PlanRequest, Where};
 use crate::lock::{LOCK_FILE, Lockfile};
 use crate::manifest::LoadedManifest;
 use crate::output::Printer;
-use crate::plan::Mode;
-use crate::plan::Plan;
+use crate::plan::{Action, Mode, Plan};
 use crate::resolve::RegistrySet;
 
 use super::locking::{Change, lock_changes};
-use super::{Project, Settings};
+use super::{InstallOptions, Project, Settings};
 
-/// When a command installs with no target host at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NoTargets {
-    /// Say so and go on (add, remove, update: the manifest and lock still change).
-    Warn,
-    /// Fail (install, uninstall, adopt: there is nothing else to do).
-    Fail,
-}
-
-/// Plans the host files for `lock`: the servers of its packages into every target. Returns
-/// `None` when there is no target host (after a warning, or an error, as `no_targets` says).
-/// What a command asks of the hosts.
-pub struct HostRequest<'a> {
-    /// The manifest as the command leaves it (with its edits).
-    pub manifest: &'a LoadedManifest,
-    /// The lock whose packages belong in the host files.
-    pub lock: &'a Lockfile,
-    pub args: &'a InstallArgs,
-    pub mode: Mode,
-    pub no_targets: NoTargets,
-}
-
+/// Plans the host files for `lock`: the servers of its packages into every target the manifest
+/// declares, and out of every file this project's claims name but no longer wants.
 pub fn plan_hosts(
     settings: &Settings,
-    printer: &Printer,
     project: &Project,
     registries: &RegistrySet,
-    request: HostRequest<'_>,
-) -> Result<Option<(Plan, ClaimStore)>> {
-    let HostRequest {
+    manifest: &LoadedManifest,
+    lock: &Lockfile,
+    options: &InstallOptions,
+    mode: Mode,
+) -> Result<(Plan, Placed)> {
+    let claims = all_claims(project);
+    let placed = crate::install::place(&Where {
         manifest,
         lock,
-        args,
+        claims: &claims,
+        owner: &project.owner,
+        env: &settings.host_env,
+        global: project.global,
+    })?;
+    let plan = crate::install::plan_targets(PlanRequest {
+        placed: &placed,
+        lock,
+        manifest: &manifest.manifest,
+        registries,
+        claims: &claims,
+        owner: &project.owner,
+        force: options.force,
+        lossy: &options.lossy,
+        previous: project.lock.as_ref(),
         mode,
-        no_targets,
-    } = request;
-    let hosts = HostSettings::new(args, manifest, &settings.host_env)?;
-    if hosts.targets.is_empty() {
-        let message = "no target hosts: set `hosts = [...]` under [project] in dotpack.toml, or pass --host (claude-code, codex, gemini-cli, cursor, vscode)";
-        match no_targets {
-            NoTargets::Warn => {
-                printer.warning(format!(
-                    "{message}; only dotpack.toml and dotpack.lock were updated"
-                ));
-                return Ok(None);
-            }
-            NoTargets::Fail => bail!("{message}"),
-        }
-    }
-    let lock_claims = project
-        .lock
-        .as_ref()
-        .map(|l| l.claims.as_slice())
-        .unwrap_or_default();
-    let planned = crate::install::plan_targets(
-        &hosts,
-        crate::install::PlanRequest {
-            lock,
-            manifest: &manifest.manifest,
-            registries,
-            lock_claims,
-            dotpack_home: &settings.dotpack_home,
-            project_root: manifest.root(),
-            mode,
-        },
-    )?;
-    Ok(Some(planned))
+    })?;
+    Ok((plan, placed))
 }
 
-/// The end of every command that changes the project and its hosts: plan the host files for the
-/// new lock, then commit manifest, lock, claims and host files as one transaction.
+/// The project's claims (from its lock) and every owner's user-scope claims.
+pub fn all_claims(project: &Project) -> Vec<Claim> {
+    let mut claims: Vec<Claim> = project
+        .lock
+        .as_ref()
+        .map(|l| l.claims.clone())
+        .unwrap_or_default();
+    claims.extend(project.user_claims.claims.iter().cloned());
+    claims
+}
+
+/// The end of every command that changes the project and its hosts.
 pub struct Finish<'a> {
     /// The manifest as the command leaves it, and its new text when the command edited it.
     pub manifest: &'a LoadedManifest,
     pub manifest_text: Option<String>,
     pub lock: Lockfile,
-    pub args: &'a InstallArgs,
+    pub options: &'a InstallOptions,
     pub mode: Mode,
-    pub no_targets: NoTargets,
+    /// What the command changed in dotpack.toml, as `(verb, what)` status lines.
+    pub edits: Vec<(String, String)>,
 }
 
+/// Plans the host files for the new lock, then commits manifest, lock, claims and host files as
+/// one transaction.
 pub fn finish(
     settings: &Settings,
     printer: &Printer,
@@ -105,19 +85,27 @@ pub fn finish(
     registries: &RegistrySet,
     finish: Finish<'_>,
 ) -> Result<()> {
-    let hosts = plan_hosts(
+    let (plan, placed) = plan_hosts(
         settings,
-        printer,
         project,
         registries,
-        HostRequest {
-            manifest: finish.manifest,
-            lock: &finish.lock,
-            args: finish.args,
-            mode: finish.mode,
-            no_targets: finish.no_targets,
-        },
+        finish.manifest,
+        &finish.lock,
+        finish.options,
+        finish.mode,
     )?;
+    for claim in &placed.ignored_claims {
+        printer.warning(format!(
+            "dotpack.lock claims {claim}, which is not a file dotpack writes for that host; ignored"
+        ));
+    }
+    let no_hosts = placed.targets.is_empty()
+        && finish
+            .manifest
+            .manifest
+            .project
+            .as_ref()
+            .is_none_or(|p| p.hosts.is_empty());
     commit(
         settings,
         printer,
@@ -125,64 +113,64 @@ pub fn finish(
             project,
             manifest_text: finish.manifest_text,
             lock: finish.lock,
-            hosts,
-            dry_run: finish.args.dry_run,
+            hosts: Some(plan),
+            dry_run: finish.options.dry_run,
+            edits: finish.edits,
+            no_hosts,
         },
     )
 }
 
 /// What a writing command wants on disk: the new manifest text (if it changes), the new lock, and
-/// the plan for the host files (when there are targets).
+/// the plan for the host files (`None`: the command does not touch them, as `dotpack lock`).
 pub struct Outcome<'a> {
     pub project: &'a Project,
     pub manifest_text: Option<String>,
     pub lock: Lockfile,
-    pub hosts: Option<(Plan, ClaimStore)>,
+    pub hosts: Option<Plan>,
     pub dry_run: bool,
+    pub edits: Vec<(String, String)>,
+    /// The project declares no host and holds no claim: said after the other lines.
+    pub no_hosts: bool,
 }
 
-/// Applies an outcome: checks `--locked`, prints what changes, and writes every changed file
-/// (host files, user claims, manifest, lock) after checking all of them can be written. With
-/// `dry_run`, prints unified diffs and writes nothing.
+/// Applies an outcome: checks `--locked`, writes every changed file (host files, user claims,
+/// manifest, lock) as one transaction after checking all of them can be written, then prints
+/// what changed. With `dry_run`, prints what would change and the unified diffs, and writes
+/// nothing.
 pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> Result<()> {
     let project = outcome.project;
     let mut lock = outcome.lock;
-    let old_claims = project
-        .lock
-        .as_ref()
-        .map(|l| l.claims.clone())
-        .unwrap_or_default();
     let mut writes = Vec::new();
-    let mut host_plan = None;
-    let user_scope = matches!(outcome.hosts, Some((_, ClaimStore::User(_))));
-    match outcome.hosts {
-        Some((plan, ClaimStore::Project)) => {
-            lock.claims = plan.claims.clone();
-            host_plan = Some(plan);
+    let mut user_files = false;
+    let host_plan = outcome.hosts;
+    match &host_plan {
+        Some(plan) => {
+            lock.claims = plan
+                .claims
+                .iter()
+                .filter(|c| c.scope != "user")
+                .cloned()
+                .collect();
+            if let Some(write) = user_claims_write(project, plan) {
+                writes.push(write);
+            }
+            user_files = touches_user_scope(plan, &writes);
         }
-        Some((plan, ClaimStore::User(user))) => {
-            lock.claims = old_claims;
-            let text = UserClaims::render(&plan.claims);
-            let text = if plan.claims.is_empty() && user.text.is_none() {
-                None
-            } else {
-                Some(text)
-            };
-            writes.push(FileWrite {
-                display: user.path.display().to_string(),
-                host: None,
-                path: user.path.clone(),
-                before: user.text.clone(),
-                after: text,
-            });
-            host_plan = Some(plan);
+        None => {
+            lock.claims = project
+                .lock
+                .as_ref()
+                .map(|l| l.claims.clone())
+                .unwrap_or_default();
         }
-        None => lock.claims = old_claims,
     }
     let lock_text = lock.emit();
-    if settings.locked && project.lock.as_ref() != Some(&lock) {
+    if settings.locked && (project.lock_conflicted || project.lock.as_ref() != Some(&lock)) {
         let why = if project.lock.is_none() {
             "dotpack.lock is missing"
+        } else if project.lock_conflicted {
+            "dotpack.lock has git merge conflict markers"
         } else {
             "dotpack.lock needs to be updated"
         };
@@ -192,16 +180,133 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     }
     let root = project.manifest.root();
     let changes = lock_changes(project.lock.as_ref(), &lock);
+    // Host files first, in target order; their bytes move into the writes (they may be large).
+    let mut all_writes: Vec<FileWrite> = Vec::new();
+    let mut summary = Vec::new();
+    let mut warnings = Vec::new();
+    if let Some(plan) = host_plan {
+        summary = host_summary(&plan);
+        warnings = host_warnings(&plan);
+        all_writes.extend(file_writes(plan));
+    }
+    all_writes.append(&mut writes);
+    let manifest_path = project.manifest.path.clone();
+    if let Some(text) = outcome.manifest_text {
+        all_writes.push(FileWrite {
+            display: manifest_display(project),
+            host: None,
+            path: manifest_path,
+            before: (!project.new_manifest).then(|| project.manifest.text.clone()),
+            after: Some(text),
+            remove_dirs: 0,
+        });
+    }
+    all_writes.push(FileWrite {
+        display: if project.global {
+            root.join(LOCK_FILE).display().to_string()
+        } else {
+            LOCK_FILE.to_string()
+        },
+        host: None,
+        path: root.join(LOCK_FILE),
+        before: project.lock_text.clone(),
+        after: Some(lock_text),
+        remove_dirs: 0,
+    });
+    let writes = all_writes;
+    if outcome.dry_run {
+        for (verb, what) in &outcome.edits {
+            printer.status("Would", format!("{} {what}", infinitive(verb)));
+        }
+        for change in &changes {
+            change.print_would(printer);
+        }
+        crate::apply::print_plan(printer, &writes);
+        crate::apply::print_diffs(printer, &writes);
+        for warning in &warnings {
+            printer.warning(warning);
+        }
+        printer.warning("dry run: no file was changed");
+        return Ok(());
+    }
+    crate::apply::preflight(&writes)?;
+    let boundary = settings.boundary(Some(root));
+    let places = if project.global {
+        crate::txn::Places::user(None, boundary)
+    } else {
+        let mut places = crate::txn::Places::project(root, boundary);
+        if user_files {
+            places.locks.push(settings.dotpack_home.clone());
+        }
+        places
+    };
+    let meta = crate::txn::Meta {
+        command: settings.recorded_command(&|_| false),
+        packages: changes.iter().map(Change::record).collect(),
+        keep: keep_generations(&project.manifest),
+        ..crate::txn::Meta::default()
+    };
+    let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
+    // Committed: now say what changed.
+    for (verb, what) in &outcome.edits {
+        printer.status(verb, what);
+    }
     for change in &changes {
         change.print(printer);
     }
-    if let Some(plan) = &host_plan {
-        print_host_summary(printer, plan);
+    for (verb, what) in &summary {
+        printer.status(verb, what);
     }
-    // Host files first, in target order; their bytes move into the writes (they may be large).
-    let mut host_writes: Vec<FileWrite> = host_plan
-        .map(|plan| plan.files)
-        .unwrap_or_default()
+    for warning in &warnings {
+        printer.warning(warning);
+    }
+    if outcome.no_hosts {
+        printer.warning(
+            "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written\n  help: `dotpack install --host HOST` adds one (hosts: claude-code, codex, gemini-cli, cursor, vscode)",
+        );
+    }
+    match id {
+        Some(id) => printer.status("Finished", format!("generation {id}")),
+        None => printer.status("Finished", "nothing to change"),
+    }
+    Ok(())
+}
+
+/// The write of `$DOTPACK_HOME/claims.toml` for the user-scope claims of `plan`, when they
+/// change.
+pub fn user_claims_write(project: &Project, plan: &Plan) -> Option<FileWrite> {
+    let user: Vec<Claim> = plan
+        .claims
+        .iter()
+        .filter(|c| c.scope == "user")
+        .cloned()
+        .collect();
+    let current = &project.user_claims;
+    let text = (!user.is_empty() || current.text.is_some()).then(|| UserClaims::render(&user));
+    (text != current.text).then(|| FileWrite {
+        display: current.path.display().to_string(),
+        host: None,
+        path: current.path.clone(),
+        before: current.text.clone(),
+        after: text,
+        remove_dirs: 0,
+    })
+}
+
+/// Whether committing `plan` (and `writes`) changes anything at user scope, so the transaction
+/// must also hold `$DOTPACK_HOME`'s lock.
+pub fn touches_user_scope(plan: &Plan, writes: &[FileWrite]) -> bool {
+    !writes.is_empty()
+        || plan
+            .files
+            .iter()
+            .any(|f| f.is_changed() && f.target.scope == crate::hosts::Scope::User)
+}
+
+/// The writes of a plan's host files, in target order; their bytes move into the writes (they
+/// may be large).
+pub fn file_writes(plan: Plan) -> Vec<FileWrite> {
+    plan.files
         .into_iter()
         .map(|file| FileWrite {
             display: file.target.claim_file,
@@ -209,49 +314,31 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             path: file.target.path,
             before: file.before,
             after: file.after,
+            remove_dirs: file.remove_dirs,
         })
-        .collect();
-    host_writes.append(&mut writes);
-    let mut writes = host_writes;
-    if let Some(text) = outcome.manifest_text {
-        writes.push(FileWrite {
-            display: crate::manifest::MANIFEST_FILE.to_string(),
-            host: None,
-            path: project.manifest.path.clone(),
-            before: Some(project.manifest.text.clone()),
-            after: Some(text),
-        });
+        .collect()
+}
+
+/// "Adding" -> "add", for "Would add ...".
+fn infinitive(verb: &str) -> &str {
+    match verb {
+        "Adding" => "add",
+        "Removing" => "remove",
+        "Updating" => "update",
+        "Excluding" => "exclude",
+        "Including" => "include",
+        "Creating" => "create",
+        other => other,
     }
-    writes.push(FileWrite {
-        display: LOCK_FILE.to_string(),
-        host: None,
-        path: root.join(LOCK_FILE),
-        before: project.lock_text.clone(),
-        after: Some(lock_text),
-    });
-    if outcome.dry_run {
-        crate::apply::print_diffs(printer, &writes);
-        printer.warning("dry run: no file was changed");
-        return Ok(());
-    }
-    crate::apply::preflight(&writes)?;
-    let boundary = settings.boundary(Some(root));
-    let places = if user_scope {
-        crate::txn::Places::user(Some(root), boundary)
+}
+
+/// How messages name the manifest: `dotpack.toml` in a project, its path for the user-level one.
+fn manifest_display(project: &Project) -> String {
+    if project.global {
+        project.manifest.path.display().to_string()
     } else {
-        crate::txn::Places::project(root, boundary)
-    };
-    let meta = crate::txn::Meta {
-        command: settings.command_line.clone(),
-        packages: changes.iter().map(Change::record).collect(),
-        keep: keep_generations(&project.manifest),
-        ..crate::txn::Meta::default()
-    };
-    match crate::txn::apply(&places, &writes, meta, settings.wait, printer)? {
-        Some(id) => printer.status("Finished", format!("generation {id}")),
-        None => printer.status("Finished", "nothing to change"),
+        crate::manifest::MANIFEST_FILE.to_string()
     }
-    Ok(())
 }
 
 /// `[settings] keep_generations`, else [`crate::txn::DEFAULT_KEEP`].
@@ -264,9 +351,9 @@ pub fn keep_generations(manifest: &LoadedManifest) -> usize {
         .map_or(crate::txn::DEFAULT_KEEP, |k| k as usize)
 }
 
-/// One line per file that changes, grouped by host, with counts; then the warnings in one block.
-fn print_host_summary(printer: &Printer, plan: &Plan) {
-    use crate::plan::Action;
+/// One `(verb, line)` per file that changes, with counts.
+fn host_summary(plan: &Plan) -> Vec<(String, String)> {
+    let mut out = Vec::new();
     for file in &plan.files {
         let count = |a: Action| file.changes.iter().filter(|c| c.action == a).count();
         let mut parts = Vec::new();
@@ -275,6 +362,8 @@ fn print_host_summary(printer: &Printer, plan: &Plan) {
             (Action::Update, "updated"),
             (Action::Remove, "removed"),
             (Action::Adopt, "adopted"),
+            (Action::Share, "shared with other projects"),
+            (Action::Release, "left to other projects"),
         ] {
             let n = count(action);
             if n > 0 {
@@ -284,26 +373,31 @@ fn print_host_summary(printer: &Printer, plan: &Plan) {
         if parts.is_empty() {
             continue;
         }
-        let verb = if file.before.is_none() {
+        let verb = if !file.is_changed() {
+            "Claimed"
+        } else if file.before.is_none() {
             "Created"
         } else if file.after.is_none() {
             "Deleted"
-        } else if file.is_changed() {
-            "Updated"
         } else {
-            "Claimed"
+            "Updated"
         };
-        printer.status(
-            verb,
+        out.push((
+            verb.to_string(),
             format!(
                 "{} ({}): {}",
                 file.target.claim_file,
                 file.target.host.id,
                 parts.join(", ")
             ),
-        );
+        ));
     }
-    // Warnings come in one block after the file lines.
+    out
+}
+
+/// The warnings of a plan: dropped fields, then hand edits kept.
+fn host_warnings(plan: &Plan) -> Vec<String> {
+    let mut seen = BTreeSet::new();
     let dropped = plan.files.iter().flat_map(|file| {
         file.changes
             .iter()
@@ -318,7 +412,8 @@ fn print_host_summary(printer: &Printer, plan: &Plan) {
                 )
             })
     });
-    for warning in dropped.chain(plan.warnings.iter().cloned()) {
-        printer.warning(warning);
-    }
+    dropped
+        .chain(plan.warnings.iter().cloned())
+        .filter(|w| seen.insert(w.clone()))
+        .collect()
 }

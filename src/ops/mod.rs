@@ -2,97 +2,164 @@
 //! manifest, lock, claims and host files. Commands decide *what* to change; this module decides
 //! *how*.
 //!
-//! - [`Settings`] and [`Project`]: flags, environment and the loaded project, decided once;
+//! - [`Settings`] and [`InstallOptions`]: flags and environment, decided once at the edge and
+//!   passed down (no command-line parsing type reaches the library);
+//! - [`Project`]: the loaded manifest, lock and user-scope claims;
 //! - `registries`: the default and named registries;
 //! - `locking`: resolution into a lock, and what changed between two locks;
 //! - `commit`: planning the host files and committing everything as one transaction.
 
 mod commit;
+mod environment;
 mod locking;
 mod registries;
 
 pub use commit::{
-    Finish, HostRequest, NoTargets, Outcome, commit, finish, keep_generations, plan_hosts,
+    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, plan_hosts,
+    touches_user_scope, user_claims_write,
 };
-pub use locking::{Change, lock_changes, resolve_lock};
-pub use registries::{registries, root_deps};
+pub use environment::{environment_needed, print_environment_needed};
+pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};
+pub use registries::{RegistryFlag, registries, registries_with_default, registry_flag, root_deps};
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use semver::Version;
 
-use crate::cli::GlobalArgs;
-use crate::hosts::HostEnv;
+use crate::claims::UserClaims;
+use crate::hosts::{HostEnv, Scope};
 use crate::lock::{LOCK_FILE, Lockfile};
-use crate::manifest::{self, LoadedManifest};
+use crate::manifest::{self, LoadedManifest, MANIFEST_FILE};
+use crate::output::Printer;
+use crate::plan::LossyPolicy;
 
 /// Settings every command shares, decided once from flags and the environment.
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub cwd: PathBuf,
     pub manifest_path: Option<PathBuf>,
-    pub registry: Option<PathBuf>,
+    /// `--registry`: a `[registries]` name, a folder or a URL.
+    pub registry_flag: Option<String>,
+    /// `DOTPACK_REGISTRY`: the default registry's folder or URL in this environment.
+    pub registry_env: Option<String>,
     /// Fail when dotpack.lock is missing or would change.
     pub locked: bool,
     /// Use nothing but local data.
     pub offline: bool,
+    /// `--global`: the user-level manifest in `$DOTPACK_HOME`, installed at user scope.
+    pub global: bool,
     /// Home folder and host-specific locations, for user-scope files.
     pub host_env: HostEnv,
-    /// Where user-scope claims and generations live: `$DOTPACK_HOME`, else `~/.dotpack`.
+    /// Where user-scope claims and the user-level manifest live: `$DOTPACK_HOME`, else
+    /// `~/.dotpack`.
     pub dotpack_home: PathBuf,
     /// `--no-wait`: fail instead of waiting for another dotpack's lock.
     pub wait: crate::txn::Wait,
-    /// The command line, recorded in generations.
+    /// The command line, recorded in generations (see [`Settings::recorded_command`]).
     pub command_line: Vec<String>,
 }
 
 impl Settings {
-    pub fn from_global(global: &GlobalArgs) -> Result<Self> {
-        let cwd = std::env::current_dir().context("cannot read the current folder")?;
-        let host_env = HostEnv::from_env()?;
-        let dotpack_home = match std::env::var_os("DOTPACK_HOME") {
-            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-            _ => host_env.home.join(".dotpack"),
-        };
-        Ok(Settings {
-            host_env,
-            dotpack_home,
-            cwd,
-            manifest_path: global.manifest_path.clone(),
-            registry: global.registry.clone(),
-            locked: global.locked || global.frozen,
-            offline: global.offline || global.frozen,
-            wait: if global.no_wait {
-                crate::txn::Wait::NoWait
-            } else {
-                crate::txn::Wait::Block
-            },
-            command_line: std::iter::once("dotpack".to_string())
-                .chain(std::env::args().skip(1))
-                .collect(),
-        })
+    /// How HTTP registries may use the network: `offline` from the flags, and whether redirects
+    /// may leave a registry's origin from `DOTPACK_ALLOW_REDIRECTS` (set to anything but empty,
+    /// `0`, `false` or `no`).
+    pub fn network(&self) -> crate::registry::Network {
+        let allow_redirects = std::env::var(crate::registry::http::ALLOW_REDIRECTS_ENV)
+            .is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"));
+        crate::registry::Network {
+            offline: self.offline,
+            allow_redirects,
+        }
     }
+
+    /// Settings for `home` as HOME and `cwd` as the current folder, nothing else set (tests and
+    /// library callers).
+    pub fn for_home(home: &Path, cwd: &Path) -> Settings {
+        Settings {
+            cwd: cwd.to_path_buf(),
+            manifest_path: None,
+            registry_flag: None,
+            registry_env: None,
+            locked: false,
+            offline: false,
+            global: false,
+            host_env: HostEnv::new(home),
+            dotpack_home: home.join(".dotpack"),
+            wait: crate::txn::Wait::Block,
+            command_line: vec!["dotpack".to_string()],
+        }
+    }
+
+    /// The command line as generations record it: the values of `--set` for `secret` are
+    /// replaced, so a value typed by mistake never reaches the state folder.
+    pub fn recorded_command(&self, secret: &dyn Fn(&str) -> bool) -> Vec<String> {
+        redact_sets(&self.command_line, secret)
+    }
+
+    /// The user-level manifest, `$DOTPACK_HOME/dotpack.toml`.
+    pub fn global_manifest(&self) -> PathBuf {
+        self.dotpack_home.join(MANIFEST_FILE)
+    }
+}
+
+/// `--set KEY=VALUE` and `--set=KEY=VALUE` with `secret(KEY)` become `--set KEY=<redacted>`.
+fn redact_sets(args: &[String], secret: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let redact = |pair: &str| match pair.split_once('=') {
+        Some((key, _)) if secret(key.trim()) => format!("{key}=<redacted>"),
+        _ => pair.to_string(),
+    };
+    let mut out = Vec::with_capacity(args.len());
+    let mut next_is_value = false;
+    for arg in args {
+        if next_is_value {
+            out.push(redact(arg));
+            next_is_value = false;
+        } else if arg == "--set" {
+            out.push(arg.clone());
+            next_is_value = true;
+        } else if let Some(pair) = arg.strip_prefix("--set=") {
+            out.push(format!("--set={}", redact(pair)));
+        } else {
+            out.push(arg.clone());
+        }
+    }
+    out
+}
+
+/// What a command asks of the host files, from `--host`, `--scope`, `--force`,
+/// `--allow-lossy` and `--dry-run`.
+#[derive(Clone, Debug, Default)]
+pub struct InstallOptions {
+    /// Host ids given with `--host`, lowercase.
+    pub hosts: Vec<String>,
+    pub scope: Option<Scope>,
+    pub force: bool,
+    pub lossy: LossyPolicy,
+    pub dry_run: bool,
 }
 
 impl Settings {
     /// The paths transaction records may name in this run: the project's, `$DOTPACK_HOME`'s
     /// and the hosts' user config files. Built here and only here.
-    pub fn boundary(&self, project_root: Option<&std::path::Path>) -> crate::txn::Boundary {
+    pub fn boundary(&self, project_root: Option<&Path>) -> crate::txn::Boundary {
         crate::txn::Boundary::new(project_root, &self.dotpack_home, &self.host_env)
     }
 }
 
 /// Where the generations of `scope` live, and how many to keep: the project's `.dotpack/`
-/// (the default inside a project) or `$DOTPACK_HOME` (`--scope user`, or outside a project).
+/// (the default inside a project) or `$DOTPACK_HOME` (`--scope user`, `--global`, or outside a
+/// project).
 pub fn state_places(
     settings: &Settings,
-    scope: Option<crate::hosts::Scope>,
+    scope: Option<Scope>,
 ) -> Result<(crate::txn::Places, usize)> {
-    use crate::hosts::Scope;
+    let want_user = scope == Some(Scope::User) || settings.global;
     let want_project = scope == Some(Scope::Project);
-    let manifest =
+    let manifest = if want_user {
+        manifest::load(&settings.global_manifest()).ok()
+    } else {
         match crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd) {
             Ok(path) => match manifest::load(&path) {
                 Ok(m) => Some(m),
@@ -101,44 +168,107 @@ pub fn state_places(
             },
             Err(e) if want_project => return Err(e),
             Err(_) => None,
-        };
+        }
+    };
     let keep = manifest
         .as_ref()
         .map_or(crate::txn::DEFAULT_KEEP, keep_generations);
     let root = manifest.as_ref().map(|m| m.root().to_path_buf());
-    let places = match (scope, &root) {
-        (Some(Scope::User), _) | (_, None) => {
-            crate::txn::Places::user(root.as_deref(), settings.boundary(root.as_deref()))
+    let places = match &root {
+        Some(root) if !want_user => {
+            crate::txn::Places::project(root, settings.boundary(Some(root)))
         }
-        (_, Some(root)) => crate::txn::Places::project(root, settings.boundary(Some(root))),
+        _ => crate::txn::Places::user(None, settings.boundary(root.as_deref())),
     };
     Ok((places, keep))
 }
 
+/// The project's manifest (the user-level one with `--global`) when there is one that loads, for
+/// commands that work outside a project too (search, info).
+pub fn optional_manifest(settings: &Settings) -> Option<LoadedManifest> {
+    let path = if settings.global {
+        settings.global_manifest()
+    } else {
+        crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd).ok()?
+    };
+    manifest::load(&path).ok()
+}
+
 /// The folder of the project's dotpack.toml, if there is one.
 pub fn project_root(settings: &Settings) -> Option<PathBuf> {
+    if settings.global {
+        return None;
+    }
     let path =
         crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd).ok()?;
     Some(path.parent()?.to_path_buf())
 }
 
-/// A loaded project: its manifest and, when present, its lock.
+/// A loaded project: its manifest, its lock when present, and the user-scope claims.
 pub struct Project {
     pub manifest: LoadedManifest,
     pub lock_path: PathBuf,
     pub lock_text: Option<String>,
     pub lock: Option<Lockfile>,
+    /// The lock file had git merge conflict markers (recovered in memory).
+    pub lock_conflicted: bool,
+    /// The manifest file does not exist yet (the user-level manifest before its first `add`).
+    pub new_manifest: bool,
+    /// The user-level manifest (`--global`): every host at user scope.
+    pub global: bool,
+    /// `$DOTPACK_HOME/claims.toml`.
+    pub user_claims: UserClaims,
+    /// How this project names itself as an owner of user-scope entries.
+    pub owner: String,
 }
 
 impl Project {
-    /// Finds and loads `dotpack.toml` and `dotpack.lock`, failing on any error in either.
-    pub fn load(settings: &Settings) -> Result<Project> {
-        let path = crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd)?;
-        let manifest = manifest::load(&path)?;
+    /// Finds and loads `dotpack.toml` and `dotpack.lock` (the user-level ones with `--global`),
+    /// failing on any error in either. A lock with merge conflict markers is recovered in memory
+    /// (see [`crate::lock::recover`]) and said so; the next writing command writes it.
+    pub fn load(settings: &Settings, printer: &Printer) -> Result<Project> {
+        Self::load_or_create(settings, printer, false)
+    }
+
+    /// [`Project::load`], except that with `--global` a missing user-level manifest is created
+    /// in memory (written by the command's transaction), for `add --global`.
+    pub fn load_or_create(settings: &Settings, printer: &Printer, create: bool) -> Result<Project> {
+        let (path, new_manifest) = if settings.global {
+            let path = settings.global_manifest();
+            let exists = path.is_file();
+            if !exists && !create {
+                bail!(
+                    "there is no user-level manifest ({})\n  help: `dotpack add --global NAME` creates it",
+                    path.display()
+                );
+            }
+            (path, !exists)
+        } else {
+            let path =
+                crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd)?;
+            (path, false)
+        };
+        let manifest = if new_manifest {
+            let text = crate::project::initial_global_manifest(&detected_user_hosts(settings));
+            manifest::parse(&path, text)?
+        } else {
+            manifest::load(&path)?
+        };
         let lock_path = manifest.root().join(LOCK_FILE);
+        let mut lock_conflicted = false;
         let (lock_text, lock) = match std::fs::read_to_string(&lock_path) {
             Ok(text) => {
-                let lock = crate::lock::parse(&lock_path, &text)?;
+                let matches = |claim: &crate::claims::Claim| {
+                    claim_matches_file(claim, manifest.root(), &settings.host_env)
+                };
+                let lock = match crate::lock::recover(&lock_path, &text, &matches)? {
+                    Some(recovered) => {
+                        printer.warning(recovered.describe(&lock_path));
+                        lock_conflicted = true;
+                        recovered.lock
+                    }
+                    None => crate::lock::parse(&lock_path, &text)?,
+                };
                 (Some(text), Some(lock))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
@@ -146,11 +276,18 @@ impl Project {
                 return Err(e).with_context(|| format!("cannot read {}", lock_path.display()));
             }
         };
+        let user_claims = UserClaims::load(&settings.dotpack_home)?;
+        let owner = owner_id(manifest.root());
         Ok(Project {
             manifest,
             lock_path,
             lock_text,
             lock,
+            lock_conflicted,
+            new_manifest,
+            global: settings.global,
+            user_claims,
+            owner,
         })
     }
 
@@ -160,5 +297,71 @@ impl Project {
             .as_ref()
             .map(Lockfile::preferred)
             .unwrap_or_default()
+    }
+
+    pub fn root(&self) -> &Path {
+        self.manifest.root()
+    }
+}
+
+/// The name an owner of user-scope entries goes by: its manifest's folder, absolute.
+pub fn owner_id(root: &Path) -> String {
+    let absolute = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    absolute.display().to_string()
+}
+
+/// Whether the entry `claim` names is in its file with the hash the claim recorded.
+fn claim_matches_file(claim: &crate::claims::Claim, root: &Path, env: &HostEnv) -> bool {
+    let Some(target) = crate::targets::Target::of_claim(claim, root, env) else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(&target.path) else {
+        return false;
+    };
+    let container = crate::formats::Container::new(target.host.container);
+    crate::formats::get_entry(target.host.format, &text, container, &claim.server)
+        .ok()
+        .flatten()
+        .is_some_and(|entry| crate::claims::entry_hash(&entry) == claim.entry)
+}
+
+/// Hosts whose user-scope files or markers exist, for a new user-level manifest.
+fn detected_user_hosts(settings: &Settings) -> Vec<&'static str> {
+    crate::hosts::ADAPTERS
+        .iter()
+        .filter(|a| a.user_file.is_some())
+        .filter(|a| a.detected(Scope::User, &settings.dotpack_home, &settings.host_env))
+        .map(|a| a.id)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_set_values_are_redacted_in_both_spellings() {
+        let args: Vec<String> = [
+            "dotpack",
+            "add",
+            "github",
+            "--set",
+            "github_token=ghp_x",
+            "--set=toolsets=all",
+            "--set=github_token=ghp_y",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let out = redact_sets(&args, &|k| k == "github_token");
+        assert_eq!(
+            out[3..],
+            [
+                "--set",
+                "github_token=<redacted>",
+                "--set=toolsets=all",
+                "--set=github_token=<redacted>"
+            ]
+        );
     }
 }

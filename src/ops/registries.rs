@@ -10,12 +10,50 @@ use crate::resolve::{RegistrySet, RootDep};
 
 use super::Settings;
 
-/// The default registry (built in, or `--registry`) and the named `[registries]` of `manifest`.
+/// What `--registry` names, read against the project's `[registries]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegistryFlag {
+    /// No `--registry`.
+    None,
+    /// A registry declared under `[registries]`.
+    Named(String),
+    /// A folder or an http(s) URL.
+    Location(String),
+}
+
+/// How to read `--registry` for `manifest`: a declared name wins over a folder of that name.
+pub fn registry_flag(settings: &Settings, manifest: Option<&LoadedManifest>) -> RegistryFlag {
+    match &settings.registry_flag {
+        None => RegistryFlag::None,
+        Some(value)
+            if manifest.is_some_and(|m| m.manifest.registries.contains_key(value.as_str())) =>
+        {
+            RegistryFlag::Named(value.clone())
+        }
+        Some(value) => RegistryFlag::Location(value.clone()),
+    }
+}
+
+/// The default registry (built in; `--registry PATH|URL` or `DOTPACK_REGISTRY` replace it) and
+/// the named `[registries]` of `manifest`.
 pub fn registries(settings: &Settings, manifest: Option<&LoadedManifest>) -> Result<RegistrySet> {
+    let default = match registry_flag(settings, manifest) {
+        RegistryFlag::Location(location) => Some(location),
+        _ => settings.registry_env.clone(),
+    };
+    registries_with_default(settings, manifest, default.as_deref())
+}
+
+/// [`registries`] with an explicit default location (`None`: the built-in registry).
+pub fn registries_with_default(
+    settings: &Settings,
+    manifest: Option<&LoadedManifest>,
+    default: Option<&str>,
+) -> Result<RegistrySet> {
     let default = registry::open(
-        settings.registry.as_deref(),
+        default.map(Path::new),
         &settings.dotpack_home,
-        settings.offline,
+        settings.network(),
     )?;
     let mut set = RegistrySet::new(default);
     if let Some(loaded) = manifest {
@@ -37,11 +75,12 @@ fn open_named(
         (Some(path), None) => {
             let full = root.join(path);
             let source =
-                registry::dir::DirIndex::open(&full, format!("registry+file:{}", path.display()))?;
+                registry::dir::DirIndex::open(&full, format!("registry+file:{}", path.display()))
+                    .with_context(|| format!("registry `{name}` in [registries]"))?;
             Ok(Box::new(source))
         }
         (None, Some(url)) => {
-            let source = registry::open_url(url, &settings.dotpack_home, settings.offline)
+            let source = registry::open_url(url, &settings.dotpack_home, settings.network())
                 .with_context(|| format!("registry `{name}` in [registries]"))?;
             Ok(Box::new(source))
         }

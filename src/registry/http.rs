@@ -19,6 +19,8 @@
 //! Offline (`--offline`, `--frozen`), only the cache is read and anything missing from it is an
 //! error that says so.
 //!
+//! Redirects are followed only within the registry's own origin (see `http/redirect.rs`).
+//!
 //! Names for `search` and "did you mean" come from `names.txt` at the root (one name per line,
 //! written by `dotpack registry build`); a registry without it has no listing, so search finds
 //! nothing and unknown names get no suggestions.
@@ -34,6 +36,20 @@ use super::archive::sha256_hex;
 use super::index::is_plain_name;
 use super::sparse::{FileStore, SparseIndex, read_config, verify_archive};
 use super::{IndexLine, IndexSource, RegistryError};
+
+mod redirect;
+
+pub use redirect::ALLOW_REDIRECTS_ENV;
+
+/// How dotpack may use the network for HTTP registries, decided once from flags and the
+/// environment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Network {
+    /// `--offline`, `--frozen`: no request at all, only the cache.
+    pub offline: bool,
+    /// `DOTPACK_ALLOW_REDIRECTS=1`: follow redirects to other origins than the registry's.
+    pub allow_redirects: bool,
+}
 
 /// The optional listing of package names at the root of an index, one per line, sorted.
 pub const NAMES_FILE: &str = "names.txt";
@@ -53,17 +69,19 @@ pub struct HttpIndex {
 
 impl HttpIndex {
     /// Prepares the registry at `base_url`, caching under `cache_dir` (a folder of its own, see
-    /// [`cache_dir`]). `offline` forbids every request. Fails only on a URL that is not
+    /// [`cache_dir`]). `network.offline` forbids every request. Fails only on a URL that is not
     /// `http(s)://HOST/...`; nothing is fetched yet.
     pub fn open(
         base_url: &str,
         source_id: impl Into<String>,
         cache_dir: &Path,
-        offline: bool,
+        network: Network,
     ) -> Result<HttpIndex, RegistryError> {
         let base = normalize_url(base_url)?;
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // Redirects are followed by `Remote::get`, which checks where each one goes.
+            .max_redirects(0)
             .timeout_connect(Some(Duration::from_secs(15)))
             .timeout_global(Some(Duration::from_secs(120)))
             .user_agent(concat!("dotpack/", env!("CARGO_PKG_VERSION")))
@@ -74,7 +92,7 @@ impl HttpIndex {
                 base,
                 agent,
                 dir: cache_dir.to_path_buf(),
-                offline,
+                network,
             }),
             source_id: source_id.into(),
             inner: OnceLock::new(),
@@ -136,7 +154,7 @@ impl IndexSource for HttpIndex {
             // Damaged in the cache: drop it and fetch it again.
             let _ = std::fs::remove_file(path);
         }
-        if self.remote.offline {
+        if self.remote.network.offline {
             return Err(RegistryError::NotCached {
                 what: format!("the archive of {} {}", line.name, line.vers),
                 url,
@@ -146,7 +164,7 @@ impl IndexSource for HttpIndex {
             return Err(missing());
         };
         let Fetched::Body { body, .. } = fetched else {
-            return Err(self.remote.status_error(&rel, 304, false));
+            return Err(self.remote.status_error(&url, 304, false));
         };
         verify_archive(line, &body, &url)?;
         if let Some(path) = &cached {
@@ -334,7 +352,7 @@ struct Remote {
     agent: ureq::Agent,
     /// The cache folder of this registry.
     dir: PathBuf,
-    offline: bool,
+    network: Network,
 }
 
 impl Remote {
@@ -348,32 +366,47 @@ impl Remote {
     }
 
     /// GET `rel`, conditional on `validators`. `None` for 404 and 410 (no such file).
+    /// Redirects are followed while they stay on the registry's origin (anywhere, with
+    /// [`Network::allow_redirects`]), at most [`redirect::MAX_REDIRECTS`] of them.
     fn get(
         &self,
         rel: &str,
         validators: Option<&Validators>,
         limit: u64,
     ) -> Result<Option<Fetched>, RegistryError> {
-        let url = self.url(rel);
-        let mut request = self.agent.get(&url);
-        if let Some((name, value)) = validators.and_then(Validators::conditional_headers) {
-            request = request.header(name, value);
-        }
-        let mut response = request.call().map_err(|e| RegistryError::Network {
-            url: url.clone(),
-            reason: e.to_string(),
-            help: if validators.is_some() {
-                "check your connection, or pass --offline to use what is cached".to_string()
-            } else {
-                "check the URL and your connection".to_string()
-            },
-        })?;
+        let mut url = self.url(rel);
+        let mut hops = 0;
+        let mut response = loop {
+            let response = self.call(&url, validators)?;
+            let status = response.status().as_u16();
+            if !redirect::is_redirect(status) {
+                break response;
+            }
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|location| redirect::resolve(&url, location));
+            let Some(next) = location else {
+                return Err(self.status_error(&url, status, validators.is_some()));
+            };
+            self.check_redirect(&url, &next)?;
+            hops += 1;
+            if hops > redirect::MAX_REDIRECTS {
+                return Err(RegistryError::Network {
+                    url: self.url(rel),
+                    reason: format!("more than {} redirects", redirect::MAX_REDIRECTS),
+                    help: "check the registry URL; the server redirects in a loop".to_string(),
+                });
+            }
+            url = next;
+        };
         let status = response.status().as_u16();
         match status {
             200 => {}
             304 if validators.is_some() => return Ok(Some(Fetched::NotModified)),
             404 | 410 => return Ok(None),
-            _ => return Err(self.status_error(rel, status, validators.is_some())),
+            _ => return Err(self.status_error(&url, status, validators.is_some())),
         }
         let header = |name: &str| {
             response
@@ -404,7 +437,43 @@ impl Remote {
         Ok(Some(Fetched::Body { body, validators }))
     }
 
-    fn status_error(&self, rel: &str, status: u16, cached: bool) -> RegistryError {
+    /// One GET of `url`, redirects not followed.
+    fn call(
+        &self,
+        url: &str,
+        validators: Option<&Validators>,
+    ) -> Result<ureq::http::Response<ureq::Body>, RegistryError> {
+        let mut request = self.agent.get(url);
+        if let Some((name, value)) = validators.and_then(Validators::conditional_headers) {
+            request = request.header(name, value);
+        }
+        request.call().map_err(|e| RegistryError::Network {
+            url: url.to_string(),
+            reason: e.to_string(),
+            help: if validators.is_some() {
+                "check your connection, or pass --offline to use what is cached".to_string()
+            } else {
+                "check the URL and your connection".to_string()
+            },
+        })
+    }
+
+    /// A redirect from `from` to `to` is followed when `to` is on the registry's own origin, or
+    /// when the user allowed redirects anywhere.
+    fn check_redirect(&self, from: &str, to: &str) -> Result<(), RegistryError> {
+        let own = redirect::origin(&self.base);
+        let allowed = self.network.allow_redirects && redirect::origin(to).is_some();
+        if allowed || (own.is_some() && redirect::origin(to) == own) {
+            return Ok(());
+        }
+        Err(RegistryError::Redirect {
+            from: from.to_string(),
+            to: to.to_string(),
+            registry: self.base.clone(),
+        })
+    }
+
+    fn status_error(&self, url: &str, status: u16, cached: bool) -> RegistryError {
         let mut help = match status {
             401 | 403 => "the server refused access to the registry".to_string(),
             500..=599 => "the registry's server failed; try again later".to_string(),
@@ -414,7 +483,7 @@ impl Remote {
             help.push_str(", or pass --offline to use what is cached");
         }
         RegistryError::HttpStatus {
-            url: self.url(rel),
+            url: url.to_string(),
             status,
             help,
         }
@@ -428,7 +497,7 @@ impl Remote {
         let cached = std::fs::read(&path)
             .ok()
             .and_then(|bytes| CacheEntry::decode(&bytes));
-        if self.offline {
+        if self.network.offline {
             return match cached {
                 Some(entry) => Ok(Some(entry.body)),
                 None => Err(RegistryError::NotCached {
@@ -594,7 +663,12 @@ mod tests {
     fn offline_without_a_cache_names_the_url_and_the_flag() {
         let home = tempfile::tempdir().unwrap();
         let url = "http://127.0.0.1:9/reg/";
-        let index = HttpIndex::open(url, "registry+x", &cache_dir(home.path(), url), true).unwrap();
+        let offline = Network {
+            offline: true,
+            allow_redirects: false,
+        };
+        let index =
+            HttpIndex::open(url, "registry+x", &cache_dir(home.path(), url), offline).unwrap();
         let err = index.versions("alpha").unwrap_err().to_string();
         assert!(err.contains("http://127.0.0.1:9/reg/config.json"), "{err}");
         assert!(err.contains("--offline"), "{err}");

@@ -15,14 +15,14 @@ pub mod memory;
 pub mod package;
 mod sparse;
 
-pub use package::load_package;
+pub use package::{check_pin, load_locked, load_package, package_of_line, pin_of};
 
 use std::path::Path;
 use std::sync::Arc;
 
 pub use dir::DirIndex;
 pub use embedded::EmbeddedIndex;
-pub use http::HttpIndex;
+pub use http::{HttpIndex, Network};
 pub use index::{
     IndexDep, IndexLine, RegistryConfig, index_path, parse_index_file, render_index_file,
 };
@@ -52,6 +52,29 @@ pub enum RegistryError {
         actual: String,
     },
     #[error(
+        "checksum for `{name} v{version}` changed since dotpack.lock pinned it\n  dotpack.lock pins {locked}\n  {found}\n  this could mean that the registry replaced a version it had published (a published archive must never change), that it is not the registry the lock was made with (a mirror, or another folder at the same path), or that dotpack.lock was edited or is corrupt\n  help: nothing was written; dotpack installs only the bytes the lock pinned. If you trust the registry's new archive, run `dotpack update {name}` to pin it"
+    )]
+    LockedChecksumChanged {
+        name: String,
+        version: String,
+        locked: String,
+        /// What the registry has instead, and where that comes from (its index, or the archive
+        /// it served): `the index of registry X now lists sha256:...`.
+        found: String,
+    },
+    #[error(
+        "registry {source_id}: the index says {package} has {field} {index}, but the dotpack.toml inside its archive says {archive}\n  help: the registry's index does not describe its archive, so dotpack will not use this version; ask the registry's maintainer to rebuild it with `dotpack registry build`"
+    )]
+    IndexMismatch {
+        source_id: String,
+        /// Name and version, as `alpha 1.0.0`.
+        package: String,
+        /// What disagrees: `package name`, `version`, `servers` or `dependencies`.
+        field: &'static str,
+        index: String,
+        archive: String,
+    },
+    #[error(
         "archive for {name} {version} not found at {file}\n  help: the registry is incomplete; rebuild it with `dotpack registry build`"
     )]
     MissingArchive {
@@ -66,6 +89,14 @@ pub enum RegistryError {
         url: String,
         reason: String,
         help: String,
+    },
+    #[error(
+        "{from} redirects to {to}, which is not on the registry's server ({registry})\n  help: dotpack follows redirects only to the same scheme, host and port, so a registry cannot hand out files from a server you did not name. If you trust that server, use its URL as the registry, or set DOTPACK_ALLOW_REDIRECTS=1 to follow redirects to other servers"
+    )]
+    Redirect {
+        from: String,
+        to: String,
+        registry: String,
     },
     #[error("{url} answered HTTP {status}\n  help: {help}")]
     HttpStatus {
@@ -106,16 +137,17 @@ pub trait IndexSource: Send + Sync {
 /// `registry+` followed by the URL ending in `/`, cached under `dotpack_home`, see [`open_url`]);
 /// else the index in the local folder `location` (`--registry`, `DOTPACK_REGISTRY`), whose
 /// lock-file source is `registry+file:` followed by the path exactly as given, so lock files stay
-/// stable across runs. `offline` forbids network access.
+/// stable across runs. `network` says whether HTTP registries may be fetched, and where their
+/// redirects may go.
 pub fn open(
     location: Option<&Path>,
     dotpack_home: &Path,
-    offline: bool,
+    network: Network,
 ) -> Result<Box<dyn IndexSource>, RegistryError> {
     match location {
         None => Ok(Box::new(EmbeddedIndex::builtin())),
         Some(location) => match location.to_str() {
-            Some(url) if http::is_url(url) => Ok(Box::new(open_url(url, dotpack_home, offline)?)),
+            Some(url) if http::is_url(url) => Ok(Box::new(open_url(url, dotpack_home, network)?)),
             // Any other scheme is a mistake, not a folder name: say which schemes work.
             Some(url) if url.contains("://") => Err(http::normalize_url(url)
                 .err()
@@ -130,10 +162,14 @@ pub fn open(
 
 /// Opens the HTTP(S) registry at `url`, cached in its own folder under
 /// `dotpack_home/cache/registries/`. Its lock-file source is `registry+URL/`.
-pub fn open_url(url: &str, dotpack_home: &Path, offline: bool) -> Result<HttpIndex, RegistryError> {
+pub fn open_url(
+    url: &str,
+    dotpack_home: &Path,
+    network: Network,
+) -> Result<HttpIndex, RegistryError> {
     let base = http::normalize_url(url)?;
     let cache = http::cache_dir(dotpack_home, &base);
-    HttpIndex::open(&base, format!("registry+{base}"), &cache, offline)
+    HttpIndex::open(&base, format!("registry+{base}"), &cache, network)
 }
 
 /// A shared registry is a registry too, so `open` can hand out the process-wide built-in index.
@@ -163,10 +199,20 @@ mod tests {
     fn open_picks_builtin_folder_or_url() {
         let home = tempfile::tempdir().unwrap();
         assert_eq!(
-            open(None, home.path(), false).unwrap().source_id(),
+            open(None, home.path(), Network::default())
+                .unwrap()
+                .source_id(),
             BUILTIN_SOURCE
         );
-        let url = open(Some(Path::new("http://127.0.0.1:9/r")), home.path(), true).unwrap();
+        let url = open(
+            Some(Path::new("http://127.0.0.1:9/r")),
+            home.path(),
+            Network {
+                offline: true,
+                allow_redirects: false,
+            },
+        )
+        .unwrap();
         assert_eq!(url.source_id(), "registry+http://127.0.0.1:9/r/");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
@@ -174,7 +220,7 @@ mod tests {
             r#"{"v":1,"dl":"{name}/{version}"}"#,
         )
         .unwrap();
-        let source = open(Some(dir.path()), home.path(), false).unwrap();
+        let source = open(Some(dir.path()), home.path(), Network::default()).unwrap();
         assert_eq!(
             source.source_id(),
             format!("registry+file:{}", dir.path().display())

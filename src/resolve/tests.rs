@@ -40,10 +40,7 @@ fn preferring(pairs: &[(&str, &str)]) -> ResolveOptions {
 
 fn explanation(err: ResolveError) -> String {
     match err {
-        ResolveError::NoSolution { explanation } => {
-            eprintln!("{explanation}\n");
-            explanation
-        }
+        ResolveError::NoSolution { explanation } => explanation,
         other => panic!("expected no solution, got {other}"),
     }
 }

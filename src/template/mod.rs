@@ -216,6 +216,26 @@ pub fn sole_env_ref(s: &str, props: &Props) -> Option<String> {
     }
 }
 
+/// Every environment variable the servers of `package` read (`{{env.X}}` anywhere in their
+/// values, or in its inputs' defaults), sorted and without repeats.
+pub fn env_vars_of(package: &crate::manifest::Manifest) -> Vec<String> {
+    let defaults = package
+        .inputs
+        .values()
+        .filter_map(|i| i.default.as_ref().and_then(toml::Value::as_str))
+        .map(str::to_string);
+    let mut vars: Vec<String> = package
+        .servers
+        .values()
+        .flat_map(crate::manifest::Server::strings)
+        .chain(defaults)
+        .flat_map(|s| env_refs(&s))
+        .collect();
+    vars.sort();
+    vars.dedup();
+    vars
+}
+
 /// Every environment variable `s` mentions, in every branch and alternative, in order of first
 /// appearance, without duplicates. Never fails: a malformed template yields what could be read.
 pub fn env_refs(s: &str) -> Vec<String> {

@@ -15,7 +15,7 @@ use super::FileRecord;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PackageChange {
     pub name: String,
-    /// `added`, `removed` or `updated`.
+    /// `added`, `removed`, `updated` or `repinned` (same version, new archive).
     pub change: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,

@@ -173,6 +173,7 @@ fn restore_write(store: &Store, record: &FileRecord, file: &FileNow) -> Result<F
         // Only compared with `after` to see that the file changes.
         before: record.after.clone(),
         after: before,
+        remove_dirs: 0,
     })
 }
 

@@ -100,6 +100,7 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
             host: file.record.host.clone(),
             before: current,
             after,
+            remove_dirs: 0,
         });
     }
     Ok(out)

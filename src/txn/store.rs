@@ -115,6 +115,28 @@ impl Store {
         Ok((count, bytes))
     }
 
+    /// The snapshots not in `keep`, with their sizes: what [`Store::prune`] would delete (only
+    /// regular files named like a snapshot, in a real `objects/` folder).
+    pub fn unused(&self, keep: &BTreeSet<String>) -> Vec<(String, u64)> {
+        if !self.ensure_real_dir(false).unwrap_or(false) {
+            return Vec::new();
+        }
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, u64)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let meta = std::fs::symlink_metadata(e.path()).ok()?;
+                (is_hash(&name) && meta.file_type().is_file()).then_some((name, meta.len()))
+            })
+            .filter(|(name, _)| !keep.contains(name))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Fails when `objects/` is anything but a real folder (a symlink is refused); `Ok(false)`
     /// when it does not exist and `create` is false.
     fn ensure_real_dir(&self, create: bool) -> Result<bool> {

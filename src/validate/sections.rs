@@ -16,11 +16,11 @@ const PACKAGE_KEYS: &[&str] = &[
     "repository",
     "license",
 ];
-const PROJECT_KEYS: &[&str] = &["hosts", "scope"];
+const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude"];
 const INPUT_KEYS: &[&str] = &["description", "default", "required", "secret"];
 const REGISTRY_KEYS: &[&str] = &["path", "url"];
 const SETTINGS_KEYS: &[&str] = &["keep_generations"];
-const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy"];
+const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy", "scope"];
 const REQ_EXAMPLES: &str =
     "write a semver requirement such as `^1.2`, `~1.2.3`, `=1.0.0`, `>=1, <2` or `*`";
 
@@ -93,55 +93,164 @@ impl Checker<'_> {
         for (k, v) in entries(table) {
             let at = format!("project.{}", segment(k.get()));
             match k.get() {
-                "hosts" => {
-                    if !self.expect_kind(k, v, &at, ValueKind::StringList) {
+                "hosts" => self.project_hosts(k, v, &at),
+                "scope" => self.scope_value(k, v, &at),
+                "exclude" => self.name_list(k, v, &at),
+                _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
+            }
+        }
+    }
+
+    /// `hosts = ["claude-code", { host = "windsurf", scope = "user", exclude = ["x"] }]`: every
+    /// host known, none twice.
+    fn project_hosts(&mut self, key: &Key, item: &Item, at: &str) {
+        let Some(array) = item.as_array() else {
+            self.error(
+                "wrong-type",
+                format!("`hosts` must be a list, not {}", type_name(item)),
+                item.span().or_else(|| key.span()),
+                at,
+                "write `hosts = [\"claude-code\", { host = \"windsurf\", scope = \"user\" }]`",
+            );
+            return;
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, entry) in array.iter().enumerate() {
+            let entry_at = format!("{at}[{i}]");
+            let (id, span) =
+                match entry {
+                    toml_edit::Value::String(s) => (s.value().as_str(), entry.span()),
+                    toml_edit::Value::InlineTable(t) => {
+                        for (k, v) in t.iter() {
+                            let key_at = format!("{entry_at}.{}", segment(k));
+                            match k {
+                                "host" if v.as_str().is_some() => {}
+                                "scope" => self.scope_str(v.as_str(), v.span(), &key_at),
+                                "exclude" => {
+                                    if !v
+                                        .as_array()
+                                        .is_some_and(|a| a.iter().all(|x| x.as_str().is_some()))
+                                    {
+                                        self.error(
+                                            "wrong-type",
+                                            "`exclude` must be a list of package or server names",
+                                            v.span(),
+                                            &key_at,
+                                            "write `exclude = [\"playwright\"]`",
+                                        );
+                                    }
+                                }
+                                _ => self.error(
+                                    "unknown-key",
+                                    format!("unknown key `{k}` in a host entry"),
+                                    v.span(),
+                                    &key_at,
+                                    "a host entry has `host`, and optionally `scope` and `exclude`",
+                                ),
+                            }
+                        }
+                        match t.get("host").and_then(toml_edit::Value::as_str) {
+                            Some(id) => (id, t.get("host").and_then(toml_edit::Value::span)),
+                            None => {
+                                self.error(
+                                    "missing-key",
+                                    "a host entry has no `host`",
+                                    entry.span(),
+                                    &entry_at,
+                                    "write `{ host = \"windsurf\", scope = \"user\" }`",
+                                );
+                                continue;
+                            }
+                        }
+                    }
+                    other => {
+                        self.error(
+                        "wrong-type",
+                        format!("a host must be a string or a table, not {}", other.type_name()),
+                        other.span(),
+                        &entry_at,
+                        "write `\"claude-code\"` or `{ host = \"windsurf\", scope = \"user\" }`",
+                    );
                         continue;
                     }
-                    let Some(array) = v.as_array() else { continue };
-                    for (i, host) in array.iter().enumerate() {
-                        let Some(id) = host.as_str() else { continue };
-                        if is_known_host(id) {
-                            continue;
-                        }
-                        let ids = crate::concepts::HOSTS.iter().map(|h| h.id);
-                        let help = match super::did_you_mean(id, ids) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => format!(
-                                "known hosts: {}",
-                                crate::concepts::HOSTS
-                                    .iter()
-                                    .map(|h| h.id)
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        };
-                        self.error(
-                            "unknown-host",
-                            format!("unknown host `{id}`"),
-                            host.span(),
-                            &format!("{at}[{i}]"),
-                            help,
-                        );
-                    }
-                }
-                "scope" => {
-                    if let Some(scope) = self
-                        .expect_kind(k, v, &at, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
-                        && scope != "project"
-                        && scope != "user"
-                    {
-                        self.error(
-                            "invalid-scope",
-                            format!("scope `{scope}` is neither `project` nor `user`"),
-                            v.span(),
-                            &at,
-                            "write `scope = \"project\"` (files in the project) or `scope = \"user\"` (your home folder)",
-                        );
-                    }
-                }
-                _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
+                };
+            if !is_known_host(id) {
+                let ids = crate::concepts::HOSTS.iter().map(|h| h.id);
+                let help = match super::did_you_mean(id, ids) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!(
+                        "known hosts: {}",
+                        crate::concepts::HOSTS
+                            .iter()
+                            .map(|h| h.id)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                self.error(
+                    "unknown-host",
+                    format!("unknown host `{id}`"),
+                    span,
+                    &entry_at,
+                    help,
+                );
+            } else if !seen.insert(id.to_string()) {
+                self.error(
+                    "duplicate-host",
+                    format!("host `{id}` is listed twice"),
+                    span,
+                    &entry_at,
+                    "keep one entry per host",
+                );
+            }
+        }
+    }
+
+    fn scope_value(&mut self, key: &Key, item: &Item, at: &str) {
+        if self.expect_kind(key, item, at, ValueKind::String) {
+            self.scope_str(item.as_str(), item.span(), at);
+        }
+    }
+
+    fn scope_str(&mut self, scope: Option<&str>, span: Option<std::ops::Range<usize>>, at: &str) {
+        if let Some(scope) = scope
+            && scope != "project"
+            && scope != "user"
+        {
+            self.error(
+                "invalid-scope",
+                format!("scope `{scope}` is neither `project` nor `user`"),
+                span,
+                at,
+                "write `scope = \"project\"` (files in the project) or `scope = \"user\"` (your home folder)",
+            );
+        } else if scope.is_none() {
+            self.error(
+                "wrong-type",
+                "`scope` must be a string",
+                span,
+                at,
+                "write `scope = \"project\"` or `scope = \"user\"`",
+            );
+        }
+    }
+
+    /// A list of package or server names.
+    fn name_list(&mut self, key: &Key, item: &Item, at: &str) {
+        if !self.expect_kind(key, item, at, ValueKind::StringList) {
+            return;
+        }
+        for (i, name) in item.as_array().into_iter().flatten().enumerate() {
+            if let Some(n) = name.as_str()
+                && !is_valid_name(n)
+            {
+                self.error(
+                    "invalid-name",
+                    format!("`{n}` is not a package or server name"),
+                    name.span(),
+                    &format!("{at}[{i}]"),
+                    "names start with a letter or digit and hold only letters, digits, `-` and `_`",
+                );
             }
         }
     }
@@ -279,6 +388,17 @@ impl Checker<'_> {
                     &at,
                     "names start with a letter or digit and hold only letters, digits, `-` and `_`",
                 );
+            } else if name.chars().any(|c| c.is_ascii_uppercase()) {
+                self.error(
+                    "uppercase-name",
+                    format!(
+                        "package names are lowercase: `{name}` is `{}`",
+                        name.to_ascii_lowercase()
+                    ),
+                    k.span(),
+                    &at,
+                    format!("write `{}`", name.to_ascii_lowercase()),
+                );
             }
             if let Some(req) = v.as_str() {
                 self.version_req(req, v, &at);
@@ -346,13 +466,14 @@ impl Checker<'_> {
                 "set" => {
                     self.expect_kind(k, v, &key_path, ValueKind::StringMap);
                 }
+                "scope" => self.scope_value(k, v, &key_path),
                 "allow_lossy" => {
                     if !self.expect_kind(k, v, &key_path, ValueKind::StringList) {
                         continue;
                     }
                     for (i, field) in v.as_array().into_iter().flatten().enumerate() {
                         let Some(name) = field.as_str() else { continue };
-                        if crate::concepts::concept_of(name).is_none() {
+                        if !crate::concepts::is_lossy_name(name) {
                             let help = match super::did_you_mean(name, canonical_fields()) {
                                 Some(s) => format!("did you mean `{s}`?"),
                                 None => "list canonical server field names, e.g. `enabled_tools`"

@@ -6,6 +6,7 @@ mod hosts;
 mod http_registry;
 mod project_cmds;
 mod registry;
+mod registry_trust;
 mod search_info;
 mod trust;
 mod trust_props;

@@ -120,7 +120,7 @@ fn add_set_records_inputs_and_rejects_unknown_ones() {
     env.dotpack()
         .args(["add", "figma", "--set", "nope=1"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(contains("has no input `nope`"));
     env.dotpack()
         .args(["add", "figma", "--set", "port=4000"])

@@ -38,6 +38,7 @@ impl Env {
             .env("DOTPACK_HOME", self.home.path().join(".dotpack"))
             .env("NO_COLOR", "1")
             .env_remove("DOTPACK_REGISTRY")
+            .env_remove("DOTPACK_ALLOW_REDIRECTS")
             .env_remove("HTTP_PROXY")
             .env_remove("http_proxy")
             .env_remove("HTTPS_PROXY")
@@ -48,10 +49,11 @@ impl Env {
         cmd
     }
 
-    /// `dotpack --registry REG ARGS...` in the project folder.
+    /// `dotpack ARGS...` in the project folder with REG as the environment's default registry
+    /// (`DOTPACK_REGISTRY`, which is not recorded in dotpack.toml, unlike `--registry` on `add`).
     pub fn with_registry(&self, registry: &Path, args: &[&str]) -> Command {
         let mut cmd = self.dotpack();
-        cmd.arg("--registry").arg(registry).args(args);
+        cmd.env("DOTPACK_REGISTRY", registry).args(args);
         cmd
     }
 
@@ -131,8 +133,9 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 /// A static file server on loopback for HTTP registry tests: serves `root` over HTTP/1.1 with an
-/// `ETag` per file (a `If-None-Match` that matches gets 304), 404 for anything missing, and a log
-/// of every request. It stops when dropped, so it never outlives its test.
+/// `ETag` per file (a `If-None-Match` that matches gets 304), 404 for anything missing, redirects
+/// when asked to ([`StaticServer::redirect`]), and a log of every request. It stops when
+/// dropped, so it never outlives its test.
 pub struct StaticServer {
     addr: std::net::SocketAddr,
     state: std::sync::Arc<std::sync::Mutex<ServerState>>,
@@ -146,6 +149,9 @@ struct ServerState {
     log: Vec<(String, u16)>,
     /// When set, every request gets this status.
     fail: Option<u16>,
+    /// `(prefix, target)`: a request whose path starts with `prefix` gets a 302 to `target`
+    /// followed by the rest of its path.
+    redirect: Option<(String, String)>,
 }
 
 impl StaticServer {
@@ -196,6 +202,13 @@ impl StaticServer {
     pub fn fail_with(&self, status: Option<u16>) {
         self.state.lock().expect("server state").fail = status;
     }
+
+    /// Answer every request whose path starts with `prefix` with `302 Found` and a `Location` of
+    /// `target` followed by the rest of the path (`target` may be a full URL or a path).
+    pub fn redirect(&self, prefix: &str, target: &str) {
+        self.state.lock().expect("server state").redirect =
+            Some((prefix.to_string(), target.to_string()));
+    }
 }
 
 impl Drop for StaticServer {
@@ -235,11 +248,19 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
     let file = (!rel.split('/').any(|p| p == ".." || p.is_empty()))
         .then(|| std::fs::read(root.join(rel)).ok())
         .flatten();
-    let fail = state.lock().expect("server state").fail;
-    let (status, headers, body) = match (fail, file) {
-        (Some(status), _) => (status, String::new(), b"server error".to_vec()),
-        (None, None) => (404, String::new(), b"not found".to_vec()),
-        (None, Some(bytes)) => {
+    let (fail, redirect) = {
+        let state = state.lock().expect("server state");
+        let redirect = state.redirect.as_ref().and_then(|(prefix, target)| {
+            let rest = path.strip_prefix(prefix.as_str())?;
+            Some(format!("{target}{rest}"))
+        });
+        (state.fail, redirect)
+    };
+    let (status, headers, body) = match (fail, redirect, file) {
+        (Some(status), _, _) => (status, String::new(), b"server error".to_vec()),
+        (None, Some(location), _) => (302, format!("Location: {location}\r\n"), Vec::new()),
+        (None, None, None) => (404, String::new(), b"not found".to_vec()),
+        (None, None, Some(bytes)) => {
             let etag = format!(
                 "\"{}\"",
                 &dotpack::registry::archive::sha256_hex(&bytes)[..16]
@@ -255,6 +276,7 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
     state.lock().expect("server state").log.push((path, status));
     let reason = match status {
         200 => "OK",
+        302 => "Found",
         304 => "Not Modified",
         404 => "Not Found",
         _ => "Error",

@@ -42,7 +42,10 @@ pub fn project(env: &Env, hosts: &str, extra: &str) {
 }
 
 pub fn dp(env: &Env, reg: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
-    env.dotpack().arg("--registry").arg(reg).args(args).assert()
+    env.dotpack()
+        .env("DOTPACK_REGISTRY", reg)
+        .args(args)
+        .assert()
 }
 
 /// Every file of HOME (project, host files, `$DOTPACK_HOME`) except dotpack's generation store.
@@ -290,8 +293,7 @@ fn a_second_dotpack_waits_for_the_lock_and_no_wait_fails_at_once() {
     // Release the lock only once the second dotpack says it is waiting for it.
     let mut child = env
         .process_in(&env.project)
-        .arg("--registry")
-        .arg(&reg)
+        .env("DOTPACK_REGISTRY", &reg)
         .args(["add", "p0"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -323,8 +325,7 @@ fn eight_concurrent_adds_into_the_same_host_files_all_land() {
     let children: Vec<_> = (0..8)
         .map(|i| {
             env.process_in(&env.project)
-                .arg("--registry")
-                .arg(&reg)
+                .env("DOTPACK_REGISTRY", &reg)
                 .args(["add", &format!("p{i}")])
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -381,7 +382,7 @@ fn init_ignores_the_state_folder_in_git() {
 }
 
 #[test]
-fn user_scope_generations_live_in_dotpack_home() {
+fn user_scope_changes_are_generations_of_the_project() {
     let env = Env::new();
     let reg = registry(&env);
     project(&env, "[\"claude-code\"]", "scope = \"user\"\n");
@@ -391,12 +392,16 @@ fn user_scope_generations_live_in_dotpack_home() {
         .success()
         .stderr(contains("Finished generation 1"));
     let home_state = env.home.path().join(".dotpack");
-    assert!(home_state.join("generations/000001.json").exists());
-    assert!(!env.project.join(".dotpack/generations").exists());
-    dp(&env, &reg, &["history", "--scope", "user"])
+    assert!(
+        env.project
+            .join(".dotpack/generations/000001.json")
+            .exists()
+    );
+    assert!(!home_state.join("generations").exists());
+    dp(&env, &reg, &["history"])
         .success()
         .stdout(contains("add p0"));
-    dp(&env, &reg, &["rollback", "--scope", "user"]).success();
+    dp(&env, &reg, &["rollback"]).success();
     assert_eq!(
         std::fs::read_to_string(&claude).unwrap(),
         "{\n  \"numStartups\": 1\n}\n"
@@ -421,7 +426,7 @@ fn recovery_removes_temporary_files_a_killed_write_left() {
     env.write(".dotpack-tmp-XYZ123", "{ half");
     dp(&env, &reg, &["list"])
         .success()
-        .stderr(contains("Recovered `dotpack --registry"));
+        .stderr(contains("Recovered `dotpack add"));
     assert_eq!(files(&env), before);
 }
 

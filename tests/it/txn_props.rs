@@ -94,7 +94,7 @@ proptest! {
                 Op::Rollback(None) => vec!["rollback".into()],
                 Op::Rollback(Some(n)) => vec!["rollback".into(), n.to_string()],
             };
-            let out = env.dotpack().arg("--registry").arg(&reg).args(&args).output().unwrap();
+            let out = env.dotpack().env("DOTPACK_REGISTRY", &reg).args(&args).output().unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr).to_string();
             if out.status.success() {
                 if let Some(rest) = stderr.split("Finished generation ").nth(1) {

@@ -1,0 +1,210 @@
+//! Recovering a lock that git left with merge conflict markers (two branches each added a
+//! package): each side is read on its own, packages and requirements are united (ours first),
+//! and claims are united, keeping for each entry the claim that still matches the file. The
+//! caller resolves again from the manifest, so the result only has to be a good starting point,
+//! as yarn and pnpm treat a conflicted lockfile.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::claims::Claim;
+use crate::diag::{Diagnostic, Diagnostics};
+
+use super::Lockfile;
+
+/// A lock read back from a conflicted file.
+#[derive(Debug)]
+pub struct Recovered {
+    pub lock: Lockfile,
+    /// How many conflicted regions the file had.
+    pub conflicts: usize,
+    /// Packages only one side had, united.
+    pub united: Vec<String>,
+}
+
+impl Recovered {
+    /// What recovery did, for a warning.
+    pub fn describe(&self, path: &Path) -> String {
+        format!(
+            "{} has {} git merge conflict{}; read both sides and united them ({} package{}, {} claim{}){}\n  help: the next command that writes (e.g. `dotpack lock`) resolves it again and writes it without markers",
+            path.display(),
+            self.conflicts,
+            if self.conflicts == 1 { "" } else { "s" },
+            self.lock.packages.len(),
+            if self.lock.packages.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            self.lock.claims.len(),
+            if self.lock.claims.len() == 1 { "" } else { "s" },
+            if self.united.is_empty() {
+                String::new()
+            } else {
+                format!("; from one side only: {}", self.united.join(", "))
+            }
+        )
+    }
+}
+
+/// The two sides of a text with conflict markers, or `None` when it has none.
+fn sides(text: &str) -> Option<(String, String, usize)> {
+    #[derive(PartialEq)]
+    enum At {
+        Both,
+        Ours,
+        Base,
+        Theirs,
+    }
+    let mut at = At::Both;
+    let (mut ours, mut theirs) = (String::new(), String::new());
+    let mut conflicts = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare.starts_with("<<<<<<<") && at == At::Both {
+            at = At::Ours;
+            conflicts += 1;
+        } else if bare.starts_with("|||||||") && at == At::Ours {
+            at = At::Base;
+        } else if bare.starts_with("=======") && (at == At::Ours || at == At::Base) {
+            at = At::Theirs;
+        } else if bare.starts_with(">>>>>>>") && at == At::Theirs {
+            at = At::Both;
+        } else {
+            match at {
+                At::Both => {
+                    ours.push_str(line);
+                    theirs.push_str(line);
+                }
+                At::Ours => ours.push_str(line),
+                At::Theirs => theirs.push_str(line),
+                At::Base => {}
+            }
+        }
+    }
+    (conflicts > 0 && at == At::Both).then_some((ours, theirs, conflicts))
+}
+
+/// Recovers a lock with merge conflict markers; `Ok(None)` when `text` has none. `matches` tells
+/// whether a claim still matches its file (the entry is there with the hash the claim recorded):
+/// where both sides claim one entry differently, the matching claim is kept.
+pub fn recover(
+    path: &Path,
+    text: &str,
+    matches: &dyn Fn(&Claim) -> bool,
+) -> Result<Option<Recovered>, Diagnostics> {
+    if !text.contains("<<<<<<<") {
+        return Ok(None);
+    }
+    let Some((ours, theirs, conflicts)) = sides(text) else {
+        return Err(unreadable(
+            path,
+            "its merge conflict markers do not pair up",
+        ));
+    };
+    let (ours, theirs) = match (super::parse(path, &ours), super::parse(path, &theirs)) {
+        (Ok(o), Ok(t)) => (o, t),
+        (Ok(o), Err(_)) => (o.clone(), o),
+        (Err(_), Ok(t)) => (t.clone(), t),
+        (Err(_), Err(_)) => {
+            return Err(unreadable(
+                path,
+                "neither side of its merge conflict is a valid lock",
+            ));
+        }
+    };
+    let mut packages: BTreeMap<String, super::LockedPackage> = BTreeMap::new();
+    let mut united = Vec::new();
+    for p in &ours.packages {
+        packages.insert(p.name.clone(), p.clone());
+    }
+    for p in &theirs.packages {
+        if !packages.contains_key(&p.name) {
+            united.push(p.name.clone());
+            packages.insert(p.name.clone(), p.clone());
+        }
+    }
+    for p in &ours.packages {
+        if theirs.get(&p.name).is_none() {
+            united.push(p.name.clone());
+        }
+    }
+    united.sort();
+    united.dedup();
+    let mut requirements = theirs.requirements.clone();
+    requirements.extend(ours.requirements.clone());
+    let mut claims: BTreeMap<(String, String), Claim> = BTreeMap::new();
+    for claim in theirs.claims.iter().chain(&ours.claims) {
+        let key = (claim.file.clone(), claim.server.clone());
+        match claims.get(&key) {
+            Some(kept) if matches(kept) && !matches(claim) => {}
+            _ => {
+                claims.insert(key, claim.clone());
+            }
+        }
+    }
+    let lock = Lockfile {
+        version: ours.version.max(theirs.version),
+        requirements,
+        packages: packages.into_values().collect(),
+        claims: claims.into_values().collect(),
+    };
+    Ok(Some(Recovered {
+        lock,
+        conflicts,
+        united,
+    }))
+}
+
+fn unreadable(path: &Path, why: &str) -> Diagnostics {
+    Diagnostics(vec![
+        Diagnostic::error(
+            "lock-conflict",
+            path,
+            format!("dotpack.lock cannot be recovered: {why}"),
+        )
+        .help("check out one side (`git checkout --ours dotpack.lock`), then run `dotpack lock`"),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "# This file is automatically @generated by dotpack.\n# It is not intended for manual editing.\nversion = 1\n\n[manifest]\n";
+
+    fn package(name: &str, version: &str) -> String {
+        format!(
+            "\n[[package]]\nname = \"{name}\"\nversion = \"{version}\"\nsource = \"registry+builtin\"\nchecksum = \"sha256:{}\"\ndependencies = []\nservers = [\"{name}\"]\n",
+            "a".repeat(64)
+        )
+    }
+
+    #[test]
+    fn both_sides_packages_are_united() {
+        let text = format!(
+            "{HEAD}<<<<<<< HEAD\nfigma = \"^0.3\"\n=======\ntime = \"^0.2\"\n>>>>>>> branch\n{}<<<<<<< HEAD\n{}=======\n{}>>>>>>> branch\n",
+            package("a", "1.0.0"),
+            package("figma", "0.3.1"),
+            package("time", "0.2.0"),
+        );
+        let r = recover(Path::new("dotpack.lock"), &text, &|_| true)
+            .unwrap()
+            .unwrap();
+        let names: Vec<&str> = r.lock.packages.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "figma", "time"]);
+        assert_eq!(r.lock.requirements.len(), 2);
+        assert_eq!(r.conflicts, 2);
+        assert_eq!(r.united, ["figma", "time"]);
+    }
+
+    #[test]
+    fn no_markers_is_none_and_unpaired_markers_are_an_error() {
+        assert!(recover(Path::new("l"), HEAD, &|_| true).unwrap().is_none());
+        let err = recover(Path::new("l"), &format!("{HEAD}<<<<<<< HEAD\nx\n"), &|_| {
+            true
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("do not pair up"), "{err}");
+    }
+}

@@ -1,0 +1,54 @@
+//! The environment variables installed servers read that are not set here, so the user learns
+//! about a missing token from dotpack rather than from a server that fails to start.
+
+use crate::lock::Lockfile;
+use crate::manifest::LoadedManifest;
+use crate::resolve::RegistrySet;
+
+/// `(package, variable)` for every variable the servers of `packages` (every locked package when
+/// empty, and the project's own servers) read with `{{env.X}}` and that is unset. Best effort: a
+/// package that cannot be read here is skipped.
+pub fn environment_needed(
+    registries: &RegistrySet,
+    manifest: &LoadedManifest,
+    lock: &Lockfile,
+    packages: &[String],
+) -> Vec<(String, String)> {
+    let mut needed = Vec::new();
+    let mut push = |name: &str, vars: Vec<String>| {
+        needed.extend(
+            vars.into_iter()
+                .filter(|var| std::env::var_os(var).is_none())
+                .map(|var| (name.to_string(), var)),
+        );
+    };
+    for locked in &lock.packages {
+        if !packages.is_empty() && !packages.contains(&locked.name) {
+            continue;
+        }
+        let Some(source) = registries.by_source(&locked.source) else {
+            continue;
+        };
+        let Ok(package) = crate::registry::load_package(source, &locked.name, &locked.version)
+        else {
+            continue;
+        };
+        push(&locked.name, crate::template::env_vars_of(&package));
+    }
+    if packages.is_empty() {
+        push(
+            crate::manifest::MANIFEST_FILE,
+            crate::template::env_vars_of(&manifest.manifest),
+        );
+    }
+    needed
+}
+
+/// Prints one note per unset variable.
+pub fn print_environment_needed(printer: &crate::output::Printer, needed: &[(String, String)]) {
+    for (package, var) in needed {
+        printer.note(format!(
+            "note: {package} reads {var} from the environment, which is not set here"
+        ));
+    }
+}
