@@ -97,7 +97,14 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
             editor.set_dependency_key(&name, "scope", Some(&s.to_string()))?;
         }
         editor.set_inputs(&name, &inputs)?;
-        edits.push(("Adding".to_string(), format!("{name} \"{req}\" to {file}")));
+        match existing {
+            None => edits.push(("Adding".to_string(), format!("{name} \"{req}\" to {file}"))),
+            Some(dep) if dep.req().to_string() != req => edits.push((
+                "Updating".to_string(),
+                format!("{name} to \"{req}\" in {file}"),
+            )),
+            Some(_) => {}
+        }
         added.push(name);
     }
     declare::declare_hosts(
