@@ -31,25 +31,18 @@ impl FileWrite {
 }
 
 /// Fails, before anything is written, when a file that must change cannot be: a folder where a
-/// file should be, or a read-only file.
+/// file should be, a symlink to nothing, a file or folder this process may not write (checked
+/// for real, not from the mode bits alone: a root-owned file in your folder is refused, not
+/// replaced by a rename).
 pub fn preflight(writes: &[FileWrite]) -> Result<()> {
     for w in writes.iter().filter(|w| w.is_changed()) {
-        let meta = match std::fs::metadata(&w.path) {
-            Ok(meta) => meta,
-            Err(_) => continue,
-        };
-        if meta.is_dir() {
-            bail!(
-                "{} is a folder, but dotpack needs to write a file there\n  help: move the folder away, or leave this host out with --host",
-                w.display
-            );
-        }
-        if meta.permissions().readonly() {
-            bail!(
-                "{} is read-only, so dotpack cannot update it; nothing was changed\n  help: make it writable (chmod u+w {}) or leave this host out with --host",
-                w.display,
-                w.path.display()
-            );
+        if let Err(err) = crate::fsutil::check_writable(&w.path) {
+            let hint = if w.host.is_some() {
+                "make it writable, or leave this host out with --host"
+            } else {
+                "make it writable"
+            };
+            bail!("{err:#}; nothing was changed\n  help: {hint}");
         }
     }
     Ok(())
@@ -115,7 +108,14 @@ fn create_dirs(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Deletes `path`. A symlink is not deleted through: dotpack never created one.
 fn remove(path: &Path) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!(
+            "{} is a symbolic link; dotpack does not delete links\n  help: remove it yourself if it should go",
+            path.display()
+        );
+    }
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),

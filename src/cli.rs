@@ -108,6 +108,16 @@ pub enum Command {
     /// Registry maintenance
     #[command(subcommand)]
     Registry(RegistryCommand),
+    /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct DoctorArgs {
+    /// Move aside what dotpack cannot use (an untrusted .dotpack/, a journal that cannot be
+    /// recovered), never deleting it
+    #[arg(long)]
+    pub repair: bool,
 }
 
 /// Which generations a command works on.

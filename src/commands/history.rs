@@ -10,7 +10,12 @@ use crate::txn::{generation, store::Store};
 
 pub fn history(settings: &Settings, args: StateArgs, printer: &Printer) -> Result<()> {
     let (places, _) = crate::ops::state_places(settings, args.scope)?;
-    let generations = generation::load_all(&places.state)?;
+    // An untrusted state folder shows nothing (the command warned about it at start).
+    let generations = if places.trusted() {
+        generation::load_all(&places.state)?
+    } else {
+        Vec::new()
+    };
     if printer.json {
         printer.json_out(&serde_json::json!({
             "state": places.state.display().to_string(),
@@ -48,7 +53,7 @@ pub fn history(settings: &Settings, args: StateArgs, printer: &Printer) -> Resul
 pub fn gc(settings: &Settings, args: GcArgs, printer: &Printer) -> Result<()> {
     let (places, keep) = crate::ops::state_places(settings, args.state.scope)?;
     if args.dry_run {
-        return gc_dry_run(&places.state, keep, printer);
+        return gc_dry_run(&places, keep, printer);
     }
     places.lock(settings.wait, printer)?;
     let pruned = generation::prune(&places.state, keep)?;
@@ -75,11 +80,21 @@ pub fn gc(settings: &Settings, args: GcArgs, printer: &Printer) -> Result<()> {
 
 /// What `gc` would delete: the oldest generations beyond `keep`, and the snapshots only they
 /// (or nothing) refer to.
-fn gc_dry_run(state: &std::path::Path, keep: usize, printer: &Printer) -> Result<()> {
-    let generations = generation::load_all(state)?;
+fn gc_dry_run(places: &crate::txn::Places, keep: usize, printer: &Printer) -> Result<()> {
+    let state = &places.state;
+    // An untrusted state folder is left alone (the command warned about it at start).
+    let generations = if places.trusted() {
+        generation::load_all(state)?
+    } else {
+        Vec::new()
+    };
     let drop = generations.len().saturating_sub(keep.max(1));
     let referenced = generation::referenced(&generations[drop..]);
-    let unused = Store::new(state).unused(&referenced);
+    let unused = if places.trusted() {
+        Store::new(state).unused(&referenced)
+    } else {
+        Vec::new()
+    };
     let bytes: u64 = unused.iter().map(|(_, size)| size).sum();
     if printer.json {
         printer.json_out(&serde_json::json!({

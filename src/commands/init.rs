@@ -63,9 +63,9 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     }
     crate::apply::preflight(&writes)?;
     let places = if global {
-        crate::txn::Places::user(None, &settings.dotpack_home)
+        crate::txn::Places::user(None, settings.boundary(None))
     } else {
-        crate::txn::Places::project(&dir)
+        crate::txn::Places::project(&dir, settings.boundary(Some(&dir)))
     };
     let meta = crate::txn::Meta {
         command: settings.recorded_command(&|_| false),

@@ -3,6 +3,7 @@
 pub mod add;
 pub mod adopt;
 mod declare;
+pub mod doctor;
 pub mod history;
 pub mod info;
 pub mod init;
@@ -35,9 +36,12 @@ pub struct Reported(pub String);
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-/// Runs one parsed command, after rolling back any transaction a dead dotpack left half done.
+/// Runs one parsed command, after rolling back any transaction a dead dotpack left half done
+/// (except `doctor`, which examines and repairs what stops recovery).
 pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<()> {
-    recover(settings, printer)?;
+    if !matches!(command, Command::Doctor(_)) {
+        recover(settings, access(&command), printer)?;
+    }
     match command {
         Command::Init(args) => init::run(settings, args, printer),
         Command::Add(args) => replanning(printer, || add::run(settings, args.clone(), printer)),
@@ -66,15 +70,36 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Status(args) => list::run(settings, args, list::View::Status, printer),
         Command::Validate(args) => validate::run(settings, args, printer),
         Command::Registry(cmd) => registry::run(cmd, printer),
+        Command::Doctor(args) => doctor::run(settings, args, printer),
+    }
+}
+
+/// Whether `command` changes dotpack's state (generations, snapshots, claims), so that an
+/// untrusted state folder stops it before it starts, or only reads.
+fn access(command: &Command) -> crate::txn::Access {
+    use crate::txn::Access::{Read, Write};
+    let writes = |dry_run: bool| if dry_run { Read } else { Write };
+    match command {
+        Command::Add(a) => writes(a.install.dry_run),
+        Command::Remove(a) => writes(a.install.dry_run),
+        Command::Update(a) => writes(a.install.dry_run),
+        Command::Install(a) => writes(a.install.dry_run),
+        Command::Uninstall(a) => writes(a.install.dry_run),
+        Command::Adopt(a) => writes(a.install.dry_run),
+        Command::Rollback(a) => writes(a.dry_run),
+        Command::Init(a) => writes(a.dry_run),
+        Command::Lock(a) => writes(a.dry_run),
+        Command::Gc(a) => writes(a.dry_run),
+        _ => Read,
     }
 }
 
 /// Before anything else: a journal left by a dotpack that died midway is rolled back.
-fn recover(settings: &Settings, printer: &Printer) -> Result<()> {
+fn recover(settings: &Settings, access: crate::txn::Access, printer: &Printer) -> Result<()> {
     let root = crate::ops::project_root(settings);
     crate::txn::recover_at_start(
-        root.as_deref(),
-        &settings.dotpack_home,
+        &settings.boundary(root.as_deref()),
+        access,
         settings.wait,
         printer,
     )

@@ -19,7 +19,7 @@ use crate::manifest::{self, MANIFEST_FILE};
 use crate::ops::{InstallOptions, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
-use crate::txn::{self, generation, rollback};
+use crate::txn::{self, rollback};
 
 pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result<()> {
     let (mut places, keep) = crate::ops::state_places(settings, args.state.scope)?;
@@ -27,12 +27,12 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         // Planned under the lock: no other dotpack changes the files in between.
         places.lock(settings.wait, printer)?;
     }
-    let generations = generation::load_all(&places.state)?;
+    let generations = places.generations()?;
     let target = match args.generation {
         Some(n) => n,
         None => rollback::default_target(&generations)?,
     };
-    let mut plan = rollback::plan(&places.state, &generations, target)?;
+    let mut plan = rollback::plan(&places, &generations, target)?;
     let root = project_root(settings, &places.state);
     // User-scope files are shared: they are planned from the restored manifest below.
     let user_claims = settings.dotpack_home.join("claims.toml");

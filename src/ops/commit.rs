@@ -256,10 +256,11 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         return Ok(());
     }
     crate::apply::preflight(&writes)?;
+    let boundary = settings.boundary(Some(root));
     let places = if project.global {
-        crate::txn::Places::user(None, &settings.dotpack_home)
+        crate::txn::Places::user(None, boundary)
     } else {
-        let mut places = crate::txn::Places::project(root);
+        let mut places = crate::txn::Places::project(root, boundary);
         if user_files {
             places.locks.push(settings.dotpack_home.clone());
         }

@@ -142,6 +142,14 @@ pub struct InstallOptions {
     pub write_outside_project: bool,
 }
 
+impl Settings {
+    /// The paths transaction records may name in this run: the project's, `$DOTPACK_HOME`'s
+    /// and the hosts' user config files. Built here and only here.
+    pub fn boundary(&self, project_root: Option<&Path>) -> crate::txn::Boundary {
+        crate::txn::Boundary::new(project_root, &self.dotpack_home, &self.host_env)
+    }
+}
+
 /// Where the generations of `scope` live, and how many to keep: the project's `.dotpack/`
 /// (the default inside a project) or `$DOTPACK_HOME` (`--scope user`, `--global`, or outside a
 /// project).
@@ -167,9 +175,12 @@ pub fn state_places(
     let keep = manifest
         .as_ref()
         .map_or(crate::txn::DEFAULT_KEEP, keep_generations);
-    let places = match manifest.as_ref().map(LoadedManifest::root) {
-        Some(root) if !want_user => crate::txn::Places::project(root),
-        _ => crate::txn::Places::user(None, &settings.dotpack_home),
+    let root = manifest.as_ref().map(|m| m.root().to_path_buf());
+    let places = match &root {
+        Some(root) if !want_user => {
+            crate::txn::Places::project(root, settings.boundary(Some(root)))
+        }
+        _ => crate::txn::Places::user(None, settings.boundary(root.as_deref())),
     };
     Ok((places, keep))
 }

@@ -418,17 +418,24 @@ fn read_optional(path: &Path) -> Result<Option<String>, BuildError> {
     }
 }
 
-/// Writes through a hidden temporary file and a rename, so a reader never sees half a file.
+/// Writes through a temporary file and a rename ([`crate::fsutil::write_atomic_with`]), so a
+/// reader never sees half a file. Not flushed to disk: an index is rebuilt from its manifests.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
-    let io = |e: std::io::Error| RegistryError::Io {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| RegistryError::Io {
         path: display_path(path),
         reason: e.to_string(),
+    })?;
+    let options = crate::fsutil::WriteOptions {
+        sync_file: false,
+        sync_dir: false,
+        ..crate::fsutil::WriteOptions::SHARED
     };
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(io)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = parent.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)?;
-    Ok(())
+    crate::fsutil::write_atomic_with(path, bytes, options).map_err(|e| {
+        RegistryError::Io {
+            path: display_path(path),
+            reason: format!("{e:#}"),
+        }
+        .into()
+    })
 }

@@ -5,6 +5,8 @@
 //!   (K = 0: before the first), and `abort-after:K` kills the process there
 //!   (`std::process::abort`, as a `kill -9` or power loss would), so tests can prove every
 //!   interruption point leaves files all-before or all-after.
+//! - `abort-after-record` kills the process once every file is replaced and the generation
+//!   record is written, before the journal is deleted: recovery must then delete that record.
 //! - `shell-after:K` runs `DOTPACK_FAULT_SHELL` once there instead: another program editing a
 //!   file in the middle of the transaction.
 //! - `DOTPACK_TEST_BEFORE_COMMIT=SHELL` runs a shell command once, after planning and before
@@ -34,6 +36,14 @@ pub fn at_write(done: usize) -> Result<()> {
     }
     let _ = done;
     Ok(())
+}
+
+/// Called after the generation record is written, before the journal is deleted.
+pub fn after_record() {
+    #[cfg(debug_assertions)]
+    if std::env::var("DOTPACK_FAULT").is_ok_and(|spec| spec == "abort-after-record") {
+        std::process::abort();
+    }
 }
 
 /// Runs `DOTPACK_TEST_BEFORE_COMMIT` the first time it is called in this process.

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::FileRecord;
@@ -73,15 +73,40 @@ fn file_name(id: u64) -> String {
     format!("{id:06}.json")
 }
 
-/// The ids of every stored generation, oldest first.
+/// The path of generation `id`'s record.
+pub fn record_path(state: &Path, id: u64) -> PathBuf {
+    dir(state).join(file_name(id))
+}
+
+/// Whether `generations/` is a real folder; a symbolic link (or a file) there is an error,
+/// never followed. `Ok(false)`: it does not exist.
+fn real_dir(state: &Path) -> Result<bool> {
+    let dir = dir(state);
+    match std::fs::symlink_metadata(&dir) {
+        Ok(meta) if meta.file_type().is_dir() => Ok(true),
+        Ok(_) => bail!(
+            "{} is not a real folder (a symbolic link or a file); dotpack does not follow it\n  help: run `dotpack doctor`",
+            dir.display()
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", dir.display())),
+    }
+}
+
+/// The ids of every stored generation, oldest first: the regular files named `NNNNNN.json`.
 pub fn ids(state: &Path) -> Vec<u64> {
+    if !real_dir(state).unwrap_or(false) {
+        return Vec::new();
+    }
     let mut ids: Vec<u64> = std::fs::read_dir(dir(state))
         .into_iter()
         .flatten()
         .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".json")?.parse().ok()
+            let id: u64 = name.strip_suffix(".json")?.parse().ok()?;
+            (file_name(id) == name).then_some(id)
         })
         .collect();
     ids.sort_unstable();
@@ -89,15 +114,25 @@ pub fn ids(state: &Path) -> Vec<u64> {
 }
 
 /// The id the next generation gets: one more than the newest ever written (pruning does not
-/// make numbers come back, because the newest record is never pruned).
+/// make numbers come back, because the newest record is never pruned; recovery deletes the
+/// record of an interrupted transaction, whose number the next transaction then takes).
 pub fn next_id(state: &Path) -> u64 {
     ids(state).last().map_or(1, |id| id + 1)
 }
 
 pub fn load(state: &Path, id: u64) -> Result<Generation> {
-    let path = dir(state).join(file_name(id));
+    let path = record_path(state, id);
     let text = fs_err::read_to_string(&path)?;
-    serde_json::from_str(&text).with_context(|| format!("{} is corrupt", path.display()))
+    let generation: Generation =
+        serde_json::from_str(&text).with_context(|| format!("{} is corrupt", path.display()))?;
+    if generation.id != id {
+        bail!(
+            "{} is corrupt: it says it is generation {}",
+            path.display(),
+            generation.id
+        );
+    }
+    Ok(generation)
 }
 
 /// Every stored generation, oldest first.
@@ -105,21 +140,61 @@ pub fn load_all(state: &Path) -> Result<Vec<Generation>> {
     ids(state).into_iter().map(|id| load(state, id)).collect()
 }
 
+/// Every stored generation, oldest first, each checked against `boundary`: a record naming a
+/// path dotpack could not have written for `state` (or a snapshot name that is not a hash) is
+/// an error naming the record and the path, before anything acts on any record.
+pub fn load_checked(state: &Path, boundary: &super::Boundary) -> Result<Vec<Generation>> {
+    let generations = load_all(state)?;
+    for g in &generations {
+        if let Err(refused) = boundary.check_files(state, &g.files) {
+            bail!(
+                "{} names {}, which dotpack could not have written for {} ({}); nothing was changed\n  help: `dotpack doctor` lists the records that fail this check; delete the ones you do not need",
+                record_path(state, g.id).display(),
+                refused.path.display(),
+                state.display(),
+                refused.why
+            );
+        }
+    }
+    Ok(generations)
+}
+
 /// Writes a generation record durably.
 pub fn write(state: &Path, generation: &Generation) -> Result<()> {
-    let dir = dir(state);
-    fs_err::create_dir_all(&dir)?;
+    if !real_dir(state)? {
+        fs_err::create_dir_all(dir(state))?;
+    }
     let text = serde_json::to_string_pretty(generation)?;
-    crate::fsutil::write_atomic(&dir.join(file_name(generation.id)), text.as_bytes())
+    crate::fsutil::write_atomic(&record_path(state, generation.id), text.as_bytes())
+}
+
+/// Deletes the record of generation `id` when it is the one an interrupted transaction wrote
+/// (it names exactly `files`): recovery undid that transaction, so no rollback may bring it
+/// back. Returns whether it did; a record with that id naming other files is kept.
+pub fn remove_aborted(state: &Path, id: u64, files: &[FileRecord]) -> Result<bool> {
+    let path = record_path(state, id);
+    if !real_dir(state)? || std::fs::symlink_metadata(&path).is_err() {
+        return Ok(false);
+    }
+    match load(state, id) {
+        Ok(g) if g.files == files => {}
+        _ => return Ok(false),
+    }
+    fs_err::remove_file(&path)?;
+    crate::fsutil::sync_dir(&dir(state));
+    Ok(true)
 }
 
 /// Deletes the oldest records so that at most `keep` remain (at least one always does).
 pub fn prune(state: &Path, keep: usize) -> Result<usize> {
+    if !real_dir(state)? {
+        return Ok(0);
+    }
     let ids = ids(state);
     let keep = keep.max(1);
     let drop = ids.len().saturating_sub(keep);
     for id in &ids[..drop] {
-        fs_err::remove_file(dir(state).join(file_name(*id)))?;
+        fs_err::remove_file(record_path(state, *id))?;
     }
     if drop > 0 {
         crate::fsutil::sync_dir(&dir(state));
@@ -262,5 +337,23 @@ mod tests {
         assert_eq!(s[Path::new("b")].at_k.as_deref(), Some("b0"));
         let s = states_at(&gens, 0);
         assert_eq!(s[Path::new("a")].at_k, None);
+    }
+
+    #[test]
+    fn only_records_named_by_their_id_count_and_an_aborted_one_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        let files = vec![record("/p/a", None, Some("a1"))];
+        write(state, &generation(1, files.clone())).unwrap();
+        write(state, &generation(2, files.clone())).unwrap();
+        for name in ["+3.json", "4.json", "000005.json.bak"] {
+            std::fs::write(dir.path().join("generations").join(name), "{}").unwrap();
+        }
+        assert_eq!(ids(state), vec![1, 2]);
+        // A record with the journal's id naming other files is not the aborted one.
+        assert!(!remove_aborted(state, 2, &[record("/p/b", None, None)]).unwrap());
+        assert!(remove_aborted(state, 2, &files).unwrap());
+        assert_eq!(ids(state), vec![1]);
+        assert_eq!(next_id(state), 2);
     }
 }

@@ -11,22 +11,31 @@
 //! 6. write the generation record ([`generation`]) and delete the journal: committed.
 //!
 //! A process that dies between 4 and 6 leaves the journal; the next dotpack run finds it and
-//! rolls the files back ([`recover_at_start`]).
+//! rolls the files back ([`recover_at_start`], [`recover`]).
+//!
+//! State folders are data, never instructions from outside: dotpack acts only on one it made
+//! itself ([`trust`]), and every path a journal or generation names must be one dotpack could
+//! have written for it ([`Boundary`]).
 
+pub mod boundary;
+pub mod doctor;
 pub mod fault;
 pub mod generation;
 pub mod journal;
 pub mod lock;
+pub mod recover;
 pub mod rollback;
 pub mod store;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::apply::FileWrite;
 use crate::output::Printer;
+pub use boundary::Boundary;
 pub use generation::{Generation, PackageChange};
 pub use lock::Wait;
 use store::Store;
@@ -43,7 +52,8 @@ pub const DEFAULT_KEEP: usize = 50;
 pub struct FileRecord {
     /// Absolute path.
     pub path: PathBuf,
-    /// How messages name the file.
+    /// How the writing command named the file. Informational only: messages and diffs name a
+    /// file from its path ([`Boundary::display`]), as a record is read back from disk.
     pub display: String,
     /// The host whose config file this is (`None` for dotpack's own files): rollback merges
     /// a host file entry by entry when someone else edited it since.
@@ -53,42 +63,78 @@ pub struct FileRecord {
     pub after: Option<String>,
 }
 
-/// Where a transaction keeps its journal and generation, and which locks it takes.
+/// Where a transaction keeps its journal and generation, which locks it takes, and which paths
+/// its records may name.
 #[derive(Clone, Debug)]
 pub struct Places {
     /// The state folder holding journal, generations and snapshots.
     pub state: PathBuf,
     /// State folders to lock, in order (the project's first, then `$DOTPACK_HOME`).
     pub locks: Vec<PathBuf>,
+    pub boundary: Boundary,
 }
 
 impl Places {
     /// Project scope: everything in the project's `.dotpack/`.
-    pub fn project(root: &Path) -> Places {
+    pub fn project(root: &Path, boundary: Boundary) -> Places {
         let state = root.join(PROJECT_STATE);
         Places {
             locks: vec![state.clone()],
             state,
+            boundary,
         }
     }
 
     /// User scope: generations in `$DOTPACK_HOME`; the project (whose manifest and lock change
     /// too) is locked first.
-    pub fn user(root: Option<&Path>, dotpack_home: &Path) -> Places {
+    pub fn user(root: Option<&Path>, boundary: Boundary) -> Places {
+        let home = boundary.dotpack_home.clone();
         let mut locks: Vec<PathBuf> = root.iter().map(|r| r.join(PROJECT_STATE)).collect();
-        locks.push(dotpack_home.to_path_buf());
+        locks.push(home.clone());
         Places {
-            state: dotpack_home.to_path_buf(),
+            state: home,
             locks,
+            boundary,
         }
     }
 
+    /// Takes the lock of every state folder, after checking that dotpack trusts each one
+    /// (creating and recording it when missing): an untrusted folder fails with
+    /// [`trust::Untrusted`].
     pub fn lock(&self, wait: Wait, printer: &Printer) -> Result<()> {
+        for dir in &self.locks {
+            trust::prepare(dir, &self.boundary.dotpack_home)?;
+        }
         for dir in &self.locks {
             lock::acquire(dir, wait, printer)?;
         }
         Ok(())
     }
+
+    /// Whether dotpack may read the instructions in this scope's state folder.
+    pub fn trusted(&self) -> bool {
+        matches!(
+            trust::verdict(&self.state, &self.boundary.dotpack_home),
+            trust::Verdict::Trusted | trust::Verdict::Empty | trust::Verdict::Absent
+        )
+    }
+
+    /// The generations of this scope, oldest first, every record checked against the
+    /// boundary; none from a state folder dotpack does not trust (the command warned at start).
+    pub fn generations(&self) -> Result<Vec<Generation>> {
+        if !self.trusted() {
+            return Ok(Vec::new());
+        }
+        generation::load_checked(&self.state, &self.boundary)
+    }
+}
+
+/// Whether a command changes state (and so refuses an untrusted state folder) or only reads
+/// (and goes on without it, after a warning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
 }
 
 /// A file changed on disk between planning and applying: the command plans again on the new
@@ -184,6 +230,7 @@ pub fn apply(
     if let Err(err) = result {
         return Err(undo(state, &changed[..done], err));
     }
+    fault::after_record();
     journal::remove(state)?;
     generation::prune(state, meta.keep)?;
     Ok(Some(id))
@@ -246,31 +293,12 @@ fn undo(state: &Path, replaced: &[&FileWrite], err: anyhow::Error) -> anyhow::Er
     }
 }
 
-/// Writes snapshot `hash` to `path` (`None`: deletes it).
-pub(crate) fn restore(store: &Store, path: &Path, hash: Option<&str>) -> Result<()> {
-    let after = match hash {
-        Some(h) => Some(
-            String::from_utf8(store.get(h)?)
-                .with_context(|| format!("snapshot {h} is not UTF-8"))?,
-        ),
-        None => None,
-    };
-    crate::apply::write_one(&FileWrite {
-        path: path.to_path_buf(),
-        display: path.display().to_string(),
-        host: None,
-        before: None,
-        after,
-        remove_dirs: 0,
-    })
-}
-
 /// Rolls back a transaction whose journal is in one of `places`' state folders (the caller
 /// holds their locks), printing what it recovered.
 fn recover_locked(places: &Places, printer: &Printer) -> Result<()> {
     for dir in &places.locks {
-        if let Some(recovered) = journal::recover(dir)? {
-            journal::report(printer, &recovered);
+        if let Some(plan) = recover::plan(dir, &places.boundary)? {
+            recover::report(printer, &plan.apply()?);
         }
     }
     Ok(())
@@ -278,17 +306,46 @@ fn recover_locked(places: &Places, printer: &Printer) -> Result<()> {
 
 /// At the start of every command: a journal left in the project's state folder or in
 /// `$DOTPACK_HOME` means a dotpack died midway; take the locks and roll it back before doing
-/// anything else. Costs two `stat` calls when there is nothing to recover.
+/// anything else. A state folder dotpack does not trust is never recovered: a command that
+/// only reads says so once and goes on without it, one that writes fails with
+/// [`trust::Untrusted`]. Costs a few `stat` calls when there is nothing to recover.
 pub fn recover_at_start(
-    project_root: Option<&Path>,
-    dotpack_home: &Path,
+    boundary: &Boundary,
+    access: Access,
     wait: Wait,
     printer: &Printer,
 ) -> Result<()> {
-    let places = Places::user(project_root, dotpack_home);
-    if !places.locks.iter().any(|d| journal::path(d).exists()) {
+    let places = Places::user(boundary.project_root.as_deref(), boundary.clone());
+    let mut trusted = Vec::new();
+    for dir in &places.locks {
+        match trust::verdict(dir, &boundary.dotpack_home) {
+            trust::Verdict::Untrusted(reason) => {
+                let home = boundary.is_home(dir);
+                if access == Access::Write {
+                    return Err(trust::Untrusted {
+                        folder: dir.clone(),
+                        reason,
+                        home,
+                    }
+                    .into());
+                }
+                printer.warning(format!(
+                    "ignoring the state folder {}: {reason}; its journal and generations are not used\n  help: `dotpack doctor` explains, `dotpack doctor --repair` moves it aside",
+                    dir.display()
+                ));
+            }
+            trust::Verdict::Trusted => trusted.push(dir.clone()),
+            trust::Verdict::Absent | trust::Verdict::Empty => {}
+        }
+    }
+    if !trusted.iter().any(|d| journal::path(d).exists()) {
         return Ok(());
     }
+    // Only the trusted folders, in the usual order.
+    let places = Places {
+        locks: trusted,
+        ..places
+    };
     places.lock(wait, printer)?;
     recover_locked(&places, printer)
 }

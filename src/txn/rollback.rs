@@ -10,6 +10,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use super::Places;
 use super::generation::{self, FileState, Generation, PackageChange};
 use super::store::{self, Store};
 use crate::apply::FileWrite;
@@ -38,8 +39,11 @@ pub fn default_target(generations: &[Generation]) -> Result<u64> {
     }
 }
 
-/// Plans restoring the state right after generation `target` (0: before the first).
-pub fn plan(state: &Path, generations: &[Generation], target: u64) -> Result<RollbackPlan> {
+/// Plans restoring the state right after generation `target` (0: before the first), from
+/// `generations` as [`super::Places::generations`] loaded and checked them. Files are named
+/// from their paths ([`super::Boundary::display`]).
+pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<RollbackPlan> {
+    let state = &places.state;
     let (Some(oldest), Some(newest)) = (generations.first(), generations.last()) else {
         bail!("there are no generations yet");
     };
@@ -65,11 +69,8 @@ pub fn plan(state: &Path, generations: &[Generation], target: u64) -> Result<Rol
         packages: Vec::new(),
     };
     for (path, file) in generation::states_at(generations, target) {
-        let current = match std::fs::read(&path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
+        let display = places.boundary.display(&path);
+        let current = super::recover::read_regular(&path)?;
         let current_hash = current.as_deref().map(store::hash);
         if current_hash == file.at_k {
             continue;
@@ -82,10 +83,10 @@ pub fn plan(state: &Path, generations: &[Generation], target: u64) -> Result<Rol
         let after = if current_hash == file.latest {
             wanted
         } else if let (Some(host), Some(now)) = (&file.record.host, &current) {
-            out.merged.push(file.record.display.clone());
-            Some(merge(&store, host, &file, now)?)
+            out.merged.push(display.clone());
+            Some(merge(&store, host, &file, now, &display)?)
         } else {
-            out.overwritten.push(file.record.display.clone());
+            out.overwritten.push(display.clone());
             wanted
         };
         if path.file_name() == Some(std::ffi::OsStr::new(crate::lock::LOCK_FILE))
@@ -95,7 +96,7 @@ pub fn plan(state: &Path, generations: &[Generation], target: u64) -> Result<Rol
         }
         out.writes.push(FileWrite {
             path: path.clone(),
-            display: file.record.display.clone(),
+            display,
             host: file.record.host.clone(),
             before: current,
             after,
@@ -112,19 +113,16 @@ fn text(store: &Store, hash: Option<&str>) -> Result<Option<String>> {
 
 /// Applies, to `now`, every entry change between dotpack's last state of the file and its state
 /// at the target generation.
-fn merge(store: &Store, host: &str, file: &FileState, now: &str) -> Result<String> {
+fn merge(store: &Store, host: &str, file: &FileState, now: &str, display: &str) -> Result<String> {
     let Some(adapter) = crate::hosts::adapter(host) else {
-        bail!(
-            "{}: unknown host `{host}` in the generation record",
-            file.record.display
-        );
+        bail!("{display}: unknown host `{host}` in the generation record");
     };
     let (format, container) = (adapter.format, Container::new(adapter.container));
     let entries = |text: Option<String>| -> Result<Vec<(String, serde_json::Value)>> {
         match text {
             None => Ok(Vec::new()),
             Some(t) => formats::list_entries(format, &t, container)
-                .with_context(|| format!("{}: a snapshot does not parse", file.record.display)),
+                .with_context(|| format!("{display}: a snapshot does not parse")),
         }
     };
     let last = entries(text(store, file.latest.as_deref())?)?;
@@ -143,7 +141,7 @@ fn merge(store: &Store, host: &str, file: &FileState, now: &str) -> Result<Strin
             Some(value) => formats::upsert_entry(format, &text, container, name, value),
             None => formats::remove_entry(format, &text, container, name, &Created::default()),
         }
-        .map_err(|e| anyhow::anyhow!("{}: {e}", file.record.display))?;
+        .map_err(|e| anyhow::anyhow!("{display}: {e}"))?;
         text = edit.text;
     }
     Ok(text)

@@ -2,10 +2,9 @@
 //! `<state>/objects/<sha256 hex>`, however many generations refer to it.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 /// The sha256 of `bytes` as lower-case hex: the name of its snapshot.
@@ -14,6 +13,12 @@ pub fn hash(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Whether `name` can be a snapshot's name: 64 lower-case hex digits. Anything else (a `/`, a
+/// `..`) is never joined to the store's folder.
+pub fn is_hash(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The snapshot store of one state folder.
@@ -31,21 +36,17 @@ impl Store {
     /// Stores `bytes` unless a snapshot with the same content exists; returns its hash. The file
     /// is flushed to disk; call [`Store::sync`] once after a batch so the names survive too.
     pub fn put(&self, bytes: &[u8]) -> Result<String> {
+        self.ensure_real_dir(true)?;
         let id = hash(bytes);
         let path = self.dir.join(&id);
         if path.exists() {
             return Ok(id);
         }
-        fs_err::create_dir_all(&self.dir)?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempfile_in(&self.dir)
-            .with_context(|| format!("cannot write a snapshot in {}", self.dir.display()))?;
-        tmp.write_all(bytes)
-            .and_then(|()| tmp.as_file().sync_all())
-            .with_context(|| format!("cannot write snapshot {}", path.display()))?;
-        tmp.persist(&path)
-            .map_err(|e| e.error)
+        let options = crate::fsutil::WriteOptions {
+            sync_dir: false,
+            ..crate::fsutil::WriteOptions::PRIVATE
+        };
+        crate::fsutil::write_atomic_with(&path, bytes, options)
             .with_context(|| format!("cannot write snapshot {}", path.display()))?;
         Ok(id)
     }
@@ -57,47 +58,78 @@ impl Store {
 
     /// The bytes of snapshot `id`, checked against their hash.
     pub fn get(&self, id: &str) -> Result<Vec<u8>> {
+        if !is_hash(id) {
+            bail!("`{id}` is not a snapshot name (64 lower-case hex digits)");
+        }
+        self.ensure_real_dir(false)?;
         let path = self.dir.join(id);
-        let bytes = fs_err::read(&path)
-            .with_context(|| format!("snapshot {id} is missing from {}", self.dir.display()))?;
-        anyhow::ensure!(
-            hash(&bytes) == id,
-            "snapshot {} is corrupt (its content does not match its name)",
-            path.display()
-        );
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                bail!("snapshot {id} is missing from {}", self.dir.display())
+            }
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot read snapshot {}", path.display()));
+            }
+        };
+        if hash(&bytes) != id {
+            bail!(
+                "snapshot {} is corrupt (its content does not match its name)",
+                path.display()
+            );
+        }
         Ok(bytes)
     }
 
-    /// Deletes every snapshot not in `keep`; returns how many were deleted and their bytes.
+    /// Whether snapshot `id` is in the store (without reading it).
+    pub fn contains(&self, id: &str) -> bool {
+        is_hash(id)
+            && std::fs::symlink_metadata(self.dir.join(id)).is_ok_and(|m| m.file_type().is_file())
+    }
+
+    /// Deletes every snapshot not in `keep`; returns how many were deleted and their bytes. Only
+    /// regular files named like a snapshot are deleted, and only in a real folder: a symlinked
+    /// `objects/` is refused, never followed.
     pub fn prune(&self, keep: &BTreeSet<String>) -> Result<(usize, u64)> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+        if !self.ensure_real_dir(false)? {
             return Ok((0, 0));
-        };
+        }
+        let entries = fs_err::read_dir(&self.dir)?;
         let (mut count, mut bytes) = (0, 0);
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if keep.contains(&name) {
+            if !is_hash(&name) || keep.contains(&name) {
                 continue;
             }
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if !meta.file_type().is_file() {
+                continue;
+            }
             fs_err::remove_file(entry.path())?;
             count += 1;
-            bytes += size;
+            bytes += meta.len();
         }
         self.sync();
         Ok((count, bytes))
     }
 
-    /// The snapshots not in `keep`, with their sizes: what [`Store::prune`] would delete.
+    /// The snapshots not in `keep`, with their sizes: what [`Store::prune`] would delete (only
+    /// regular files named like a snapshot, in a real `objects/` folder).
     pub fn unused(&self, keep: &BTreeSet<String>) -> Vec<(String, u64)> {
+        if !self.ensure_real_dir(false).unwrap_or(false) {
+            return Vec::new();
+        }
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
         };
         let mut out: Vec<(String, u64)> = entries
             .flatten()
-            .map(|e| {
+            .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                (name, e.metadata().map(|m| m.len()).unwrap_or(0))
+                let meta = std::fs::symlink_metadata(e.path()).ok()?;
+                (is_hash(&name) && meta.file_type().is_file()).then_some((name, meta.len()))
             })
             .filter(|(name, _)| !keep.contains(name))
             .collect();
@@ -105,10 +137,32 @@ impl Store {
         out
     }
 
+    /// Fails when `objects/` is anything but a real folder (a symlink is refused); `Ok(false)`
+    /// when it does not exist and `create` is false.
+    fn ensure_real_dir(&self, create: bool) -> Result<bool> {
+        match std::fs::symlink_metadata(&self.dir) {
+            Ok(meta) if meta.file_type().is_dir() => Ok(true),
+            Ok(_) => bail!(
+                "{} is not a real folder (a symbolic link or a file); dotpack does not follow it\n  help: run `dotpack doctor`",
+                self.dir.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
+                fs_err::create_dir_all(&self.dir)?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", self.dir.display())),
+        }
+    }
+
     /// How many snapshots the store holds.
     pub fn len(&self) -> usize {
         std::fs::read_dir(&self.dir)
-            .map(|d| d.flatten().count())
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| is_hash(&e.file_name().to_string_lossy()))
+                    .count()
+            })
             .unwrap_or(0)
     }
 
@@ -133,5 +187,33 @@ mod tests {
         let (n, _) = store.prune(&BTreeSet::new()).unwrap();
         assert_eq!(n, 1);
         assert!(store.get(&a).is_err());
+    }
+
+    #[test]
+    fn names_that_are_not_hashes_are_never_read_or_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        store.put(b"x").unwrap();
+        std::fs::write(dir.path().join("objects/notes.txt"), "mine").unwrap();
+        assert!(store.get("../objects/notes.txt").is_err());
+        assert!(store.get(&"A".repeat(64)).is_err());
+        store.prune(&BTreeSet::new()).unwrap();
+        assert!(dir.path().join("objects/notes.txt").exists());
+    }
+
+    #[test]
+    fn a_symlinked_objects_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let name = hash(b"victim");
+        std::fs::write(elsewhere.join(&name), "victim").unwrap();
+        let state = dir.path().join("state");
+        std::fs::create_dir(&state).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, state.join("objects")).unwrap();
+        let store = Store::new(&state);
+        assert!(store.prune(&BTreeSet::new()).is_err());
+        assert!(store.get(&name).is_err());
+        assert!(elsewhere.join(&name).exists());
     }
 }

@@ -8,6 +8,8 @@ mod project_cmds;
 mod registry;
 mod registry_trust;
 mod search_info;
+mod trust;
+mod trust_props;
 mod txn;
 mod txn_props;
 mod validate;

@@ -1,0 +1,49 @@
+//! `dotpack doctor [--repair]`: report the health of the state folders; exit 1 while a problem
+//! remains.
+
+use anyhow::{Result, bail};
+
+use crate::cli::DoctorArgs;
+use crate::ops::Settings;
+use crate::output::Printer;
+use crate::txn::doctor::{self, Status};
+
+pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<()> {
+    let root = crate::ops::project_root(settings);
+    let boundary = settings.boundary(root.as_deref());
+    let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
+    if printer.json {
+        printer.json_out(&serde_json::json!({ "folders": findings }));
+    } else {
+        for f in &findings {
+            let message = format!("{} ({}): {}", f.folder.display(), f.scope, f.message);
+            match f.status {
+                Status::Ok => printer.status("Ok", message),
+                Status::Repaired => printer.status("Repaired", message),
+                Status::Problem | Status::Warning => printer.warning(match &f.help {
+                    Some(help) => format!("{message}\n  help: {help}"),
+                    None => message,
+                }),
+            }
+            for file in &f.files {
+                printer.note(format!("    {:<8} {}", file.now, file.display));
+            }
+        }
+    }
+    let problems = findings
+        .iter()
+        .filter(|f| f.status == Status::Problem)
+        .count();
+    if problems > 0 {
+        bail!(
+            "found {problems} problem{} in dotpack's state folders{}",
+            if problems == 1 { "" } else { "s" },
+            if args.repair {
+                ""
+            } else {
+                "\n  help: `dotpack doctor --repair` moves aside what dotpack cannot use; nothing is deleted"
+            }
+        );
+    }
+    Ok(())
+}
