@@ -136,6 +136,19 @@ pub fn my_uid() -> u32 {
 /// Whether dotpack may act on the state folder `state`; `home` is `$DOTPACK_HOME`, which holds
 /// the registry (and is judged by its owner alone when `state` is it).
 pub fn verdict(state: &Path, home: &Path) -> Verdict {
+    match verdict_unlocked(state, home) {
+        // Another dotpack may be creating and recording this folder right now: ask again once
+        // it is done (it holds the registry's lock while it does).
+        Verdict::Untrusted(Distrust::NotMade) => match RegistryLock::take(home) {
+            Ok(_guard) => verdict_unlocked(state, home),
+            Err(_) => Verdict::Untrusted(Distrust::NotMade),
+        },
+        other => other,
+    }
+}
+
+/// [`verdict`] without waiting for a dotpack that is recording a new folder.
+fn verdict_unlocked(state: &Path, home: &Path) -> Verdict {
     let is_home = state == home || fsutil::resolve(state) == fsutil::resolve(home);
     let meta = match std::fs::symlink_metadata(state) {
         Ok(meta) => meta,
@@ -221,7 +234,7 @@ pub fn prepare(state: &Path, home: &Path) -> Result<()> {
     // Creating and recording a folder happen under the registry's lock, so two dotpacks
     // starting in one project agree on its id.
     let _guard = RegistryLock::take(home)?;
-    match verdict(state, home) {
+    match verdict_unlocked(state, home) {
         Verdict::Trusted => Ok(()),
         Verdict::Absent => {
             match std::fs::create_dir(state) {
@@ -233,7 +246,7 @@ pub fn prepare(state: &Path, home: &Path) -> Result<()> {
                     });
                 }
             }
-            match verdict(state, home) {
+            match verdict_unlocked(state, home) {
                 Verdict::Absent | Verdict::Empty => register(state, home),
                 Verdict::Trusted => Ok(()),
                 Verdict::Untrusted(reason) => Err(untrusted(state, reason)),

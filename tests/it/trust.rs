@@ -461,12 +461,12 @@ fn a_dangling_symlink_at_a_host_path_is_an_error_naming_it() {
     let reg = registry(&env);
     project(&env, "[\"claude-code\"]", "");
     let link = env.project.join(".mcp.json");
-    std::os::unix::fs::symlink(env.home.path().join("gone/mcp.json"), &link).unwrap();
+    std::os::unix::fs::symlink(env.project.join("gone/mcp.json"), &link).unwrap();
     dp(&env, &reg, &["add", "p0"])
         .code(1)
         .stderr(contains(".mcp.json").and(contains("does not exist")));
     assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
-    assert!(!env.home.path().join("gone").exists());
+    assert!(!env.project.join("gone").exists());
     assert!(!env.project.join("dotpack.lock").exists());
 }
 

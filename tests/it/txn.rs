@@ -441,9 +441,13 @@ fn rollback_and_recovery_write_through_symlinks_and_keep_modes() {
     std::fs::write(&real, "{\n  \"mcpServers\": {}\n}\n").unwrap();
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
     std::os::unix::fs::symlink(&real, env.project.join(".mcp.json")).unwrap();
-    dp(&env, &reg, &["add", "p0"]).success();
+    // A project file linked outside the project is written only when asked to.
+    dp(&env, &reg, &["add", "p0"])
+        .code(1)
+        .stderr(contains("outside the project"));
+    dp(&env, &reg, &["add", "p0", "--write-outside-project"]).success();
     let out = env
-        .with_registry(&reg, &["add", "p1"])
+        .with_registry(&reg, &["add", "p1", "--write-outside-project"])
         .env("DOTPACK_FAULT", "abort-after:2")
         .output()
         .unwrap();
