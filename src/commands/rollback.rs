@@ -65,10 +65,6 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         }
         plan.writes.append(&mut user);
     }
-    for change in &plan.packages {
-        let (verb, what) = describe(change);
-        printer.status(verb, what);
-    }
     for file in &plan.merged {
         printer.status(
             "Merged",
@@ -81,6 +77,10 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         ));
     }
     if args.dry_run {
+        for change in &plan.packages {
+            let (_, infinitive, what) = describe(change);
+            printer.status("Would", format!("{infinitive} {what}"));
+        }
         crate::apply::print_plan(printer, &plan.writes);
         crate::apply::print_diffs(printer, &plan.writes);
         printer.warning("dry run: no file was changed");
@@ -94,7 +94,13 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         merged: plan.merged.clone(),
         keep,
     };
-    match txn::apply(&places, &plan.writes, meta, settings.wait, printer)? {
+    let id = txn::apply(&places, &plan.writes, meta, settings.wait, printer)?;
+    // Committed: now say what changed.
+    for change in &plan.packages {
+        let (verb, _, what) = describe(change);
+        printer.status(verb, what);
+    }
+    match id {
         Some(id) => printer.status(
             "Finished",
             format!("generation {id}: the files are as after generation {target}"),
@@ -179,13 +185,17 @@ fn user_scope_writes(
     Ok(out)
 }
 
-/// The verb and the words for one package change a rollback makes, as `add` and `remove` say
-/// them.
-fn describe(change: &txn::PackageChange) -> (&'static str, String) {
+/// The verb (and its infinitive, for "Would …") and the words for one package change a rollback
+/// makes, as `add` and `remove` say them.
+fn describe(change: &txn::PackageChange) -> (&'static str, &'static str, String) {
     match (&change.from, &change.to) {
-        (None, Some(to)) => ("Adding", format!("{} v{to}", change.name)),
-        (Some(from), None) => ("Removing", format!("{} v{from}", change.name)),
-        (Some(from), Some(to)) => ("Restoring", format!("{} v{from} -> v{to}", change.name)),
-        (None, None) => ("Restoring", change.name.clone()),
+        (None, Some(to)) => ("Adding", "add", format!("{} v{to}", change.name)),
+        (Some(from), None) => ("Removing", "remove", format!("{} v{from}", change.name)),
+        (Some(from), Some(to)) => (
+            "Restoring",
+            "restore",
+            format!("{} v{from} -> v{to}", change.name),
+        ),
+        (None, None) => ("Restoring", "restore", change.name.clone()),
     }
 }
