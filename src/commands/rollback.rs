@@ -56,6 +56,7 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         );
     }
     if let Some(root) = &root {
+        remove_created_dirs(root, &mut plan.writes);
         let mut user = user_scope_writes(settings, printer, root, &plan.writes)?;
         if !user.is_empty() && !places.locks.contains(&settings.dotpack_home) {
             places.locks.push(settings.dotpack_home.clone());
@@ -120,6 +121,36 @@ fn project_root(settings: &Settings, state: &Path) -> Option<std::path::PathBuf>
         return Some(settings.dotpack_home.clone());
     }
     state.parent().map(Path::to_path_buf)
+}
+
+/// A project host file the rollback deletes takes along the folders dotpack created for it
+/// (`.codex/` for `.codex/config.toml`), as `remove` and `uninstall` do: the current lock's
+/// claims on the file say how many. Never more than the folders between the project and the file.
+fn remove_created_dirs(root: &Path, writes: &mut [FileWrite]) {
+    let path = root.join(LOCK_FILE);
+    let Some(lock) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| crate::lock::parse(&path, &text).ok())
+    else {
+        return;
+    };
+    for write in writes
+        .iter_mut()
+        .filter(|w| w.host.is_some() && w.before.is_some() && w.after.is_none())
+    {
+        let inside = Path::new(&write.display)
+            .components()
+            .count()
+            .saturating_sub(1);
+        let created = lock
+            .claims
+            .iter()
+            .filter(|c| c.file == write.display && write.host.as_deref() == Some(c.host.as_str()))
+            .map(|c| c.created_dirs)
+            .max()
+            .unwrap_or(0);
+        write.remove_dirs = created.min(u32::try_from(inside).unwrap_or(u32::MAX));
+    }
 }
 
 /// The user-scope writes that make this project's user-scope entries what the restored
