@@ -774,9 +774,10 @@ fn status_lists_every_discrepancy_as_a_table() {
 
 // 8. A lock with merge conflict markers.
 
-fn git(dir: &Path, env: &Env, args: &[&str]) -> std::process::Output {
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
+/// `git ARGS` in the project, with no configuration of the machine or the user.
+fn git(env: &Env, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .current_dir(&env.project)
         .env("HOME", env.home.path())
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -792,12 +793,11 @@ fn git(dir: &Path, env: &Env, args: &[&str]) -> std::process::Output {
         ])
         .args(args)
         .output()
-        .expect("git is installed");
-    out
+        .expect("git is installed")
 }
 
 fn git_ok(env: &Env, args: &[&str]) -> String {
-    let out = git(&env.project, env, args);
+    let out = git(env, args);
     assert!(
         out.status.success(),
         "git {args:?}: {}",
@@ -823,7 +823,7 @@ fn a_lock_with_merge_conflict_markers_is_recovered_by_lock() {
     dp(&env, &["add", "fetch"]).success();
     git_ok(&env, &["add", "-A"]);
     git_ok(&env, &["commit", "-qm", "fetch"]);
-    let merge = git(&env.project, &env, &["merge", "--no-edit", "other"]);
+    let merge = git(&env, &["merge", "--no-edit", "other"]);
     assert!(!merge.status.success(), "the merge conflicts");
     assert!(env.read("dotpack.lock").contains("<<<<<<<"));
 
