@@ -199,9 +199,8 @@ pub fn resolve(path: &Path) -> PathBuf {
 fn resolve_within(path: &Path, links: u32) -> PathBuf {
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
     let mut at = path;
-    let finish = |base: PathBuf, rest: &[std::ffi::OsString]| {
-        rest.iter().rev().fold(base, |p, c| p.join(c))
-    };
+    let finish =
+        |base: PathBuf, rest: &[std::ffi::OsString]| rest.iter().rev().fold(base, |p, c| p.join(c));
     loop {
         if let Ok(real) = std::fs::canonicalize(at) {
             return finish(real, &rest);
@@ -263,7 +262,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         std::os::unix::fs::symlink("/nowhere/x.json", root.join("dangling")).unwrap();
-        assert_eq!(resolve(&root.join("dangling")), Path::new("/nowhere/x.json"));
+        assert_eq!(
+            resolve(&root.join("dangling")),
+            Path::new("/nowhere/x.json")
+        );
         std::os::unix::fs::symlink(root.join("loop-b"), root.join("loop-a")).unwrap();
         std::os::unix::fs::symlink(root.join("loop-a"), root.join("loop-b")).unwrap();
         let _ = resolve(&root.join("loop-a"));

@@ -25,7 +25,7 @@ pub fn manifest_name(manifest: &LoadedManifest, global: bool) -> String {
 }
 
 /// The scope a host entry written without one gets in `manifest`.
-fn default_scope(manifest: &LoadedManifest, host: &crate::hosts::HostAdapter) -> Scope {
+pub fn default_scope(manifest: &LoadedManifest, host: &crate::hosts::HostAdapter) -> Scope {
     let project = manifest.manifest.project.as_ref();
     match project.and_then(|p| p.scope) {
         Some(scope) => scope,

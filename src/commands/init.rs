@@ -74,8 +74,13 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
     printer.status("Created", crate::diag::display_path(&path));
-    if writes.len() > 1 {
-        printer.status("Updated", ".gitignore: ignoring .dotpack/");
+    if let Some(ignore) = writes.get(1) {
+        let verb = if ignore.before.is_none() {
+            "Created"
+        } else {
+            "Updated"
+        };
+        printer.status(verb, ".gitignore: ignoring .dotpack/");
     }
     if detected.is_empty() {
         printer.note(format!(

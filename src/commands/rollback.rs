@@ -56,6 +56,7 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         );
     }
     if let Some(root) = &root {
+        remove_created_dirs(root, &mut plan.writes);
         let mut user = user_scope_writes(settings, printer, root, &plan.writes)?;
         if !user.is_empty() && !places.locks.contains(&settings.dotpack_home) {
             places.locks.push(settings.dotpack_home.clone());
@@ -64,10 +65,6 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
             }
         }
         plan.writes.append(&mut user);
-    }
-    for change in &plan.packages {
-        let (verb, what) = describe(change);
-        printer.status(verb, what);
     }
     for file in &plan.merged {
         printer.status(
@@ -81,6 +78,10 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         ));
     }
     if args.dry_run {
+        for change in &plan.packages {
+            let (_, infinitive, what) = describe(change);
+            printer.status("Would", format!("{infinitive} {what}"));
+        }
         crate::apply::print_plan(printer, &plan.writes);
         crate::apply::print_diffs(printer, &plan.writes);
         printer.warning("dry run: no file was changed");
@@ -94,7 +95,13 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         merged: plan.merged.clone(),
         keep,
     };
-    match txn::apply(&places, &plan.writes, meta, settings.wait, printer)? {
+    let id = txn::apply(&places, &plan.writes, meta, settings.wait, printer)?;
+    // Committed: now say what changed.
+    for change in &plan.packages {
+        let (verb, _, what) = describe(change);
+        printer.status(verb, what);
+    }
+    match id {
         Some(id) => printer.status(
             "Finished",
             format!("generation {id}: the files are as after generation {target}"),
@@ -114,6 +121,36 @@ fn project_root(settings: &Settings, state: &Path) -> Option<std::path::PathBuf>
         return Some(settings.dotpack_home.clone());
     }
     state.parent().map(Path::to_path_buf)
+}
+
+/// A project host file the rollback deletes takes along the folders dotpack created for it
+/// (`.codex/` for `.codex/config.toml`), as `remove` and `uninstall` do: the current lock's
+/// claims on the file say how many. Never more than the folders between the project and the file.
+fn remove_created_dirs(root: &Path, writes: &mut [FileWrite]) {
+    let path = root.join(LOCK_FILE);
+    let Some(lock) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| crate::lock::parse(&path, &text).ok())
+    else {
+        return;
+    };
+    for write in writes
+        .iter_mut()
+        .filter(|w| w.host.is_some() && w.before.is_some() && w.after.is_none())
+    {
+        let inside = Path::new(&write.display)
+            .components()
+            .count()
+            .saturating_sub(1);
+        let created = lock
+            .claims
+            .iter()
+            .filter(|c| c.file == write.display && write.host.as_deref() == Some(c.host.as_str()))
+            .map(|c| c.created_dirs)
+            .max()
+            .unwrap_or(0);
+        write.remove_dirs = created.min(u32::try_from(inside).unwrap_or(u32::MAX));
+    }
 }
 
 /// The user-scope writes that make this project's user-scope entries what the restored
@@ -179,13 +216,17 @@ fn user_scope_writes(
     Ok(out)
 }
 
-/// The verb and the words for one package change a rollback makes, as `add` and `remove` say
-/// them.
-fn describe(change: &txn::PackageChange) -> (&'static str, String) {
+/// The verb (and its infinitive, for "Would …") and the words for one package change a rollback
+/// makes, as `add` and `remove` say them.
+fn describe(change: &txn::PackageChange) -> (&'static str, &'static str, String) {
     match (&change.from, &change.to) {
-        (None, Some(to)) => ("Adding", format!("{} v{to}", change.name)),
-        (Some(from), None) => ("Removing", format!("{} v{from}", change.name)),
-        (Some(from), Some(to)) => ("Restoring", format!("{} v{from} -> v{to}", change.name)),
-        (None, None) => ("Restoring", change.name.clone()),
+        (None, Some(to)) => ("Adding", "add", format!("{} v{to}", change.name)),
+        (Some(from), None) => ("Removing", "remove", format!("{} v{from}", change.name)),
+        (Some(from), Some(to)) => (
+            "Restoring",
+            "restore",
+            format!("{} v{from} -> v{to}", change.name),
+        ),
+        (None, None) => ("Restoring", "restore", change.name.clone()),
     }
 }

@@ -4,11 +4,13 @@
 //! hosts given (or every host) leave `[project] hosts`. The lock's packages never change:
 //! `dotpack install NAME` or `dotpack install --host HOST` puts the entries back.
 
+use std::collections::BTreeMap;
+
 use anyhow::{Result, bail};
 
 use crate::cli::UninstallArgs;
 use crate::commands::declare::{self, Edits};
-use crate::hosts::Scope;
+use crate::hosts::{HostAdapter, Scope};
 use crate::manifest::{self, LoadedManifest};
 use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
@@ -37,13 +39,14 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
     let mut editor = ManifestEditor::parse(&manifest.path, &manifest.text)?;
     let mut edits = Edits::new();
     // The declared hosts this uninstall is about: those given, else all; at `--scope` only.
-    let hosts: Vec<String> = layout
+    let places: Vec<(&'static HostAdapter, Scope)> = layout
         .hosts
         .iter()
         .filter(|h| options.hosts.is_empty() || options.hosts.iter().any(|id| id == h.host.id))
         .filter(|h| options.scope.is_none_or(|s| s == h.scope))
-        .map(|h| h.host.id.to_string())
+        .map(|h| (h.host, h.scope))
         .collect();
+    let hosts: Vec<&str> = places.iter().map(|(h, _)| h.id).collect();
     if names.is_empty() {
         for host in &hosts {
             if editor.remove_host(host)? {
@@ -109,13 +112,42 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
         },
     )?;
     if !options.dry_run && names.is_empty() && !hosts.is_empty() {
-        let flags: Vec<String> = hosts.iter().map(|h| format!("--host {h}")).collect();
-        printer.note(format!(
-            "`dotpack install {}` puts them back",
-            flags.join(" ")
-        ));
+        let commands = reinstall_commands(manifest, &places, settings.global);
+        let verb = if commands.len() == 1 { "puts" } else { "put" };
+        printer.note(format!("`{}` {verb} them back", commands.join("` and `")));
     }
     Ok(())
+}
+
+/// The `dotpack install` commands that declare `hosts` again, each at the scope it had.
+/// `--scope` applies to every `--host` of a command, so hosts away from their default scope get
+/// one command per scope.
+fn reinstall_commands(
+    manifest: &LoadedManifest,
+    hosts: &[(&'static HostAdapter, Scope)],
+    global: bool,
+) -> Vec<String> {
+    let mut by_scope: BTreeMap<Option<Scope>, Vec<&str>> = BTreeMap::new();
+    for (host, scope) in hosts {
+        let flag = (!global && *scope != declare::default_scope(manifest, host)).then_some(*scope);
+        by_scope.entry(flag).or_default().push(host.id);
+    }
+    by_scope
+        .into_iter()
+        .map(|(scope, ids)| {
+            let mut command = String::from("dotpack install");
+            if global {
+                command.push_str(" --global");
+            }
+            for id in ids {
+                command.push_str(&format!(" --host {id}"));
+            }
+            if let Some(scope) = scope {
+                command.push_str(&format!(" --scope {scope}"));
+            }
+            command
+        })
+        .collect()
 }
 
 /// `uninstall --scope S` with no names: dependencies sent to scope `S` on their own are

@@ -224,12 +224,16 @@ pub struct FileState {
 }
 
 /// For every file any generation touched, its state right after `k` and after the newest
-/// generation. A file untouched up to `k` had, at `k`, the bytes its first later generation
-/// found ("before").
+/// generation. At `k`, a file had the bytes its first later generation found ("before"): that
+/// keeps what another program (or you) wrote into it after `k`, such as a hand-written entry.
+/// A file no generation after `k` touched has the bytes of its last generation up to `k`.
 pub fn states_at(generations: &[Generation], k: u64) -> BTreeMap<PathBuf, FileState> {
     let mut out: BTreeMap<PathBuf, FileState> = BTreeMap::new();
+    // Files whose state at `k` a later generation's "before" has settled.
+    let mut found_later: BTreeSet<PathBuf> = BTreeSet::new();
     for g in generations {
         for f in &g.files {
+            let first_later = g.id > k && found_later.insert(f.path.clone());
             match out.get_mut(&f.path) {
                 None => {
                     let at_k = if g.id <= k {
@@ -249,6 +253,8 @@ pub fn states_at(generations: &[Generation], k: u64) -> BTreeMap<PathBuf, FileSt
                 Some(state) => {
                     if g.id <= k {
                         state.at_k = f.after.clone();
+                    } else if first_later {
+                        state.at_k = f.before.clone();
                     }
                     state.latest = f.after.clone();
                     if f.host.is_some() {
@@ -355,5 +361,27 @@ mod tests {
         assert!(remove_aborted(state, 2, &files).unwrap());
         assert_eq!(ids(state), vec![1]);
         assert_eq!(next_id(state), 2);
+    }
+
+    #[test]
+    fn state_at_k_keeps_an_edit_made_after_k_by_another_program() {
+        // Someone edited `a` (a1 -> a1e) between generations 1 and 2.
+        let gens = vec![
+            generation(1, vec![record("a", None, Some("a1"))]),
+            generation(2, vec![record("a", Some("a1e"), Some("a2"))]),
+            generation(3, vec![record("a", Some("a2"), Some("a3"))]),
+        ];
+        assert_eq!(
+            states_at(&gens, 1)[Path::new("a")].at_k.as_deref(),
+            Some("a1e")
+        );
+        assert_eq!(
+            states_at(&gens, 2)[Path::new("a")].at_k.as_deref(),
+            Some("a2")
+        );
+        assert_eq!(
+            states_at(&gens, 3)[Path::new("a")].at_k.as_deref(),
+            Some("a3")
+        );
     }
 }
