@@ -11,8 +11,9 @@ use serde_json::{Map, Value};
 
 use super::json_render::{Style, render, render_member};
 use super::text::{line_indent, line_start, newline_of, split_bom, starts_line};
-use super::{Container, Created, Edit, Format, FormatError};
+use super::{Container, Created, Edit, Format, FormatError, Op, Progress, entry_fields};
 
+mod batch;
 mod guard;
 mod layout;
 mod shallow;
@@ -152,6 +153,111 @@ impl<'t> Loaded<'t> {
             created: Created::default(),
             delete_file: false,
         })
+    }
+}
+
+impl Loaded<'_> {
+    /// [`super::apply_ops`] on the loaded text: one step on this parse, and a parse of the result
+    /// only where a step ends early (an edit that creates or empties the container).
+    pub(super) fn apply(&self, ops: &[Op<'_>]) -> Result<Edit, FormatError> {
+        let mut progress = Progress::default();
+        let mut text: Option<String> = None;
+        let mut done = 0;
+        while done < ops.len() {
+            let (next, applied) = match &text {
+                None => self.step(&ops[done..], &mut progress)?,
+                Some(current) => Loaded::new(self.format, current, Container::new(self.path))?
+                    .step(&ops[done..], &mut progress)?,
+            };
+            if next.is_some() {
+                text = next;
+            }
+            done += applied;
+        }
+        Ok(progress.finish(text.unwrap_or_else(|| self.text.to_owned())))
+    }
+
+    /// Applies `ops[0]`, and every following op that can be made on the same parse (see
+    /// [`batch`]); returns the new text (`None`: unchanged) and how many ops it applied (at least
+    /// one).
+    fn step(
+        &self,
+        ops: &[Op<'_>],
+        progress: &mut Progress,
+    ) -> Result<(Option<String>, usize), FormatError> {
+        let Some(&first) = ops.first() else {
+            return Ok((None, 0));
+        };
+        let obj = match self.place()? {
+            Place::Found(obj) => obj,
+            Place::Missing { .. } | Place::NoRoot => {
+                // No entry to remove; the first upsert creates the container.
+                let removals = ops
+                    .iter()
+                    .take_while(|op| matches!(op, Op::Remove(..)))
+                    .count();
+                if removals > 0 {
+                    progress.delete_file = false;
+                    return Ok((None, removals));
+                }
+                return Ok((Some(self.one(first, progress)?), 1));
+            }
+        };
+        let structural = match first {
+            Op::Upsert(..) => obj.properties.is_empty(),
+            Op::Remove(name, _) => obj.properties.len() == 1 && obj.get(name).is_some(),
+        };
+        let model = match structural {
+            true => None,
+            false => batch::Members::new(self.body, self.root.as_ref(), obj),
+        };
+        let Some(mut members) = model else {
+            return Ok((Some(self.one(first, progress)?), 1));
+        };
+        let mut applied = 0;
+        let mut changed = false;
+        for op in ops {
+            match *op {
+                Op::Upsert(_, value) if members.len() == 0 => {
+                    entry_fields(value)?;
+                    break;
+                }
+                Op::Upsert(name, value) => {
+                    entry_fields(value)?;
+                    members.upsert(name, value);
+                    changed = true;
+                }
+                Op::Remove(name, _) if members.contains(name) => {
+                    if members.len() == 1 {
+                        break;
+                    }
+                    members.remove(name);
+                    changed = true;
+                }
+                Op::Remove(..) => {}
+            }
+            progress.delete_file = false;
+            applied += 1;
+        }
+        if !changed {
+            return Ok((None, applied));
+        }
+        let new_body = members.render();
+        members.check(self.format, &new_body)?;
+        Ok((Some(with_bom(self.bom, new_body)), applied))
+    }
+
+    /// Applies one op as [`upsert_entry`] or [`remove_entry`] would.
+    fn one(&self, op: Op<'_>, progress: &mut Progress) -> Result<String, FormatError> {
+        let edit = match op {
+            Op::Upsert(name, value) => {
+                entry_fields(value)?;
+                self.upsert(name, value)?
+            }
+            Op::Remove(name, created) => self.remove(name, &progress.for_removal(created))?,
+        };
+        progress.record(&op, &edit);
+        Ok(edit.text)
     }
 }
 

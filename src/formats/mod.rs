@@ -1,10 +1,15 @@
-//! Format backends: edit one MCP server entry inside a host config file, in place.
+//! Format backends: edit MCP server entries inside a host config file, in place.
 //!
-//! Every function here is pure (text in, text out). An edit changes only the bytes of the one
-//! entry it is about (plus, when it had to, the container or file it created), so comments, key
+//! Every function here is pure (text in, text out). An edit changes only the bytes of the
+//! entries it is about (plus, when it had to, the container or file it created), so comments, key
 //! order, indentation, line endings, BOM, final newline and trailing commas stay as the user wrote
 //! them. Each edit is checked by parsing the result again ([`FormatError::GuardFailed`] if the
 //! document changed in any other way), so a caller that gets `Ok` can write the text.
+//!
+//! [`upsert_entry`] and [`remove_entry`] edit one entry; [`apply_ops`] (and [`Document::apply`])
+//! make all of a command's edits of one file from one parse and check the result once, so the
+//! cost of a command grows with the size of the file, not with the size times the number of
+//! entries. A batch gives exactly the bytes the one-entry functions give applied in turn.
 //!
 //! JSON and JSONC are edited by splicing text at byte ranges from an AST parse (fast on a 2 MB
 //! `~/.claude.json`); TOML goes through `toml_edit` with fixes for its known quirks
@@ -101,6 +106,57 @@ impl Edit {
             delete_file: false,
         }
     }
+}
+
+/// One edit of a batch (see [`apply_ops`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op<'a> {
+    /// [`upsert_entry`] of this name and value.
+    Upsert(&'a str, &'a serde_json::Value),
+    /// [`remove_entry`] of this name, taking back what the `Created` says (merged with what the
+    /// batch's earlier upserts created, as a caller recording every edit's `Created` would).
+    Remove(&'a str, &'a Created),
+}
+
+/// What a batch has done so far, carried from one step to the next.
+#[derive(Debug, Default)]
+struct Progress {
+    /// What the batch's upserts created, merged (earlier first).
+    created: Created,
+    /// The `delete_file` of the last edit.
+    delete_file: bool,
+}
+
+impl Progress {
+    /// Records a one-entry edit made for `op`.
+    fn record(&mut self, op: &Op<'_>, edit: &Edit) {
+        if let Op::Upsert(..) = op {
+            self.created = std::mem::take(&mut self.created).merge(edit.created.clone());
+        }
+        self.delete_file = edit.delete_file;
+    }
+
+    /// The `Created` a removal in the batch takes back: the caller's, and what the batch created.
+    fn for_removal(&self, created: &Created) -> Created {
+        created.clone().merge(self.created.clone())
+    }
+
+    fn finish(self, text: String) -> Edit {
+        Edit {
+            text,
+            created: self.created,
+            delete_file: self.delete_file,
+        }
+    }
+}
+
+/// The fields of an entry to write, or why it cannot be one.
+fn entry_fields(
+    value: &serde_json::Value,
+) -> Result<&serde_json::Map<String, serde_json::Value>, FormatError> {
+    value.as_object().ok_or(FormatError::EntryNotObject {
+        found: json_type_name(value),
+    })
 }
 
 /// Why an edit could not be made. The caller adds the file path.
@@ -220,6 +276,16 @@ impl<'t> Document<'t> {
             } => toml::remove_entry(text, *container, name, created),
         }
     }
+
+    /// [`apply_ops`] on the parsed text.
+    pub fn apply(&self, ops: &[Op<'_>]) -> Result<Edit, FormatError> {
+        match &self.inner {
+            Inner::Json(loaded) => loaded.apply(ops),
+            Inner::Toml {
+                text, container, ..
+            } => toml::apply(text, *container, ops),
+        }
+    }
 }
 
 /// Lists every entry of the container, in file order. A missing container gives no entries.
@@ -279,6 +345,26 @@ pub fn remove_entry(
     match format {
         Format::Json | Format::Jsonc => json::remove_entry(format, text, container, name, created),
         Format::Toml => toml::remove_entry(text, container, name, created),
+    }
+}
+
+/// Applies `ops` in order, as [`upsert_entry`] and [`remove_entry`] would one after the other
+/// (each removal taking back what its `Created` and the batch's earlier upserts created), and
+/// returns the same text; `created` merges what the upserts created, `delete_file` is the last
+/// edit's. The text is parsed once and the result checked once (a few more times only where an
+/// edit creates the container or empties it); an error is the first one an op meets.
+pub fn apply_ops(
+    format: Format,
+    text: &str,
+    container: Container<'_>,
+    ops: &[Op<'_>],
+) -> Result<Edit, FormatError> {
+    if ops.is_empty() {
+        return Ok(Edit::unchanged(text));
+    }
+    match format {
+        Format::Json | Format::Jsonc => json::Loaded::new(format, text, container)?.apply(ops),
+        Format::Toml => toml::apply(text, container, ops),
     }
 }
 

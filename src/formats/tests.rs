@@ -693,7 +693,7 @@ mod round_trip {
     use proptest::prelude::*;
 
     /// A JSON document written in one of the styles people and tools use.
-    fn document() -> impl Strategy<Value = String> {
+    pub(super) fn document() -> impl Strategy<Value = String> {
         let key = "[a-z]{1,6}";
         let scalar = prop_oneof![
             any::<i32>().prop_map(Value::from),
@@ -791,4 +791,250 @@ fn the_guard_refuses_a_result_that_changed_anything_else() {
         Err(FormatError::GuardFailed { .. })
     ));
     assert!(check(old, None).is_ok());
+}
+
+/// Applies `ops` one at a time with the one-entry functions, each removal taking back what its
+/// `Created` and the earlier upserts created: what [`apply_ops`] must give, byte for byte.
+fn one_by_one(
+    format: Format,
+    text: &str,
+    c: Container<'_>,
+    ops: &[Op<'_>],
+) -> Result<Edit, FormatError> {
+    let mut text = text.to_owned();
+    let mut created = Created::default();
+    let mut delete_file = false;
+    for op in ops {
+        let edit = match *op {
+            Op::Upsert(name, value) => {
+                let edit = upsert_entry(format, &text, c, name, value)?;
+                created = created.merge(edit.created.clone());
+                edit
+            }
+            Op::Remove(name, own) => {
+                let own = own.clone().merge(created.clone());
+                remove_entry(format, &text, c, name, &own)?
+            }
+        };
+        delete_file = edit.delete_file;
+        text = edit.text;
+    }
+    Ok(Edit {
+        text,
+        created,
+        delete_file,
+    })
+}
+
+/// Asserts that a batch of `ops` on `text` gives what applying them one by one gives, through
+/// [`apply_ops`] and through a parsed [`Document`].
+fn batch_matches_one_by_one(format: Format, text: &str, path: &[&str], ops: &[Op<'_>]) {
+    let c = Container::new(path);
+    let want = one_by_one(format, text, c, ops);
+    let got = apply_ops(format, text, c, ops);
+    match (&got, &want) {
+        (Ok(got), Ok(want)) => {
+            assert_eq!(got.text, want.text, "text of {ops:?} on {text:?}");
+            assert_eq!(got, want, "{ops:?} on {text:?}");
+        }
+        (Err(got), Err(want)) => assert_eq!(got, want, "{ops:?} on {text:?}"),
+        _ => panic!("{ops:?} on {text:?}: batch {got:?}, one by one {want:?}"),
+    }
+    if let Ok(doc) = Document::parse(format, text, c) {
+        assert_eq!(doc.apply(ops), got, "Document::apply {ops:?} on {text:?}");
+    }
+}
+
+/// Entry values a batch writes: stdio and HTTP shapes, nested objects, empty ones, and (for the
+/// error path) a value that is not an object.
+fn batch_values() -> Vec<Value> {
+    vec![
+        entry(),
+        json!({"url": "https://example.com/mcp"}),
+        json!({}),
+        json!({"args": [], "command": "x"}),
+        json!({"env": {"A": "1"}, "args": ["-y", {"k": [1, 2.5]}], "n": 3}),
+        json!({"command": "npx", "args": ["-y", "pkg"]}),
+    ]
+}
+
+/// The records a removal may carry: nothing created, and the kinds an earlier edit records.
+fn batch_creations() -> Vec<Created> {
+    vec![
+        Created::default(),
+        Created {
+            container_levels: 1,
+            empty_object_inner: None,
+            file_content: None,
+        },
+        Created {
+            container_levels: 0,
+            empty_object_inner: Some(String::new()),
+            file_content: None,
+        },
+        Created {
+            container_levels: 1,
+            empty_object_inner: Some("\n".into()),
+            file_content: Some(String::new()),
+        },
+    ]
+}
+
+/// An op list from indexes: `(remove?, name, value, created)`.
+fn batch_ops<'a>(
+    spec: &[(bool, usize, usize, usize)],
+    names: &'a [String],
+    values: &'a [Value],
+    creations: &'a [Created],
+) -> Vec<Op<'a>> {
+    spec.iter()
+        .map(|&(remove, n, v, k)| {
+            let name = names[n % names.len()].as_str();
+            if remove {
+                Op::Remove(name, &creations[k % creations.len()])
+            } else {
+                Op::Upsert(name, &values[v % values.len()])
+            }
+        })
+        .collect()
+}
+
+/// The names ops use on `text`: its own entries' and a few new ones.
+fn batch_names(format: Format, text: &str, path: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = list_entries(format, text, Container::new(path))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    names.extend(["acme", "b", "zz", "a\"q"].map(String::from));
+    names
+}
+
+#[test]
+fn a_batch_of_many_edits_gives_what_one_edit_after_another_gives() {
+    let values = batch_values();
+    let (array, null) = (json!([1]), json!({"x": null}));
+    for c in CORPUS {
+        let mut names = batch_names(c.format, c.text, c.path);
+        let old: Vec<String> = names[..names.len() - 4].to_vec();
+        let new: Vec<String> = (0..40).map(|i| format!("s{i}")).collect();
+        names.extend(new.iter().cloned());
+        let v = &values[5];
+        let first_created = upsert_entry(c.format, c.text, Container::new(c.path), "s0", v)
+            .map(|e| e.created)
+            .unwrap_or_default();
+        // What planning does: add many, update the file's own, remove them again.
+        let adds: Vec<Op<'_>> = new.iter().map(|n| Op::Upsert(n, v)).collect();
+        let updates: Vec<Op<'_>> = old.iter().map(|n| Op::Upsert(n, &values[1])).collect();
+        let removes: Vec<Op<'_>> = old
+            .iter()
+            .chain(&new)
+            .map(|n| Op::Remove(n, &first_created))
+            .collect();
+        let sequences = [
+            adds.clone(),
+            [adds.clone(), updates.clone()].concat(),
+            [updates.clone(), adds.clone()].concat(),
+            removes.clone(),
+            [adds.clone(), removes.clone()].concat(),
+            [adds.clone(), removes[old.len()..].to_vec()].concat(),
+            [adds.clone(), removes.iter().rev().copied().collect()].concat(),
+            [removes.clone(), adds.clone()].concat(),
+            vec![Op::Upsert("bad", &array)],
+            [adds[..3].to_vec(), vec![Op::Upsert("bad", &null)]].concat(),
+        ];
+        for ops in &sequences {
+            batch_matches_one_by_one(c.format, c.text, c.path, ops);
+        }
+    }
+}
+
+/// Layouts beyond the corpus that batches must handle as single edits do.
+const BATCH_ODD: &[(Format, &str)] = &[
+    (
+        Format::Json,
+        "{\"mcpServers\": {\"a\": {\"x\": [1]}, \"b\": 2, \"c\": {}}}",
+    ),
+    (
+        Format::Jsonc,
+        "{\"mcpServers\": {\"a\": 1, /* c */ \"b\": 2 , }}",
+    ),
+    (
+        Format::Jsonc,
+        "{\n  \"mcpServers\": {\n    \"a\": {}, \"b\": {\"args\": [\"x\",\n \"y\"]},\n    \"c\": {\n      \"k\": 1\n    } /* after */ }\n}",
+    ),
+    (
+        Format::Jsonc,
+        "{\n  \"mcpServers\": {\n    // lead\n    \"a\": {\"command\": \"a\"}, // a\n\n    /* b */ \"b\": {\n\t\"args\": [1, 2]\n    },\n    \"c\": 3 // last\n  },\n  \"z\": 1,\n}",
+    ),
+    (
+        Format::Json,
+        "{\"x\": 1, \"mcpServers\": {\r\n  \"a\": {\n    \"u\": 1\r\n  },\n  \"b\": {}\r\n}\n}",
+    ),
+    (
+        Format::Json,
+        "{\"mcpServers\":{\"a\":{},\n\"b\":{\"c\":[1,\n2]}}}",
+    ),
+    (
+        Format::Jsonc,
+        "{ \"mcpServers\" /* c */ : { \"a\" : { } ,\n  \"b\"\n  : 1 } }",
+    ),
+];
+
+#[test]
+fn batches_on_large_files_take_the_fast_path_and_match() {
+    let values = batch_values();
+    let created = Created::default();
+    let servers = ",\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\"\n    },\n    \"b\": {}\n  }";
+    let big = large_json(servers);
+    let names: Vec<String> = (0..30).map(|i| format!("n{i}")).collect();
+    let mut ops: Vec<Op<'_>> = names.iter().map(|n| Op::Upsert(n, &values[0])).collect();
+    ops.push(Op::Upsert("a", &values[1]));
+    ops.extend(names.iter().step_by(3).map(|n| Op::Remove(n, &created)));
+    ops.push(Op::Remove("b", &created));
+    for format in [Format::Json, Format::Jsonc] {
+        batch_matches_one_by_one(format, &big, MCP, &ops);
+        batch_matches_one_by_one(format, &large_json(""), MCP, &ops);
+    }
+}
+
+mod batch_round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ops() -> impl Strategy<Value = Vec<(bool, usize, usize, usize)>> {
+        prop::collection::vec((any::<bool>(), 0..12usize, 0..6usize, 0..4usize), 0..12)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn on_the_corpus(case in 0..CORPUS.len(), spec in ops()) {
+            let c = &CORPUS[case];
+            let names = batch_names(c.format, c.text, c.path);
+            let (values, creations) = (batch_values(), batch_creations());
+            let ops = batch_ops(&spec, &names, &values, &creations);
+            batch_matches_one_by_one(c.format, c.text, c.path, &ops);
+        }
+
+        #[test]
+        fn on_odd_layouts(case in 0..BATCH_ODD.len(), spec in ops()) {
+            let (format, text) = BATCH_ODD[case];
+            prop_assert!(list_entries(format, text, Container::new(MCP)).is_ok(), "{text}");
+            let names = batch_names(format, text, MCP);
+            let (values, creations) = (batch_values(), batch_creations());
+            let ops = batch_ops(&spec, &names, &values, &creations);
+            batch_matches_one_by_one(format, text, MCP, &ops);
+        }
+
+        #[test]
+        fn on_generated_documents(doc in round_trip::document(), jsonc in any::<bool>(), spec in ops()) {
+            let format = if jsonc { Format::Jsonc } else { Format::Json };
+            let names = batch_names(format, &doc, MCP);
+            let (values, creations) = (batch_values(), batch_creations());
+            let ops = batch_ops(&spec, &names, &values, &creations);
+            batch_matches_one_by_one(format, &doc, MCP, &ops);
+        }
+    }
 }

@@ -361,3 +361,27 @@ fn leading_prefix(trailing: &toml_edit::RawString, blank_lines: bool) -> Option<
     }
     Some(format!("{text}\n{}", if blank_lines { "\n" } else { "" }))
 }
+
+/// [`super::apply_ops`] for TOML.
+pub(super) fn apply(
+    text: &str,
+    container: Container<'_>,
+    ops: &[super::Op<'_>],
+) -> Result<Edit, FormatError> {
+    let mut progress = super::Progress::default();
+    let mut current = text.to_owned();
+    for op in ops {
+        let edit = match *op {
+            super::Op::Upsert(name, value) => {
+                super::entry_fields(value)?;
+                upsert_entry(&current, container, name, value)?
+            }
+            super::Op::Remove(name, created) => {
+                remove_entry(&current, container, name, &progress.for_removal(created))?
+            }
+        };
+        progress.record(op, &edit);
+        current = edit.text;
+    }
+    Ok(progress.finish(current))
+}

@@ -31,6 +31,56 @@ pub(in crate::formats) fn check(
     compare(Some(old), Some(new), path, name, expected).map_err(failed)
 }
 
+/// What a member of an edited container must hold afterwards.
+pub(super) enum Expected<'x, 'a, 'v> {
+    /// Untouched: the same value as before.
+    Same(&'x Ast<'a>),
+    /// Written: a value reading back as this.
+    Written(&'v Value),
+}
+
+/// Checks that `new_region` (the new text of a container a batch edited) is one object whose
+/// members are exactly `expected` (`len` of them), in order.
+pub(super) fn check_members<'e, 'x: 'e, 'a: 'x, 'v: 'e>(
+    format: Format,
+    new_region: &str,
+    expected: impl Iterator<Item = (&'e str, &'e Expected<'x, 'a, 'v>)>,
+    len: usize,
+) -> Result<(), FormatError> {
+    let new_root =
+        parse(format, new_region).map_err(|e| failed(format!("result does not parse: {e}")))?;
+    let new = match &new_root {
+        Some(Ast::Object(o)) if o.range.start == 0 && o.range.end == new_region.len() => o,
+        _ => {
+            return Err(failed(
+                "the edited object is no longer one object".to_owned(),
+            ));
+        }
+    };
+    if new.properties.len() != len {
+        return Err(failed(format!(
+            "the container holds {} entries instead of {len}",
+            new.properties.len()
+        )));
+    }
+    for (prop, (name, want)) in new.properties.iter().zip(expected) {
+        if prop.name.as_str() != name {
+            return Err(failed(format!(
+                "entry `{}` stands where `{name}` should",
+                prop.name.as_str()
+            )));
+        }
+        let ok = match want {
+            Expected::Same(old) => same(old, &prop.value),
+            Expected::Written(value) => to_json(&prop.value) == **value,
+        };
+        if !ok {
+            return Err(failed(format!("entry `{name}` is not what was written")));
+        }
+    }
+    Ok(())
+}
+
 fn failed(reason: String) -> FormatError {
     FormatError::GuardFailed { reason }
 }

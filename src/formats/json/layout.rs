@@ -101,37 +101,61 @@ fn one_line(body: &str, root: Option<&Object<'_>>, obj: &Object<'_>) -> bool {
 /// One indentation step: from a sibling entry's members, else the root's first member, else 2.
 fn indent_unit(body: &str, root: Option<&Object<'_>>, obj: &Object<'_>) -> String {
     let from_sibling = obj.properties.iter().find_map(|p| {
-        let inner = p.value.as_object()?.properties.first()?;
-        if !starts_line(body, inner.start()) || !starts_line(body, p.start()) {
+        let inner = inner_indent(body, &p.value)?;
+        if !starts_line(body, p.start()) {
             return None;
         }
-        let step = line_indent(body, inner.start()).strip_prefix(line_indent(body, p.start()))?;
-        (!step.is_empty()).then(|| step.to_owned())
+        step(&inner, line_indent(body, p.start()))
     });
-    let from_root = || {
-        let first = root?.properties.first()?;
-        let indent = line_indent(body, first.start());
-        (starts_line(body, first.start()) && !indent.is_empty()).then(|| indent.to_owned())
-    };
     from_sibling
-        .or_else(from_root)
+        .or_else(|| root_unit(body, root))
         .unwrap_or_else(|| "  ".to_owned())
 }
 
+/// The indentation step between a member at `member_indent` and its value's first member at
+/// `inner_indent`, when that is a step.
+pub(super) fn step(inner_indent: &str, member_indent: &str) -> Option<String> {
+    let step = inner_indent.strip_prefix(member_indent)?;
+    (!step.is_empty()).then(|| step.to_owned())
+}
+
+/// The indentation of the line of `value`'s first member, when `value` is an object whose first
+/// member starts a line.
+pub(super) fn inner_indent(body: &str, value: &Ast<'_>) -> Option<String> {
+    let inner = value.as_object()?.properties.first()?;
+    starts_line(body, inner.start()).then(|| line_indent(body, inner.start()).to_owned())
+}
+
+/// The indentation of the root's first member, when it starts a line and is indented.
+pub(super) fn root_unit(body: &str, root: Option<&Object<'_>>) -> Option<String> {
+    let first = root?.properties.first()?;
+    let indent = line_indent(body, first.start());
+    (starts_line(body, first.start()) && !indent.is_empty()).then(|| indent.to_owned())
+}
+
 /// What stands between the first member's key and value, when it is plain (`": "`, `":"`).
-fn colon(body: &str, obj: &Object<'_>) -> Option<String> {
+pub(super) fn colon(body: &str, obj: &Object<'_>) -> Option<String> {
     let p = obj.properties.first()?;
-    let between = &body[p.name.end()..p.value.start()];
+    plain_colon(&body[p.name.end()..p.value.start()])
+}
+
+/// `between` (what stands between a key and its value) when it is only a colon and blanks.
+pub(super) fn plain_colon(between: &str) -> Option<String> {
     let plain = between.trim_matches([' ', '\t']) == ":";
     plain.then(|| between.to_owned())
 }
 
 /// What stands between the first two members when they share a line (`", "`, `","`).
-fn comma(body: &str, obj: &Object<'_>) -> Option<String> {
+pub(super) fn comma(body: &str, obj: &Object<'_>) -> Option<String> {
     let [a, b, ..] = obj.properties.as_slice() else {
         return None;
     };
-    let between = &body[a.end()..b.start()];
+    plain_comma(&body[a.end()..b.start()])
+}
+
+/// What new members of a one-line object put between them, from `between` (what stands
+/// between two members that share a line), when it is only a comma and blanks.
+pub(super) fn plain_comma(between: &str) -> Option<String> {
     let plain = between.trim_matches([' ', '\t']) == ",";
     plain.then(|| between.trim_start_matches([' ', '\t']).to_owned())
 }
@@ -140,13 +164,21 @@ fn comma(body: &str, obj: &Object<'_>) -> Option<String> {
 fn inline_arrays(body: &str, obj: &Object<'_>) -> bool {
     obj.properties
         .iter()
-        .filter_map(|p| p.value.as_object())
-        .flat_map(|entry| entry.properties.iter())
+        .find_map(|p| first_array_inline(body, &p.value))
+        .unwrap_or(false)
+}
+
+/// Whether the first non-empty array among the fields of `entry` (an object) is on one line;
+/// `None` when it has none.
+pub(super) fn first_array_inline(body: &str, entry: &Ast<'_>) -> Option<bool> {
+    entry
+        .as_object()?
+        .properties
+        .iter()
         .find_map(|field| match &field.value {
             Ast::Array(a) if !a.elements.is_empty() => Some(!a.text(body).contains('\n')),
             _ => None,
         })
-        .unwrap_or(false)
 }
 
 #[cfg(test)]
