@@ -136,6 +136,12 @@ impl Progress {
         self.delete_file = edit.delete_file;
     }
 
+    /// Records an upsert made on a document that a later step renders.
+    fn upserted(&mut self, created: Created) {
+        self.created = std::mem::take(&mut self.created).merge(created);
+        self.delete_file = false;
+    }
+
     /// The `Created` a removal in the batch takes back: the caller's, and what the batch created.
     fn for_removal(&self, created: &Created) -> Created {
         created.clone().merge(self.created.clone())

@@ -555,6 +555,22 @@ fn toml_replace_keeps_unchanged_keys_and_comments() {
 }
 
 #[test]
+fn comments_at_the_end_of_a_toml_file_stay_there_once() {
+    let text = "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n# args = [\"x\"]\n";
+    let c = Container::new(CODEX);
+    let value = json!({"command": "npx", "args": []});
+    let one = upsert_entry(Format::Toml, text, c, "s1", &value).unwrap();
+    let two = upsert_entry(Format::Toml, &one.text, c, "s2", &value).unwrap();
+    assert_eq!(
+        two.text,
+        "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n[mcp_servers.s1]\ncommand = \"npx\"\nargs = []\n[mcp_servers.s2]\ncommand = \"npx\"\nargs = []\n# args = [\"x\"]\n"
+    );
+    let back = remove_entry(Format::Toml, &two.text, c, "s2", &Created::default()).unwrap();
+    let back = remove_entry(Format::Toml, &back.text, c, "s1", &Created::default()).unwrap();
+    assert_eq!(back.text, text);
+}
+
+#[test]
 fn nested_container_paths_are_created_and_removed() {
     let path: &[&str] = &["a", "b"];
     let text = "{\n  \"x\": 1\n}\n";
@@ -837,6 +853,8 @@ fn batch_matches_one_by_one(format: Format, text: &str, path: &[&str], ops: &[Op
             assert_eq!(got.text, want.text, "text of {ops:?} on {text:?}");
             assert_eq!(got, want, "{ops:?} on {text:?}");
         }
+        // Both refused by the check after the edit; the reasons name what each one compared.
+        (Err(FormatError::GuardFailed { .. }), Err(FormatError::GuardFailed { .. })) => {}
         (Err(got), Err(want)) => assert_eq!(got, want, "{ops:?} on {text:?}"),
         _ => panic!("{ops:?} on {text:?}: batch {got:?}, one by one {want:?}"),
     }
@@ -981,6 +999,22 @@ const BATCH_ODD: &[(Format, &str)] = &[
     ),
 ];
 
+/// TOML layouts beyond the corpus that batches must handle as single edits do.
+const BATCH_ODD_TOML: &[&str] = &[
+    "mcp_servers = { a = { command = \"a\" }, b = { command = \"b\" } }\n",
+    "[mcp_servers]\na = { command = \"a\" }\nb = { url = \"u\" }\n",
+    "mcp_servers.a.command = \"x\"\n\n[profiles.x]\nm = 1\n",
+    "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n# end\n",
+    "# top\n\n[mcp_servers.a]\ncommand = \"a\"\n",
+    "[mcp_servers.a]\ncommand = \"a\"\n[mcp_servers.a.env]\nK = \"v\"\n[mcp_servers.b]\ncommand = \"b\"\n",
+    "[mcp_servers.a]\ncommand = \"a\"\n\n[profiles.p]\nx = 1\n\n[mcp_servers.a.env]\nK = \"v\"\n",
+    "[[mcp_servers.a]]\ncommand = \"a\"\n\n[mcp_servers.b]\ncommand = \"b\"\n",
+    "[mcp_servers.a]\r\ncommand = \"a\"\r\nargs = [\"x\"]\r\n\r\n[mcp_servers.a.env]\r\nK = \"v\"\r\n",
+    "[mcp_servers.zz]\nenv = { K = \"v\" }\n\n[mcp_servers.acme.env]\nA = \"1\"\n",
+    "[profiles.p]\nx = 1\n",
+    "\n\n# only comments\n\n",
+];
+
 #[test]
 fn batches_on_large_files_take_the_fast_path_and_match() {
     let values = batch_values();
@@ -1026,6 +1060,16 @@ mod batch_round_trip {
             let (values, creations) = (batch_values(), batch_creations());
             let ops = batch_ops(&spec, &names, &values, &creations);
             batch_matches_one_by_one(format, text, MCP, &ops);
+        }
+
+        #[test]
+        fn on_odd_toml_layouts(case in 0..BATCH_ODD_TOML.len(), spec in ops()) {
+            let text = BATCH_ODD_TOML[case];
+            prop_assert!(list_entries(Format::Toml, text, Container::new(CODEX)).is_ok(), "{text}");
+            let names = batch_names(Format::Toml, text, CODEX);
+            let (values, creations) = (batch_values(), batch_creations());
+            let ops = batch_ops(&spec, &names, &values, &creations);
+            batch_matches_one_by_one(Format::Toml, text, CODEX, &ops);
         }
 
         #[test]

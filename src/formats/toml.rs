@@ -10,8 +10,11 @@ use toml_edit::{DocumentMut, Item, Table};
 use super::text::{LineEndings, line_column, line_endings, split_bom};
 use super::{Container, Created, Edit, FormatError};
 
+mod batch;
 mod convert;
 mod guard;
+
+pub(super) use batch::apply;
 
 use convert::{doc_to_json, item_to_json, new_entry_table, to_toml_value, update_table};
 
@@ -43,9 +46,55 @@ pub(super) fn upsert_entry(
     let mut doc = parse(&prepared.body)?;
     let old = doc_to_json(&doc);
     container_item(doc.as_item(), container.path)?;
+    let layout = Layout::of(&doc, container.path);
+    let upserted = upsert_in(&mut doc, text, container, (name, value, fields), &layout)?;
+    let new_text = prepared.finish(&doc.to_string());
+    guard::check(&old, &new_text, container.path, name, Some(value))?;
+    Ok(Edit {
+        text: new_text,
+        created: upserted.created,
+        delete_file: false,
+    })
+}
+
+/// What an upsert reads of the document before it: whether headers have a blank line before
+/// them, and where a new entry table goes.
+struct Layout {
+    blank_lines: bool,
+    position: Option<isize>,
+}
+
+impl Layout {
+    fn of(doc: &DocumentMut, path: &[&str]) -> Layout {
+        Layout {
+            blank_lines: uses_blank_lines(doc),
+            position: new_table_position(doc, path),
+        }
+    }
+}
+
+/// What an upsert did to the document, beyond the entry.
+struct Upserted {
+    created: Created,
+    /// It added an entry table.
+    new_table: bool,
+    /// It took a table (a header) out of the entry, wrote into an entry table that had no header
+    /// of its own, or wrote into an inline-table container: each can change how the next edit
+    /// lays out its text.
+    relayout: bool,
+}
+
+/// Sets entry `name` to `value` (whose `fields` they are) in `doc`, parsed from `text` (the container path already
+/// checked), in the layout `layout` read from the document before.
+fn upsert_in(
+    doc: &mut DocumentMut,
+    text: &str,
+    container: Container<'_>,
+    (name, value, fields): (&str, &Value, &serde_json::Map<String, Value>),
+    layout: &Layout,
+) -> Result<Upserted, FormatError> {
     let key_path = format!("{}.{name}", container.display());
-    let blank_lines = uses_blank_lines(&doc);
-    let position = new_table_position(&doc, container.path);
+    let blank_lines = layout.blank_lines;
     let mut created = Created::default();
     if doc.as_table().is_empty() {
         created.file_content = Some(text.to_owned());
@@ -55,17 +104,34 @@ pub(super) fn upsert_entry(
     let (target, levels) = container_table_mut(doc.as_table_mut(), container.path)
         .ok_or_else(|| no_container(container))?;
     created.container_levels = levels;
+    let (mut new_table, mut relayout) = (false, false);
     match target {
         Target::Table(table) => match table.get_mut(name) {
-            Some(Item::Table(existing)) => update_table(existing, fields, &key_path, blank_lines)?,
-            Some(existing) => *existing = Item::Value(to_toml_value(value, &key_path)?),
+            Some(Item::Table(existing)) => {
+                // An implicit or dotted entry table written into reads back as a header table.
+                relayout = existing.is_implicit()
+                    || existing.is_dotted()
+                    || drops_tables(existing, fields);
+                update_table(existing, fields, &key_path, blank_lines)?;
+            }
+            Some(existing) => {
+                relayout = matches!(existing, Item::ArrayOfTables(_));
+                *existing = Item::Value(to_toml_value(value, &key_path)?);
+            }
             None => {
                 let mut entry = new_entry_table(fields, &key_path, blank_lines)?;
-                entry.set_position(position);
-                if let Some(prefix) = leading_prefix(&leading, blank_lines) {
+                entry.set_position(layout.position);
+                // A file of comments only: they go before its first header. Comments at the end
+                // of a file with content stay at its end (`leading` is put back below).
+                let prefix = created
+                    .file_content
+                    .as_ref()
+                    .and_then(|_| leading_prefix(&leading, blank_lines));
+                if let Some(prefix) = prefix {
                     entry.decor_mut().set_prefix(prefix);
                 }
                 table.insert(name, Item::Table(entry));
+                new_table = true;
             }
         },
         Target::Inline(table) => {
@@ -76,18 +142,28 @@ pub(super) fn upsert_entry(
                     table.insert(name, new);
                 }
             }
+            relayout = true;
         }
     }
     if created.file_content.is_none() {
         doc.set_trailing(leading);
     }
-    let new_text = prepared.finish(&doc.to_string());
-    guard::check(&old, &new_text, container.path, name, Some(value))?;
-    Ok(Edit {
-        text: new_text,
+    Ok(Upserted {
         created,
-        delete_file: false,
+        new_table,
+        relayout,
     })
+}
+
+/// Whether making `table` hold exactly `fields` ([`update_table`]) takes a table out of it.
+fn drops_tables(table: &Table, fields: &serde_json::Map<String, Value>) -> bool {
+    table
+        .iter()
+        .any(|(key, item)| match (item, fields.get(key)) {
+            (Item::Table(sub), Some(Value::Object(sub_fields))) => drops_tables(sub, sub_fields),
+            (Item::Table(_) | Item::ArrayOfTables(_), _) => true,
+            _ => false,
+        })
 }
 
 pub(super) fn remove_entry(
@@ -360,28 +436,4 @@ fn leading_prefix(trailing: &toml_edit::RawString, blank_lines: bool) -> Option<
         return None;
     }
     Some(format!("{text}\n{}", if blank_lines { "\n" } else { "" }))
-}
-
-/// [`super::apply_ops`] for TOML.
-pub(super) fn apply(
-    text: &str,
-    container: Container<'_>,
-    ops: &[super::Op<'_>],
-) -> Result<Edit, FormatError> {
-    let mut progress = super::Progress::default();
-    let mut current = text.to_owned();
-    for op in ops {
-        let edit = match *op {
-            super::Op::Upsert(name, value) => {
-                super::entry_fields(value)?;
-                upsert_entry(&current, container, name, value)?
-            }
-            super::Op::Remove(name, created) => {
-                remove_entry(&current, container, name, &progress.for_removal(created))?
-            }
-        };
-        progress.record(op, &edit);
-        current = edit.text;
-    }
-    Ok(progress.finish(current))
 }
