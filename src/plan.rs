@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use semver::Version;
 
 use crate::claims::{Claim, entry_hash};
-use crate::formats::{self, Container, Created, Document, FormatError};
+use crate::formats::{self, Container, Created, Document, FormatError, Op};
 use crate::hosts::Scope;
 use crate::manifest::Server;
 use crate::template::Props;
@@ -336,7 +336,7 @@ pub enum Mode {
     Uninstall,
 }
 
-/// A target file parsed once: the entries it holds, and the document its first edit is made on.
+/// A target file parsed once: the entries it holds, and the document its edits are made on.
 pub struct ParsedFile<'a> {
     pub document: Document<'a>,
     pub entries: BTreeMap<String, serde_json::Value>,
@@ -409,7 +409,13 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
     }
 }
 
-/// The planning of one file: its text as edits go, and what they add up to.
+/// An entry edit planned for a file, made with the file's other edits in [`FileEdit::finish`].
+enum Pending {
+    Upsert(String, serde_json::Value),
+    Remove(String),
+}
+
+/// The planning of one file: the edits it needs, and what they add up to.
 struct FileEdit<'i, 'a> {
     input: &'i PlanInput<'a>,
     target: &'i Target,
@@ -417,11 +423,10 @@ struct FileEdit<'i, 'a> {
     before: Option<String>,
     /// The entries of the file as read.
     existing: Cow<'i, BTreeMap<String, serde_json::Value>>,
-    /// The parsed document of the original text, for the first edit (later ones edit the edited
-    /// text).
+    /// The parsed document of the original text, which every edit is made on.
     document: Option<&'i Document<'a>>,
-    /// The file's text after the edits so far; `None` while it is still the original.
-    edited: Option<String>,
+    /// The entry edits, in order; made together, from one parse, when planning the file ends.
+    edits: Vec<Pending>,
     /// This file's claims before the command, whoever owns them.
     old_claims: BTreeMap<&'i str, &'i Claim>,
     created: Created,
@@ -477,7 +482,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             before,
             existing,
             document: parsed.map(|p| &p.document),
-            edited: None,
+            edits: Vec::new(),
             old_claims,
             created,
             created_file,
@@ -611,10 +616,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         let Some(action) = self.sync_action(d, claim, &new_hash) else {
             return;
         };
-        if matches!(action, Action::Add | Action::Update)
-            && !self.upsert(&d.server, &translation.entry)
-        {
-            return;
+        if matches!(action, Action::Add | Action::Update) {
+            self.edits
+                .push(Pending::Upsert(d.server.clone(), translation.entry));
         }
         let owners = self.owners_with_me(claim);
         self.claims
@@ -749,70 +753,38 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             self.changes.push(entry_change(Action::KeptEdited));
             return;
         }
-        if self.remove(server) {
-            self.changes.push(entry_change(Action::Remove));
-        }
+        self.edits.push(Pending::Remove(server.to_string()));
+        self.changes.push(entry_change(Action::Remove));
     }
 
-    /// Sets entry `server` in the text; false (with a problem recorded) when the edit fails.
-    fn upsert(&mut self, server: &str, entry: &serde_json::Value) -> bool {
+    /// Makes every planned entry edit of the file from one parse (see [`formats::apply_ops`]):
+    /// the new text and what the edits created, or the problem that stopped them.
+    fn edit(&self) -> Result<Option<formats::Edit>, Problem> {
+        if self.edits.is_empty() {
+            return Ok(None);
+        }
+        let ops: Vec<Op<'_>> = self
+            .edits
+            .iter()
+            .map(|e| match e {
+                Pending::Upsert(server, entry) => Op::Upsert(server, entry),
+                Pending::Remove(server) => Op::Remove(server, &self.created),
+            })
+            .collect();
         let t = self.target;
-        let edit = match (&self.edited, self.document) {
-            (None, Some(document)) => document.upsert(server, entry),
-            (current, _) => formats::upsert_entry(
+        let edit = match self.document {
+            Some(document) => document.apply(&ops),
+            None => formats::apply_ops(
                 t.format(),
-                current
-                    .as_deref()
-                    .unwrap_or(self.before.as_deref().unwrap_or_default()),
+                self.before.as_deref().unwrap_or_default(),
                 t.container(),
-                server,
-                entry,
+                &ops,
             ),
         };
-        match edit {
-            Ok(edit) => {
-                self.edited = Some(edit.text);
-                self.created = std::mem::take(&mut self.created).merge(edit.created);
-                true
-            }
-            Err(error) => {
-                self.problems.push(Problem::File {
-                    file: self.file.clone(),
-                    error,
-                });
-                false
-            }
-        }
-    }
-
-    /// Removes entry `server` from the text; false (with a problem recorded) when it fails.
-    fn remove(&mut self, server: &str) -> bool {
-        let t = self.target;
-        let edit = match (&self.edited, self.document) {
-            (None, Some(document)) => document.remove(server, &self.created),
-            (current, _) => formats::remove_entry(
-                t.format(),
-                current
-                    .as_deref()
-                    .unwrap_or(self.before.as_deref().unwrap_or_default()),
-                t.container(),
-                server,
-                &self.created,
-            ),
-        };
-        match edit {
-            Ok(edit) => {
-                self.edited = Some(edit.text);
-                true
-            }
-            Err(error) => {
-                self.problems.push(Problem::File {
-                    file: self.file.clone(),
-                    error,
-                });
-                false
-            }
-        }
+        edit.map(Some).map_err(|error| Problem::File {
+            file: self.file.clone(),
+            error,
+        })
     }
 
     /// The owners of a user-scope entry once this project declares it too.
@@ -859,11 +831,15 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         if !self.problems.is_empty() {
             return Err(self.problems);
         }
+        let (edited, created) = match self.edit().map_err(|p| vec![p])? {
+            Some(edit) => (Some(edit.text), self.created.merge(edit.created)),
+            None => (None, self.created),
+        };
         let mut claims = self.claims;
         // Every claim of a file carries what dotpack created in it, so any one of them can take
         // it back when it is the last to go.
         for claim in &mut claims {
-            claim.created = self.created.clone();
+            claim.created = created.clone();
             claim.created_file = self.created_file;
             claim.created_dirs = if self.created_file {
                 self.created_dirs.max(self.target.missing_dirs)
@@ -872,9 +848,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             };
         }
         let gone = self.before.is_none() || (self.created_file && claims.is_empty());
-        let text = self
-            .edited
-            .unwrap_or_else(|| self.before.clone().unwrap_or_default());
+        let text = edited.unwrap_or_else(|| self.before.clone().unwrap_or_default());
         let after = if text.is_empty() && gone {
             None
         } else {
