@@ -3,6 +3,7 @@
 //! Loading is parse, then validate, then deserialize: validation works on the spanned document so
 //! every finding points at a line, and only a manifest without errors becomes a [`Manifest`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -256,6 +257,15 @@ pub struct LoadedManifest {
 }
 
 impl LoadedManifest {
+    /// The manifest `text` (a new text of this one's file) gives: this one when the text is the
+    /// same, which spares validating and deserializing it again.
+    pub fn with_text(&self, text: &str) -> Result<Cow<'_, LoadedManifest>, Diagnostics> {
+        if text == self.text {
+            return Ok(Cow::Borrowed(self));
+        }
+        parse(&self.path, text.to_owned()).map(Cow::Owned)
+    }
+
     /// The folder holding the manifest.
     pub fn root(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))

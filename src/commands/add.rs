@@ -116,7 +116,7 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         &mut edits,
     )?;
     let text = editor.render();
-    let updated = manifest::parse(&project.manifest.path, text.clone())?;
+    let updated = project.manifest.with_text(&text)?;
     let lock = ops::resolve_lock(
         &updated,
         &registries,

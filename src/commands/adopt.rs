@@ -6,7 +6,6 @@ use anyhow::{Result, bail};
 
 use crate::cli::AdoptArgs;
 use crate::commands::declare::{self, Edits};
-use crate::manifest;
 use crate::ops::{self, Outcome, Project, Settings};
 use crate::output::Printer;
 use crate::plan::{Action, Mode};
@@ -40,7 +39,7 @@ pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()
     )?;
     let text = editor.render();
     let edited = text != project.manifest.text;
-    let updated = manifest::parse(&project.manifest.path, text.clone())?;
+    let updated = project.manifest.with_text(&text)?;
     let registries = ops::registries(settings, Some(&updated))?;
     let servers = args.servers.iter().cloned().collect();
     let (plan, _) = ops::plan_hosts(

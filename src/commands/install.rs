@@ -8,7 +8,6 @@ use anyhow::Result;
 
 use crate::cli::InstallCmdArgs;
 use crate::commands::declare::{self, Edits};
-use crate::manifest;
 use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
@@ -55,7 +54,7 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
     )?;
     let text = editor.render();
     let edited = text != project.manifest.text;
-    let updated = manifest::parse(&project.manifest.path, text.clone())?;
+    let updated = project.manifest.with_text(&text)?;
     let registries = ops::registries(settings, Some(&updated))?;
     let lock = ops::resolve_lock(
         &updated,

@@ -6,7 +6,6 @@ use anyhow::{Result, bail};
 use crate::cli::RemoveArgs;
 use crate::commands::UsageError;
 use crate::commands::declare::{self, Edits};
-use crate::manifest;
 use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
@@ -56,7 +55,7 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
         }
     }
     let text = editor.render();
-    let updated = manifest::parse(&project.manifest.path, text.clone())?;
+    let updated = project.manifest.with_text(&text)?;
     let registries = ops::registries(settings, Some(&updated))?;
     let lock = ops::resolve_lock(
         &updated,

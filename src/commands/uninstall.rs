@@ -11,7 +11,7 @@ use anyhow::{Result, bail};
 use crate::cli::UninstallArgs;
 use crate::commands::declare::{self, Edits};
 use crate::hosts::{HostAdapter, Scope};
-use crate::manifest::{self, LoadedManifest};
+use crate::manifest::LoadedManifest;
 use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
@@ -95,7 +95,7 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
     }
     let text = editor.render();
     let edited = text != manifest.text;
-    let updated = manifest::parse(&manifest.path, text.clone())?;
+    let updated = manifest.with_text(&text)?;
     let registries = ops::registries(settings, Some(&updated))?;
     ops::finish(
         settings,
