@@ -15,6 +15,10 @@ use sha2::{Digest, Sha256};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::formats::Created;
 
+mod emitted;
+
+pub(crate) use emitted::{read as read_emitted, split as split_emitted};
+
 /// One entry dotpack owns in one host file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -255,6 +259,17 @@ pub fn parse_one(text: &str) -> Result<Claim, String> {
     Ok(claim)
 }
 
+/// The claims of a claims file exactly as [`UserClaims::render`] writes it (comments, then
+/// claims), read without the TOML parser; `None` for any other text.
+fn read_canonical(text: &str) -> Option<Vec<Claim>> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Head {}
+    let (head, claims) = split_emitted(text)?;
+    toml::from_str::<Head>(head).ok()?;
+    read_emitted(claims)
+}
+
 /// The user-scope claims file: `$DOTPACK_HOME/claims.toml`.
 pub struct UserClaims {
     pub path: PathBuf,
@@ -294,6 +309,13 @@ impl UserClaims {
                 )]));
             }
         };
+        if let Some(claims) = read_canonical(&text) {
+            return Ok(UserClaims {
+                path,
+                claims,
+                text: Some(text),
+            });
+        }
         match toml::from_str::<UserFile>(&text) {
             Ok(mut file) => {
                 file.claim.iter_mut().for_each(Claim::migrate);

@@ -411,8 +411,32 @@ mod fast {
         servers: Vec<String>,
     }
 
+    /// Everything before the claims, read by the TOML parser.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawHead {
+        version: u32,
+        #[serde(default)]
+        manifest: BTreeMap<String, String>,
+        #[serde(default)]
+        package: Vec<RawPackage>,
+    }
+
+    /// A lock as dotpack writes it: the claims (most of a large lock) read without the TOML
+    /// parser (see `claims::read_emitted`), the rest with it.
+    fn canonical(text: &str) -> Option<RawLock> {
+        let (head, claims) = crate::claims::split_emitted(text)?;
+        let head: RawHead = toml::from_str(head).ok()?;
+        Some(RawLock {
+            version: head.version,
+            manifest: head.manifest,
+            package: head.package,
+            claim: crate::claims::read_emitted(claims)?,
+        })
+    }
+
     pub(super) fn parse(text: &str) -> Option<Lockfile> {
-        let raw: RawLock = toml::from_str(text).ok()?;
+        let raw: RawLock = canonical(text).or_else(|| toml::from_str(text).ok())?;
         if !(1..=LOCK_VERSION).contains(&raw.version)
             || raw
                 .manifest
