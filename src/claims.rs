@@ -6,6 +6,7 @@
 //! clones the repository sees the committed entries as dotpack's. Claims on user-scope files live
 //! in `$DOTPACK_HOME/claims.toml`.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use semver::Version;
@@ -169,11 +170,12 @@ fn write_canonical(value: &serde_json::Value, out: &mut HashWriter) {
 }
 
 /// Emits claims as `[[claim]]` tables in canonical order, by hand (as the lock's packages are),
-/// so the text is stable and cheap to write.
+/// so the text is stable and cheap to write: straight into one buffer, since a large project's
+/// lock holds tens of thousands of claims.
 pub fn emit(claims: &[Claim]) -> String {
     let mut sorted: Vec<&Claim> = claims.iter().collect();
     sorted.sort_by(|a, b| a.order().cmp(&b.order()));
-    let mut out = String::new();
+    let mut out = String::with_capacity(claims.len() * 420);
     for c in sorted {
         out.push_str("\n[[claim]]\n");
         for (key, value) in [
@@ -184,48 +186,82 @@ pub fn emit(claims: &[Claim]) -> String {
             ("server", &c.server),
             ("package", &c.package),
         ] {
-            push_field(&mut out, key, &toml_string(value));
+            push_string_field(&mut out, key, value);
         }
-        push_field(&mut out, "version", &toml_string(&c.version.to_string()));
-        push_field(&mut out, "entry", &toml_string(&c.entry));
+        // A semver version has nothing to escape.
+        out.push_str("version = \"");
+        let _ = write!(out, "{}", c.version);
+        out.push_str("\"\n");
+        push_string_field(&mut out, "entry", &c.entry);
         if !c.inputs.is_empty() {
-            push_field(&mut out, "inputs", &toml_string(&c.inputs));
+            push_string_field(&mut out, "inputs", &c.inputs);
         }
         if !c.dropped.is_empty() {
-            let items: Vec<String> = c.dropped.iter().map(|d| toml_string(d)).collect();
-            push_field(&mut out, "dropped", &format!("[{}]", items.join(", ")));
+            push_strings_field(&mut out, "dropped", c.dropped.iter());
         }
         if !is_nothing(&c.created) {
-            push_field(&mut out, "created", &created_inline(&c.created));
+            push_created_field(&mut out, &c.created);
         }
         if c.created_file {
-            push_field(&mut out, "created_file", "true");
+            out.push_str("created_file = true\n");
         }
         if c.created_dirs > 0 {
-            push_field(&mut out, "created_dirs", &c.created_dirs.to_string());
+            let _ = writeln!(out, "created_dirs = {}", c.created_dirs);
         }
         if !c.owners.is_empty() {
-            let mut owners = c.owners.clone();
+            let mut owners: Vec<&String> = c.owners.iter().collect();
             owners.sort();
             owners.dedup();
-            let items: Vec<String> = owners.iter().map(|o| toml_string(o)).collect();
-            push_field(&mut out, "owners", &format!("[{}]", items.join(", ")));
+            push_strings_field(&mut out, "owners", owners.into_iter());
         }
     }
     out
 }
 
-fn push_field(out: &mut String, key: &str, value: &str) {
+fn push_string_field(out: &mut String, key: &str, value: &str) {
     out.push_str(key);
     out.push_str(" = ");
-    out.push_str(value);
+    push_toml_string(out, value);
     out.push('\n');
 }
 
+fn push_strings_field<'s>(out: &mut String, key: &str, items: impl Iterator<Item = &'s String>) {
+    out.push_str(key);
+    out.push_str(" = [");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        push_toml_string(out, item);
+    }
+    out.push_str("]\n");
+}
+
+fn push_created_field(out: &mut String, created: &Created) {
+    let _ = write!(
+        out,
+        "created = {{ container_levels = {}",
+        created.container_levels
+    );
+    if let Some(inner) = &created.empty_object_inner {
+        out.push_str(", empty_object_inner = ");
+        push_toml_string(out, inner);
+    }
+    if let Some(content) = &created.file_content {
+        out.push_str(", file_content = ");
+        push_toml_string(out, content);
+    }
+    out.push_str(" }\n");
+}
+
 /// A TOML basic string: quotes, backslashes and control characters escaped.
-fn toml_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+fn push_toml_string(out: &mut String, s: &str) {
     out.push('"');
+    if !s.contains(|c: char| c == '"' || c == '\\' || c.is_control()) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -233,23 +269,13 @@ fn toml_string(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
     out.push('"');
-    out
-}
-
-fn created_inline(created: &Created) -> String {
-    let mut parts = vec![format!("container_levels = {}", created.container_levels)];
-    if let Some(inner) = &created.empty_object_inner {
-        parts.push(format!("empty_object_inner = {}", toml_string(inner)));
-    }
-    if let Some(content) = &created.file_content {
-        parts.push(format!("file_content = {}", toml_string(content)));
-    }
-    format!("{{ {} }}", parts.join(", "))
 }
 
 /// Reads one `[[claim]]` table (its TOML text), for the lock parser.

@@ -42,7 +42,8 @@ pub(crate) fn render(value: &Value, indent: &str, style: &Style) -> String {
 
 /// Renders one member `"key": value` at indentation `indent`.
 pub(crate) fn render_member(key: &str, value: &Value, indent: &str, style: &Style) -> String {
-    let mut out = quote(key);
+    let mut out = String::new();
+    push_quoted(&mut out, key);
     out.push_str(&style.colon);
     write_value(&mut out, value, indent, style);
     out
@@ -50,7 +51,21 @@ pub(crate) fn render_member(key: &str, value: &Value, indent: &str, style: &Styl
 
 /// A JSON string literal for `s`, escaped the way serde_json does.
 pub(crate) fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+    let mut out = String::with_capacity(s.len() + 2);
+    push_quoted(&mut out, s);
+    out
+}
+
+/// Appends [`quote`]`(s)`. serde_json escapes `"`, `\\` and the control characters below
+/// U+0020 and nothing else, so a string without them is written as it is.
+fn push_quoted(out: &mut String, s: &str) {
+    if s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\"")));
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
 }
 
 fn write_value(out: &mut String, value: &Value, indent: &str, style: &Style) {
@@ -66,6 +81,7 @@ fn write_value(out: &mut String, value: &Value, indent: &str, style: &Style) {
             write_container(out, ('[', ']'), items, indent, style, inline);
         }
         Value::Array(_) => out.push_str("[]"),
+        Value::String(s) => push_quoted(out, s),
         scalar => out.push_str(&scalar_text(scalar)),
     }
 }
@@ -89,7 +105,7 @@ fn write_container<'v>(
             out.push_str(&inner);
         }
         if let Some(key) = key {
-            out.push_str(&quote(key));
+            push_quoted(out, key);
             out.push_str(&style.colon);
         }
         write_value(out, value, &inner, style);
@@ -116,6 +132,18 @@ fn scalar_text(value: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn quotes_as_serde_json_does() {
+        let mut odd: Vec<String> = (0u32..0x100)
+            .filter_map(char::from_u32)
+            .map(String::from)
+            .collect();
+        odd.extend(["a\"b\\c", "\u{2028}\u{2029}", "é😀", ""].map(String::from));
+        for s in odd {
+            assert_eq!(quote(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+        }
+    }
 
     #[test]
     fn renders_pretty_with_the_given_unit() {

@@ -160,6 +160,11 @@ pub fn check(s: &str) -> Result<(), TemplateError> {
 /// on every host; a default is written `${VAR:-d}` for [`EnvSyntax::DollarBrace`] and is
 /// [`TemplateError::DefaultUnsupported`] for the other syntaxes.
 pub fn render_for_host(s: &str, props: &Props, syntax: EnvSyntax) -> Result<String, TemplateError> {
+    // Without `{` or `@` there is no expression or directive: the text is the rendering (most
+    // strings of a server are plain: commands, flags, package names).
+    if !s.contains(['{', '@']) && s.len() <= eval::MAX_OUTPUT {
+        return Ok(s.to_owned());
+    }
     let mut out = String::new();
     for part in parse_parts(s, props)? {
         match part {

@@ -13,6 +13,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 use jsonc_parser::ast::{Object, Value as Ast};
 use jsonc_parser::common::Ranged;
@@ -46,7 +47,15 @@ pub(super) struct Members<'x, 'a, 'v> {
     arrays: BTreeSet<usize>,
     newlines: BTreeSet<usize>,
     outer: Outer,
+    /// Bumped whenever `last_gap` changes.
+    last_gap_rev: u32,
+    /// The style last detected, and what it was detected from (see [`Self::style_key`]).
+    style: Option<(StyleKey, Rc<Style>)>,
 }
+
+/// The members (and their revisions) style detection reads: the first, the second, the first of
+/// each set; and the last gap's revision when the line ending can come from it.
+type StyleKey = [Option<(usize, u32)>; 7];
 
 /// What style detection reads outside the container, which edits inside it never change.
 struct Outer {
@@ -81,6 +90,8 @@ struct Member<'x, 'a, 'v> {
     /// The indentation step this member shows (it starts a line, and so does its value's first
     /// member); depends on the gap, so it is worked out again whenever that changes.
     unit: Option<String>,
+    /// Bumped whenever gap, key or value changes.
+    rev: u32,
 }
 
 impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
@@ -126,6 +137,8 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
             arrays: BTreeSet::new(),
             newlines: BTreeSet::new(),
             outer,
+            last_gap_rev: 0,
+            style: None,
         };
         let mut pos = open;
         for p in &obj.properties {
@@ -151,6 +164,7 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
                 array_inline: layout::first_array_inline(body, &p.value),
                 kv_newline: body[key_start..value_end].contains('\n'),
                 unit: None,
+                rev: 0,
             });
             pos = value_end;
         }
@@ -190,6 +204,7 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
     /// for an object with members).
     fn insert(&mut self, name: &str, value: &'v Value, style: &Style) {
         let gap = std::mem::take(&mut self.last_gap);
+        self.last_gap_rev += 1;
         let trailing_comma = comma_in(&gap, 0, gap.len());
         let (before, after, indent) = if style.one_line {
             match trailing_comma {
@@ -234,6 +249,7 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
             next: None,
             live: true,
             unit: None,
+            rev: 0,
         });
     }
 
@@ -259,7 +275,10 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
         };
         match next {
             Some(n) => self.members[n].gap = merged,
-            None => self.last_gap = merged,
+            None => {
+                self.last_gap = merged;
+                self.last_gap_rev += 1;
+            }
         }
         match prev {
             Some(p) => self.members[p].next = next,
@@ -329,6 +348,7 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
             set.remove(&id);
         }
         let m = &mut self.members[id];
+        m.rev += 1;
         if !m.live {
             return;
         }
@@ -351,8 +371,37 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
         }
     }
 
-    /// [`layout::detect_style`] of the container as the edits so far left it.
-    fn style(&self) -> Style {
+    /// [`layout::detect_style`] of the container as the edits so far left it: detected again only
+    /// when something it reads changed.
+    fn style(&mut self) -> Rc<Style> {
+        let key = self.style_key();
+        match &self.style {
+            Some((cached, style)) if *cached == key => Rc::clone(style),
+            _ => {
+                let style = Rc::new(self.detect_style());
+                self.style = Some((key, Rc::clone(&style)));
+                style
+            }
+        }
+    }
+
+    fn style_key(&self) -> StyleKey {
+        let at = |id: Option<usize>| id.map(|i| (i, self.members[i].rev));
+        let second = self.head.and_then(|i| self.members[i].next);
+        let last_gap = (self.outer.newline.is_none() && self.newlines.is_empty())
+            .then_some((usize::MAX, self.last_gap_rev));
+        [
+            at(self.head),
+            at(second),
+            at(self.units.first().copied()),
+            at(self.arrays.first().copied()),
+            at(self.line_starters.first().copied()),
+            at(self.newlines.first().copied()),
+            last_gap,
+        ]
+    }
+
+    fn detect_style(&self) -> Style {
         let first = self.head.map(|i| &self.members[i]);
         let second = first.and_then(|m| m.next).map(|i| &self.members[i]);
         let outer = &self.outer;
