@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use crate::cli::InstallCmdArgs;
 use crate::commands::declare::{self, Edits};
-use crate::ops::{self, Finish, Project, Settings};
+use crate::ops::{self, Finish, InstallOptions, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 use crate::project::ManifestEditor;
@@ -16,6 +16,52 @@ use crate::project::ManifestEditor;
 pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;
     let project = Project::load(settings, printer)?;
+    // Only names, hosts or a scope given on the command line edit dotpack.toml.
+    let declares = !args.packages.is_empty()
+        || !options.hosts.is_empty()
+        || (options.scope.is_some() && !settings.global);
+    let (text, edits) = match declares {
+        true => declare(settings, &project, &args, &options)?,
+        false => (project.manifest.text.clone(), Edits::new()),
+    };
+    let edited = text != project.manifest.text;
+    let updated = project.manifest.with_text(&text)?;
+    let registries = ops::registries(settings, Some(&updated))?;
+    let lock = ops::resolve_lock(
+        &updated,
+        &registries,
+        project.locked_versions(),
+        project.lock.as_ref(),
+    )?;
+    let needed = ops::environment_needed(&registries, &updated, &lock, &[]);
+    ops::finish(
+        settings,
+        printer,
+        &project,
+        &registries,
+        Finish {
+            manifest: &updated,
+            manifest_text: edited.then_some(text),
+            lock,
+            options: &options,
+            mode: Mode::Sync,
+            edits,
+        },
+    )?;
+    if !options.dry_run {
+        ops::print_environment_needed(printer, &needed);
+    }
+    Ok(())
+}
+
+/// Records in dotpack.toml what the command line declares: names installed again (out of
+/// `exclude`), hosts and their scope. Returns the new text and the edits made.
+fn declare(
+    settings: &Settings,
+    project: &Project,
+    args: &InstallCmdArgs,
+    options: &InstallOptions,
+) -> Result<(String, Edits)> {
     let file = declare::manifest_name(&project.manifest, settings.global);
     let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
     let mut edits = Edits::new();
@@ -52,33 +98,5 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
         settings.global,
         &mut edits,
     )?;
-    let text = editor.render();
-    let edited = text != project.manifest.text;
-    let updated = project.manifest.with_text(&text)?;
-    let registries = ops::registries(settings, Some(&updated))?;
-    let lock = ops::resolve_lock(
-        &updated,
-        &registries,
-        project.locked_versions(),
-        project.lock.as_ref(),
-    )?;
-    let needed = ops::environment_needed(&registries, &updated, &lock, &[]);
-    ops::finish(
-        settings,
-        printer,
-        &project,
-        &registries,
-        Finish {
-            manifest: &updated,
-            manifest_text: edited.then_some(text),
-            lock,
-            options: &options,
-            mode: Mode::Sync,
-            edits,
-        },
-    )?;
-    if !options.dry_run {
-        ops::print_environment_needed(printer, &needed);
-    }
-    Ok(())
+    Ok((editor.render(), edits))
 }

@@ -2,6 +2,7 @@
 //! and host files as one transaction (or print them, with `--dry-run`). Lines that say a file
 //! changed are printed only after the transaction committed.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
@@ -79,15 +80,16 @@ fn check_inside_project(placed: &Placed, root: &std::path::Path, allowed: bool) 
     Ok(())
 }
 
-/// The project's claims (from its lock) and every owner's user-scope claims.
-pub fn all_claims(project: &Project) -> Vec<Claim> {
-    let mut claims: Vec<Claim> = project
-        .lock
-        .as_ref()
-        .map(|l| l.claims.clone())
-        .unwrap_or_default();
-    claims.extend(project.user_claims.claims.iter().cloned());
-    claims
+/// The project's claims (from its lock) and every owner's user-scope claims; borrowed when
+/// there is only one of the two.
+pub fn all_claims(project: &Project) -> Cow<'_, [Claim]> {
+    let locked: &[Claim] = project.lock.as_ref().map_or(&[], |l| &l.claims);
+    let user = &project.user_claims.claims;
+    match (locked.is_empty(), user.is_empty()) {
+        (_, true) => Cow::Borrowed(locked),
+        (true, false) => Cow::Borrowed(user),
+        (false, false) => Cow::Owned(locked.iter().chain(user).cloned().collect()),
+    }
 }
 
 /// The end of every command that changes the project and its hosts.
@@ -169,16 +171,15 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     let mut lock = outcome.lock;
     let mut writes = Vec::new();
     let mut user_files = false;
-    let host_plan = outcome.hosts;
-    match &host_plan {
+    let mut host_plan = outcome.hosts;
+    match &mut host_plan {
         Some(plan) => {
-            lock.claims = plan
-                .claims
-                .iter()
-                .filter(|c| c.scope != "user")
-                .cloned()
-                .collect();
-            if let Some(write) = user_claims_write(project, plan) {
+            // Moved, not copied: a large project has tens of thousands of claims.
+            let (user, claims): (Vec<Claim>, Vec<Claim>) = std::mem::take(&mut plan.claims)
+                .into_iter()
+                .partition(|c| c.scope == "user");
+            lock.claims = claims;
+            if let Some(write) = user_claims_file(project, &user) {
                 writes.push(write);
             }
             user_files = touches_user_scope(plan, &writes);
@@ -307,8 +308,14 @@ pub fn user_claims_write(project: &Project, plan: &Plan) -> Option<FileWrite> {
         .filter(|c| c.scope == "user")
         .cloned()
         .collect();
+    user_claims_file(project, &user)
+}
+
+/// The write of `$DOTPACK_HOME/claims.toml` holding `user` (every user-scope claim), when that
+/// changes the file.
+fn user_claims_file(project: &Project, user: &[Claim]) -> Option<FileWrite> {
     let current = &project.user_claims;
-    let text = (!user.is_empty() || current.text.is_some()).then(|| UserClaims::render(&user));
+    let text = (!user.is_empty() || current.text.is_some()).then(|| UserClaims::render(user));
     (text != current.text).then(|| FileWrite {
         display: current.path.display().to_string(),
         host: None,

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 use toml_edit::DocumentMut;
 
-use super::convert::{doc_to_json, expected_json, item_to_json};
+use super::convert::{expected_json, item_to_json};
 use super::{
     Layout, Prepared, Target, container_item, container_table_mut, guard, no_container, parse,
     remove_created_levels, upsert_in,
@@ -56,7 +56,7 @@ fn upserts(
 ) -> Result<(Option<String>, usize), FormatError> {
     let prepared = Prepared::new(text)?;
     let mut doc = parse(&prepared.body)?;
-    let old = doc_to_json(&doc);
+    let old = guard::outside(&doc, container.path);
     let mut expected = entries_of(&doc, container)?;
     let layout = Layout::of(&doc, container.path);
     let first_in_file = layout.position.is_none() && doc.as_table().get_values().is_empty();
@@ -91,7 +91,7 @@ fn removals(
 ) -> Result<(Option<String>, usize), FormatError> {
     let prepared = Prepared::new(text)?;
     let mut doc = parse(&prepared.body)?;
-    let old = doc_to_json(&doc);
+    let old = guard::outside(&doc, container.path);
     let mut expected = entries_of(&doc, container)?;
     let mut remaining = expected.len();
     let mut gone: HashSet<&str> = HashSet::new();
