@@ -222,11 +222,11 @@ pub struct Document<'t> {
 
 enum Inner<'t> {
     Json(json::Loaded<'t>),
-    /// TOML files are small: the text is parsed again for each edit.
+    /// One-entry edits parse the text again; a batch starts from a copy of this parse.
     Toml {
         text: &'t str,
         container: Container<'t>,
-        entries: Vec<(String, serde_json::Value)>,
+        loaded: toml::Loaded,
     },
 }
 
@@ -244,7 +244,7 @@ impl<'t> Document<'t> {
             Format::Toml => Inner::Toml {
                 text,
                 container,
-                entries: toml::list_entries(text, container)?,
+                loaded: toml::Loaded::new(text, container)?,
             },
         };
         Ok(Document { inner })
@@ -254,7 +254,9 @@ impl<'t> Document<'t> {
     pub fn entries(&self) -> Vec<(String, serde_json::Value)> {
         match &self.inner {
             Inner::Json(loaded) => loaded.entries(),
-            Inner::Toml { entries, .. } => entries.clone(),
+            Inner::Toml {
+                container, loaded, ..
+            } => loaded.entries(*container),
         }
     }
 
@@ -288,8 +290,10 @@ impl<'t> Document<'t> {
         match &self.inner {
             Inner::Json(loaded) => loaded.apply(ops),
             Inner::Toml {
-                text, container, ..
-            } => toml::apply(text, *container, ops),
+                text,
+                container,
+                loaded,
+            } => toml::apply(text, Some(loaded), *container, ops),
         }
     }
 }
@@ -370,7 +374,7 @@ pub fn apply_ops(
     }
     match format {
         Format::Json | Format::Jsonc => json::Loaded::new(format, text, container)?.apply(ops),
-        Format::Toml => toml::apply(text, container, ops),
+        Format::Toml => toml::apply(text, None, container, ops),
     }
 }
 

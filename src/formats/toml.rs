@@ -22,15 +22,34 @@ pub(super) fn list_entries(
     text: &str,
     container: Container<'_>,
 ) -> Result<Vec<(String, Value)>, FormatError> {
-    let prepared = Prepared::new(text)?;
-    let doc = parse(&prepared.body)?;
-    let Some(item) = container_item(doc.as_item(), container.path)? else {
-        return Ok(Vec::new());
-    };
-    Ok(match item_to_json(item) {
-        Value::Object(map) => map.into_iter().collect(),
-        _ => Vec::new(),
-    })
+    Ok(Loaded::new(text, container)?.entries(container))
+}
+
+/// A TOML text parsed, its container path checked: what listing and a batch start from.
+#[derive(Clone)]
+pub(super) struct Loaded {
+    prepared: Prepared,
+    doc: DocumentMut,
+}
+
+impl Loaded {
+    pub(super) fn new(text: &str, container: Container<'_>) -> Result<Loaded, FormatError> {
+        let prepared = Prepared::new(text)?;
+        let doc = parse(&prepared.body)?;
+        container_item(doc.as_item(), container.path)?;
+        Ok(Loaded { prepared, doc })
+    }
+
+    /// Every entry of the container, in file order; none when it is missing.
+    pub(super) fn entries(&self, container: Container<'_>) -> Vec<(String, Value)> {
+        let item = container_item(self.doc.as_item(), container.path)
+            .ok()
+            .flatten();
+        match item.map(item_to_json) {
+            Some(Value::Object(map)) => map.into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 pub(super) fn upsert_entry(
@@ -209,6 +228,7 @@ pub(super) fn remove_entry(
 }
 
 /// The text of a file as toml_edit needs it (no BOM, LF), and how to give it back its own form.
+#[derive(Clone)]
 struct Prepared {
     bom: &'static str,
     crlf: bool,

@@ -18,14 +18,16 @@ use toml_edit::DocumentMut;
 
 use super::convert::{expected_json, item_to_json};
 use super::{
-    Layout, Prepared, Target, container_item, container_table_mut, guard, no_container, parse,
+    Layout, Loaded, Target, container_item, container_table_mut, guard, no_container,
     remove_created_levels, upsert_in,
 };
 use crate::formats::{Container, Edit, FormatError, Op, Progress, entry_fields};
 
 /// [`crate::formats::apply_ops`] for TOML.
+/// `loaded`, when given, is `text` already parsed: the first run starts from a copy of it.
 pub(in crate::formats) fn apply(
     text: &str,
+    loaded: Option<&Loaded>,
     container: Container<'_>,
     ops: &[Op<'_>],
 ) -> Result<Edit, FormatError> {
@@ -34,9 +36,13 @@ pub(in crate::formats) fn apply(
     let mut done = 0;
     while let Some(op) = ops.get(done) {
         let now = current.as_deref().unwrap_or(text);
+        let parsed = match (&current, loaded) {
+            (None, Some(loaded)) => loaded.clone(),
+            _ => Loaded::new(now, container)?,
+        };
         let (next, applied) = match op {
-            Op::Upsert(..) => upserts(now, container, &ops[done..], &mut progress)?,
-            Op::Remove(..) => removals(now, container, &ops[done..], &mut progress)?,
+            Op::Upsert(..) => upserts(parsed, now, container, &ops[done..], &mut progress)?,
+            Op::Remove(..) => removals(parsed, container, &ops[done..], &mut progress)?,
         };
         if next.is_some() {
             current = next;
@@ -49,13 +55,12 @@ pub(in crate::formats) fn apply(
 /// Makes the upserts at the start of `ops` (at least one) on one document; returns the new text
 /// and how many it made.
 fn upserts(
+    Loaded { prepared, mut doc }: Loaded,
     text: &str,
     container: Container<'_>,
     ops: &[Op<'_>],
     progress: &mut Progress,
 ) -> Result<(Option<String>, usize), FormatError> {
-    let prepared = Prepared::new(text)?;
-    let mut doc = parse(&prepared.body)?;
     let old = guard::outside(&doc, container.path);
     let mut expected = entries_of(&doc, container)?;
     let layout = Layout::of(&doc, container.path);
@@ -84,13 +89,11 @@ fn upserts(
 /// container (which may take back what was created with it); returns the new text (`None`:
 /// unchanged) and how many it made.
 fn removals(
-    text: &str,
+    Loaded { prepared, mut doc }: Loaded,
     container: Container<'_>,
     ops: &[Op<'_>],
     progress: &mut Progress,
 ) -> Result<(Option<String>, usize), FormatError> {
-    let prepared = Prepared::new(text)?;
-    let mut doc = parse(&prepared.body)?;
     let old = guard::outside(&doc, container.path);
     let mut expected = entries_of(&doc, container)?;
     let mut remaining = expected.len();
