@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# How dotpack scales with the number of servers: a project declaring N servers of its own
+# (`[servers.sN] command = "npx", args = ["-y", "sN"]`) on five hosts (claude-code, codex,
+# gemini-cli, cursor, vscode), so every command edits three JSON files, a JSONC file and a TOML
+# file holding N entries each, and a dotpack.lock holding 5 N claims. For each N, hyperfine
+# (`-N`, whole process) measures:
+#   install    into a project where nothing is installed yet;
+#   rerun      `install` again, nothing to change;
+#   add one    one more server declared, then `install`;
+#   uninstall  `uninstall`, every entry removed (and the files dotpack created deleted).
+# and prints the medians, with the install time per 1,000 servers (flat when linear).
+#
+# Medians on a shared 2-core machine (load average 3 to 6 while measuring), release build,
+# 10,000 servers:
+#                    before (one edit per entry)    after (one batch per file)
+#   install          ~20 min (quadratic; not run)   0.9 s
+#   rerun            1.9 s                          0.7 s
+#   add one          n/a                            1.0 s
+#   uninstall        not run                        0.9 s
+# Before, install took 2.1 s for 500, 9.1 s for 1,000 and 43 s for 2,000 servers; see
+# docs/adr/0011-batch-edits-per-file.md for every figure.
+#
+# Usage: benches/scale.sh [RUNS] [N...]   (default: 5 runs of 1000 2000 4000 10000; needs
+# hyperfine: apt-get install hyperfine)
+set -euo pipefail
+runs=${1:-5}
+shift || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 2000 4000 10000)
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
+# The binary cargo just built: honours CARGO_TARGET_DIR and build.target-dir.
+target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+bin="$target_dir/release/dotpack"
+work=${BENCH_DIR:-$(mktemp -d)}
+[ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
+export NO_COLOR=1
+unset CODEX_HOME CLAUDE_CONFIG_DIR XDG_CONFIG_HOME
+
+server() { printf '[servers.s%d]\ncommand = "npx"\nargs = ["-y", "s%d"]\n\n' "$1" "$1"; }
+
+median_ms() { # the median of a hyperfine JSON export, in ms
+  python3 -c "import json,sys; print('%.0f' % (json.load(open(sys.argv[1]))['results'][0]['median'] * 1000))" "$1"
+}
+
+# bench NAME PREPARE COMMAND: hyperfine, with PREPARE (a script) run before each run; prints
+# the median.
+bench() {
+  hyperfine -N --runs "$runs" --warmup 1 --export-json "$work/$1.json" --style none \
+    --prepare "bash $2" "$3" >/dev/null
+  median_ms "$work/$1.json"
+}
+
+printf '%8s %10s %10s %10s %10s %14s\n' servers install rerun "add one" uninstall "install/1000"
+for n in "${sizes[@]}"; do
+  p="$work/p$n"
+  rm -rf "$p" "$p.fresh" "$p.installed"
+  mkdir -p "$p/home"
+  { printf '[project]\nhosts = ["claude-code", "codex", "gemini-cli", "cursor", "vscode"]\n\n'
+    for i in $(seq 1 "$n"); do server "$i"; done; } >"$p/dotpack.toml"
+  cp -a "$p" "$p.fresh"
+  export HOME="$p/home" DOTPACK_HOME="$p/home/.dotpack"
+  run="$bin --manifest-path $p/dotpack.toml -q"
+  # Prepare steps: a fresh project; an installed one; an installed one with one more server.
+  # The installed state is put back around the project's `.dotpack/` folder, not by copying it:
+  # dotpack trusts only the state folder it made (a copy has another inode).
+  echo "rm -rf '$p' && cp -a '$p.fresh' '$p'" >"$work/fresh-$n.sh"
+  cat >"$work/installed-$n.sh" <<SH
+find '$p' -mindepth 1 -maxdepth 1 ! -name .dotpack -exec rm -rf {} +
+find '$p/.dotpack' -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+cp -a '$p.installed/.' '$p/'
+SH
+  { cat "$work/installed-$n.sh"; echo "cat >>'$p/dotpack.toml' <<'TOML'"; server $((n + 1)); echo TOML; } >"$work/more-$n.sh"
+  install=$(bench "install-$n" "$work/fresh-$n.sh" "$run install")
+  bash "$work/fresh-$n.sh" && $run install
+  cp -a "$p" "$p.installed"
+  rerun=$(bench "rerun-$n" "$work/installed-$n.sh" "$run install")
+  add=$(bench "add-$n" "$work/more-$n.sh" "$run install")
+  uninstall=$(bench "uninstall-$n" "$work/installed-$n.sh" "$run uninstall")
+  printf '%8d %8s ms %8s ms %8s ms %8s ms %11s ms\n' "$n" "$install" "$rerun" "$add" "$uninstall" \
+    "$(python3 -c "print('%.0f' % ($install * 1000 / $n))")"
+done
