@@ -1,11 +1,14 @@
 //! Upsert speed: a 2 MB `~/.claude.json` (project history plus 50 servers) must take well under
-//! 20 ms; a small `.mcp.json` should be negligible.
+//! 20 ms; a small `.mcp.json` should be negligible. Batches: 10,000 entries written into (and
+//! removed from) one file in one batch, which must grow linearly with the number of entries.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dotpack::formats::{Container, Document, Format, list_entries, upsert_entry};
+use dotpack::formats::{
+    Container, Created, Document, Format, Op, apply_ops, list_entries, upsert_entry,
+};
 use serde_json::{Value, json};
 
 const MCP: &[&str] = &["mcpServers"];
@@ -101,9 +104,54 @@ fn bench_upsert(c: &mut Criterion) {
     });
 }
 
+/// `n` entries as dotpack writes them for a project's own servers.
+fn entries(n: usize) -> Vec<(String, Value)> {
+    (0..n)
+        .map(|i| {
+            let name = format!("s{i}");
+            let value = json!({"command": "npx", "args": ["-y", name]});
+            (name, value)
+        })
+        .collect()
+}
+
+fn bench_batches(c: &mut Criterion) {
+    let n = 10_000;
+    let entries = entries(n);
+    let upserts: Vec<Op<'_>> = entries.iter().map(|(k, v)| Op::Upsert(k, v)).collect();
+    for (format, path, name) in [
+        (Format::Json, &["mcpServers"][..], ".mcp.json"),
+        (Format::Jsonc, &["servers"][..], ".vscode/mcp.json"),
+        (Format::Toml, &["mcp_servers"][..], ".codex/config.toml"),
+    ] {
+        let container = Container::new(path);
+        c.bench_function(
+            &format!("batch: {n} new entries into an empty {name}"),
+            |b| b.iter(|| apply_ops(format, black_box(""), container, &upserts)),
+        );
+        let Ok(full) = apply_ops(format, "", container, &upserts) else {
+            continue;
+        };
+        let created = full.created.clone();
+        let removals: Vec<Op<'_>> = entries
+            .iter()
+            .map(|(k, _)| Op::Remove(k, &created))
+            .collect();
+        c.bench_function(&format!("batch: remove {n} entries from {name}"), |b| {
+            b.iter(|| apply_ops(format, black_box(&full.text), container, &removals))
+        });
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
     targets = bench_upsert
 }
-criterion_main!(benches);
+
+criterion_group! {
+    name = batches;
+    config = Criterion::default().sample_size(10);
+    targets = bench_batches
+}
+criterion_main!(benches, batches);

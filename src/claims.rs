@@ -257,7 +257,15 @@ fn push_created_field(out: &mut String, created: &Created) {
 /// A TOML basic string: quotes, backslashes and control characters escaped.
 fn push_toml_string(out: &mut String, s: &str) {
     out.push('"');
-    if !s.contains(|c: char| c == '"' || c == '\\' || c.is_control()) {
+    // Control characters: below U+0020, U+007F, and U+0080 to U+009F (0xC2 0x80..=0x9F).
+    let plain = !s.bytes().enumerate().any(|(i, b)| {
+        matches!(b, b'"' | b'\\' | 0..=0x1f | 0x7f)
+            || (b == 0xc2
+                && s.as_bytes()
+                    .get(i + 1)
+                    .is_some_and(|n| (0x80..=0x9f).contains(n)))
+    });
+    if plain {
         out.push_str(s);
         out.push('"');
         return;

@@ -101,7 +101,9 @@ pub(crate) fn to_toml_value(value: &Value, key_path: &str) -> Result<TomlValue, 
     })
 }
 
-/// What `value` reads back as after a trip through TOML (e.g. for comparing in the guard).
+/// What `value` reads back as after a trip through TOML (e.g. for comparing in the guard). For a
+/// value [`to_toml_value`] accepts, that is the value itself: strings, booleans, arrays and
+/// tables as they are, integers as `i64`, numbers that are not integers as finite `f64`.
 pub(crate) fn expected_json(value: &Value, key_path: &str) -> Result<Value, FormatError> {
     Ok(value_to_json(&to_toml_value(value, key_path)?))
 }
