@@ -20,19 +20,23 @@
 # Before, install took 2.1 s for 500, 9.1 s for 1,000 and 43 s for 2,000 servers; see
 # docs/adr/0011-batch-edits-per-file.md for every figure.
 #
-# Usage: benches/scale.sh [RUNS] [N...]   (default: 5 runs of 1000 2000 4000 10000; needs
-# hyperfine: apt-get install hyperfine)
+# Usage: [DOTPACK_BIN=path] benches/scale.sh [RUNS] [N...]   (default: 5 runs of 1000 2000 4000
+# 10000, of this tree's release build; needs hyperfine: apt-get install hyperfine)
 set -euo pipefail
 runs=${1:-5}
 shift || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 2000 4000 10000)
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
-# The binary cargo just built: honours CARGO_TARGET_DIR and build.target-dir.
-target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-bin="$target_dir/release/dotpack"
+if [ -n "${DOTPACK_BIN:-}" ]; then
+  bin=$DOTPACK_BIN # another build to compare, e.g. one of main
+else
+  cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
+  # The binary cargo just built: honours CARGO_TARGET_DIR and build.target-dir.
+  target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  bin="$target_dir/release/dotpack"
+fi
 work=${BENCH_DIR:-$(mktemp -d)}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 export NO_COLOR=1
@@ -47,8 +51,11 @@ median_ms() { # the median of a hyperfine JSON export, in ms
 # bench NAME PREPARE COMMAND: hyperfine, with PREPARE (a script) run before each run; prints
 # the median.
 bench() {
-  hyperfine -N --runs "$runs" --warmup 1 --export-json "$work/$1.json" --style none \
-    --prepare "bash $2" "$3" >/dev/null
+  if ! hyperfine -N --runs "$runs" --warmup 1 --export-json "$work/$1.json" --style none \
+    --prepare "bash $2" "$3" >"$work/$1.log" 2>&1; then
+    cat "$work/$1.log" >&2
+    exit 1
+  fi
   median_ms "$work/$1.json"
 }
 
