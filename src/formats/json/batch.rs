@@ -204,7 +204,7 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
     /// for an object with members).
     fn insert(&mut self, name: &str, value: &'v Value, style: &Style) {
         let gap = std::mem::take(&mut self.last_gap);
-        self.last_gap_rev += 1;
+        self.last_gap_rev = self.last_gap_rev.wrapping_add(1);
         let trailing_comma = comma_in(&gap, 0, gap.len());
         let (before, after, indent) = if style.one_line {
             match trailing_comma {
@@ -277,7 +277,7 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
             Some(n) => self.members[n].gap = merged,
             None => {
                 self.last_gap = merged;
-                self.last_gap_rev += 1;
+                self.last_gap_rev = self.last_gap_rev.wrapping_add(1);
             }
         }
         match prev {
@@ -348,7 +348,7 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
             set.remove(&id);
         }
         let m = &mut self.members[id];
-        m.rev += 1;
+        m.rev = m.rev.wrapping_add(1);
         if !m.live {
             return;
         }
