@@ -197,18 +197,6 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
     {
         return Ok(());
     }
-    let mut listed: Vec<&IndexLine> = versions.iter().collect();
-    listed.sort_by(|a, b| a.vers.cmp(&b.vers));
-    let list: Vec<String> = listed
-        .iter()
-        .map(|l| {
-            if l.yanked {
-                format!("{} (yanked)", l.vers)
-            } else {
-                l.vers.to_string()
-            }
-        })
-        .collect();
     let why = if versions.iter().any(|l| parsed.matches(&l.vers)) {
         "matches only yanked versions"
     } else {
@@ -216,7 +204,7 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
     };
     bail!(
         "`{name}@{req}` {why}\n  help: versions: {}",
-        list.join(", ")
+        crate::commands::info::versions_list(versions)
     )
 }
 

@@ -43,14 +43,7 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
         edits.push(("Removing".to_string(), format!("{name} from {file}")));
         // Exclusions of the package go with it.
         editor.include(&name, None)?;
-        let hosts: Vec<String> = project
-            .manifest
-            .manifest
-            .project
-            .iter()
-            .flat_map(|p| &p.hosts)
-            .map(|h| h.id().to_string())
-            .collect();
+        let hosts: Vec<String> = project.manifest.manifest.host_ids();
         for host in hosts {
             editor.include(&name, Some(&host))?;
         }

@@ -30,14 +30,7 @@ pub fn plan_hosts(
     mode: Mode,
 ) -> Result<(Plan, Placed)> {
     let claims = all_claims(project);
-    let placed = crate::install::place(&Where {
-        manifest,
-        lock,
-        claims: &claims,
-        owner: &project.owner,
-        env: &settings.host_env,
-        global: project.global,
-    })?;
+    let placed = place(settings, project, manifest, lock, &claims)?;
     check_inside_project(&placed, manifest.root(), options.write_outside_project)?;
     let plan = crate::install::plan_targets(PlanRequest {
         placed: &placed,
@@ -77,6 +70,25 @@ fn check_inside_project(placed: &Placed, root: &std::path::Path, allowed: bool) 
         }
     }
     Ok(())
+}
+
+/// Where the servers of `manifest` and `lock` go for `project`, with `claims` saying where its
+/// entries are now.
+pub fn place(
+    settings: &Settings,
+    project: &Project,
+    manifest: &LoadedManifest,
+    lock: &Lockfile,
+    claims: &[Claim],
+) -> Result<Placed> {
+    crate::install::place(&Where {
+        manifest,
+        lock,
+        claims,
+        owner: &project.owner,
+        env: &settings.host_env,
+        global: project.global,
+    })
 }
 
 /// The project's claims (from its lock) and every owner's user-scope claims.

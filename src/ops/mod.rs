@@ -15,7 +15,7 @@ mod locking;
 mod registries;
 
 pub use commit::{
-    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, plan_hosts,
+    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, place, plan_hosts,
     touches_user_scope, user_claims_write,
 };
 pub use environment::{environment_needed, print_environment_needed};
