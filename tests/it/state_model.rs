@@ -1234,8 +1234,15 @@ fn rollback_refuses_to_lose_hand_edits_to_the_manifest_unless_forced() {
     dp(&env, &["rollback"])
         .code(1)
         .stderr(contains("dotpack.toml was edited").and(contains("--force")));
-    assert_eq!(snapshot(&env.project), before, "a refused rollback changes nothing");
+    assert_eq!(
+        snapshot(&env.project),
+        before,
+        "a refused rollback changes nothing"
+    );
     dp(&env, &["rollback", "--force"]).success();
     let restored = env.read("dotpack.toml");
-    assert!(!restored.contains("fetch") && !restored.contains("[servers.mine]"), "{restored}");
+    assert!(
+        !restored.contains("fetch") && !restored.contains("[servers.mine]"),
+        "{restored}"
+    );
 }

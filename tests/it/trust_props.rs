@@ -169,6 +169,28 @@ fn outside_files(env: &Env) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
+/// A command must not crash (exit 101) nor change a file outside the project and
+/// `$DOTPACK_HOME`.
+fn check_run(
+    env: &Env,
+    args: &[&str],
+    out: &std::process::Output,
+    before: &[(PathBuf, Vec<u8>)],
+) -> Result<(), TestCaseError> {
+    prop_assert!(
+        out.status.code().is_some_and(|c| c != 101),
+        "{args:?} crashed: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    prop_assert!(
+        outside_files(env) == before,
+        "{args:?} changed a file outside the project and $DOTPACK_HOME\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
+
 /// Cases per property: 32 in `cargo test`; `DOTPACK_FUZZ_CASES=N` for a long run, e.g.
 /// `DOTPACK_FUZZ_CASES=20000 cargo test --release --test it trust_props -- --nocapture`.
 fn cases() -> u32 {
@@ -276,17 +298,7 @@ proptest! {
                 cmd.arg("--force");
             }
             let out = cmd.output().unwrap();
-            prop_assert!(
-                out.status.code().is_some_and(|c| c != 101),
-                "{args:?} crashed: {:?}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            );
-            prop_assert!(
-                outside_files(&env) == before,
-                "{args:?} changed a file outside the project and $DOTPACK_HOME\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            check_run(&env, args, &out, &before)?;
         }
     }
 
@@ -325,17 +337,7 @@ proptest! {
         ];
         for args in commands {
             let out = env.dotpack().args(*args).output().unwrap();
-            prop_assert!(
-                out.status.code().is_some_and(|c| c != 101),
-                "{args:?} crashed: {:?}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            );
-            prop_assert!(
-                outside_files(&env) == before,
-                "{args:?} changed a file outside the project and $DOTPACK_HOME\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            check_run(&env, args, &out, &before)?;
         }
     }
 }
