@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use crate::cli::UninstallArgs;
 use crate::commands::declare::{self, Edits};
 use crate::hosts::Scope;
-use crate::manifest::{self, LoadedManifest};
+use crate::manifest;
 use crate::ops::{self, Finish, Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
@@ -44,9 +44,29 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
         .filter(|h| options.scope.is_none_or(|s| s == h.scope))
         .map(|h| h.host.id.to_string())
         .collect();
+    // The hosts that leave `[project] hosts`.
+    let mut removed = Vec::new();
     if names.is_empty() {
+        // With `--scope S`, a host stays when some packages go to the other scope from it: only
+        // its packages at `S` are excluded from it.
+        let split = options
+            .scope
+            .filter(|s| layout.package_scope.values().any(|at| at != s));
         for host in &hosts {
-            if editor.remove_host(host)? {
+            if let Some(scope) = split {
+                for package in &lock.packages {
+                    let at = layout.package_scope.get(&package.name);
+                    if at.is_none_or(|at| *at == scope)
+                        && editor.exclude(&package.name, Some(host))?
+                    {
+                        edits.push((
+                            "Excluding".to_string(),
+                            format!("{} from host {host} in {file}", package.name),
+                        ));
+                    }
+                }
+            } else if editor.remove_host(host)? {
+                removed.push(host.clone());
                 edits.push((
                     "Removing".to_string(),
                     format!("host {host} from [project] hosts in {file}"),
@@ -54,7 +74,14 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
             }
         }
         if let Some(scope) = options.scope {
-            exclude_scoped(&mut editor, manifest, scope, &file, &mut edits)?;
+            exclude_scoped(
+                &mut editor,
+                &layout,
+                scope,
+                &options.hosts,
+                &file,
+                &mut edits,
+            )?;
         }
     } else {
         for name in &names {
@@ -108,8 +135,8 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
             edits,
         },
     )?;
-    if !options.dry_run && names.is_empty() && !hosts.is_empty() {
-        let flags: Vec<String> = hosts.iter().map(|h| format!("--host {h}")).collect();
+    if !options.dry_run && !removed.is_empty() {
+        let flags: Vec<String> = removed.iter().map(|h| format!("--host {h}")).collect();
         printer.note(format!(
             "`dotpack install {}` puts them back",
             flags.join(" ")
@@ -118,21 +145,37 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
     Ok(())
 }
 
-/// `uninstall --scope S` with no names: dependencies sent to scope `S` on their own are
-/// excluded too.
+/// `uninstall --scope S` with no names: packages sent to scope `S` on their own are excluded
+/// too, the dependencies of a package declared with `scope = S` among them (they go where it
+/// goes): from every host, or from the hosts given with `--host`.
 fn exclude_scoped(
     editor: &mut ManifestEditor,
-    manifest: &LoadedManifest,
+    layout: &Layout,
     scope: Scope,
+    hosts: &[String],
     file: &str,
     edits: &mut Edits,
 ) -> Result<()> {
-    for (name, spec) in &manifest.manifest.dependencies {
-        if spec.scope() == Some(scope) && editor.exclude(name, None)? {
-            edits.push((
-                "Excluding".to_string(),
-                format!("{name} ({scope} scope) from every host ([project] exclude in {file})"),
-            ));
+    for (name, at) in &layout.package_scope {
+        if *at != scope {
+            continue;
+        }
+        if hosts.is_empty() {
+            if editor.exclude(name, None)? {
+                edits.push((
+                    "Excluding".to_string(),
+                    format!("{name} ({scope} scope) from every host ([project] exclude in {file})"),
+                ));
+            }
+            continue;
+        }
+        for host in layout.hosts.iter().map(|h| h.host.id) {
+            if hosts.iter().any(|id| id == host) && editor.exclude(name, Some(host))? {
+                edits.push((
+                    "Excluding".to_string(),
+                    format!("{name} ({scope} scope) from host {host} in {file}"),
+                ));
+            }
         }
     }
     Ok(())

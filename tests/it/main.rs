@@ -8,6 +8,7 @@ mod project_cmds;
 mod registry;
 mod registry_trust;
 mod search_info;
+mod state_model;
 mod txn;
 mod txn_props;
 mod validate;

@@ -1,0 +1,113 @@
+//! Regressions of the state model (`docs/state.md`), each first found by the model-based test
+//! (`model.rs`), reproduced in a few commands.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{Env, build_registry, package};
+
+/// alpha and beta (one server each), duo (two servers), bundle (depends on beta).
+fn registry(env: &Env) -> PathBuf {
+    let duo = "[package]\nname = \"duo\"\nversion = \"1.0.0\"\ndescription = \"Two servers\"\n\n[servers.duo-read]\ncommand = \"npx\"\nargs = [\"duo-read\"]\n\n[servers.duo-write]\ncommand = \"npx\"\nargs = [\"duo-write\"]\n";
+    build_registry(
+        env,
+        &[
+            ("alpha", &package("alpha", "1.0.0", &[])),
+            ("beta", &package("beta", "1.0.0", &[])),
+            ("duo", duo),
+            ("bundle", &package("bundle", "1.0.0", &[("beta", "^1.0")])),
+        ],
+    )
+}
+
+fn project(hosts: &str) -> (Env, PathBuf) {
+    let env = Env::new();
+    let reg = registry(&env);
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = {hosts}\nscope = \"project\"\n\n[dependencies]\n"),
+    );
+    (env, reg)
+}
+
+fn ok(env: &Env, reg: &Path, args: &[&str]) -> String {
+    let out = env.with_registry(reg, args).output().expect("run dotpack");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "dotpack {args:?}: {stderr}");
+    stderr
+}
+
+/// The entry names of a JSON host file (none when it does not exist).
+fn servers(path: PathBuf) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("host file parses");
+    doc["mcpServers"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn user_file(env: &Env, rel: &str) -> PathBuf {
+    env.home.path().join(rel)
+}
+
+fn codex_servers(path: PathBuf) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    let doc: toml::Table = toml::from_str(&text).expect("codex file parses");
+    doc.get("mcp_servers")
+        .and_then(toml::Value::as_table)
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn status_code(env: &Env, reg: &Path) -> Option<i32> {
+    env.with_registry(reg, &["status"])
+        .output()
+        .expect("run dotpack")
+        .status
+        .code()
+}
+
+#[test]
+fn uninstall_scope_user_takes_out_the_dependencies_of_a_user_scoped_package() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "bundle", "--scope", "user"]);
+    assert_eq!(servers(user_file(&env, ".claude.json")), ["beta", "bundle"]);
+    ok(&env, &reg, &["uninstall", "--scope", "user"]);
+    assert!(servers(user_file(&env, ".claude.json")).is_empty());
+    assert_eq!(status_code(&env, &reg), Some(0));
+}
+
+#[test]
+fn uninstall_host_scope_user_excludes_only_from_that_host() {
+    let (env, reg) = project("[\"claude-code\", \"codex\"]");
+    ok(&env, &reg, &["add", "duo", "--scope", "user"]);
+    ok(
+        &env,
+        &reg,
+        &["uninstall", "--host", "claude-code", "--scope", "user"],
+    );
+    assert!(servers(user_file(&env, ".claude.json")).is_empty());
+    assert_eq!(
+        codex_servers(user_file(&env, ".codex/config.toml")),
+        ["duo-read", "duo-write"]
+    );
+    assert!(env.read("dotpack.toml").contains("exclude = [\"duo\"]"));
+}
+
+#[test]
+fn uninstall_scope_project_keeps_the_entries_a_host_has_at_user_scope() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha"]);
+    ok(&env, &reg, &["add", "duo", "--scope", "user"]);
+    ok(&env, &reg, &["uninstall", "--scope", "project"]);
+    assert!(servers(env.project.join(".mcp.json")).is_empty());
+    assert_eq!(
+        servers(user_file(&env, ".claude.json")),
+        ["duo-read", "duo-write"]
+    );
+    assert_eq!(status_code(&env, &reg), Some(0));
+}
