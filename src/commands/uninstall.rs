@@ -95,7 +95,12 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
                 }
                 continue;
             }
-            // The hosts that hold `name` at `--scope` (its own scope, or each host's).
+            // The hosts that hold `name` at `--scope` (its package's own scope, or each host's).
+            let package = lock
+                .packages
+                .iter()
+                .find(|p| p.name == *name || p.servers.contains(name))
+                .map_or(name.as_str(), |p| p.name.as_str());
             let name_hosts = layout
                 .hosts
                 .iter()
@@ -103,7 +108,11 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
                     options.hosts.is_empty() || options.hosts.iter().any(|id| id == h.host.id)
                 })
                 .filter(|h| {
-                    let at = layout.package_scope.get(name).copied().unwrap_or(h.scope);
+                    let at = layout
+                        .package_scope
+                        .get(package)
+                        .copied()
+                        .unwrap_or(h.scope);
                     options.scope.is_none_or(|s| s == at)
                 })
                 .map(|h| h.host.id);

@@ -111,3 +111,11 @@ fn uninstall_scope_project_keeps_the_entries_a_host_has_at_user_scope() {
     );
     assert_eq!(status_code(&env, &reg), Some(0));
 }
+
+#[test]
+fn uninstall_a_server_at_user_scope_finds_it_through_its_package() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "duo", "--scope", "user"]);
+    ok(&env, &reg, &["uninstall", "duo-read", "--scope", "user"]);
+    assert_eq!(servers(user_file(&env, ".claude.json")), ["duo-write"]);
+}
