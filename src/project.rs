@@ -161,6 +161,14 @@ impl ManifestEditor {
                 }
                 None => {
                     t.remove(key);
+                    // `{ version = "^1.0" }` is written `"^1.0"`, as `add` writes it.
+                    if t.len() == 1
+                        && let Some(req) = t.get("version").and_then(|v| v.as_str())
+                    {
+                        let mut plain = toml_edit::Value::from(req);
+                        *plain.decor_mut() = t.decor().clone();
+                        *item = Item::Value(plain);
+                    }
                 }
             },
             Item::Table(t) => match value {

@@ -119,3 +119,13 @@ fn uninstall_a_server_at_user_scope_finds_it_through_its_package() {
     ok(&env, &reg, &["uninstall", "duo-read", "--scope", "user"]);
     assert_eq!(servers(user_file(&env, ".claude.json")), ["duo-write"]);
 }
+
+#[test]
+fn add_scope_project_brings_a_user_scoped_package_back_to_the_project() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha", "--scope", "user"]);
+    ok(&env, &reg, &["add", "alpha", "--scope", "project"]);
+    assert!(env.read("dotpack.toml").contains("alpha = \"^1.0\"\n"));
+    assert_eq!(servers(env.project.join(".mcp.json")), ["alpha"]);
+    assert!(servers(user_file(&env, ".claude.json")).is_empty());
+}
