@@ -257,6 +257,27 @@ impl ManifestEditor {
         }
     }
 
+    /// Takes the own `scope` of host `id` out, so it is written at the project's scope; returns
+    /// whether the manifest changed.
+    pub fn clear_host_scope(&mut self, id: &str) -> Result<bool> {
+        let hosts = self.hosts_mut()?;
+        let Some(value) = hosts.iter_mut().find(|v| host_id(v) == Some(id)) else {
+            return Ok(false);
+        };
+        let Some(t) = value.as_inline_table_mut() else {
+            return Ok(false);
+        };
+        if t.remove("scope").is_none() {
+            return Ok(false);
+        }
+        if t.len() == 1 {
+            let decor = value.decor().clone();
+            *value = toml_edit::Value::from(id);
+            *value.decor_mut() = decor;
+        }
+        Ok(true)
+    }
+
     /// Takes host `id` out of `[project] hosts`; returns whether it was there.
     pub fn remove_host(&mut self, id: &str) -> Result<bool> {
         let hosts = self.hosts_mut()?;

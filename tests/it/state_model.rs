@@ -129,3 +129,33 @@ fn add_scope_project_brings_a_user_scoped_package_back_to_the_project() {
     assert_eq!(servers(env.project.join(".mcp.json")), ["alpha"]);
     assert!(servers(user_file(&env, ".claude.json")).is_empty());
 }
+
+#[test]
+fn install_host_with_the_default_scope_takes_its_own_scope_out() {
+    let (env, reg) = project("[]");
+    ok(&env, &reg, &["add", "alpha"]);
+    ok(
+        &env,
+        &reg,
+        &["install", "--host", "codex", "--scope", "user"],
+    );
+    assert_eq!(
+        codex_servers(user_file(&env, ".codex/config.toml")),
+        ["alpha"]
+    );
+    let out = ok(
+        &env,
+        &reg,
+        &["install", "--host", "codex", "--scope", "project"],
+    );
+    assert!(
+        out.contains("host codex in dotpack.toml: scope project"),
+        "{out}"
+    );
+    assert!(env.read("dotpack.toml").contains("hosts = [\"codex\"]"));
+    assert_eq!(
+        codex_servers(env.project.join(".codex/config.toml")),
+        ["alpha"]
+    );
+    assert!(codex_servers(user_file(&env, ".codex/config.toml")).is_empty());
+}
