@@ -159,3 +159,57 @@ fn install_host_with_the_default_scope_takes_its_own_scope_out() {
     );
     assert!(codex_servers(user_file(&env, ".codex/config.toml")).is_empty());
 }
+
+const MINE: &str = r#""mine": {"command": "node", "args": ["mine.js"]},"#;
+
+/// Adds the hand-written entry `mine` first in `.mcp.json`.
+fn add_mine(env: &Env) {
+    let text = env.read(".mcp.json");
+    let text = text.replacen(
+        "\"mcpServers\": {",
+        &format!("\"mcpServers\": {{\n    {MINE}"),
+        1,
+    );
+    env.write(".mcp.json", &text);
+}
+
+#[test]
+fn rollback_keeps_a_hand_written_entry_added_between_two_generations() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha"]);
+    add_mine(&env);
+    ok(&env, &reg, &["add", "beta"]);
+    let out = ok(&env, &reg, &["rollback"]);
+    assert!(out.contains("Merged"), "{out}");
+    let text = env.read(".mcp.json");
+    assert!(text.contains(MINE), "{text}");
+    assert_eq!(servers(env.project.join(".mcp.json")), ["mine", "alpha"]);
+}
+
+#[test]
+fn rollback_keeps_a_hand_edit_a_later_generation_carried_along() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha"]);
+    let edited = env
+        .read(".mcp.json")
+        .replace("alpha-mcp@1.0.0", "alpha-mcp@hand");
+    env.write(".mcp.json", &edited);
+    ok(&env, &reg, &["add", "beta"]);
+    ok(&env, &reg, &["rollback"]);
+    assert_eq!(env.read(".mcp.json"), edited);
+}
+
+#[test]
+fn rollback_into_a_file_dotpack_deleted_keeps_an_entry_deleted_by_hand() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha", "beta"]);
+    let doc: serde_json::Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
+    let mut alone = doc.clone();
+    alone["mcpServers"].as_object_mut().unwrap().remove("beta");
+    env.write(".mcp.json", &serde_json::to_string_pretty(&alone).unwrap());
+    // Both go to user scope: dotpack removes alpha, beta is gone already, the file goes.
+    ok(&env, &reg, &["add", "alpha", "beta", "--scope", "user"]);
+    assert!(!env.project.join(".mcp.json").exists());
+    ok(&env, &reg, &["rollback"]);
+    assert_eq!(servers(env.project.join(".mcp.json")), ["alpha"]);
+}
