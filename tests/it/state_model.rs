@@ -213,3 +213,21 @@ fn rollback_into_a_file_dotpack_deleted_keeps_an_entry_deleted_by_hand() {
     ok(&env, &reg, &["rollback"]);
     assert_eq!(servers(env.project.join(".mcp.json")), ["alpha"]);
 }
+
+/// `ours` and `theirs` as git leaves them when both changed the whole file.
+fn conflict(ours: &str, theirs: &str) -> String {
+    format!("<<<<<<< HEAD\n{ours}=======\n{theirs}>>>>>>> branch\n")
+}
+
+#[test]
+fn lock_recovered_from_a_conflict_drops_claims_of_entries_the_merge_took_out() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha", "beta"]);
+    let theirs = env.read("dotpack.lock");
+    ok(&env, &reg, &["remove", "alpha"]);
+    let ours = env.read("dotpack.lock");
+    env.write("dotpack.lock", &conflict(&ours, &theirs));
+    ok(&env, &reg, &["lock"]);
+    assert!(!env.read("dotpack.lock").contains("alpha"));
+    assert_eq!(status_code(&env, &reg), Some(0));
+}
