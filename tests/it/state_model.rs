@@ -231,3 +231,16 @@ fn lock_recovered_from_a_conflict_drops_claims_of_entries_the_merge_took_out() {
     assert!(!env.read("dotpack.lock").contains("alpha"));
     assert_eq!(status_code(&env, &reg), Some(0));
 }
+
+#[test]
+fn uninstall_with_a_conflicted_lock_writes_it_resolved() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha", "beta"]);
+    let theirs = env.read("dotpack.lock");
+    ok(&env, &reg, &["remove", "alpha"]);
+    let ours = env.read("dotpack.lock");
+    env.write("dotpack.lock", &conflict(&ours, &theirs));
+    ok(&env, &reg, &["uninstall", "beta"]);
+    ok(&env, &reg, &["lock", "--locked"]);
+    assert!(!env.read("dotpack.lock").contains("alpha"));
+}
