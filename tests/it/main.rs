@@ -4,6 +4,7 @@ mod support;
 
 mod hosts;
 mod http_registry;
+mod model;
 mod project_cmds;
 mod registry;
 mod registry_trust;
