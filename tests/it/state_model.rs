@@ -244,3 +244,29 @@ fn uninstall_with_a_conflicted_lock_writes_it_resolved() {
     ok(&env, &reg, &["lock", "--locked"]);
     assert!(!env.read("dotpack.lock").contains("alpha"));
 }
+
+#[test]
+fn rollback_is_not_stopped_by_an_entry_in_a_project_file_it_does_not_own() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha"]);
+    let theirs = env.read("dotpack.lock");
+    ok(&env, &reg, &["add", "beta"]);
+    // beta deleted by hand, then a merge whose other side never had it: its claim goes.
+    let doc: serde_json::Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
+    let mut without = doc.clone();
+    without["mcpServers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("beta");
+    env.write(
+        ".mcp.json",
+        &serde_json::to_string_pretty(&without).unwrap(),
+    );
+    let ours = env.read("dotpack.lock");
+    env.write("dotpack.lock", &conflict(&ours, &theirs));
+    ok(&env, &reg, &["lock"]);
+    ok(&env, &reg, &["add", "duo"]);
+    // Back to the lock without beta's claim: beta, written again since, is not dotpack's there.
+    ok(&env, &reg, &["rollback"]);
+    assert_eq!(servers(env.project.join(".mcp.json")), ["alpha", "beta"]);
+}
