@@ -871,7 +871,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 0
             };
         }
-        let gone = self.before.is_none() || (self.created_file && claims.is_empty());
+        // A file dotpack created goes when nothing is left in it, even while a claim remains
+        // for an entry someone deleted by hand (an empty file is not valid JSON).
+        let gone = self.before.is_none() || self.created_file;
         let text = self
             .edited
             .unwrap_or_else(|| self.before.clone().unwrap_or_default());

@@ -270,3 +270,24 @@ fn rollback_is_not_stopped_by_an_entry_in_a_project_file_it_does_not_own() {
     ok(&env, &reg, &["rollback"]);
     assert_eq!(servers(env.project.join(".mcp.json")), ["alpha", "beta"]);
 }
+
+#[test]
+fn a_file_dotpack_created_goes_with_its_last_entry_even_when_a_claim_is_left() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "duo"]);
+    let doc: serde_json::Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
+    let mut without = doc.clone();
+    without["mcpServers"]
+        .as_object_mut()
+        .unwrap()
+        .remove("duo-read");
+    env.write(
+        ".mcp.json",
+        &serde_json::to_string_pretty(&without).unwrap(),
+    );
+    // duo-read stays declared (its claim stays, missing); duo-write goes: nothing is left.
+    ok(&env, &reg, &["uninstall", "duo-write"]);
+    assert!(!env.project.join(".mcp.json").exists());
+    ok(&env, &reg, &["install"]);
+    assert_eq!(servers(env.project.join(".mcp.json")), ["duo-read"]);
+}
