@@ -17,8 +17,9 @@
 //!   HOME, the projects, `$DOTPACK_HOME` or a clone.
 //!
 //! No command may panic (exit 101), and a command the model expects to fail must fail with the
-//! expected code (2 for bad usage) and change no file. After `uninstall`, exactly the entries it
-//! names (by package or server, host and scope) must be gone.
+//! expected code (2 for bad usage) and change no file. A command run with `--dry-run` must end
+//! as it would without and write nothing at all. After `uninstall`, exactly the entries it names
+//! (by package or server, host and scope) must be gone.
 //!
 //! Layout: `ops` (the steps and their strategies), `reference` (the model's data and where a
 //! declaration puts each server), `world` (the model's state and how a plan changes host files),

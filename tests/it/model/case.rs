@@ -1,13 +1,13 @@
 //! One case: two projects in a temporary HOME, and each step run against them and the model.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use proptest::sample::Index;
 use proptest::test_runner::TestCaseError;
 
-use super::checks::state;
+use super::checks::{everything, state};
 use super::observe::{self, Paths};
 use super::ops::{Edit, Op};
 use super::reference::{
@@ -18,7 +18,7 @@ use super::world::{Expect, Prediction, Set, World};
 
 /// Where a case is and what the test knows about it.
 pub struct Case {
-    pub _dir: tempfile::TempDir,
+    pub root: tempfile::TempDir,
     pub paths: Paths,
     pub world: World,
     /// Every lock A had, with its model, for conflicts.
@@ -46,7 +46,7 @@ impl Case {
         )
         .expect("B's manifest");
         Case {
-            _dir: dir,
+            root: dir,
             paths,
             world: World::default(),
             locks: Vec::new(),
@@ -137,52 +137,39 @@ impl Case {
     }
 
     pub fn step(&mut self, op: &Op) -> Result<(), TestCaseError> {
+        let (dry_run, op) = match op {
+            Op::DryRun(op) => (true, op.as_ref()),
+            op => (false, op),
+        };
         let op = &self.concrete(op);
-        let (cwd, args, prediction) = match op {
+        let (cwd, mut args, prediction) = match op {
             Op::Edit(edit) => return self.hand_edit(edit),
             Op::Conflict(pick) => return self.plant_conflict(*pick),
             _ => self.command(op),
         };
-        let before = state(&self.paths);
+        if dry_run {
+            args.push("--dry-run".to_string());
+        }
+        // A dry run writes nothing at all; a failed command may leave dotpack's history.
+        let files = |paths: &Paths| {
+            if dry_run {
+                everything(paths)
+            } else {
+                state(paths)
+            }
+        };
+        let before = files(&self.paths);
         let out = dotpack(&self.paths.home, &cwd, &args);
         let code = out.status.code();
-        let kind = format!("{op:?}");
-        let kind = kind.split([' ', '(']).next().unwrap_or_default();
-        count(format!("{kind} exit {}", code.unwrap_or(-1)));
         let stderr = String::from_utf8_lossy(&out.stderr);
-        if std::env::var_os("DOTPACK_MODEL_ERRORS").is_some() && code != Some(0) {
-            let first = stderr
-                .lines()
-                .find(|l| l.starts_with("error"))
-                .unwrap_or("?");
-            let first: String = first.split('`').step_by(2).collect::<Vec<_>>().join("_");
-            let first: String = first
-                .split(' ')
-                .map(|w| if w.starts_with('/') { "PATH" } else { w })
-                .collect::<Vec<_>>()
-                .join(" ");
-            count(format!("{kind}: {first}"));
-        }
-        if code == Some(0) {
-            if self.world.conflict.is_some() && cwd == self.paths.a {
-                count(format!("{kind} read a conflicted lock"));
-            }
-            if stderr.contains("Merged") {
-                count("rollback merged a file edited by hand");
-            }
-            if stderr.contains("shared with other projects") {
-                count("user-scope entry shared with the other project");
-            }
-        } else if stderr.contains("declared differently") {
-            count("refused: another owner declares it differently");
-        }
+        self.tally(op, dry_run, &cwd, code, &stderr);
         self.log
             .push(format!("{op:?}: `dotpack {}` -> {code:?}", args.join(" ")));
         if code == Some(101) {
             return Err(self.fail(format!("dotpack panicked\n{}", describe(&args, &out))));
         }
         match (prediction.expect, code) {
-            (Expect::Ok, Some(0)) => {
+            (Expect::Ok, Some(0)) if !dry_run => {
                 let desired_before = self.world.a_desired();
                 let previous = std::mem::replace(&mut self.world, prediction.next);
                 if cwd == self.paths.a
@@ -197,22 +184,14 @@ impl Case {
                 }
                 self.intent(op, &desired_before, &out, &args)?;
             }
-            (Expect::Fail(want), Some(got)) if want == got => {
-                let after = state(&self.paths);
+            (expect, Some(got))
+                if expect == Expect::Fail(got) || (dry_run && got == 0 && expect == Expect::Ok) =>
+            {
+                let after = files(&self.paths);
                 if before != after {
-                    let changed: Vec<String> = after
-                        .iter()
-                        .filter(|f| !before.contains(f))
-                        .map(|(p, _)| p.display().to_string())
-                        .chain(
-                            before
-                                .iter()
-                                .filter(|f| !after.contains(f))
-                                .map(|(p, _)| p.display().to_string()),
-                        )
-                        .collect();
                     return Err(self.fail(format!(
-                        "a failed command changed files: {changed:?}\n{}",
+                        "a failed command or a dry run changed {:?}\n{}",
+                        changed(&before, &after),
                         describe(&args, &out)
                     )));
                 }
@@ -225,6 +204,44 @@ impl Case {
             }
         }
         self.check(&format!("after {op:?}"))
+    }
+
+    /// Counts how the step ended, and the situations worth reaching it reached.
+    fn tally(&self, op: &Op, dry_run: bool, cwd: &Path, code: Option<i32>, stderr: &str) {
+        let kind = format!("{op:?}");
+        let kind = kind.split([' ', '(']).next().unwrap_or_default();
+        let kind = if dry_run {
+            format!("{kind} --dry-run")
+        } else {
+            kind.to_string()
+        };
+        count(format!("{kind} exit {}", code.unwrap_or(-1)));
+        if code == Some(0) {
+            if self.world.conflict.is_some() && cwd == self.paths.a {
+                count(format!("{kind} read a conflicted lock"));
+            }
+            if stderr.contains("Merged") {
+                count("rollback merged a file edited by hand");
+            }
+            if stderr.contains("shared with other projects") {
+                count("user-scope entry shared with the other project");
+            }
+        } else if stderr.contains("declared differently") {
+            count("refused: another owner declares it differently");
+        }
+        if std::env::var_os("DOTPACK_MODEL_ERRORS").is_some() && code != Some(0) {
+            // The first line of the error, without the names (in backticks) and paths in it.
+            let first = stderr
+                .lines()
+                .find(|l| l.starts_with("error"))
+                .unwrap_or("?");
+            let bare = first.split('`').step_by(2).collect::<Vec<_>>().join("_");
+            let bare: Vec<&str> = bare
+                .split(' ')
+                .map(|w| if w.starts_with('/') { "PATH" } else { w })
+                .collect();
+            count(format!("{kind}: {}", bare.join(" ")));
+        }
     }
 
     /// The folder, arguments and prediction of a command op.
@@ -341,7 +358,7 @@ impl Case {
                 push(PACKAGES[p.index()].name);
                 (self.paths.b.clone(), w.b_remove(p.index()))
             }
-            Op::Edit(_) | Op::Conflict(_) => unreachable!("not a command"),
+            Op::Edit(_) | Op::Conflict(_) | Op::DryRun(_) => unreachable!("not a command"),
         };
         (cwd, args, prediction)
     }
@@ -498,4 +515,17 @@ impl Case {
             describe(args, out)
         )))
     }
+}
+
+/// The files that differ between two snapshots.
+fn changed(before: &[(PathBuf, Vec<u8>)], after: &[(PathBuf, Vec<u8>)]) -> Vec<String> {
+    let mut out: Vec<String> = after
+        .iter()
+        .filter(|f| !before.contains(f))
+        .chain(before.iter().filter(|f| !after.contains(f)))
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }

@@ -41,6 +41,14 @@ pub fn key_of(files: &[(&'static str, Option<Vec<u8>>)]) -> u64 {
     hasher.finish()
 }
 
+/// Every file of the case but the lock files of running dotpacks.
+pub fn everything(paths: &Paths) -> Vec<(PathBuf, Vec<u8>)> {
+    crate::support::snapshot(&paths.home)
+        .into_iter()
+        .filter(|(p, _)| !p.to_string_lossy().ends_with("/.dotpack/lock"))
+        .collect()
+}
+
 /// Every file of the case dotpack or a person may change, except dotpack's history and locks
 /// (which a failed command may touch).
 pub fn state(paths: &Paths) -> Vec<(PathBuf, Vec<u8>)> {
@@ -162,7 +170,7 @@ impl Case {
         let paths = &self.paths;
         let w = &self.world;
         // (e) No secret anywhere.
-        let leaked = observe::files_containing(self._dir.path(), SECRET.as_bytes());
+        let leaked = observe::files_containing(self.root.path(), SECRET.as_bytes());
         if !leaked.is_empty() {
             return Err(self.fail(format!("{when}: the secret is in {leaked:?}")));
         }
@@ -240,7 +248,7 @@ impl Case {
             return Ok(());
         }
         self.clones += 1;
-        let root = self._dir.path().join(format!("clone{}", self.clones));
+        let root = self.root.path().join(format!("clone{}", self.clones));
         let (home, project) = (root.join("home"), root.join("project"));
         std::fs::create_dir_all(&home).expect("clone home");
         for (rel, bytes) in &files {

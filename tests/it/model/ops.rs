@@ -83,6 +83,8 @@ pub enum Op {
     BAdd(usize),
     /// In project B: `remove X`.
     BRemove(Pick),
+    /// A command with `--dry-run`: it ends as it would, and writes nothing.
+    DryRun(Box<Op>),
 }
 
 pub fn scope() -> impl Strategy<Value = Option<Scope>> {
@@ -162,7 +164,14 @@ pub fn op() -> impl Strategy<Value = Op> {
 pub fn ops(max: usize) -> impl Strategy<Value = Vec<Op>> {
     (
         proptest::bool::weighted(0.9),
-        proptest::collection::vec(op(), 1..max),
+        proptest::collection::vec(
+            (op(), proptest::bool::weighted(0.08)).prop_map(|(op, dry)| match op {
+                Op::Edit(_) | Op::Conflict(_) => op,
+                op if dry => Op::DryRun(Box::new(op)),
+                op => op,
+            }),
+            1..max,
+        ),
     )
         .prop_map(|(init, mut ops)| {
             if init {
