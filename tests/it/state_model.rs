@@ -291,3 +291,33 @@ fn a_file_dotpack_created_goes_with_its_last_entry_even_when_a_claim_is_left() {
     ok(&env, &reg, &["install"]);
     assert_eq!(servers(env.project.join(".mcp.json")), ["duo-read"]);
 }
+
+#[test]
+fn sharing_a_user_scope_entry_edited_by_hand_keeps_the_edit() {
+    let (env, reg) = project("[\"claude-code\"]");
+    ok(&env, &reg, &["add", "alpha", "--scope", "user"]);
+    let path = user_file(&env, ".claude.json");
+    let edited = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("alpha-mcp@1.0.0", "alpha-mcp@hand");
+    std::fs::write(&path, &edited).unwrap();
+    let other = env.home.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("dotpack.toml"),
+        "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n",
+    )
+    .unwrap();
+    let out = env
+        .dotpack_in(&other)
+        .env("DOTPACK_REGISTRY", &reg)
+        .args(["add", "alpha", "--scope", "user"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("edited by hand"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    let claims = std::fs::read_to_string(env.home.path().join(".dotpack/claims.toml")).unwrap();
+    assert!(claims.contains("/other\""), "{claims}");
+}
