@@ -364,8 +364,7 @@ impl Case {
     }
 
     pub fn hand_edit(&mut self, edit: &Edit) -> Result<(), TestCaseError> {
-        let project_files = all_files().filter(|f| f.scope == Scope::Project);
-        let ours: Vec<(FileId, String, Val)> = project_files
+        let ours: Vec<(FileId, String, Val)> = all_files()
             .flat_map(|f| {
                 self.world
                     .files

@@ -10,9 +10,9 @@ use super::world::Set;
 
 #[derive(Clone, Debug)]
 pub enum Edit {
-    /// Change a value inside an entry dotpack wrote in a project-scope file.
+    /// Change a value inside an entry dotpack wrote (in any host file).
     Change(Index),
-    /// Delete an entry dotpack wrote in a project-scope file.
+    /// Delete an entry dotpack wrote (in any host file).
     Delete(Index),
     /// Add the hand-written entry `mine` to a project file (0..3) or `~/.claude.json` (3).
     Mine(usize),

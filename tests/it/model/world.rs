@@ -230,9 +230,10 @@ impl World {
         if mode == Mode::Sync {
             for (server, &def) in want {
                 let key = (file, server.clone());
+                let entry = entries.get(server).copied();
                 match self.user_claims.get_mut(&key) {
                     None => {
-                        if entries.contains_key(server) && !force {
+                        if entry.is_some() && !force {
                             return Err(Refused);
                         }
                         entries.insert(server.clone(), Val::Clean(def));
@@ -249,9 +250,13 @@ impl World {
                         if claim.def != def && others && !force {
                             return Err(Refused);
                         }
-                        claim.def = def;
                         claim.owners.insert(owner);
-                        entries.insert(server.clone(), Val::Clean(def));
+                        // An entry edited by hand since is kept as it is (shared as it is).
+                        let edited = entry.is_some_and(|v| v != Val::Clean(claim.def));
+                        if !edited || force {
+                            claim.def = def;
+                            entries.insert(server.clone(), Val::Clean(def));
+                        }
                     }
                 }
             }
@@ -267,10 +272,17 @@ impl World {
             let Some(claim) = self.user_claims.get_mut(&key) else {
                 continue;
             };
-            claim.owners.remove(&owner);
-            if claim.owners.is_empty() {
-                self.user_claims.remove(&key);
-                entries.remove(&server);
+            if claim.owners.len() > 1 {
+                claim.owners.remove(&owner);
+                continue;
+            }
+            // The last owner: the entry goes, unless it was edited by hand since.
+            match entries.get(&server).copied() {
+                Some(v) if v != Val::Clean(claim.def) && !force => continue,
+                _ => {
+                    entries.remove(&server);
+                    self.user_claims.remove(&key);
+                }
             }
         }
         Ok(())
@@ -303,7 +315,12 @@ impl World {
             return false;
         }
         let Some(lock) = &self.a_lock else {
-            return decl.deps.is_empty();
+            // Nothing declared, and no user-scope entry kept for A (edited by hand, say).
+            return decl.deps.is_empty()
+                && !self
+                    .user_claims
+                    .values()
+                    .any(|c| c.owners.contains(&Owner::A));
         };
         if lock.packages != closure(decl.deps.keys()) {
             return false;
