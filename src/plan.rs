@@ -684,12 +684,25 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             return None;
         }
         if !c.is_owned_by(owner) {
-            // Another owner's entry with this very definition: share it.
-            return Some(match current {
-                None => Action::Add,
-                Some(on_disk) if on_disk == new_hash => Action::Share,
-                Some(_) => Action::Update,
-            });
+            // Another owner's entry with this very definition: share it, as it is when it was
+            // edited by hand since dotpack wrote it.
+            return match current {
+                None => Some(Action::Add),
+                Some(on_disk) if on_disk == new_hash => Some(Action::Share),
+                Some(on_disk) if on_disk != c.entry && !force => {
+                    self.warnings.push(format!(
+                        "{}#{}: edited by hand since dotpack wrote it; kept as it is (`--force` replaces it)",
+                        self.file,
+                        self.key(&d.server)
+                    ));
+                    let mut shared = c.clone();
+                    shared.owners = self.owners_with_me(Some(c));
+                    self.claims.push(shared);
+                    self.changes.push(change(d, Action::KeptEdited, Vec::new()));
+                    None
+                }
+                Some(_) => Some(Action::Update),
+            };
         }
         if c.package != d.package && current.is_some() && !force {
             self.problems.push(Problem::OtherPackage {
@@ -871,7 +884,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 0
             };
         }
-        let gone = self.before.is_none() || (self.created_file && claims.is_empty());
+        // A file dotpack created goes when nothing is left in it, even while a claim remains
+        // for an entry someone deleted by hand (an empty file is not valid JSON).
+        let gone = self.before.is_none() || self.created_file;
         let text = self
             .edited
             .unwrap_or_else(|| self.before.clone().unwrap_or_default());
