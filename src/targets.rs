@@ -245,8 +245,8 @@ fn left_out(
         .collect()
 }
 
-/// The scope each locked package is sent to by the root dependencies that reach it, when they
-/// all agree on one.
+/// The scope each locked package is sent to: its own `scope` when it is a dependency of the
+/// project, else the one the root dependencies that reach it agree on.
 fn package_scopes(manifest: &Manifest, lock: Option<&Lockfile>) -> BTreeMap<String, Scope> {
     let Some(lock) = lock else {
         return BTreeMap::new();
@@ -275,12 +275,16 @@ fn package_scopes(manifest: &Manifest, lock: Option<&Lockfile>) -> BTreeMap<Stri
     }
     reached
         .into_iter()
-        .filter_map(
-            |(name, scopes)| match scopes.into_iter().collect::<Vec<_>>()[..] {
+        .filter_map(|(name, scopes)| {
+            // A dependency's own `scope` wins over what the packages pulling it in say.
+            if let Some(own) = manifest.dependencies.get(name) {
+                return own.scope().map(|scope| (name.to_string(), scope));
+            }
+            match scopes.into_iter().collect::<Vec<_>>()[..] {
                 [Some(scope)] => Some((name.to_string(), scope)),
                 _ => None,
-            },
-        )
+            }
+        })
         .collect()
 }
 

@@ -204,7 +204,16 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         }
     }
     let lock_text = lock.emit();
-    if settings.locked && (project.lock_conflicted || project.lock.as_ref() != Some(&lock)) {
+    // A project that locks nothing (no dependency, no claim) needs no lock file: none is written,
+    // and `--locked` has nothing to hold.
+    let nothing_locked = project.lock.is_none()
+        && lock.packages.is_empty()
+        && lock.claims.is_empty()
+        && lock.requirements.is_empty();
+    if settings.locked
+        && !nothing_locked
+        && (project.lock_conflicted || project.lock.as_ref() != Some(&lock))
+    {
         let why = if project.lock.is_none() {
             "dotpack.lock is missing"
         } else if project.lock_conflicted {
@@ -239,18 +248,20 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             remove_dirs: 0,
         });
     }
-    all_writes.push(FileWrite {
-        display: if project.global {
-            root.join(LOCK_FILE).display().to_string()
-        } else {
-            LOCK_FILE.to_string()
-        },
-        host: None,
-        path: root.join(LOCK_FILE),
-        before: project.lock_text.clone(),
-        after: Some(lock_text),
-        remove_dirs: 0,
-    });
+    if !nothing_locked {
+        all_writes.push(FileWrite {
+            display: if project.global {
+                root.join(LOCK_FILE).display().to_string()
+            } else {
+                LOCK_FILE.to_string()
+            },
+            host: None,
+            path: root.join(LOCK_FILE),
+            before: project.lock_text.clone(),
+            after: Some(lock_text),
+            remove_dirs: 0,
+        });
+    }
     let writes = all_writes;
     if outcome.dry_run {
         for (verb, what) in &outcome.edits {

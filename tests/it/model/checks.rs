@@ -210,14 +210,19 @@ impl Case {
     }
 
     /// (b) `dotpack lock --locked` passes after every successful command, and fails while the
-    /// lock has conflict markers. A project `init` just made has no lock yet, which `--locked`
-    /// refuses as documented; nothing is checked then.
+    /// lock has conflict markers or is missing for declared dependencies (a project that
+    /// declares nothing needs no lock).
     pub fn check_lock_locked(&self, when: &str) -> Result<(), TestCaseError> {
         let w = &self.world;
-        if w.a.is_none() || w.a_lock.is_none() {
+        let Some(decl) = &w.a else {
             return Ok(());
-        }
-        let want = if w.conflict.is_some() { 1 } else { 0 };
+        };
+        let missing = w.a_lock.is_none() && !decl.deps.is_empty();
+        let want = if w.conflict.is_some() || missing {
+            1
+        } else {
+            0
+        };
         let key = key_of(&committed(&self.paths));
         let cache = LOCK_LOCKED.get_or_init(Default::default);
         let known = cache.lock().expect("cache").get(&key).copied();

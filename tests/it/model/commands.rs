@@ -29,8 +29,16 @@ impl World {
                 next: self,
             };
         }
+        // A project that locks nothing (no dependency, no claim) gets no lock file.
+        let nothing = self.a_lock.is_none()
+            && self.conflict.is_none()
+            && packages.is_empty()
+            && claims.is_empty()
+            && decl.deps.is_empty();
         self.a = Some(decl);
-        self.a_lock = Some(Lock { packages, claims });
+        if !nothing {
+            self.a_lock = Some(Lock { packages, claims });
+        }
         self.conflict = None;
         World::ok(self)
     }
@@ -99,9 +107,15 @@ impl World {
         if decl.deps.remove(name).is_none() {
             return self.fail(1);
         }
-        decl.exclude.remove(name);
-        for h in &mut decl.hosts {
-            h.exclude.remove(name);
+        // Exclusions of the package and of its servers go with it.
+        let servers = super::reference::package(name)
+            .map(|p| p.servers.to_vec())
+            .unwrap_or_default();
+        for excluded in std::iter::once(name).chain(servers) {
+            decl.exclude.remove(excluded);
+            for h in &mut decl.hosts {
+                h.exclude.remove(excluded);
+            }
         }
         let packages = closure(decl.deps.keys());
         self.clone().finish_a(decl, packages, Mode::Sync, false)
@@ -248,10 +262,18 @@ impl World {
             return self.fail(1);
         };
         let mut next = self.clone();
-        next.a_lock = Some(Lock {
+        let lock = Lock {
             packages: closure(decl.deps.keys()),
             claims: self.effective_lock().map(|l| l.claims).unwrap_or_default(),
-        });
+        };
+        // A project that locks nothing gets no lock file.
+        let nothing = self.a_lock.is_none()
+            && self.conflict.is_none()
+            && lock.packages.is_empty()
+            && lock.claims.is_empty();
+        if !nothing {
+            next.a_lock = Some(lock);
+        }
         next.conflict = None;
         World::ok(next)
     }

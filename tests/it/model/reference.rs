@@ -209,12 +209,16 @@ impl Declared {
         }
         reached
             .into_iter()
-            .filter_map(
-                |(p, scopes)| match scopes.into_iter().collect::<Vec<_>>()[..] {
+            .filter_map(|(p, scopes)| {
+                // A dependency's own scope wins over what the packages pulling it in say.
+                if let Some(own) = self.deps.get(&p) {
+                    return own.scope.map(|s| (p, s));
+                }
+                match scopes.into_iter().collect::<Vec<_>>()[..] {
                     [Some(s)] => Some((p, s)),
                     _ => None,
-                },
-            )
+                }
+            })
             .collect()
     }
 
