@@ -4,8 +4,9 @@
 # with hyperfine for a binary without transactions (BASE, default: main before them) and this
 # tree's binary.
 #
-# The prepare step copies a fresh project and runs `sync`, so each timed run fsyncs only its own
-# writes.
+# The prepare step copies a fresh project (without its state folder: a copied `.dotpack/` is not
+# one dotpack made, so each run starts a new one) and runs `sync`, so each timed run fsyncs only
+# its own writes.
 #
 # Usage: [BASE_BIN=..] [NEW_BIN=..] benches/add.sh [RUNS] [BASE_REV]   (needs hyperfine: apt-get install hyperfine)
 set -euo pipefail
@@ -41,26 +42,20 @@ done
 export HOME="$work/home" DOTPACK_HOME="$work/home/.dotpack" NO_COLOR=1
 mkdir -p "$HOME"
 "$work/dotpack-txn" registry build "$work/src" --out "$work/index" >/dev/null 2>&1
-# Each project is set up where it is measured and put back around its `.dotpack/` before each
-# run: dotpack trusts only the state folder it made there (a copy has another inode).
 for kind in base txn; do
-  p="$work/run-$kind"
+  p="$work/fixture-$kind"
   mkdir -p "$p"
   printf '[project]\nhosts = ["claude-code", "codex", "gemini-cli", "cursor", "vscode"]\n\n[dependencies]\n' >"$p/dotpack.toml"
-  (cd "$p" && for i in $(seq 0 9); do "$work/dotpack-$kind" -q --registry "$work/index" add "p$i"; done)
-  cp -a "$p" "$work/fixture-$kind"
-  { printf "find '%s' -mindepth 1 -maxdepth 1 ! -name .dotpack -exec rm -rf {} +\n" "$p"
-    printf "[ ! -d '%s/.dotpack' ] || find '%s/.dotpack' -mindepth 1 -maxdepth 1 -exec rm -rf {} +\n" "$p" "$p"
-    printf "cp -a '%s/.' '%s/' && sync\n" "$work/fixture-$kind" "$p"; } >"$work/restore-$kind.sh"
+  (cd "$p" && for i in $(seq 0 9); do DOTPACK_REGISTRY="$work/index" "$work/dotpack-$kind" -q add "p$i"; done)
 done
 
 hyperfine -N --warmup 5 --runs "$runs" --export-json "$work/result.json" \
-  --prepare "sh $work/restore-base.sh" \
+  --prepare "sh -c 'rm -rf $work/run-base && cp -a $work/fixture-base $work/run-base && rm -rf $work/run-base/.dotpack && sync'" \
   -n "add, no transaction ($base_rev)" \
-  "sh -c 'cd $work/run-base && exec $work/dotpack-base -q --registry $work/index add p11'" \
-  --prepare "sh $work/restore-txn.sh" \
+  "sh -c 'cd $work/run-base && DOTPACK_REGISTRY=$work/index exec $work/dotpack-base -q add p11'" \
+  --prepare "sh -c 'rm -rf $work/run-txn && cp -a $work/fixture-txn $work/run-txn && rm -rf $work/run-txn/.dotpack && sync'" \
   -n "add, transaction + generation" \
-  "sh -c 'cd $work/run-txn && exec $work/dotpack-txn -q --registry $work/index add p11'"
+  "sh -c 'cd $work/run-txn && DOTPACK_REGISTRY=$work/index exec $work/dotpack-txn -q add p11'"
 # Medians: fsync latency has a long tail on shared machines, so the mean says less.
 python3 - "$work/result.json" <<'PY'
 import json, sys

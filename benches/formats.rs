@@ -6,9 +6,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dotpack::formats::{
-    Container, Created, Document, Format, Op, apply_ops, list_entries, upsert_entry,
-};
+use dotpack::formats::{Container, Document, Format, Op, apply_ops, list_entries, upsert_entry};
 use serde_json::{Value, json};
 
 const MCP: &[&str] = &["mcpServers"];

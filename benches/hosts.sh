@@ -35,33 +35,34 @@ done
 "$bin" registry build "$work/src" --out "$work/index" >/dev/null 2>&1
 hosts='"claude-code", "codex", "gemini-cli", "cursor", "vscode"'
 
-# restore SNAPSHOT FOLDER: a script putting FOLDER back as SNAPSHOT around FOLDER's `.dotpack/`,
-# which dotpack trusts only where it made it (a copy has another inode and is refused).
-restore() {
-  printf "find '%s' -mindepth 1 -maxdepth 1 ! -name .dotpack -exec rm -rf {} +\n" "$2"
-  printf "[ ! -d '%s/.dotpack' ] || find '%s/.dotpack' -mindepth 1 -maxdepth 1 -exec rm -rf {} +\n" "$2" "$2"
-  printf "cp -a '%s/.' '%s/'\n" "$1" "$2"
-}
-
 median() { # the median of a hyperfine JSON export, in ms
   python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  median: %.1f ms' % (r['median'] * 1000))" "$1"
 }
 
+export DOTPACK_REGISTRY="$work/index"
 setup_project() { # $1 = folder, $2 = scope
   mkdir -p "$1"
-  { printf '[project]\nhosts = [%s]\nscope = "%s"\n\n' "$hosts" "$2"
-    printf '[registries]\nbench = { path = "%s" }\n\n[dependencies]\n' "$work/index"
-    for i in $(seq -w 0 49); do echo "pkg$i = { version = \"^1.0\", registry = \"bench\" }"; done; } >"$1/dotpack.toml"
+  { printf '[project]\nhosts = [%s]\nscope = "%s"\n\n[dependencies]\n' "$hosts" "$2"
+    for i in $(seq -w 0 49); do echo "pkg$i = \"^1.0\""; done; } >"$1/dotpack.toml"
   "$bin" --manifest-path "$1/dotpack.toml" -q install
+}
+
+# The files an add changes, saved once and put back before each run. The state folders stay
+# (a copied `.dotpack/` is not one dotpack made, and would be refused), so generations pile up
+# as they do in real use.
+project_files=(dotpack.toml dotpack.lock .mcp.json .codex/config.toml .gemini/settings.json .cursor/mcp.json .vscode/mcp.json)
+user_files=(.claude.json .codex/config.toml .gemini/settings.json .cursor/mcp.json .config/Code/User/mcp.json .dotpack/claims.toml)
+save() { # $1 = folder, $2 = snapshot folder, rest = files
+  local from=$1 to=$2; shift 2
+  for f in "$@"; do [ -e "$from/$f" ] && mkdir -p "$to/$(dirname "$f")" && cp -a "$from/$f" "$to/$f"; done; true
 }
 
 echo "== project scope: add 1 package into 5 hosts with 50 installed"
 setup_project "$work/proj" project
-cp -a "$work/proj" "$work/proj.snap"
-restore "$work/proj.snap" "$work/proj" >"$work/restore-proj.sh"
+save "$work/proj" "$work/proj.snap" "${project_files[@]}"
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/project.json" \
-  --prepare "bash $work/restore-proj.sh" \
-  "$bin --manifest-path $work/proj/dotpack.toml -q add pkg50 --registry bench"
+  --prepare "cp -a $work/proj.snap/. $work/proj/" \
+  "$bin --manifest-path $work/proj/dotpack.toml -q add pkg50"
 median "$work/project.json"
 
 echo "== user scope: the same, with a 2 MB ~/.claude.json"
@@ -74,10 +75,9 @@ with open(sys.argv[1], "w") as f:
 PY
 echo "~/.claude.json: $(stat -c %s "$HOME/.claude.json") bytes"
 setup_project "$work/uproj" user
-cp -a "$work/uproj" "$work/uproj.snap"
-cp -a "$HOME" "$work/home.snap"
-{ restore "$work/uproj.snap" "$work/uproj"; restore "$work/home.snap" "$HOME"; } >"$work/restore-user.sh"
+save "$work/uproj" "$work/uproj.snap" "${project_files[@]}"
+save "$HOME" "$work/home.snap" "${user_files[@]}"
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/user.json" \
-  --prepare "bash $work/restore-user.sh" \
-  "$bin --manifest-path $work/uproj/dotpack.toml -q add pkg50 --registry bench"
+  --prepare "bash -c 'cp -a $work/uproj.snap/. $work/uproj/ && cp -a $work/home.snap/. $HOME/'" \
+  "$bin --manifest-path $work/uproj/dotpack.toml -q add pkg50"
 median "$work/user.json"

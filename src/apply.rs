@@ -72,17 +72,33 @@ pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
 /// Gives one file its `after` state: created (with its folders), replaced atomically, or
 /// deleted.
 pub fn write_one(w: &FileWrite) -> Result<()> {
+    if let Some(dir) = write_one_unsynced(w)? {
+        crate::fsutil::sync_dir(&dir);
+    }
+    Ok(())
+}
+
+/// [`write_one`] without flushing the folder's entries: returns the folder the caller must
+/// [`crate::fsutil::sync_dir`] before it relies on the new name (a transaction syncs each folder
+/// once, however many of its files it replaced). The file's bytes are flushed.
+pub fn write_one_unsynced(w: &FileWrite) -> Result<Option<PathBuf>> {
     match &w.after {
         Some(text) => {
             if let Some(parent) = w.path.parent() {
                 create_dirs(parent)?;
             }
-            crate::fsutil::write_atomic(&w.path, text.as_bytes())
+            let options = crate::fsutil::WriteOptions {
+                sync_dir: false,
+                ..crate::fsutil::WriteOptions::SHARED
+            };
+            crate::fsutil::write_atomic_with(&w.path, text.as_bytes(), options)?;
+            let real = crate::fsutil::real_target(&w.path)?;
+            Ok(real.parent().map(Path::to_path_buf))
         }
         None => {
             remove(&w.path)?;
             remove_empty_dirs(&w.path, w.remove_dirs);
-            Ok(())
+            Ok(None)
         }
     }
 }

@@ -30,6 +30,8 @@ pub enum State {
     NotInstalled,
     /// Claimed by this project, but no longer declared for this file.
     Undeclared,
+    /// No longer declared, and edited by hand since dotpack wrote it (kept unless `--force`).
+    UndeclaredEdited,
 }
 
 impl State {
@@ -42,6 +44,9 @@ impl State {
             State::Unclaimed => "in the way: not dotpack's (`dotpack adopt` or `--force`)",
             State::NotInstalled => "not installed (`dotpack install`)",
             State::Undeclared => "no longer declared (`dotpack install` removes it)",
+            State::UndeclaredEdited => {
+                "no longer declared, edited by hand (`dotpack install --force` removes it)"
+            }
         }
     }
 }
@@ -121,10 +126,10 @@ pub fn inspect(
             if declared.contains(server) || !claim.is_owned_by(owner) {
                 continue;
             }
-            let state = if entries.contains_key(*server) {
-                State::Undeclared
-            } else {
-                State::Missing
+            let state = match entries.get(*server) {
+                Some(e) if entry_hash(e) != claim.entry => State::UndeclaredEdited,
+                Some(_) => State::Undeclared,
+                None => State::Missing,
             };
             rows.push(row(server, &claim.package, &claim.version, state));
         }

@@ -37,6 +37,31 @@ pub struct Placed {
     pub ignored_claims: Vec<String>,
 }
 
+impl Placed {
+    /// Only the targets at `scope`, with the servers they take.
+    pub fn at_scope(mut self, scope: Scope) -> Placed {
+        let keep: Vec<bool> = self.targets.iter().map(|t| t.scope == scope).collect();
+        let index: Vec<usize> = keep
+            .iter()
+            .scan(0, |next, &k| {
+                let i = *next;
+                *next += usize::from(k);
+                Some(i)
+            })
+            .collect();
+        self.assignments = self
+            .assignments
+            .into_iter()
+            .filter(|(t, _)| keep[*t])
+            .map(|(t, s)| (index[t], s))
+            .collect();
+        let mut kept = keep.iter();
+        self.targets
+            .retain(|_| kept.next().copied().unwrap_or(false));
+        self
+    }
+}
+
 /// What decides where entries go: the manifest as the command leaves it, the lock whose
 /// packages belong in the hosts, and the claims that say where entries are now.
 pub struct Where<'a> {

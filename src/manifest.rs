@@ -247,6 +247,17 @@ pub struct RegistrySpec {
     pub url: Option<String>,
 }
 
+impl Manifest {
+    /// The ids of `[project] hosts`, in order.
+    pub fn host_ids(&self) -> Vec<String> {
+        self.project
+            .iter()
+            .flat_map(|p| &p.hosts)
+            .map(|h| h.id().to_string())
+            .collect()
+    }
+}
+
 /// A manifest together with where it came from and the warnings found while loading it.
 #[derive(Clone, Debug)]
 pub struct LoadedManifest {

@@ -688,12 +688,25 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             return None;
         }
         if !c.is_owned_by(owner) {
-            // Another owner's entry with this very definition: share it.
-            return Some(match current {
-                None => Action::Add,
-                Some(on_disk) if on_disk == new_hash => Action::Share,
-                Some(_) => Action::Update,
-            });
+            // Another owner's entry with this very definition: share it, as it is when it was
+            // edited by hand since dotpack wrote it.
+            return match current {
+                None => Some(Action::Add),
+                Some(on_disk) if on_disk == new_hash => Some(Action::Share),
+                Some(on_disk) if on_disk != c.entry && !force => {
+                    self.warnings.push(format!(
+                        "{}#{}: edited by hand since dotpack wrote it; kept as it is (`--force` replaces it)",
+                        self.file,
+                        self.key(&d.server)
+                    ));
+                    let mut shared = c.clone();
+                    shared.owners = self.owners_with_me(Some(c));
+                    self.claims.push(shared);
+                    self.changes.push(change(d, Action::KeptEdited, Vec::new()));
+                    None
+                }
+                Some(_) => Some(Action::Update),
+            };
         }
         if c.package != d.package && current.is_some() && !force {
             self.problems.push(Problem::OtherPackage {
@@ -758,8 +771,8 @@ impl<'i, 'a> FileEdit<'i, 'a> {
     }
 
     /// Makes every planned entry edit of the file from one parse (see [`formats::apply_ops`]):
-    /// the new text and what the edits created, or the problem that stopped them.
-    fn edit(&self) -> Result<Option<formats::Edit>, Problem> {
+    /// the new text and what the edits created, or why they could not be made.
+    fn edit(&self) -> Result<Option<formats::Edit>, FormatError> {
         if self.edits.is_empty() {
             return Ok(None);
         }
@@ -781,10 +794,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 &ops,
             ),
         };
-        edit.map(Some).map_err(|error| Problem::File {
-            file: self.file.clone(),
-            error,
-        })
+        edit.map(Some)
     }
 
     /// The owners of a user-scope entry once this project declares it too.
@@ -831,7 +841,13 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         if !self.problems.is_empty() {
             return Err(self.problems);
         }
-        let (edited, created) = match self.edit().map_err(|p| vec![p])? {
+        let edit = self.edit().map_err(|error| {
+            vec![Problem::File {
+                file: self.file.clone(),
+                error,
+            }]
+        })?;
+        let (edited, created) = match edit {
             Some(edit) => (Some(edit.text), self.created.merge(edit.created)),
             None => (None, self.created),
         };
@@ -847,7 +863,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 0
             };
         }
-        let gone = self.before.is_none() || (self.created_file && claims.is_empty());
+        // A file dotpack created goes when nothing is left in it, even while a claim remains
+        // for an entry someone deleted by hand (an empty file is not valid JSON).
+        let gone = self.before.is_none() || self.created_file;
         let text = edited.unwrap_or_else(|| self.before.clone().unwrap_or_default());
         let after = if text.is_empty() && gone {
             None

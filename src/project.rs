@@ -161,6 +161,14 @@ impl ManifestEditor {
                 }
                 None => {
                     t.remove(key);
+                    // `{ version = "^1.0" }` is written `"^1.0"`, as `add` writes it.
+                    if t.len() == 1
+                        && let Some(req) = t.get("version").and_then(|v| v.as_str())
+                    {
+                        let mut plain = toml_edit::Value::from(req);
+                        *plain.decor_mut() = t.decor().clone();
+                        *item = Item::Value(plain);
+                    }
                 }
             },
             Item::Table(t) => match value {
@@ -247,6 +255,27 @@ impl ManifestEditor {
                 Ok(true)
             }
         }
+    }
+
+    /// Takes the own `scope` of host `id` out, so it is written at the project's scope; returns
+    /// whether the manifest changed.
+    pub fn clear_host_scope(&mut self, id: &str) -> Result<bool> {
+        let hosts = self.hosts_mut()?;
+        let Some(value) = hosts.iter_mut().find(|v| host_id(v) == Some(id)) else {
+            return Ok(false);
+        };
+        let Some(t) = value.as_inline_table_mut() else {
+            return Ok(false);
+        };
+        if t.remove("scope").is_none() {
+            return Ok(false);
+        }
+        if t.len() == 1 {
+            let decor = value.decor().clone();
+            *value = toml_edit::Value::from(id);
+            *value.decor_mut() = decor;
+        }
+        Ok(true)
     }
 
     /// Takes host `id` out of `[project] hosts`; returns whether it was there.

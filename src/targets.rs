@@ -124,6 +124,9 @@ pub struct HostPlace {
     pub host: &'static HostAdapter,
     pub scope: Scope,
     pub exclude: BTreeSet<String>,
+    /// Packages this host takes no server of: its own and the project's exclusions, and the
+    /// packages only excluded ones pull in.
+    pub without: BTreeSet<String>,
 }
 
 /// Where a project's servers go.
@@ -161,6 +164,7 @@ impl Layout {
                 host,
                 scope,
                 exclude: decl.exclude().iter().cloned().collect(),
+                without: BTreeSet::new(),
             });
         }
         let package_scope = if global {
@@ -168,9 +172,14 @@ impl Layout {
         } else {
             package_scopes(manifest, lock)
         };
+        let exclude: BTreeSet<String> = project.exclude.iter().cloned().collect();
+        for host in &mut hosts {
+            let excluded: BTreeSet<String> = exclude.union(&host.exclude).cloned().collect();
+            host.without = left_out(manifest, lock, &excluded);
+        }
         Ok(Layout {
             hosts,
-            exclude: project.exclude.iter().cloned().collect(),
+            exclude,
             package_scope,
         })
     }
@@ -178,12 +187,12 @@ impl Layout {
     /// Where server `server` of package `package` goes: one `(host, scope)` per host that
     /// takes it.
     pub fn places_of(&self, package: &str, server: &str) -> Vec<(&'static HostAdapter, Scope)> {
-        if self.exclude.contains(package) || self.exclude.contains(server) {
+        if self.exclude.contains(server) {
             return Vec::new();
         }
         self.hosts
             .iter()
-            .filter(|h| !h.exclude.contains(package) && !h.exclude.contains(server))
+            .filter(|h| !h.without.contains(package) && !h.exclude.contains(server))
             .map(|h| {
                 let scope = self.package_scope.get(package).copied().unwrap_or(h.scope);
                 (h.host, scope)
@@ -192,8 +201,52 @@ impl Layout {
     }
 }
 
-/// The scope each locked package is sent to by the root dependencies that reach it, when they
-/// all agree on one.
+/// The locked packages `excluded` leaves out: the excluded ones, and those only they pull in (a
+/// bundle's packages go with the bundle, unless another dependency still needs them).
+fn left_out(
+    manifest: &Manifest,
+    lock: Option<&Lockfile>,
+    excluded: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let Some(lock) = lock else {
+        return excluded.clone();
+    };
+    if excluded.is_empty() {
+        return BTreeSet::new();
+    }
+    let deps: BTreeMap<&str, &[String]> = lock
+        .packages
+        .iter()
+        .map(|p| (p.name.as_str(), p.dependencies.as_slice()))
+        .collect();
+    let mut kept = BTreeSet::new();
+    let mut stack: Vec<&str> = manifest
+        .dependencies
+        .keys()
+        .map(String::as_str)
+        .filter(|name| !excluded.contains(*name))
+        .collect();
+    while let Some(name) = stack.pop() {
+        if excluded.contains(name) || !kept.insert(name) {
+            continue;
+        }
+        stack.extend(
+            deps.get(name)
+                .into_iter()
+                .flat_map(|d| d.iter().map(String::as_str)),
+        );
+    }
+    lock.packages
+        .iter()
+        .map(|p| p.name.as_str())
+        .filter(|name| !kept.contains(name))
+        .map(str::to_string)
+        .chain(excluded.iter().cloned())
+        .collect()
+}
+
+/// The scope each locked package is sent to: its own `scope` when it is a dependency of the
+/// project, else the one the root dependencies that reach it agree on.
 fn package_scopes(manifest: &Manifest, lock: Option<&Lockfile>) -> BTreeMap<String, Scope> {
     let Some(lock) = lock else {
         return BTreeMap::new();
@@ -222,12 +275,16 @@ fn package_scopes(manifest: &Manifest, lock: Option<&Lockfile>) -> BTreeMap<Stri
     }
     reached
         .into_iter()
-        .filter_map(
-            |(name, scopes)| match scopes.into_iter().collect::<Vec<_>>()[..] {
+        .filter_map(|(name, scopes)| {
+            // A dependency's own `scope` wins over what the packages pulling it in say.
+            if let Some(own) = manifest.dependencies.get(name) {
+                return own.scope().map(|scope| (name.to_string(), scope));
+            }
+            match scopes.into_iter().collect::<Vec<_>>()[..] {
                 [Some(scope)] => Some((name.to_string(), scope)),
                 _ => None,
-            },
-        )
+            }
+        })
         .collect()
 }
 
@@ -278,5 +335,70 @@ impl TargetSet {
 
     pub fn position(&self, claim_file: &str) -> Option<usize> {
         self.targets.iter().position(|t| t.claim_file == claim_file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lock::LockedPackage;
+
+    fn lock(packages: &[(&str, &[&str])]) -> Lockfile {
+        Lockfile {
+            version: crate::lock::LOCK_VERSION,
+            requirements: BTreeMap::new(),
+            packages: packages
+                .iter()
+                .map(|(name, deps)| LockedPackage {
+                    name: name.to_string(),
+                    version: semver::Version::new(1, 0, 0),
+                    source: "registry+builtin".into(),
+                    checksum: format!("sha256:{}", "a".repeat(64)),
+                    dependencies: deps.iter().map(|d| d.to_string()).collect(),
+                    servers: vec![name.to_string()],
+                })
+                .collect(),
+            claims: Vec::new(),
+        }
+    }
+
+    fn manifest(text: &str) -> Manifest {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn excluding_a_bundle_leaves_out_what_only_it_pulls_in() {
+        let lock = lock(&[
+            ("bundle", &["a", "b"]),
+            ("a", &[]),
+            ("b", &[]),
+            ("c", &["b"]),
+        ]);
+        let m = manifest("[dependencies]\nbundle = \"^1\"\nc = \"^1\"\n");
+        let excluded: BTreeSet<String> = ["bundle".to_string()].into();
+        let out = left_out(&m, Some(&lock), &excluded);
+        assert_eq!(out, ["a", "bundle"].iter().map(|s| s.to_string()).collect());
+        assert!(left_out(&m, Some(&lock), &BTreeSet::new()).is_empty());
+    }
+
+    #[test]
+    fn a_host_with_its_own_scope_and_a_package_with_its_own() {
+        let lock = lock(&[("x", &[]), ("y", &[])]);
+        let m = manifest(
+            "[project]\nhosts = [\"claude-code\", { host = \"codex\", scope = \"user\", exclude = [\"x\"] }]\n\n[dependencies]\nx = \"^1\"\ny = { version = \"^1\", scope = \"user\" }\n",
+        );
+        let layout = Layout::new(&m, Some(&lock), false).unwrap();
+        let at = |p: &str| -> Vec<(&str, Scope)> {
+            layout
+                .places_of(p, p)
+                .into_iter()
+                .map(|(h, s)| (h.id, s))
+                .collect()
+        };
+        assert_eq!(at("x"), [("claude-code", Scope::Project)]);
+        assert_eq!(
+            at("y"),
+            [("claude-code", Scope::User), ("codex", Scope::User)]
+        );
     }
 }

@@ -94,7 +94,7 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
             editor.set_dependency_key(&name, "registry", Some(r))?;
         }
         if let Some(s) = scope {
-            editor.set_dependency_key(&name, "scope", Some(&s.to_string()))?;
+            editor.set_dependency_key(&name, "scope", s.map(|s| s.to_string()).as_deref())?;
         }
         editor.set_inputs(&name, &inputs)?;
         match existing {
@@ -145,9 +145,10 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     Ok(())
 }
 
-/// The scope `--scope` gives the added packages, when it is not what they get anyway (the
-/// project's scope).
-fn added_scope(project: &Project, scope: Option<Scope>) -> Option<Scope> {
+/// What `--scope` records on the added packages: `Some(Some(s))` sets `scope = s`;
+/// `Some(None)`, for the project's own scope, takes a `scope` the package had out (it goes
+/// where the project's packages go); `None` (no `--scope`) leaves it as it is.
+fn added_scope(project: &Project, scope: Option<Scope>) -> Option<Option<Scope>> {
     if project.global {
         return None;
     }
@@ -158,7 +159,7 @@ fn added_scope(project: &Project, scope: Option<Scope>) -> Option<Scope> {
         .as_ref()
         .and_then(|p| p.scope)
         .unwrap_or(Scope::Project);
-    scope.filter(|s| *s != project_scope)
+    scope.map(|s| (s != project_scope).then_some(s))
 }
 
 /// Splits `NAME[@REQ]`, checking the name's characters and the requirement's syntax. Names are
@@ -197,18 +198,6 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
     {
         return Ok(());
     }
-    let mut listed: Vec<&IndexLine> = versions.iter().collect();
-    listed.sort_by(|a, b| a.vers.cmp(&b.vers));
-    let list: Vec<String> = listed
-        .iter()
-        .map(|l| {
-            if l.yanked {
-                format!("{} (yanked)", l.vers)
-            } else {
-                l.vers.to_string()
-            }
-        })
-        .collect();
     let why = if versions.iter().any(|l| parsed.matches(&l.vers)) {
         "matches only yanked versions"
     } else {
@@ -216,7 +205,7 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
     };
     bail!(
         "`{name}@{req}` {why}\n  help: versions: {}",
-        list.join(", ")
+        crate::commands::info::versions_list(versions)
     )
 }
 

@@ -48,11 +48,9 @@ pub fn declare_hosts(
     let file = manifest_name(manifest, global);
     for id in hosts {
         let host = host_adapter(id)?;
-        let scope = if global {
-            None
-        } else {
-            scope.filter(|s| *s != default_scope(manifest, host))
-        };
+        let given = if global { None } else { scope };
+        let default = default_scope(manifest, host);
+        let scope = given.filter(|s| *s != default);
         let has_file = |s: Scope| match s {
             Scope::Project => host.project_file.is_some(),
             Scope::User => host.user_file.is_some(),
@@ -63,14 +61,16 @@ pub fn declare_hosts(
             bail!("{} has no {s}-scope config file", host.name());
         }
         let declared = declared(manifest, id).is_some();
-        if editor.add_host(id, scope)? {
+        let mut changed = editor.add_host(id, scope)?;
+        // `--scope` naming the default scope takes an own scope the host had out.
+        if declared && given.is_some() && scope.is_none() {
+            changed |= editor.clear_host_scope(id)?;
+        }
+        if changed {
             let what = match (declared, scope) {
                 (false, None) => format!("host {id} to [project] hosts in {file}"),
                 (false, Some(s)) => format!("host {id} (scope {s}) to [project] hosts in {file}"),
-                (true, _) => format!(
-                    "host {id} in {file}: scope {}",
-                    scope.map_or("default".to_string(), |s| s.to_string())
-                ),
+                (true, _) => format!("host {id} in {file}: scope {}", given.unwrap_or(default)),
             };
             let verb = if declared { "Updating" } else { "Adding" };
             edits.push((verb.to_string(), what));

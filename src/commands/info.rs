@@ -71,8 +71,11 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
     Ok(())
 }
 
-fn versions_list(lines: &[IndexLine]) -> String {
-    let mut vs: Vec<String> = lines
+/// Every version of a package, oldest first, yanked ones marked: for "no version matches".
+pub fn versions_list(lines: &[IndexLine]) -> String {
+    let mut sorted: Vec<&IndexLine> = lines.iter().collect();
+    sorted.sort_by(|a, b| a.vers.cmp(&b.vers));
+    let vs: Vec<String> = sorted
         .iter()
         .map(|l| {
             if l.yanked {
@@ -81,8 +84,7 @@ fn versions_list(lines: &[IndexLine]) -> String {
                 l.vers.to_string()
             }
         })
-        .collect();
-    vs.reverse();
+        .collect::<Vec<_>>();
     vs.join(", ")
 }
 

@@ -68,14 +68,7 @@ fn declare(
     for given in &args.packages {
         let name = declare::package_or_server(given, &project.manifest, project.lock.as_ref())?;
         let hosts: Vec<String> = if options.hosts.is_empty() {
-            project
-                .manifest
-                .manifest
-                .project
-                .iter()
-                .flat_map(|p| &p.hosts)
-                .map(|h| h.id().to_string())
-                .collect()
+            project.manifest.manifest.host_ids()
         } else {
             options.hosts.clone()
         };

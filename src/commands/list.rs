@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::cli::TargetArgs;
 use crate::commands::Reported;
 use crate::inspect::{self, Row, State};
-use crate::install::{Where, filter_targets, inputs_fingerprint};
+use crate::install::{filter_targets, inputs_fingerprint};
 use crate::ops::{Project, Settings};
 use crate::output::Printer;
 
@@ -50,14 +50,7 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
         Some(_) => LockState::Ok,
     };
     let claims = crate::ops::all_claims(&project);
-    let mut placed = crate::install::place(&Where {
-        manifest,
-        lock,
-        claims: &claims,
-        owner: &project.owner,
-        env: &settings.host_env,
-        global: project.global,
-    })?;
+    let mut placed = crate::ops::place(settings, &project, manifest, lock, &claims)?;
     filter_targets(&mut placed, &options.hosts, options.scope);
     let files = crate::install::read_targets(&placed.targets)?;
     let inputs = |package: &str| inputs_fingerprint(manifest.manifest.dependencies.get(package));

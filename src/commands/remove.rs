@@ -40,18 +40,19 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
             bail!("`{name}` is not a dependency in {file}\n  help: {hint}");
         }
         edits.push(("Removing".to_string(), format!("{name} from {file}")));
-        // Exclusions of the package go with it.
-        editor.include(&name, None)?;
-        let hosts: Vec<String> = project
-            .manifest
-            .manifest
-            .project
-            .iter()
-            .flat_map(|p| &p.hosts)
-            .map(|h| h.id().to_string())
-            .collect();
-        for host in hosts {
-            editor.include(&name, Some(&host))?;
+        // Exclusions of the package and of its servers go with it.
+        let servers = project
+            .lock
+            .as_ref()
+            .and_then(|l| l.get(&name))
+            .map(|p| p.servers.clone())
+            .unwrap_or_default();
+        let hosts = project.manifest.manifest.host_ids();
+        for excluded in std::iter::once(&name).chain(&servers) {
+            editor.include(excluded, None)?;
+            for host in &hosts {
+                editor.include(excluded, Some(host))?;
+            }
         }
     }
     let text = editor.render();

@@ -16,7 +16,7 @@ use crate::cli::RollbackArgs;
 use crate::hosts::Scope;
 use crate::lock::{LOCK_FILE, Lockfile};
 use crate::manifest::{self, MANIFEST_FILE};
-use crate::ops::{InstallOptions, Project, Settings};
+use crate::ops::{Project, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 use crate::txn::{self, rollback};
@@ -196,17 +196,30 @@ fn user_scope_writes(
         manifest: manifest.clone(),
     };
     let registries = crate::ops::registries(settings, Some(&manifest))?;
-    let (mut plan, _) = crate::ops::plan_hosts(
-        settings,
-        &project,
-        &registries,
-        &manifest,
-        &lock,
-        &InstallOptions::default(),
-        Mode::Sync,
-    )?;
-    // Only the user-scope files: the project's own come back by bytes.
-    plan.files.retain(|f| f.target.scope == Scope::User);
+    // Only the user-scope files: the project's own come back by bytes, and what is in them
+    // (an entry dotpack does not own, say) does not stop the rollback.
+    let claims = crate::ops::all_claims(&project);
+    let placed = crate::install::place(&crate::install::Where {
+        manifest: &manifest,
+        lock: &lock,
+        claims: &claims,
+        owner: &project.owner,
+        env: &settings.host_env,
+        global,
+    })?
+    .at_scope(Scope::User);
+    let plan = crate::install::plan_targets(crate::install::PlanRequest {
+        placed: &placed,
+        lock: &lock,
+        manifest: &manifest.manifest,
+        registries: &registries,
+        claims: &claims,
+        owner: &project.owner,
+        force: false,
+        lossy: &Default::default(),
+        previous: project.lock.as_ref(),
+        mode: Mode::Sync,
+    })?;
     for warning in &plan.warnings {
         printer.warning(warning);
     }

@@ -47,9 +47,29 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
         .map(|h| (h.host, h.scope))
         .collect();
     let hosts: Vec<&str> = places.iter().map(|(h, _)| h.id).collect();
+    // The hosts that leave `[project] hosts`, with the scope they had.
+    let mut removed = Vec::new();
     if names.is_empty() {
-        for host in &hosts {
-            if editor.remove_host(host)? {
+        // With `--scope S`, a host stays when some packages go to the other scope from it: only
+        // its packages at `S` are excluded from it.
+        let split = options
+            .scope
+            .filter(|s| layout.package_scope.values().any(|at| at != s));
+        for (host, (adapter, at)) in hosts.iter().zip(&places) {
+            if let Some(scope) = split {
+                for package in &lock.packages {
+                    let at = layout.package_scope.get(&package.name);
+                    if at.is_none_or(|at| *at == scope)
+                        && editor.exclude(&package.name, Some(host))?
+                    {
+                        edits.push((
+                            "Excluding".to_string(),
+                            format!("{} from host {host} in {file}", package.name),
+                        ));
+                    }
+                }
+            } else if editor.remove_host(host)? {
+                removed.push((*adapter, *at));
                 edits.push((
                     "Removing".to_string(),
                     format!("host {host} from [project] hosts in {file}"),
@@ -57,7 +77,14 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
             }
         }
         if let Some(scope) = options.scope {
-            exclude_scoped(&mut editor, manifest, scope, &file, &mut edits)?;
+            exclude_scoped(
+                &mut editor,
+                &layout,
+                scope,
+                &options.hosts,
+                &file,
+                &mut edits,
+            )?;
         }
     } else {
         for name in &names {
@@ -71,7 +98,12 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
                 }
                 continue;
             }
-            // The hosts that hold `name` at `--scope` (its own scope, or each host's).
+            // The hosts that hold `name` at `--scope` (its package's own scope, or each host's).
+            let package = lock
+                .packages
+                .iter()
+                .find(|p| p.name == *name || p.servers.contains(name))
+                .map_or(name.as_str(), |p| p.name.as_str());
             let name_hosts = layout
                 .hosts
                 .iter()
@@ -79,7 +111,11 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
                     options.hosts.is_empty() || options.hosts.iter().any(|id| id == h.host.id)
                 })
                 .filter(|h| {
-                    let at = layout.package_scope.get(name).copied().unwrap_or(h.scope);
+                    let at = layout
+                        .package_scope
+                        .get(package)
+                        .copied()
+                        .unwrap_or(h.scope);
                     options.scope.is_none_or(|s| s == at)
                 })
                 .map(|h| h.host.id);
@@ -97,6 +133,18 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
     let edited = text != manifest.text;
     let updated = manifest.with_text(&text)?;
     let registries = ops::registries(settings, Some(&updated))?;
+    // A lock read from a git conflict holds both sides' packages: written back, it is resolved
+    // again, as by every command that writes the lock.
+    let lock = if project.lock_conflicted {
+        ops::resolve_lock(
+            &updated,
+            &registries,
+            project.locked_versions(),
+            Some(&lock),
+        )?
+    } else {
+        lock
+    };
     ops::finish(
         settings,
         printer,
@@ -111,14 +159,13 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
             edits,
         },
     )?;
-    if !options.dry_run && names.is_empty() && !hosts.is_empty() {
-        let commands = reinstall_commands(manifest, &places, settings.global);
+    if !options.dry_run && !removed.is_empty() {
+        let commands = reinstall_commands(manifest, &removed, settings.global);
         let verb = if commands.len() == 1 { "puts" } else { "put" };
         printer.note(format!("`{}` {verb} them back", commands.join("` and `")));
     }
     Ok(())
 }
-
 /// The `dotpack install` commands that declare `hosts` again, each at the scope it had.
 /// `--scope` applies to every `--host` of a command, so hosts away from their default scope get
 /// one command per scope.
@@ -150,21 +197,37 @@ fn reinstall_commands(
         .collect()
 }
 
-/// `uninstall --scope S` with no names: dependencies sent to scope `S` on their own are
-/// excluded too.
+/// `uninstall --scope S` with no names: packages sent to scope `S` on their own are excluded
+/// too, the dependencies of a package declared with `scope = S` among them (they go where it
+/// goes): from every host, or from the hosts given with `--host`.
 fn exclude_scoped(
     editor: &mut ManifestEditor,
-    manifest: &LoadedManifest,
+    layout: &Layout,
     scope: Scope,
+    hosts: &[String],
     file: &str,
     edits: &mut Edits,
 ) -> Result<()> {
-    for (name, spec) in &manifest.manifest.dependencies {
-        if spec.scope() == Some(scope) && editor.exclude(name, None)? {
-            edits.push((
-                "Excluding".to_string(),
-                format!("{name} ({scope} scope) from every host ([project] exclude in {file})"),
-            ));
+    for (name, at) in &layout.package_scope {
+        if *at != scope {
+            continue;
+        }
+        if hosts.is_empty() {
+            if editor.exclude(name, None)? {
+                edits.push((
+                    "Excluding".to_string(),
+                    format!("{name} ({scope} scope) from every host ([project] exclude in {file})"),
+                ));
+            }
+            continue;
+        }
+        for host in layout.hosts.iter().map(|h| h.host.id) {
+            if hosts.iter().any(|id| id == host) && editor.exclude(name, Some(host))? {
+                edits.push((
+                    "Excluding".to_string(),
+                    format!("{name} ({scope} scope) from host {host} in {file}"),
+                ));
+            }
         }
     }
     Ok(())

@@ -4,7 +4,7 @@
 //! caller resolves again from the manifest, so the result only has to be a good starting point,
 //! as yarn and pnpm treat a conflicted lockfile.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::claims::Claim;
@@ -86,12 +86,14 @@ fn sides(text: &str) -> Option<(String, String, usize)> {
 }
 
 /// Recovers a lock with merge conflict markers; `Ok(None)` when `text` has none. `matches` tells
-/// whether a claim still matches its file (the entry is there with the hash the claim recorded):
-/// where both sides claim one entry differently, the matching claim is kept.
+/// whether a claim still matches its file: `Some(true)` when the entry is there with the hash the
+/// claim recorded, `Some(false)` when it is there with other bytes, `None` when it is not there.
+/// Where both sides claim one entry differently, the matching claim is kept; a claim only one
+/// side has is kept while its entry is in the file (the merge took out the others' entries).
 pub fn recover(
     path: &Path,
     text: &str,
-    matches: &dyn Fn(&Claim) -> bool,
+    matches: &dyn Fn(&Claim) -> Option<bool>,
 ) -> Result<Option<Recovered>, Diagnostics> {
     if !text.contains("<<<<<<<") {
         return Ok(None);
@@ -137,12 +139,20 @@ pub fn recover(
     for claim in theirs.claims.iter().chain(&ours.claims) {
         let key = (claim.file.clone(), claim.server.clone());
         match claims.get(&key) {
-            Some(kept) if matches(kept) && !matches(claim) => {}
+            Some(kept) if matches(kept) == Some(true) && matches(claim) != Some(true) => {}
             _ => {
                 claims.insert(key, claim.clone());
             }
         }
     }
+    let keys = |lock: &Lockfile| -> BTreeSet<(String, String)> {
+        lock.claims
+            .iter()
+            .map(|c| (c.file.clone(), c.server.clone()))
+            .collect()
+    };
+    let both: BTreeSet<_> = keys(&ours).intersection(&keys(&theirs)).cloned().collect();
+    claims.retain(|key, claim| both.contains(key) || matches(claim).is_some());
     let lock = Lockfile {
         version: ours.version.max(theirs.version),
         requirements,
@@ -188,7 +198,7 @@ mod tests {
             package("figma", "0.3.1"),
             package("time", "0.2.0"),
         );
-        let r = recover(Path::new("dotpack.lock"), &text, &|_| true)
+        let r = recover(Path::new("dotpack.lock"), &text, &|_| Some(true))
             .unwrap()
             .unwrap();
         let names: Vec<&str> = r.lock.packages.iter().map(|p| p.name.as_str()).collect();
@@ -200,9 +210,13 @@ mod tests {
 
     #[test]
     fn no_markers_is_none_and_unpaired_markers_are_an_error() {
-        assert!(recover(Path::new("l"), HEAD, &|_| true).unwrap().is_none());
+        assert!(
+            recover(Path::new("l"), HEAD, &|_| Some(true))
+                .unwrap()
+                .is_none()
+        );
         let err = recover(Path::new("l"), &format!("{HEAD}<<<<<<< HEAD\nx\n"), &|_| {
-            true
+            Some(true)
         })
         .unwrap_err();
         assert!(err.to_string().contains("do not pair up"), "{err}");

@@ -31,14 +31,7 @@ pub fn plan_hosts(
     mode: Mode,
 ) -> Result<(Plan, Placed)> {
     let claims = all_claims(project);
-    let placed = crate::install::place(&Where {
-        manifest,
-        lock,
-        claims: &claims,
-        owner: &project.owner,
-        env: &settings.host_env,
-        global: project.global,
-    })?;
+    let placed = place(settings, project, manifest, lock, &claims)?;
     check_inside_project(&placed, manifest.root(), options.write_outside_project)?;
     let plan = crate::install::plan_targets(PlanRequest {
         placed: &placed,
@@ -78,6 +71,25 @@ fn check_inside_project(placed: &Placed, root: &std::path::Path, allowed: bool) 
         }
     }
     Ok(())
+}
+
+/// Where the servers of `manifest` and `lock` go for `project`, with `claims` saying where its
+/// entries are now.
+pub fn place(
+    settings: &Settings,
+    project: &Project,
+    manifest: &LoadedManifest,
+    lock: &Lockfile,
+    claims: &[Claim],
+) -> Result<Placed> {
+    crate::install::place(&Where {
+        manifest,
+        lock,
+        claims,
+        owner: &project.owner,
+        env: &settings.host_env,
+        global: project.global,
+    })
 }
 
 /// The project's claims (from its lock) and every owner's user-scope claims; borrowed when
@@ -193,7 +205,16 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         }
     }
     let lock_text = lock.emit();
-    if settings.locked && (project.lock_conflicted || project.lock.as_ref() != Some(&lock)) {
+    // A project that locks nothing (no dependency, no claim) needs no lock file: none is written,
+    // and `--locked` has nothing to hold.
+    let nothing_locked = project.lock.is_none()
+        && lock.packages.is_empty()
+        && lock.claims.is_empty()
+        && lock.requirements.is_empty();
+    if settings.locked
+        && !nothing_locked
+        && (project.lock_conflicted || project.lock.as_ref() != Some(&lock))
+    {
         let why = if project.lock.is_none() {
             "dotpack.lock is missing"
         } else if project.lock_conflicted {
@@ -228,18 +249,20 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             remove_dirs: 0,
         });
     }
-    all_writes.push(FileWrite {
-        display: if project.global {
-            root.join(LOCK_FILE).display().to_string()
-        } else {
-            LOCK_FILE.to_string()
-        },
-        host: None,
-        path: root.join(LOCK_FILE),
-        before: project.lock_text.clone(),
-        after: Some(lock_text),
-        remove_dirs: 0,
-    });
+    if !nothing_locked {
+        all_writes.push(FileWrite {
+            display: if project.global {
+                root.join(LOCK_FILE).display().to_string()
+            } else {
+                LOCK_FILE.to_string()
+            },
+            host: None,
+            path: root.join(LOCK_FILE),
+            before: project.lock_text.clone(),
+            after: Some(lock_text),
+            remove_dirs: 0,
+        });
+    }
     let writes = all_writes;
     if outcome.dry_run {
         for (verb, what) in &outcome.edits {

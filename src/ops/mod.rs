@@ -15,7 +15,7 @@ mod locking;
 mod registries;
 
 pub use commit::{
-    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, plan_hosts,
+    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, place, plan_hosts,
     touches_user_scope, user_claims_write,
 };
 pub use environment::{environment_needed, print_environment_needed};
@@ -312,19 +312,16 @@ pub fn owner_id(root: &Path) -> String {
     absolute.display().to_string()
 }
 
-/// Whether the entry `claim` names is in its file with the hash the claim recorded.
-fn claim_matches_file(claim: &crate::claims::Claim, root: &Path, env: &HostEnv) -> bool {
-    let Some(target) = crate::targets::Target::of_claim(claim, root, env) else {
-        return false;
-    };
-    let Ok(text) = std::fs::read_to_string(&target.path) else {
-        return false;
-    };
+/// Whether the entry `claim` names is in its file with the hash the claim recorded (`None`: it
+/// is not in the file, or the claim names no file dotpack writes).
+fn claim_matches_file(claim: &crate::claims::Claim, root: &Path, env: &HostEnv) -> Option<bool> {
+    let target = crate::targets::Target::of_claim(claim, root, env)?;
+    let text = std::fs::read_to_string(&target.path).ok()?;
     let container = crate::formats::Container::new(target.host.container);
     crate::formats::get_entry(target.host.format, &text, container, &claim.server)
         .ok()
         .flatten()
-        .is_some_and(|entry| crate::claims::entry_hash(&entry) == claim.entry)
+        .map(|entry| crate::claims::entry_hash(&entry) == claim.entry)
 }
 
 /// Hosts whose user-scope files or markers exist, for a new user-level manifest.

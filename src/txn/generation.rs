@@ -253,7 +253,7 @@ pub fn states_at(generations: &[Generation], k: u64) -> BTreeMap<PathBuf, FileSt
                 Some(state) => {
                     if g.id <= k {
                         state.at_k = f.after.clone();
-                    } else if first_later {
+                    } else if first_later && !is_lock(f) {
                         state.at_k = f.before.clone();
                     }
                     state.latest = f.after.clone();
@@ -265,6 +265,12 @@ pub fn states_at(generations: &[Generation], k: u64) -> BTreeMap<PathBuf, FileSt
         }
     }
     out
+}
+
+/// `dotpack.lock` is dotpack's alone: its state at `k` is what dotpack wrote, never bytes someone
+/// else left there after (git merge conflict markers, say).
+fn is_lock(f: &FileRecord) -> bool {
+    f.host.is_none() && f.path.file_name() == Some(std::ffi::OsStr::new(crate::lock::LOCK_FILE))
 }
 
 /// `time` as RFC 3339 UTC, without a date library.

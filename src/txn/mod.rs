@@ -209,6 +209,7 @@ pub fn apply(
         merged: meta.merged,
     };
     let mut done = 0;
+    let mut dirs = std::collections::BTreeSet::new();
     let result = (|| -> Result<()> {
         for (w, stamp) in changed.iter().zip(&stamps) {
             fault::at_write(done)?;
@@ -221,8 +222,15 @@ pub fn apply(
                 }
                 .into());
             }
-            crate::apply::write_one(w)?;
+            if let Some(dir) = crate::apply::write_one_unsynced(w)? {
+                dirs.insert(dir);
+            }
             done += 1;
+        }
+        // Each folder's new names are flushed once, before the record that commits them. A
+        // crash before this point leaves the journal, and recovery reads what each file holds.
+        for dir in &dirs {
+            crate::fsutil::sync_dir(dir);
         }
         fault::at_write(done)?;
         generation::write(state, &generation)

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use super::Places;
 use super::generation::{self, FileState, Generation, PackageChange};
 use super::store::{self, Store};
+use super::{FileRecord, Places};
 use crate::apply::FileWrite;
 use crate::formats::{self, Container, Created};
 
@@ -80,11 +80,15 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
             .transpose()
             .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
         let wanted = text(&store, file.at_k.as_deref())?;
-        let after = if current_hash == file.latest {
+        let writes = later_writes(generations, &path, target);
+        let after = if current_hash == file.latest && !edited_between(&writes, &file) {
             wanted
-        } else if let (Some(host), Some(now)) = (&file.record.host, &current) {
+        } else if let Some(host) = &file.record.host {
+            // Merged into the file as it is now; a file that is gone is merged into nothing.
             out.merged.push(display.clone());
-            Some(merge(&store, host, &file, now, &display)?)
+            let now = current.as_deref().unwrap_or_default();
+            let merged = merge(&store, host, &file, &writes, now, &display)?;
+            (current.is_some() || !merged.is_empty()).then_some(merged)
         } else {
             out.overwritten.push(display.clone());
             wanted
@@ -111,9 +115,44 @@ fn text(store: &Store, hash: Option<&str>) -> Result<Option<String>> {
         .transpose()
 }
 
-/// Applies, to `now`, every entry change between dotpack's last state of the file and its state
-/// at the target generation.
-fn merge(store: &Store, host: &str, file: &FileState, now: &str, display: &str) -> Result<String> {
+/// The records of the generations after `target` that wrote the file at `path`, oldest first.
+fn later_writes<'g>(
+    generations: &'g [Generation],
+    path: &Path,
+    target: u64,
+) -> Vec<&'g FileRecord> {
+    generations
+        .iter()
+        .filter(|g| g.id > target)
+        .flat_map(|g| g.files.iter().filter(|f| f.path == path))
+        .collect()
+}
+
+/// Whether someone else changed the file between two of dotpack's writes after the target: a
+/// write found other bytes than the previous one left. Its bytes at the target would undo that
+/// edit too, so the file is merged instead.
+fn edited_between(writes: &[&FileRecord], file: &FileState) -> bool {
+    let mut left = file.at_k.as_ref();
+    for write in writes {
+        if write.before.as_ref() != left {
+            return true;
+        }
+        left = write.after.as_ref();
+    }
+    false
+}
+
+/// Applies, to `now`, the change of every entry dotpack itself changed after the target (in
+/// `writes`) whose state differs between dotpack's last write and the target. Entries someone
+/// else added, changed or removed stay as they are now.
+fn merge(
+    store: &Store,
+    host: &str,
+    file: &FileState,
+    writes: &[&FileRecord],
+    now: &str,
+    display: &str,
+) -> Result<String> {
     let Some(adapter) = crate::hosts::adapter(host) else {
         bail!("{display}: unknown host `{host}` in the generation record");
     };
@@ -127,12 +166,21 @@ fn merge(store: &Store, host: &str, file: &FileState, now: &str, display: &str) 
     };
     let last = entries(text(store, file.latest.as_deref())?)?;
     let wanted = entries(text(store, file.at_k.as_deref())?)?;
-    let names: BTreeSet<&String> = last.iter().chain(&wanted).map(|(n, _)| n).collect();
     let find = |list: &[(String, serde_json::Value)], name: &str| {
         list.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
     };
+    let mut touched: BTreeSet<String> = BTreeSet::new();
+    for write in writes {
+        let before = entries(text(store, write.before.as_deref())?)?;
+        let after = entries(text(store, write.after.as_deref())?)?;
+        for (name, _) in before.iter().chain(&after) {
+            if find(&before, name) != find(&after, name) {
+                touched.insert(name.clone());
+            }
+        }
+    }
     let mut text = now.to_string();
-    for name in names {
+    for name in &touched {
         let (was, want) = (find(&last, name), find(&wanted, name));
         if was == want {
             continue;

@@ -4,6 +4,8 @@ mod support;
 
 mod hosts;
 mod http_registry;
+mod model;
+mod model_regressions;
 mod project_cmds;
 mod registry;
 mod registry_trust;

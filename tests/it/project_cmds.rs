@@ -255,10 +255,16 @@ fn locked_and_frozen_refuse_changes() {
     let reg = multi_version_registry(&env);
     init(&env);
     let dp = |args: &[&str]| env.with_registry(&reg, args);
+    // Nothing declared: nothing to lock, and no lock file is written.
+    dp(&["lock", "--locked"]).assert().success();
+    assert!(!env.project.join("dotpack.lock").exists());
+    let manifest = env.read("dotpack.toml");
+    env.write("dotpack.toml", &format!("{manifest}alpha = \"^1.0\"\n"));
     dp(&["lock", "--locked"])
         .assert()
         .code(1)
         .stderr(contains("dotpack.lock is missing"));
+    env.write("dotpack.toml", &manifest);
     dp(&["add", "alpha"]).assert().success();
     dp(&["lock", "--locked"]).assert().success();
     dp(&["lock", "--frozen"]).assert().success();

@@ -1218,3 +1218,31 @@ fn uninstall_takes_out_own_servers_and_accepts_server_names() {
     dpr(&["status"]).success();
     assert_eq!(outside_project(&env), outside);
 }
+
+#[test]
+fn rollback_refuses_to_lose_hand_edits_to_the_manifest_unless_forced() {
+    let env = Env::new();
+    env.write("dotpack.toml", &manifest("[\"claude-code\"]", ""));
+    dp(&env, &["add", "time"]).success();
+    dp(&env, &["add", "fetch"]).success();
+    let edited = format!(
+        "# my notes\n{}\n[servers.mine]\ncommand = \"mine\"\nargs = []\n\n[settings]\nkeep_generations = 9\n",
+        env.read("dotpack.toml")
+    );
+    env.write("dotpack.toml", &edited);
+    let before = snapshot(&env.project);
+    dp(&env, &["rollback"])
+        .code(1)
+        .stderr(contains("dotpack.toml was edited").and(contains("--force")));
+    assert_eq!(
+        snapshot(&env.project),
+        before,
+        "a refused rollback changes nothing"
+    );
+    dp(&env, &["rollback", "--force"]).success();
+    let restored = env.read("dotpack.toml");
+    assert!(
+        !restored.contains("fetch") && !restored.contains("[servers.mine]"),
+        "{restored}"
+    );
+}

@@ -169,8 +169,139 @@ fn outside_files(env: &Env) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
+/// A command must not crash (exit 101) nor change a file outside the project and
+/// `$DOTPACK_HOME`.
+fn check_run(
+    env: &Env,
+    args: &[&str],
+    out: &std::process::Output,
+    before: &[(PathBuf, Vec<u8>)],
+) -> Result<(), TestCaseError> {
+    prop_assert!(
+        out.status.code().is_some_and(|c| c != 101),
+        "{args:?} crashed: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    prop_assert!(
+        outside_files(env) == before,
+        "{args:?} changed a file outside the project and $DOTPACK_HOME\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
+
+/// Cases per property: 32 in `cargo test`; `DOTPACK_FUZZ_CASES=N` for a long run, e.g.
+/// `DOTPACK_FUZZ_CASES=20000 cargo test --release --test it trust_props -- --nocapture`.
+fn cases() -> u32 {
+    std::env::var("DOTPACK_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(32)
+}
+
+/// A claim naming candidate `path` (as the lock or the claims file spells it) for a host at a
+/// scope.
+#[derive(Clone, Debug)]
+struct ClaimSpec {
+    path: usize,
+    relative: bool,
+    user: bool,
+    host: &'static str,
+    server: &'static str,
+}
+
+fn claim_spec() -> impl Strategy<Value = ClaimSpec> {
+    (
+        0..CANDIDATES,
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![Just("claude-code"), Just("codex"), Just("nohost")],
+        prop_oneof![Just("alpha"), Just("evil")],
+    )
+        .prop_map(|(path, relative, user, host, server)| ClaimSpec {
+            path,
+            relative,
+            user,
+            host,
+            server,
+        })
+}
+
+fn claim_text(env: &Env, c: &ClaimSpec) -> String {
+    let path = candidate(env, c.path);
+    let file = if c.relative {
+        path.strip_prefix(&env.project)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| format!("../{}", path.display()))
+    } else {
+        path.display().to_string()
+    };
+    format!(
+        "\n[[claim]]\nfile = {file:?}\nhost = \"{}\"\nscope = \"{}\"\nkey = \"mcpServers.{}\"\nserver = \"{}\"\npackage = \"{}\"\nversion = \"1.0.0\"\nentry = \"sha256:{}\"\n",
+        c.host,
+        if c.user { "user" } else { "project" },
+        c.server,
+        c.server,
+        c.server,
+        sha(PAYLOAD)
+    )
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Claims in a committed lock (untrusted) and in `$DOTPACK_HOME/claims.toml`, naming any
+    /// file: no command writes outside the project, the declared host files and
+    /// `$DOTPACK_HOME`.
+    #[test]
+    fn claims_never_make_dotpack_write_outside(
+        lock_claims in proptest::collection::vec(claim_spec(), 0..4),
+        user_claims in proptest::collection::vec(claim_spec(), 0..3),
+        force in any::<bool>(),
+    ) {
+        let env = Env::new();
+        env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n");
+        env.write(".mcp.json", "{\n  \"mcpServers\": {\"evil\": {\"command\": \"x\"}}\n}\n");
+        let outside = env.home.path().join("outside");
+        std::fs::create_dir_all(outside.join("sub")).unwrap();
+        std::fs::write(outside.join("victim.json"), PAYLOAD).unwrap();
+        std::os::unix::fs::symlink(&outside, env.project.join("linkdir")).unwrap();
+        let mut lock = String::from("version = 1\n\n[manifest]\n");
+        for c in &lock_claims {
+            lock.push_str(&claim_text(&env, c));
+        }
+        env.write("dotpack.lock", &lock);
+        let mut claims = String::new();
+        for c in &user_claims {
+            claims.push_str(&claim_text(&env, c));
+        }
+        std::fs::create_dir_all(env.home.path().join(".dotpack")).unwrap();
+        std::fs::write(env.home.path().join(".dotpack/claims.toml"), claims).unwrap();
+        let before = outside_files(&env);
+        let commands: &[&[&str]] = &[
+            &["list"],
+            &["status"],
+            &["install", "--dry-run"],
+            &["install"],
+            &["uninstall"],
+            &["lock"],
+        ];
+        for args in commands {
+            let mut cmd = env.dotpack();
+            cmd.args(*args);
+            if force && args[0] != "list" && args[0] != "status" && args[0] != "lock" {
+                cmd.arg("--force");
+            }
+            let out = cmd.output().unwrap();
+            check_run(&env, args, &out, &before)?;
+        }
+    }
+
 
     #[test]
     fn records_never_change_anything_outside_the_project_and_dotpack_home(
@@ -206,17 +337,7 @@ proptest! {
         ];
         for args in commands {
             let out = env.dotpack().args(*args).output().unwrap();
-            prop_assert!(
-                out.status.code().is_some_and(|c| c != 101),
-                "{args:?} crashed: {:?}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            );
-            prop_assert!(
-                outside_files(&env) == before,
-                "{args:?} changed a file outside the project and $DOTPACK_HOME\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            check_run(&env, args, &out, &before)?;
         }
     }
 }
