@@ -10,15 +10,16 @@
 #   uninstall  `uninstall`, every entry removed (and the files dotpack created deleted).
 # and prints the medians, with the install time per 1,000 servers (flat when linear).
 #
-# Medians on a shared 2-core machine (load average 3 to 6 while measuring), release build,
-# 10,000 servers:
-#                    before (one edit per entry)    after (one batch per file)
-#   install          ~20 min (quadratic; not run)   0.9 s
-#   rerun            1.9 s                          0.7 s
-#   add one          n/a                            1.0 s
-#   uninstall        not run                        0.9 s
-# Before, install took 2.1 s for 500, 9.1 s for 1,000 and 43 s for 2,000 servers; see
-# docs/adr/0011-batch-edits-per-file.md for every figure.
+# Medians, release build, 2-core machine (load average 1 to 2):
+#            install             rerun, no change    add one             uninstall (all)
+#   servers  before    after     before    after     before    after     before    after
+#     1,000  6.6 s     55 ms     126 ms    51 ms     153 ms    79 ms     6.3 s     67 ms
+#     2,000  30 s      112 ms    243 ms    107 ms    291 ms    154 ms    28 s      132 ms
+#     4,000  164 s     224 ms    482 ms    216 ms    631 ms    315 ms    126 s     269 ms
+#    10,000  ~20 min   714 ms    1.4 s     650 ms    1.6 s     816 ms    (not run) 698 ms
+# "before" is one edit per entry, each parsing the file again (one run each; 10,000 installs
+# extrapolated, its rerun and add one measured on a project this tree installed). See
+# docs/adr/0011-batch-edits-per-file.md.
 #
 # Usage: [DOTPACK_BIN=path] benches/scale.sh [RUNS] [N...]   (default: 5 runs of 1000 2000 4000
 # 10000, of this tree's release build; needs hyperfine: apt-get install hyperfine)

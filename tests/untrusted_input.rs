@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use dotpack::formats::{self, Container, Created, Format};
+use dotpack::formats::{self, Container, Created, Format, Op};
 use proptest::prelude::*;
 
 const FORMATS: [Format; 3] = [Format::Json, Format::Jsonc, Format::Toml];
@@ -53,6 +53,46 @@ proptest! {
                     let _ = formats::remove_entry(format, &edit.text, container, "x", &edit.created);
                 }
                 let _ = formats::remove_entry(format, &text, container, "x", &Created::default());
+            }
+        }
+    }
+
+    /// A batch of edits on any text: no panic, and the same outcome as the edits one by one.
+    #[test]
+    fn host_file_batches_never_panic_and_match_single_edits(text in configish()) {
+        let entry = serde_json::json!({"command": "npx", "args": ["-y", "x"]});
+        let other = serde_json::json!({"url": "u"});
+        let none = Created::default();
+        for format in FORMATS {
+            for path in [&["mcpServers"][..], &["mcp_servers"][..], &["a", "b"][..]] {
+                let container = Container::new(path);
+                let mut names: Vec<String> = formats::list_entries(format, &text, container)
+                    .map(|entries| entries.into_iter().map(|(n, _)| n).collect())
+                    .unwrap_or_default();
+                names.extend(["x".to_string(), "y".to_string()]);
+                let mut ops: Vec<Op<'_>> = names.iter().map(|n| Op::Upsert(n, &entry)).collect();
+                ops.push(Op::Remove("x", &none));
+                ops.push(Op::Upsert("y", &other));
+                ops.extend(names.iter().map(|n| Op::Remove(n, &none)));
+                let batch = formats::apply_ops(format, &text, container, &ops);
+                let mut one_by_one = Ok(text.clone());
+                let mut created = Created::default();
+                for op in &ops {
+                    let Ok(current) = &one_by_one else { break };
+                    one_by_one = match *op {
+                        Op::Upsert(name, value) => {
+                            formats::upsert_entry(format, current, container, name, value).map(|e| {
+                                created = std::mem::take(&mut created).merge(e.created);
+                                e.text
+                            })
+                        }
+                        Op::Remove(name, own) => {
+                            let own = own.clone().merge(created.clone());
+                            formats::remove_entry(format, current, container, name, &own).map(|e| e.text)
+                        }
+                    };
+                }
+                prop_assert_eq!(batch.map(|e| e.text).ok(), one_by_one.ok(), "{:?}", text);
             }
         }
     }
