@@ -42,9 +42,6 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     let file = declare::manifest_name(&project.manifest, settings.global);
     let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
     let mut edits = Edits::new();
-    if project.new_manifest {
-        edits.push(("Creating".to_string(), file.clone()));
-    }
     // A registry named with --registry is recorded on the added packages.
     let registry = match ops::registry_flag(settings, Some(&project.manifest)) {
         RegistryFlag::None => None,

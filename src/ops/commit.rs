@@ -298,6 +298,9 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
     // Committed: now say what changed.
+    if project.new_manifest {
+        printer.status("Created", project.manifest.path.display());
+    }
     for (verb, what) in &outcome.edits {
         printer.status(verb, what);
     }
@@ -383,7 +386,6 @@ fn infinitive(verb: &str) -> &str {
         "Updating" => "update",
         "Excluding" => "exclude",
         "Including" => "include",
-        "Creating" => "create",
         other => other,
     }
 }
