@@ -41,18 +41,7 @@ pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()
     let edited = text != project.manifest.text;
     let updated = project.manifest.with_text(&text)?;
     let registries = ops::registries(settings, Some(&updated))?;
-    // A lock read from a git conflict holds both sides' packages: written back, it is resolved
-    // again, as by every command that writes the lock.
-    let lock = if project.lock_conflicted {
-        ops::resolve_lock(
-            &updated,
-            &registries,
-            project.locked_versions(),
-            Some(&lock),
-        )?
-    } else {
-        lock
-    };
+    let lock = project.lock_to_write(lock, &updated, &registries)?;
     let servers = args.servers.iter().cloned().collect();
     let (plan, _) = ops::plan_hosts(
         settings,

@@ -133,18 +133,7 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
     let edited = text != manifest.text;
     let updated = manifest.with_text(&text)?;
     let registries = ops::registries(settings, Some(&updated))?;
-    // A lock read from a git conflict holds both sides' packages: written back, it is resolved
-    // again, as by every command that writes the lock.
-    let lock = if project.lock_conflicted {
-        ops::resolve_lock(
-            &updated,
-            &registries,
-            project.locked_versions(),
-            Some(&lock),
-        )?
-    } else {
-        lock
-    };
+    let lock = project.lock_to_write(lock, &updated, &registries)?;
     ops::finish(
         settings,
         printer,

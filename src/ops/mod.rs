@@ -304,6 +304,21 @@ impl Project {
     pub fn root(&self) -> &Path {
         self.manifest.root()
     }
+
+    /// `lock` as a command that does not resolve (`uninstall`, `adopt`) writes it back: as it is,
+    /// unless it was read from a git conflict, which holds both sides' packages; then it is
+    /// resolved again from `manifest`, as by every command that writes the lock.
+    pub fn lock_to_write(
+        &self,
+        lock: Lockfile,
+        manifest: &LoadedManifest,
+        registries: &crate::resolve::RegistrySet,
+    ) -> Result<Lockfile> {
+        if !self.lock_conflicted {
+            return Ok(lock);
+        }
+        resolve_lock(manifest, registries, self.locked_versions(), Some(&lock))
+    }
 }
 
 /// The name an owner of user-scope entries goes by: its manifest's folder, absolute.
