@@ -40,7 +40,13 @@ pub struct Placed {
 impl Placed {
     /// Only the targets at `scope`, with the servers they take.
     pub fn at_scope(mut self, scope: Scope) -> Placed {
-        let keep: Vec<bool> = self.targets.iter().map(|t| t.scope == scope).collect();
+        self.retain_targets(|t| t.scope == scope);
+        self
+    }
+
+    /// Keeps the targets `keep` accepts, with their assignments renumbered.
+    pub fn retain_targets(&mut self, keep: impl Fn(&Target) -> bool) {
+        let keep: Vec<bool> = self.targets.iter().map(keep).collect();
         let index: Vec<usize> = keep
             .iter()
             .scan(0, |next, &k| {
@@ -49,8 +55,7 @@ impl Placed {
                 Some(i)
             })
             .collect();
-        self.assignments = self
-            .assignments
+        self.assignments = std::mem::take(&mut self.assignments)
             .into_iter()
             .filter(|(t, _)| keep[*t])
             .map(|(t, s)| (index[t], s))
@@ -58,7 +63,6 @@ impl Placed {
         let mut kept = keep.iter();
         self.targets
             .retain(|_| kept.next().copied().unwrap_or(false));
-        self
     }
 }
 
@@ -127,33 +131,9 @@ fn own_version(manifest: &Manifest) -> semver::Version {
 /// Keeps only the targets of `hosts` (when given) at `scope` (when given), for commands that
 /// look at part of the project.
 pub fn filter_targets(placed: &mut Placed, hosts: &[String], scope: Option<Scope>) {
-    let keep: Vec<bool> = placed
-        .targets
-        .iter()
-        .map(|t| {
-            (hosts.is_empty() || hosts.iter().any(|h| h == t.host.id))
-                && scope.is_none_or(|s| s == t.scope)
-        })
-        .collect();
-    let mut new_index = Vec::with_capacity(keep.len());
-    let mut next = 0;
-    for k in &keep {
-        new_index.push(next);
-        if *k {
-            next += 1;
-        }
-    }
-    placed.assignments = placed
-        .assignments
-        .iter()
-        .filter(|(t, _)| keep[*t])
-        .map(|(t, s)| (new_index[*t], *s))
-        .collect();
-    let mut i = 0;
-    placed.targets.retain(|_| {
-        let k = keep[i];
-        i += 1;
-        k
+    placed.retain_targets(|t| {
+        (hosts.is_empty() || hosts.iter().any(|h| h == t.host.id))
+            && scope.is_none_or(|s| s == t.scope)
     });
 }
 

@@ -18,17 +18,18 @@ pub(in crate::formats) fn check(
     name: &str,
     expected: Option<&Value>,
 ) -> Result<(), FormatError> {
-    let new_root =
-        parse(format, new_region).map_err(|e| failed(format!("result does not parse: {e}")))?;
-    let new = match &new_root {
-        Some(Ast::Object(o)) if o.range.start == 0 && o.range.end == new_region.len() => o,
-        _ => {
-            return Err(failed(
-                "the edited object is no longer one object".to_owned(),
-            ));
-        }
-    };
-    compare(Some(old), Some(new), path, name, expected).map_err(failed)
+    let new = one_object(format, new_region)?;
+    compare(Some(old), Some(&new), path, name, expected).map_err(failed)
+}
+
+/// `region` parsed again: one object spanning all of it, or the check fails.
+fn one_object(format: Format, region: &str) -> Result<Object<'_>, FormatError> {
+    match parse(format, region).map_err(|e| failed(format!("result does not parse: {e}")))? {
+        Some(Ast::Object(o)) if o.range.start == 0 && o.range.end == region.len() => Ok(o),
+        _ => Err(failed(
+            "the edited object is no longer one object".to_owned(),
+        )),
+    }
 }
 
 /// What a member of an edited container must hold afterwards.
@@ -47,16 +48,7 @@ pub(super) fn check_members<'e, 'x: 'e, 'a: 'x, 'v: 'e>(
     expected: impl Iterator<Item = (&'e str, &'e Expected<'x, 'a, 'v>)>,
     len: usize,
 ) -> Result<(), FormatError> {
-    let new_root =
-        parse(format, new_region).map_err(|e| failed(format!("result does not parse: {e}")))?;
-    let new = match &new_root {
-        Some(Ast::Object(o)) if o.range.start == 0 && o.range.end == new_region.len() => o,
-        _ => {
-            return Err(failed(
-                "the edited object is no longer one object".to_owned(),
-            ));
-        }
-    };
+    let new = one_object(format, new_region)?;
     if new.properties.len() != len {
         return Err(failed(format!(
             "the container holds {} entries instead of {len}",
