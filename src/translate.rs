@@ -93,7 +93,10 @@ pub fn translate(
     for (field, value) in &server.extensions {
         t.extension(server, field, value)?;
     }
-    let entry = t.entry()?;
+    let mut entry = t.entry()?;
+    if let Value::Object(fields) = &mut entry {
+        (host.hooks.to_host)(fields);
+    }
     Ok(Translation {
         entry,
         dropped: t.dropped,
@@ -792,6 +795,7 @@ mod tests {
             sse: None,
             speaks_sse: true,
         },
+        hooks: crate::hosts::EntryHooks::NONE,
     };
 
     #[test]

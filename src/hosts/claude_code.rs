@@ -10,7 +10,7 @@
 //!   the official examples and `claude mcp add` do.
 //! - `${VAR}` / `${VAR:-default}` are expanded in command, args, env, url and headers.
 
-use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -28,6 +28,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    hooks: EntryHooks::NONE,
 };
 
 const CLAUDE_JSON: UserPath = UserPath::EnvDir {

@@ -7,7 +7,7 @@
 //! - No interpolation: `${VAR}` stays literal. Environment references are forwarded by name
 //!   instead (`env_vars`, `env_http_headers`, `bearer_token_env_var`; see `crate::translate`).
 
-use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -33,6 +33,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: None,
         speaks_sse: false,
     },
+    hooks: EntryHooks::NONE,
 };
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //!   for stdio (the examples omit it); writing it is documented and harmless.
 //! - `${env:NAME}` in command, args, env, url and headers; bare `${NAME}` does not resolve.
 
-use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -26,6 +26,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: None,
         speaks_sse: true,
     },
+    hooks: EntryHooks::NONE,
 };
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //!   `httpUrl` is deprecated and never written.
 //! - `$VAR`, `${VAR}`, `${VAR:-default}` are expanded in every string value.
 
-use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -26,6 +26,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    hooks: EntryHooks::NONE,
 };
 
 #[cfg(test)]

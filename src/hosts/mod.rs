@@ -121,8 +121,36 @@ pub struct TransportTypes {
     pub speaks_sse: bool,
 }
 
+/// A host's own conversion of whole entries, for what the concept table cannot say field by field
+/// (opencode's `command` array, goose's `type` tags, Zed's legacy `command` object, Claude
+/// Desktop's `mcp-remote` wrapper). Designed as a pair: import needs the inverse of every
+/// conversion install makes.
+#[derive(Clone, Copy)]
+pub struct EntryHooks {
+    /// Runs on a translated entry (host field names already applied by [`crate::translate`])
+    /// before it is written; may reshape it.
+    pub to_host: fn(&mut serde_json::Map<String, serde_json::Value>),
+    /// Runs on an entry read from the host's file before the concept table maps its field names
+    /// back; undoes what `to_host` did and normalises the host's other spellings.
+    pub from_host: fn(&mut serde_json::Map<String, serde_json::Value>),
+}
+
+impl EntryHooks {
+    /// Hooks that change nothing: the host needs only the concept table.
+    pub const NONE: EntryHooks = EntryHooks {
+        to_host: |_| {},
+        from_host: |_| {},
+    };
+}
+
+impl fmt::Debug for EntryHooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EntryHooks")
+    }
+}
+
 /// Everything dotpack needs to know about one host beyond the concept table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct HostAdapter {
     /// A host id of [`crate::concepts::HOSTS`].
     pub id: &'static str,
@@ -140,7 +168,18 @@ pub struct HostAdapter {
     /// How `{{env.X}}` is written in this host's values.
     pub env_syntax: EnvSyntax,
     pub transport_types: TransportTypes,
+    /// Whole-entry conversions beyond the concept table, both directions.
+    pub hooks: EntryHooks,
 }
+
+/// Adapters are compared by host id: there is one adapter per id.
+impl PartialEq for HostAdapter {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for HostAdapter {}
 
 /// Every host dotpack can write, in the order of `reference/hosts.md`.
 pub static ADAPTERS: &[HostAdapter] = &[

@@ -7,7 +7,7 @@
 //! - `type` (`stdio`, `http`, `sse`) is documented as required, so every entry carries it.
 //! - `${env:NAME}` is resolved (reported flaky inside `headers`: microsoft/vscode#336232).
 
-use super::{FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -25,6 +25,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    hooks: EntryHooks::NONE,
 };
 
 #[cfg(test)]
