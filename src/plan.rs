@@ -595,7 +595,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             }
             return;
         };
-        let translation = match translate::translate(self.target.host, def, &d.props) {
+        let translation = match translate::translate(self.target.host, &d.server, def, &d.props) {
             Ok(t) => t,
             Err(error) => {
                 self.problems.push(Problem::Translate {

@@ -154,10 +154,12 @@ impl Layout {
             let scope = if global {
                 Scope::User
             } else {
-                match decl.scope().or(project.scope) {
-                    Some(scope) => scope,
-                    None if host.project_file.is_none() => Scope::User,
-                    None => Scope::Project,
+                match (decl.scope(), project.scope) {
+                    (Some(scope), _) => scope,
+                    // The project's scope applies to the hosts that have a file there.
+                    (None, Some(scope)) if host.has_scope(scope) => scope,
+                    _ if host.has_scope(Scope::Project) => Scope::Project,
+                    _ => Scope::User,
                 }
             };
             hosts.push(HostPlace {
@@ -166,6 +168,21 @@ impl Layout {
                 exclude: decl.exclude().iter().cloned().collect(),
                 without: BTreeSet::new(),
             });
+        }
+        for (i, h) in hosts.iter().enumerate() {
+            if let Some(first) = hosts[..i]
+                .iter()
+                .find(|g| g.scope == h.scope && g.host.same_file(h.host, h.scope))
+            {
+                bail!(
+                    "{} and {} keep their {}-scope servers in the same file; one file has one writer\n  help: keep one of `{}` and `{}` in [project] hosts",
+                    first.host.id,
+                    h.host.id,
+                    h.scope,
+                    first.host.id,
+                    h.host.id
+                );
+            }
         }
         let package_scope = if global {
             BTreeMap::new()
@@ -194,7 +211,11 @@ impl Layout {
             .iter()
             .filter(|h| !h.without.contains(package) && !h.exclude.contains(server))
             .map(|h| {
-                let scope = self.package_scope.get(package).copied().unwrap_or(h.scope);
+                let scope = match self.package_scope.get(package) {
+                    // A package sent to a scope the host has no file at stays at the host's.
+                    Some(&scope) if h.host.has_scope(scope) => scope,
+                    _ => h.scope,
+                };
                 (h.host, scope)
             })
             .collect()

@@ -73,9 +73,10 @@ pub enum TranslateError {
     Transport { reason: String },
 }
 
-/// Translates `server` for `host`, rendering templates with `props`.
+/// Translates server `server_name` (`server`) for `host`, rendering templates with `props`.
 pub fn translate(
     host: &HostAdapter,
+    server_name: &str,
     server: &Server,
     props: &Props,
 ) -> Result<Translation, TranslateError> {
@@ -88,6 +89,20 @@ pub fn translate(
     };
     let transport = transport_of(server)?;
     check_transport_fields(server, transport)?;
+    let wrapped;
+    let (server, transport) = match wrap_remote(host, server, transport) {
+        Some(stdio) => {
+            wrapped = stdio;
+            t.dropped.push(Dropped {
+                field: "transport".to_string(),
+                concept: "remote_via_wrapper",
+                security: true,
+                supported_on: hosts_with_url(),
+            });
+            (&wrapped, Transport::Stdio)
+        }
+        None => (server, transport),
+    };
     t.transport_label(transport)?;
     t.core(server)?;
     for (field, value) in &server.extensions {
@@ -95,12 +110,65 @@ pub fn translate(
     }
     let mut entry = t.entry()?;
     if let Value::Object(fields) = &mut entry {
-        (host.hooks.to_host)(fields);
+        (host.hooks.to_host)(server_name, fields).map_err(|reason| TranslateError::Unsupported {
+            host: host.id,
+            field: "(entry)".to_string(),
+            reason,
+        })?;
     }
     Ok(Translation {
         entry,
         dropped: t.dropped,
         renamed: t.renamed,
+    })
+}
+
+/// A remote server as the stdio server of `host`'s remote wrapper (`npx -y mcp-remote URL
+/// --header "K: V" …`), when the host cannot reach remote servers itself. Static headers become
+/// `--header` arguments; SSE is asked for with `--transport sse-only`.
+fn wrap_remote(host: &HostAdapter, server: &Server, transport: Transport) -> Option<Server> {
+    let wrapper = host.remote_wrapper?;
+    let url = server.url.as_ref()?;
+    if transport == Transport::Stdio || concept_of("url").is_some_and(|c| c.supported_on(host.id))
+    {
+        return None;
+    }
+    let mut args: Vec<String> = wrapper[1..].iter().map(|a| a.to_string()).collect();
+    args.push(url.clone());
+    let mut extensions = server.extensions.clone();
+    extensions.remove("type");
+    if let Some(toml::Value::Table(headers)) = extensions.remove("http_headers") {
+        for (name, value) in headers {
+            let value = match value {
+                toml::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            args.push("--header".to_string());
+            args.push(format!("{name}:{value}"));
+        }
+    }
+    if transport == Transport::Sse {
+        args.extend(["--transport".to_string(), "sse-only".to_string()]);
+    }
+    Some(Server {
+        command: Some(wrapper[0].to_string()),
+        args: Some(args),
+        env: server.env.clone(),
+        url: None,
+        extensions,
+    })
+}
+
+/// Hosts that reach remote servers themselves, for the message about a wrapped one.
+fn hosts_with_url() -> Vec<&'static str> {
+    concept_of("url").map_or_else(Vec::new, |c| {
+        let mut hosts: Vec<&'static str> = Vec::new();
+        for h in c.hosts.iter().filter(|h| h.form != Form::Legacy) {
+            if !hosts.contains(&h.host) {
+                hosts.push(h.host);
+            }
+        }
+        hosts
     })
 }
 
@@ -466,11 +534,19 @@ impl Translator<'_> {
                 Value::Bool(b) => json = Value::Bool(!b),
                 _ => return Err(self.unsupported(field, "it must be a boolean".to_string())),
             },
-            Form::Values | Form::CommandArray | Form::Legacy => {
+            Form::Values => match (self.host.hooks.value_to_host)(field, &json) {
+                Some(converted) => json = converted,
+                // The host has the concept in a vocabulary dotpack cannot convert this value to.
+                None => {
+                    self.dropped.push(dropped(concept, field));
+                    return Ok(());
+                }
+            },
+            Form::CommandArray | Form::Legacy => {
                 return Err(self.unsupported(
                     field,
                     format!(
-                        "its `{}` has a shape of its own that dotpack cannot convert yet: remove \
+                        "its `{}` has a shape of its own that dotpack cannot convert: remove \
                          `{field}` from the server and set it in the host's file by hand, or \
                          remove this host from the project's hosts",
                         hf.field
@@ -776,7 +852,7 @@ mod tests {
     }
 
     fn on(host: &str, toml: &str) -> Result<Translation, TranslateError> {
-        translate(adapter(host).unwrap(), &server(toml), &Props::new())
+        translate(adapter(host).unwrap(), "s", &server(toml), &Props::new())
     }
 
     /// A host with no adapter file yet, to show translation needs only the table and the adapter.
@@ -789,6 +865,7 @@ mod tests {
         project_markers: &[],
         user_markers: &[],
         env_syntax: EnvSyntax::DollarBrace,
+        remote_wrapper: None,
         transport_types: TransportTypes {
             stdio: None,
             http: None,
@@ -851,6 +928,7 @@ mod tests {
     fn inverted_fields_flip_and_unknown_fields_drop_as_security() {
         let t = translate(
             &KIRO,
+            "s",
             &server("command = \"x\"\nargs = []\nenabled = false\nfrobnicate = 1\n"),
             &Props::new(),
         )
@@ -871,16 +949,16 @@ mod tests {
     }
 
     #[test]
-    fn host_shaped_values_are_refused_not_guessed() {
-        let err = on(
+    fn host_shaped_values_without_a_converter_are_lossy_not_guessed() {
+        let t = on(
             "cursor",
             "url = \"https://x\"\noauth = { client_id = \"c\" }\n",
         )
-        .unwrap_err();
-        assert!(
-            matches!(&err, TranslateError::Unsupported { field, .. } if field == "oauth"),
-            "{err}"
-        );
+        .unwrap();
+        assert_eq!(t.entry, json!({"url": "https://x"}));
+        assert_eq!(t.dropped.len(), 1);
+        assert_eq!(t.dropped[0].field, "oauth");
+        assert!(t.dropped[0].security);
     }
 
     #[test]

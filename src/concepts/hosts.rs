@@ -39,6 +39,7 @@ pub static HOSTS: &[HostInfo] = &[
     host("kiro", "Kiro", false),
     host("copilot-cli", "GitHub Copilot CLI", false),
     host("crush", "Crush", false),
+    host("mcp-json", "shared .mcp.json files", false),
 ];
 
 /// The host with id `id`.

@@ -38,6 +38,7 @@ macro_rules! everywhere {
             same("kiro", $field),
             same("copilot-cli", $field),
             same("crush", $field),
+            same("mcp-json", $field),
             $($extra),*
         ]
     };
@@ -150,6 +151,7 @@ pub static CONCEPTS: &[Concept] = &[
             same("kiro", "url"),
             same("copilot-cli", "url"),
             same("crush", "url"),
+            same("mcp-json", "url"),
         ],
     ),
     // ---- transport marker: a label, never the transport discriminator ----
@@ -175,6 +177,7 @@ pub static CONCEPTS: &[Concept] = &[
             with("amazon-q", "type", Form::Values),
             with("copilot-cli", "type", Form::Values),
             with("crush", "type", Form::Values),
+            with("mcp-json", "type", Form::Values),
         ],
     ),
     // ---- HTTP auth and headers ----
@@ -206,6 +209,7 @@ pub static CONCEPTS: &[Concept] = &[
             same("kiro", "headers"),
             same("copilot-cli", "headers"),
             same("crush", "headers"),
+            same("mcp-json", "headers"),
         ],
     ),
     concept(

@@ -22,6 +22,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     project_markers: &[".mcp.json", ".claude", "CLAUDE.md"],
     user_markers: &[CLAUDE_JSON, UserPath::Home(".claude")],
     env_syntax: EnvSyntax::DollarBrace,
+    remote_wrapper: None,
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("http"),

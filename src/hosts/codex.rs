@@ -27,6 +27,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         file: "",
     }],
     env_syntax: EnvSyntax::None,
+    remote_wrapper: None,
     transport_types: TransportTypes {
         stdio: None,
         http: None,

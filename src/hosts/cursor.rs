@@ -20,6 +20,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     project_markers: &[".cursor", ".cursorrules"],
     user_markers: &[UserPath::Home(".cursor")],
     env_syntax: EnvSyntax::EnvColon,
+    remote_wrapper: None,
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: None,

@@ -20,6 +20,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     project_markers: &[".gemini", "GEMINI.md"],
     user_markers: &[UserPath::Home(".gemini")],
     env_syntax: EnvSyntax::DollarBrace,
+    remote_wrapper: None,
     transport_types: TransportTypes {
         stdio: None,
         http: Some("http"),

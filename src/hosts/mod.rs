@@ -8,17 +8,30 @@
 //!
 //! Facts come from `reference/hosts.md`; each adapter cites the section it rests on.
 
+mod amazon_q;
+mod antigravity;
 mod claude_code;
+mod claude_desktop;
+mod cline;
 mod codex;
+mod copilot_cli;
+mod crush;
 mod cursor;
 mod gemini_cli;
+mod kiro;
+mod mcp_json;
+mod opencode;
+mod pi;
 mod vscode;
+mod windsurf;
+mod zed;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::template::EnvSyntax;
 
@@ -128,18 +141,25 @@ pub struct TransportTypes {
 #[derive(Clone, Copy)]
 pub struct EntryHooks {
     /// Runs on a translated entry (host field names already applied by [`crate::translate`])
-    /// before it is written; may reshape it.
-    pub to_host: fn(&mut serde_json::Map<String, serde_json::Value>),
+    /// before it is written, with the server's name; may reshape it, or refuse with a reason.
+    pub to_host: fn(&str, &mut Map<String, Value>) -> Result<(), String>,
     /// Runs on an entry read from the host's file before the concept table maps its field names
     /// back; undoes what `to_host` did and normalises the host's other spellings.
-    pub from_host: fn(&mut serde_json::Map<String, serde_json::Value>),
+    pub from_host: fn(&mut Map<String, Value>),
+    /// Converts the value of canonical field `field` into the host's own vocabulary, for the
+    /// concept-table cells marked [`crate::concepts::Form::Values`]; `None`: the host cannot say it.
+    pub value_to_host: fn(field: &str, &Value) -> Option<Value>,
+    /// The inverse of `value_to_host`: the host's value back to the canonical one.
+    pub value_from_host: fn(field: &str, &Value) -> Option<Value>,
 }
 
 impl EntryHooks {
     /// Hooks that change nothing: the host needs only the concept table.
     pub const NONE: EntryHooks = EntryHooks {
-        to_host: |_| {},
+        to_host: |_, _| Ok(()),
         from_host: |_| {},
+        value_to_host: |_, _| None,
+        value_from_host: |_, _| None,
     };
 }
 
@@ -168,6 +188,10 @@ pub struct HostAdapter {
     /// How `{{env.X}}` is written in this host's values.
     pub env_syntax: EnvSyntax,
     pub transport_types: TransportTypes,
+    /// For a host that runs stdio servers only: the command and first arguments of a wrapper
+    /// that bridges to a remote server whose URL follows (`npx -y mcp-remote URL`). Used only
+    /// with the user's consent (`--allow-lossy=transport`), and recorded as a drop.
+    pub remote_wrapper: Option<&'static [&'static str]>,
     /// Whole-entry conversions beyond the concept table, both directions.
     pub hooks: EntryHooks,
 }
@@ -184,10 +208,22 @@ impl Eq for HostAdapter {}
 /// Every host dotpack can write, in the order of `reference/hosts.md`.
 pub static ADAPTERS: &[HostAdapter] = &[
     claude_code::ADAPTER,
+    claude_desktop::ADAPTER,
     gemini_cli::ADAPTER,
     codex::ADAPTER,
     cursor::ADAPTER,
     vscode::ADAPTER,
+    windsurf::ADAPTER,
+    opencode::ADAPTER,
+    zed::ADAPTER,
+    antigravity::ADAPTER,
+    pi::ADAPTER,
+    cline::ADAPTER,
+    amazon_q::ADAPTER,
+    kiro::ADAPTER,
+    copilot_cli::ADAPTER,
+    crush::ADAPTER,
+    mcp_json::ADAPTER,
 ];
 
 /// The adapter of host `id`.
@@ -209,12 +245,41 @@ impl HostAdapter {
         }
     }
 
+    /// Whether the host has a config file at `scope`.
+    pub fn has_scope(&self, scope: Scope) -> bool {
+        match scope {
+            Scope::Project => self.project_file.is_some(),
+            Scope::User => self.user_file.is_some(),
+        }
+    }
+
+    /// Whether this host and `other` write the same file at `scope`.
+    pub fn same_file(&self, other: &HostAdapter, scope: Scope) -> bool {
+        self.has_scope(scope)
+            && match scope {
+                Scope::Project => other.project_file == self.project_file,
+                Scope::User => other.user_file == self.user_file,
+            }
+    }
+
+    /// The host listed before this one in [`ADAPTERS`] that keeps its servers in the same file at
+    /// `scope` (`mcp-json` and `claude-code` share the project's `.mcp.json`). One file has one
+    /// writer: a project declares only one of them at that scope, and the file is evidence of
+    /// the first one only.
+    pub fn shares_file_with(&self, scope: Scope) -> Option<&'static HostAdapter> {
+        ADAPTERS
+            .iter()
+            .take_while(|other| other.id != self.id)
+            .find(|other| self.same_file(other, scope))
+    }
+
     /// Whether this host appears to be in use at `scope`: its target file or one of its markers
     /// exists. `dotpack init` proposes the detected hosts; nothing else depends on it.
     pub fn detected(&self, scope: Scope, project_root: &Path, env: &HostEnv) -> bool {
-        if self
-            .path(scope, project_root, env)
-            .is_some_and(|p| p.exists())
+        if self.shares_file_with(scope).is_none()
+            && self
+                .path(scope, project_root, env)
+                .is_some_and(|p| p.exists())
         {
             return true;
         }

@@ -19,6 +19,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     project_markers: &[".vscode/mcp.json", ".vscode"],
     user_markers: &[UserPath::Config("Code/User")],
     env_syntax: EnvSyntax::EnvColon,
+    remote_wrapper: None,
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("http"),

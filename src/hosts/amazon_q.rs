@@ -1,0 +1,28 @@
+//! Amazon Q Developer CLI (hosts.md §16; maintenance only, succeeded by Kiro).
+//!
+//! - The legacy files `q mcp add` writes: `.amazonq/mcp.json` (workspace) and
+//!   `~/.aws/amazonq/mcp.json` (global); key `mcpServers`. Agent files are not written.
+//! - `type`: `stdio` (default) or `http`; no SSE.
+//! - `${env:VAR}` in env values and headers.
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "amazon-q",
+    format: FileFormat::Json,
+    container: &["mcpServers"],
+    project_file: Some(".amazonq/mcp.json"),
+    user_file: Some(UserPath::Home(".aws/amazonq/mcp.json")),
+    project_markers: &[".amazonq"],
+    user_markers: &[UserPath::Home(".aws/amazonq")],
+    env_syntax: EnvSyntax::EnvColon,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: Some("http"),
+        sse: None,
+        speaks_sse: false,
+    },
+    hooks: EntryHooks::NONE,
+};

@@ -1,0 +1,32 @@
+//! Claude Desktop (hosts.md §2).
+//!
+//! - `claude_desktop_config.json` in the app's folder: macOS `~/Library/Application
+//!   Support/Claude/`, Windows `%APPDATA%\Claude\`; on Linux (no official build) the community
+//!   builds' `~/.config/Claude/` (unconfirmed). User scope only, key `mcpServers`, strict JSON;
+//!   the file also holds app preferences, which the format backend leaves alone.
+//! - stdio only: entries with `url` are skipped or crash the app. A remote server can only be
+//!   reached through the `mcp-remote` wrapper (`npx -y mcp-remote URL`); dotpack writes it only
+//!   when asked with `--allow-lossy=transport` and records that it did (see `crate::translate`).
+//! - No interpolation: `${VAR}` arrives literally, so environment references are refused.
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "claude-desktop",
+    format: FileFormat::Json,
+    container: &["mcpServers"],
+    project_file: None,
+    user_file: Some(UserPath::Config("Claude/claude_desktop_config.json")),
+    project_markers: &[],
+    user_markers: &[UserPath::Config("Claude")],
+    env_syntax: EnvSyntax::None,
+    remote_wrapper: Some(&["npx", "-y", "mcp-remote"]),
+    transport_types: TransportTypes {
+        stdio: None,
+        http: None,
+        sse: None,
+        speaks_sse: false,
+    },
+    hooks: EntryHooks::NONE,
+};

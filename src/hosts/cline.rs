@@ -1,0 +1,36 @@
+//! Cline (hosts.md §14).
+//!
+//! - The VS Code extension's `cline_mcp_settings.json` in VS Code's global storage
+//!   (`~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/`, macOS under
+//!   `~/Library/Application Support/Code/…`); key `mcpServers`; user scope only. The Cline CLI
+//!   keeps a second file (`~/.cline/data/settings/`); dotpack writes the extension's, the one
+//!   most users have.
+//! - A remote entry without `type` is taken as SSE, so remote entries always carry
+//!   `streamableHttp` (camelCase) or `sse`; stdio entries carry `stdio`.
+//! - No interpolation (unconfirmed, so the safest reading): environment references are refused.
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "cline",
+    format: FileFormat::Json,
+    container: &["mcpServers"],
+    project_file: None,
+    user_file: Some(UserPath::Config(
+        "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+    )),
+    project_markers: &[".clinerules"],
+    user_markers: &[UserPath::Config(
+        "Code/User/globalStorage/saoudrizwan.claude-dev",
+    )],
+    env_syntax: EnvSyntax::None,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: Some("streamableHttp"),
+        sse: Some("sse"),
+        speaks_sse: true,
+    },
+    hooks: EntryHooks::NONE,
+};

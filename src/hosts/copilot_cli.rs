@@ -1,0 +1,63 @@
+//! GitHub Copilot CLI (hosts.md §18).
+//!
+//! - `.github/mcp.json` (workspace, since 1.0.61) and `~/.copilot/mcp-config.json`
+//!   (`$COPILOT_HOME` moves `~/.copilot`); key `mcpServers`. Copilot also reads the project's
+//!   `.mcp.json`, which is Claude Code's file: dotpack writes `.github/mcp.json` so that one file
+//!   never has two writers.
+//! - `type`: `stdio` (`local`), `http`, `sse`.
+//! - `tools` is the list of tools to expose (`["*"]` = all): canonical `enabled_tools`.
+//! - `${VAR}` in env values.
+
+use serde_json::Value;
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "copilot-cli",
+    format: FileFormat::Json,
+    container: &["mcpServers"],
+    project_file: Some(".github/mcp.json"),
+    user_file: Some(COPILOT_CONFIG),
+    project_markers: &[".github/mcp.json", ".github/copilot-instructions.md"],
+    user_markers: &[UserPath::EnvDir {
+        var: "COPILOT_HOME",
+        default: ".copilot",
+        file: "",
+    }],
+    env_syntax: EnvSyntax::DollarBrace,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: Some("http"),
+        sse: Some("sse"),
+        speaks_sse: true,
+    },
+    hooks: EntryHooks {
+        value_to_host,
+        value_from_host,
+        ..EntryHooks::NONE
+    },
+};
+
+const COPILOT_CONFIG: UserPath = UserPath::EnvDir {
+    var: "COPILOT_HOME",
+    default: ".copilot",
+    file: "mcp-config.json",
+};
+
+/// `enabled_tools` is Copilot's `tools` list as it is.
+fn value_to_host(field: &str, value: &Value) -> Option<Value> {
+    (field == "enabled_tools" && value.is_array()).then(|| value.clone())
+}
+
+/// `tools = ["*"]` exposes everything: no allow list at all.
+fn value_from_host(field: &str, value: &Value) -> Option<Value> {
+    match value.as_array() {
+        Some(tools) if field == "enabled_tools" => {
+            let all = tools.iter().any(|t| t.as_str() == Some("*"));
+            (!all).then(|| value.clone())
+        }
+        _ => None,
+    }
+}

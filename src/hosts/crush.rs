@@ -1,0 +1,29 @@
+//! Crush (hosts.md §19).
+//!
+//! - The JSON format (deprecated in favour of `crushrc`, still read): `crush.json` in the project
+//!   and `~/.config/crush/crush.json`; key `mcp`.
+//! - `type` (`stdio`, `http`, `sse`) is required by its schema.
+//! - Values get shell-style expansion (`$VAR`, `${VAR}` and `$(command)`): a project's
+//!   `crush.json` runs commands when Crush loads it, so treat it as code.
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "crush",
+    format: FileFormat::Json,
+    container: &["mcp"],
+    project_file: Some("crush.json"),
+    user_file: Some(UserPath::Config("crush/crush.json")),
+    project_markers: &["crush.json", ".crush.json", ".crushrc", "crushrc"],
+    user_markers: &[UserPath::Config("crush")],
+    env_syntax: EnvSyntax::DollarBrace,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: Some("http"),
+        sse: Some("sse"),
+        speaks_sse: true,
+    },
+    hooks: EntryHooks::NONE,
+};

@@ -1,0 +1,29 @@
+//! Kiro IDE and CLI (hosts.md §17).
+//!
+//! - `.kiro/settings/mcp.json` (workspace, wins) and `~/.kiro/settings/mcp.json`; key
+//!   `mcpServers`.
+//! - `command` / `url` decide the transport; no `type`. Only streamable HTTP is documented, so
+//!   SSE servers are refused. `args` is required for local servers (dotpack always writes it).
+//! - `${VAR}` in env and headers per the docs (some versions reportedly did not expand them).
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "kiro",
+    format: FileFormat::Json,
+    container: &["mcpServers"],
+    project_file: Some(".kiro/settings/mcp.json"),
+    user_file: Some(UserPath::Home(".kiro/settings/mcp.json")),
+    project_markers: &[".kiro"],
+    user_markers: &[UserPath::Home(".kiro")],
+    env_syntax: EnvSyntax::DollarBrace,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: None,
+        http: None,
+        sse: None,
+        speaks_sse: false,
+    },
+    hooks: EntryHooks::NONE,
+};

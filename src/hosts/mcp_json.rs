@@ -1,0 +1,30 @@
+//! The tool-neutral shared files (`../seeds/pi-mcp-adapter.txt`, hosts.md §12): `.mcp.json` in
+//! the project and `~/.config/mcp/mcp.json` for the user, key `mcpServers`, read by pi's adapter
+//! and other tools that look for a shared file.
+//!
+//! The project's `.mcp.json` is also Claude Code's project file: one file has one set of claims
+//! and one writer, so a project declares either `claude-code` or `mcp-json` at project scope,
+//! never both (see `crate::targets`). Entries have Claude Code's shape (a `type` on every entry,
+//! `${VAR}` references), which every reader of the shared file accepts.
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "mcp-json",
+    format: FileFormat::Json,
+    container: &["mcpServers"],
+    project_file: Some(".mcp.json"),
+    user_file: Some(UserPath::Home(".config/mcp/mcp.json")),
+    project_markers: &[],
+    user_markers: &[UserPath::Home(".config/mcp/mcp.json")],
+    env_syntax: EnvSyntax::DollarBrace,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: Some("http"),
+        sse: Some("sse"),
+        speaks_sse: true,
+    },
+    hooks: EntryHooks::NONE,
+};

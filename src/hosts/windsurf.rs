@@ -1,0 +1,29 @@
+//! Windsurf (hosts.md §7).
+//!
+//! - `~/.codeium/windsurf/mcp_config.json`, key `mcpServers`; user scope only (a project file
+//!   appears only in a third-party catalogue, unconfirmed, so dotpack writes none).
+//! - `command` ⇒ stdio; `serverUrl` ⇒ remote. The docs also allow `url`, but an integrator
+//!   reports a `url`-only entry registers nothing, so dotpack writes `serverUrl` and reads both.
+//! - `${env:VAR}` in command, args, env, serverUrl and headers.
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "windsurf",
+    format: FileFormat::Json,
+    container: &["mcpServers"],
+    project_file: None,
+    user_file: Some(UserPath::Home(".codeium/windsurf/mcp_config.json")),
+    project_markers: &[".windsurfrules", ".windsurf"],
+    user_markers: &[UserPath::Home(".codeium/windsurf")],
+    env_syntax: EnvSyntax::EnvColon,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: None,
+        http: None,
+        sse: None,
+        speaks_sse: true,
+    },
+    hooks: EntryHooks::NONE,
+};

@@ -1,0 +1,74 @@
+//! Zed (hosts.md §9).
+//!
+//! - `.zed/settings.json` (project; servers start only in trusted worktrees) and
+//!   `~/.config/zed/settings.json`; key `context_servers`; JSON with comments and trailing commas.
+//! - Shape decides the transport (`command` ⇒ stdio, `url` ⇒ HTTP); no `type`. Zed speaks
+//!   streamable HTTP; SSE support is not documented, so SSE servers are refused.
+//! - No interpolation is documented, so environment references are refused (safest reading).
+//! - Legacy shapes still circulate: a nested `"command": {"path", "args", "env"}` and a tag
+//!   `"source": "custom"`. dotpack writes the flat shape and reads both.
+
+use serde_json::{Map, Value};
+
+use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "zed",
+    format: FileFormat::Jsonc,
+    container: &["context_servers"],
+    project_file: Some(".zed/settings.json"),
+    user_file: Some(UserPath::Config("zed/settings.json")),
+    project_markers: &[".zed"],
+    user_markers: &[UserPath::Config("zed")],
+    env_syntax: EnvSyntax::None,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: None,
+        http: None,
+        sse: None,
+        speaks_sse: false,
+    },
+    hooks: EntryHooks {
+        from_host,
+        ..EntryHooks::NONE
+    },
+};
+
+/// Flattens the legacy `command` object and drops the legacy `source` tag.
+fn from_host(entry: &mut Map<String, Value>) {
+    if entry.get("source").and_then(Value::as_str) == Some("custom") {
+        entry.remove("source");
+    }
+    if let Some(Value::Object(nested)) = entry.get("command").cloned() {
+        entry.remove("command");
+        for (from, to) in [("path", "command"), ("args", "args"), ("env", "env")] {
+            if let Some(value) = nested.get(from)
+                && !entry.contains_key(to)
+            {
+                entry.insert(to.to_string(), value.clone());
+            }
+        }
+    }
+    if entry.get("env").is_some_and(Value::is_null) {
+        entry.remove("env");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn legacy_command_object_is_flattened() {
+        let mut entry = json!({"source": "custom", "command": {"path": "npx", "args": ["-y", "x"], "env": null}})
+            .as_object()
+            .unwrap()
+            .clone();
+        super::from_host(&mut entry);
+        assert_eq!(
+            serde_json::Value::Object(entry),
+            json!({"command": "npx", "args": ["-y", "x"]})
+        );
+    }
+}
