@@ -108,6 +108,8 @@ pub enum Command {
     /// Registry maintenance
     #[command(subcommand)]
     Registry(RegistryCommand),
+    /// List every host dotpack can write: whether it is in use here and its file at each scope
+    Hosts,
     /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
     Doctor(DoctorArgs),
 }

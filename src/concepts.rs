@@ -189,11 +189,17 @@ pub fn is_lossy_name(name: &str) -> bool {
     lossy_names().contains(&name)
 }
 
-/// The names `--allow-lossy` accepts, sorted: every canonical field and concept id.
+/// What a host that runs stdio servers only loses when it reaches a remote server through a
+/// wrapper (`mcp-remote`): named `transport` in `--allow-lossy`, as the drop is recorded.
+pub const WRAPPED_TRANSPORT: &str = "transport";
+
+/// The names `--allow-lossy` accepts, sorted: every canonical field and concept id, and
+/// [`WRAPPED_TRANSPORT`].
 pub fn lossy_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = CONCEPTS
         .iter()
         .flat_map(|c| c.canonical_fields().chain(std::iter::once(c.id)))
+        .chain(std::iter::once(WRAPPED_TRANSPORT))
         .collect();
     names.sort_unstable();
     names.dedup();

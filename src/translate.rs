@@ -94,7 +94,7 @@ pub fn translate(
         Some(stdio) => {
             wrapped = stdio;
             t.dropped.push(Dropped {
-                field: "transport".to_string(),
+                field: crate::concepts::WRAPPED_TRANSPORT.to_string(),
                 concept: "remote_via_wrapper",
                 security: true,
                 supported_on: hosts_with_url(),

@@ -5,6 +5,7 @@ pub mod adopt;
 mod declare;
 pub mod doctor;
 pub mod history;
+pub mod hosts;
 pub mod info;
 pub mod init;
 pub mod install;
@@ -71,6 +72,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Validate(args) => validate::run(settings, args, printer),
         Command::Registry(cmd) => registry::run(cmd, printer),
         Command::Doctor(args) => doctor::run(settings, args, printer),
+        Command::Hosts => hosts::run(settings, printer),
     }
 }
 
