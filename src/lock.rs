@@ -36,6 +36,18 @@ pub struct Lockfile {
     pub claims: Vec<Claim>,
 }
 
+impl Lockfile {
+    /// A lock with nothing in it: what a project that has no dotpack.lock yet means.
+    pub fn empty() -> Lockfile {
+        Lockfile {
+            version: LOCK_VERSION,
+            requirements: BTreeMap::new(),
+            packages: Vec::new(),
+            claims: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockedPackage {
     pub name: String,

@@ -110,10 +110,12 @@ pub fn translate(
     }
     let mut entry = t.entry()?;
     if let Value::Object(fields) = &mut entry {
-        (host.hooks.to_host)(server_name, fields).map_err(|reason| TranslateError::Unsupported {
-            host: host.id,
-            field: "(entry)".to_string(),
-            reason,
+        (host.hooks.to_host)(server_name, fields).map_err(|reason| {
+            TranslateError::Unsupported {
+                host: host.id,
+                field: "(entry)".to_string(),
+                reason,
+            }
         })?;
     }
     Ok(Translation {
@@ -129,8 +131,7 @@ pub fn translate(
 fn wrap_remote(host: &HostAdapter, server: &Server, transport: Transport) -> Option<Server> {
     let wrapper = host.remote_wrapper?;
     let url = server.url.as_ref()?;
-    if transport == Transport::Stdio || concept_of("url").is_some_and(|c| c.supported_on(host.id))
-    {
+    if transport == Transport::Stdio || concept_of("url").is_some_and(|c| c.supported_on(host.id)) {
         return None;
     }
     let mut args: Vec<String> = wrapper[1..].iter().map(|a| a.to_string()).collect();

@@ -85,10 +85,13 @@ pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
                 .unwrap_or_default();
             printer.out(format!(
                 "  {:width$}    {:7} {} ({state}{shared})",
-                "", s.scope.to_string(), s.file
+                "",
+                s.scope.to_string(),
+                s.file
             ));
         }
     }
-    printer.note("* detected here: its file or folder exists (`dotpack init` proposes these hosts)");
+    printer
+        .note("* detected here: its file or folder exists (`dotpack init` proposes these hosts)");
     Ok(())
 }

@@ -35,12 +35,7 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     let options = args.options();
     let project = Project::load(settings, printer)?;
     let manifest = &project.manifest;
-    let empty = crate::lock::Lockfile {
-        version: crate::lock::LOCK_VERSION,
-        requirements: Default::default(),
-        packages: Vec::new(),
-        claims: Vec::new(),
-    };
+    let empty = crate::lock::Lockfile::empty();
     let lock = project.lock.as_ref().unwrap_or(&empty);
     let lock_state = match &project.lock {
         _ if project.lock_conflicted => LockState::Conflicted,

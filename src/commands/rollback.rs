@@ -177,12 +177,7 @@ fn user_scope_writes(
     let manifest = manifest::parse(&manifest_path, restored(MANIFEST_FILE)?.unwrap_or_default())?;
     let lock = match restored(LOCK_FILE)? {
         Some(text) => crate::lock::parse(&root.join(LOCK_FILE), &text)?,
-        None => Lockfile {
-            version: crate::lock::LOCK_VERSION,
-            requirements: Default::default(),
-            packages: Vec::new(),
-            claims: Vec::new(),
-        },
+        None => Lockfile::empty(),
     };
     let project = Project {
         lock_path: root.join(LOCK_FILE),

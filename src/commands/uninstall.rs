@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::cli::UninstallArgs;
 use crate::commands::declare::{self, Edits};
@@ -21,11 +21,12 @@ use crate::targets::Layout;
 pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;
     let project = Project::load(settings, printer)?;
-    let Some(lock) = project.lock.clone() else {
-        bail!(
-            "there is no dotpack.lock, so nothing is installed\n  help: `dotpack install` installs the packages of dotpack.toml"
-        );
-    };
+    // No lock: only the project's own servers can be installed (at user scope, whose claims
+    // live in $DOTPACK_HOME), or nothing at all, which uninstall then says.
+    let lock = project
+        .lock
+        .clone()
+        .unwrap_or_else(crate::lock::Lockfile::empty);
     let file = declare::manifest_name(&project.manifest, settings.global);
     let manifest = &project.manifest;
     let layout = Layout::new(&manifest.manifest, Some(&lock), project.global)?;

@@ -48,7 +48,12 @@ pub fn props() -> Props {
 }
 
 pub fn try_run(host: &str, toml: &str) -> Result<Translation, TranslateError> {
-    translate(super::adapter(host).unwrap(), "acme", &server(toml), &props())
+    translate(
+        super::adapter(host).unwrap(),
+        "acme",
+        &server(toml),
+        &props(),
+    )
 }
 
 pub fn run(host: &str, toml: &str) -> Translation {

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod every_host;
 mod hosts;
 mod http_registry;
 mod model;

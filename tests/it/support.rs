@@ -46,6 +46,16 @@ impl Env {
             .env_remove("ALL_PROXY")
             .env_remove("all_proxy")
             .env_remove("CODEX_HOME");
+        // Every variable a host adapter honours, so host files resolve inside the temp HOME.
+        for var in [
+            "XDG_CONFIG_HOME",
+            "CLAUDE_CONFIG_DIR",
+            "PI_CODING_AGENT_DIR",
+            "COPILOT_HOME",
+            "GEMINI_CLI_HOME",
+        ] {
+            cmd.env_remove(var);
+        }
         cmd
     }
 
