@@ -7,6 +7,10 @@
 //!   `gemini mcp add` does. Stdio entries have no `type` (the field only takes http/sse).
 //!   `httpUrl` is deprecated and never written.
 //! - `$VAR`, `${VAR}`, `${VAR:-default}` are expanded in every string value.
+//! - `GEMINI_CLI_HOME` moves the home Gemini reads: the user file is then
+//!   `$GEMINI_CLI_HOME/.gemini/settings.json`.
+//! - Comments are read (strip-json-comments) but trailing commas are not: the file is parsed as
+//!   JSON after the comments are stripped. dotpack never writes a trailing comma.
 
 use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
@@ -16,9 +20,17 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Jsonc,
     container: &["mcpServers"],
     project_file: Some(".gemini/settings.json"),
-    user_file: Some(UserPath::Home(".gemini/settings.json")),
+    user_file: Some(UserPath::EnvDir {
+        var: "GEMINI_CLI_HOME",
+        default: "",
+        file: ".gemini/settings.json",
+    }),
     project_markers: &[".gemini", "GEMINI.md"],
-    user_markers: &[UserPath::Home(".gemini")],
+    user_markers: &[UserPath::EnvDir {
+        var: "GEMINI_CLI_HOME",
+        default: "",
+        file: ".gemini",
+    }],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
     transport_types: TransportTypes {

@@ -193,3 +193,26 @@ fn scope_parses_and_prints_lowercase() {
     assert_eq!(Scope::Project.to_string(), "project");
     assert_eq!(serde_json::to_string(&Scope::User).unwrap(), "\"user\"");
 }
+
+#[test]
+fn gemini_follows_gemini_cli_home() {
+    let env = fake_env();
+    assert_eq!(
+        paths("gemini-cli", &env).1,
+        some("/home/u/.gemini/settings.json")
+    );
+    let moved = fake_env().with_var("GEMINI_CLI_HOME", "/g");
+    assert_eq!(
+        paths("gemini-cli", &moved).1,
+        some("/g/.gemini/settings.json")
+    );
+    assert_eq!(
+        HostEnv::from_lookup(|v| match v {
+            "HOME" => Some("/home/u".into()),
+            "GEMINI_CLI_HOME" => Some("/g".into()),
+            _ => None,
+        })
+        .unwrap(),
+        moved
+    );
+}
