@@ -34,6 +34,9 @@ impl Checker<'_> {
             if let Some(concept) = concept_of(name) {
                 if self.expect_kind(k, v, &key_path, concept.kind) {
                     self.secrets_in(name, v, &key_path);
+                    if concept.id == "tool_approval_overrides" {
+                        self.tool_overrides(k, v, &key_path);
+                    }
                 }
             } else if let Some(canonical) = host_alias_of(name) {
                 self.error(
@@ -240,6 +243,32 @@ impl Checker<'_> {
             );
         }
         ok
+    }
+
+    /// `tools` is Codex's per-tool table (`tools.NAME.approval_mode`). A Hermes-shaped
+    /// `tools = { include = [...], exclude = [...] }` has lists where tables belong: written as it
+    /// is into Codex it would mean something else, so it is refused with the canonical fields.
+    fn tool_overrides(&mut self, key: &Key, item: &Item, at: &str) {
+        let Some(table) = item.as_table_like() else {
+            return;
+        };
+        for (tool, value) in table.iter() {
+            if value.is_table_like() {
+                continue;
+            }
+            let fix = match tool {
+                "include" => "write the allow list as `enabled_tools = [...]`".to_string(),
+                "exclude" => "write the deny list as `disabled_tools = [...]`".to_string(),
+                _ => format!("write `{tool} = {{ approval_mode = \"approve\" }}`"),
+            };
+            self.error(
+                "wrong-type",
+                format!("`tools.{tool}` must be a table of per-tool settings"),
+                key.span(),
+                &format!("{at}.{}", segment(tool)),
+                fix,
+            );
+        }
     }
 
     fn wrong_kind(

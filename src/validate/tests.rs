@@ -346,3 +346,24 @@ fn a_bom_and_crlf_are_accepted_and_lines_still_count_from_one() {
     let found = findings(bad);
     assert_eq!(found, [("wrong-type", 2, "package.name".to_string())]);
 }
+
+#[test]
+fn a_hermes_shaped_tools_table_is_refused_and_codex_overrides_pass() {
+    let base =
+        "[package]\nname = \"x\"\nversion = \"1.0.0\"\n\n[servers.x]\ncommand = \"a\"\nargs = []\n";
+    assert_eq!(
+        findings(&format!(
+            "{base}tools = {{ include = [\"a\"], exclude = [\"b\"] }}\n"
+        )),
+        [
+            ("wrong-type", 8, "servers.x.tools.include".to_string()),
+            ("wrong-type", 8, "servers.x.tools.exclude".to_string())
+        ]
+    );
+    assert!(
+        findings(&format!(
+            "{base}tools = {{ search = {{ approval_mode = \"approve\" }} }}\n"
+        ))
+        .is_empty()
+    );
+}
