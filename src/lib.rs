@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod concepts;
 pub mod diag;
+pub mod footguns;
 pub mod formats;
 pub mod fsutil;
 pub mod hosts;

@@ -1,5 +1,6 @@
-//! `dotpack doctor [--repair]`: report the health of the state folders; exit 1 while a problem
-//! remains.
+//! `dotpack doctor [--repair]`: report the health of the state folders (exit 1 while a problem
+//! remains), and warn about host config files that will not work as their author meant
+//! (see [`crate::footguns`]).
 
 use anyhow::{Result, bail};
 
@@ -12,8 +13,9 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let root = crate::ops::project_root(settings);
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
+    let footguns = crate::footguns::check_all(root.as_deref(), &settings.host_env);
     if printer.json {
-        printer.json_out(&serde_json::json!({ "folders": findings }));
+        printer.json_out(&serde_json::json!({ "folders": findings, "hosts": footguns }));
     } else {
         for f in &findings {
             let message = format!("{} ({}): {}", f.folder.display(), f.scope, f.message);
@@ -28,6 +30,22 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
             for file in &f.files {
                 printer.note(format!("    {:<8} {}", file.now, file.display));
             }
+        }
+    }
+    if !printer.json {
+        for f in &footguns {
+            let server = f
+                .server
+                .as_ref()
+                .map(|s| format!(" server `{s}`"))
+                .unwrap_or_default();
+            printer.warning(format!(
+                "{} ({}){server} {} [{}]\n  help: {}",
+                f.file, f.host, f.message, f.code, f.fix
+            ));
+        }
+        if footguns.is_empty() {
+            printer.status("Ok", "host config files: no known footgun");
         }
     }
     let problems = findings

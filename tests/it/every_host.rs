@@ -197,3 +197,36 @@ fn claude_desktop_wraps_a_remote_server_only_when_asked() {
     // The consent is recorded with the claim: the next install needs no flag.
     env.dotpack().arg("install").assert().success();
 }
+
+#[test]
+fn doctor_names_host_footguns_and_their_fixes() {
+    let env = Env::new();
+    env.write("dotpack.toml", "[project]\nhosts = [\"cursor\"]\n");
+    env.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"b\": {\"command\": \"x\", \"env\": {\"T\": \"${TOKEN}\"}}}}",
+    );
+    env.write(
+        ".mcp.json",
+        "{\"mcpServers\": {\"r\": {\"url\": \"https://r.example/mcp\"}}}",
+    );
+    let out = env.dotpack().args(["doctor", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> = json["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["url-without-type", "unexpanded-reference"]);
+    env.dotpack()
+        .arg("doctor")
+        .assert()
+        .success()
+        .stderr(contains("write it as `${env:TOKEN}`"));
+}
