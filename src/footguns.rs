@@ -39,9 +39,11 @@ pub fn check_host_file(host: &HostAdapter, file: &str, text: &str) -> Vec<Findin
         message,
         fix,
     };
-    if host.id == "claude-code" && file.ends_with(".mcp.json") {
-        if let Ok(vscode) = formats::list_entries(Format::Json, text, Container::new(&["servers"]))
-            && !vscode.is_empty()
+    if host.id == "claude-code"
+        && file.ends_with(".mcp.json")
+        && let Ok(vscode) = formats::list_entries(Format::Json, text, Container::new(&["servers"]))
+        && !vscode.is_empty()
+    {
         {
             out.push(Finding {
                 code: "vscode-servers-key",
