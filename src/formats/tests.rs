@@ -777,36 +777,58 @@ mod round_trip {
 
 #[test]
 fn the_guard_refuses_a_result_that_changed_anything_else() {
-    use jsonc_parser::ast::Value as Ast;
+    use super::{Backend, Parse, guard};
     let old = "{\"a\": {\"command\": \"a\"}, \"b\": 1}";
-    let root = json::parse(Format::Json, old).unwrap().unwrap();
-    let Ast::Object(obj) = &root else { panic!() };
-    let check = |new: &str, expected: Option<&Value>| {
-        json::guard_check(Format::Json, obj, new, &[], "c", expected)
+    let c = Container::new(&[]);
+    let before = json::Loaded::parse(Format::Json, old, c).unwrap();
+    let check = |new: &str, name: &str, value: Option<&Value>| {
+        let expected = guard::with_change(before.entries(), name, value.cloned());
+        guard::check::<json::Loaded>(Format::Json, new, c, &before.outside(), &expected)
     };
-    let c = json!({"url": "u"});
-    assert!(
-        check(
-            "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"u\"}}",
-            Some(&c)
-        )
-        .is_ok()
-    );
-    let changed_b = "{\"a\": {\"command\": \"a\"}, \"b\": 2, \"c\": {\"url\": \"u\"}}";
-    assert!(matches!(
-        check(changed_b, Some(&c)),
-        Err(FormatError::GuardFailed { .. })
-    ));
-    let wrong_value = "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"x\"}}";
-    assert!(matches!(
-        check(wrong_value, Some(&c)),
-        Err(FormatError::GuardFailed { .. })
-    ));
-    assert!(matches!(
-        check("{\"a\": 1} {}", None),
-        Err(FormatError::GuardFailed { .. })
-    ));
-    assert!(check(old, None).is_ok());
+    let u = json!({"url": "u"});
+    let added = "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"u\"}}";
+    assert!(check(added, "c", Some(&u)).is_ok());
+    let refused = [
+        ("{\"a\": {\"command\": \"a\"}, \"b\": 2, \"c\": {\"url\": \"u\"}}", Some(&u)),
+        ("{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"x\"}}", Some(&u)),
+        ("{\"c\": {\"url\": \"u\"}, \"a\": {\"command\": \"a\"}, \"b\": 1}", Some(&u)),
+        ("{\"a\": 1} {}", None),
+    ];
+    for (text, value) in refused {
+        assert!(
+            matches!(check(text, "c", value), Err(FormatError::GuardFailed { .. })),
+            "{text}"
+        );
+    }
+    assert!(check(old, "c", None).is_ok());
+}
+
+#[test]
+fn the_guard_refuses_a_toml_result_that_changed_anything_else() {
+    use super::{Backend, Parse, guard};
+    let c = Container::new(CODEX);
+    let before = "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n";
+    let old = toml::Doc::parse(Format::Toml, before, c).unwrap();
+    let b = json!({"command": "b", "args": ["x"]});
+    let expected = guard::with_change(old.entries(), "b", Some(b));
+    let check = |text: &str| guard::check::<toml::Doc>(Format::Toml, text, c, &old.outside(), &expected);
+    let entries =
+        "[mcp_servers.a]\ncommand = \"a\"\n[mcp_servers.b]\ncommand = \"b\"\nargs = [\"x\"]\n";
+    assert!(check(&format!("model = \"o3\"\n{entries}")).is_ok());
+    let refused = [
+        format!("model = \"o4\"\n{entries}"),
+        format!("model = \"o3\"\nx = 1\n{entries}"),
+        format!("model = \"o3\"\n{entries}[mcp_servers.c]\ncommand = \"c\"\n"),
+        "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n".to_owned(),
+        format!("model = \"o3\"\n{}", entries.replace("[\"x\"]", "[\"y\"]")),
+        format!("model = \"o3\"\n{entries}["),
+    ];
+    for text in &refused {
+        assert!(
+            matches!(check(text), Err(FormatError::GuardFailed { .. })),
+            "{text}"
+        );
+    }
 }
 
 /// Applies `ops` one at a time with the one-entry functions, each removal taking back what its
