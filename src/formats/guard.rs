@@ -77,20 +77,3 @@ fn compare(got: &[(String, Value)], expected: &[(String, Value)]) -> Result<(), 
 fn failed(reason: String) -> FormatError {
     FormatError::GuardFailed { reason }
 }
-
-/// [`Outside`] of a document read as JSON (`root`, `None` when it holds nothing) for `path`.
-pub(crate) fn outside_of(root: Option<&serde_json::Map<String, Value>>, path: &[&str]) -> Outside {
-    let mut levels = Vec::with_capacity(path.len());
-    let mut map = root;
-    for key in path {
-        let others = map.map(|m| {
-            m.iter()
-                .filter(|(k, _)| k != key)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        });
-        levels.push(others.unwrap_or_default());
-        map = map.and_then(|m| m.get(*key)).and_then(Value::as_object);
-    }
-    levels
-}
