@@ -9,10 +9,12 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions, parse_to_ast};
 use serde_json::{Map, Value};
 
+use super::guard::{self, Outside};
 use super::json_render::{Style, render, render_member};
 use super::text::{line_indent, line_start, newline_of, split_bom, starts_line};
-use super::guard::{self, Outside};
-use super::{Backend, Parse, Container, Created, Edit, Format, FormatError, Op, Progress, entry_fields};
+use super::{
+    Backend, Container, Created, Edit, Format, FormatError, Op, Parse, Progress, entry_fields,
+};
 
 mod batch;
 mod layout;

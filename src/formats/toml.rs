@@ -9,7 +9,7 @@ use toml_edit::{DocumentMut, Item, Table};
 
 use super::guard::{self, Outside};
 use super::text::{LineEndings, line_column, line_endings, split_bom};
-use super::{Backend, Parse, Container, Created, Edit, Format, FormatError, Op};
+use super::{Backend, Container, Created, Edit, Format, FormatError, Op, Parse};
 
 mod batch;
 mod convert;

@@ -209,7 +209,11 @@ impl Backend for Doc<'_> {
                 }
                 let col = key.start - line_start(self.body, key.start);
                 let start = line_start(self.body, key.start);
-                vec![remove_lines(self.body, start, extent_end(self.body, start, col))]
+                vec![remove_lines(
+                    self.body,
+                    start,
+                    extent_end(self.body, start, col),
+                )]
             }
             (true, None) => {
                 let restore = match (levels, &created.empty_object_inner) {
@@ -303,15 +307,19 @@ impl Doc<'_> {
             (Kind::Map { flow: false, .. }, false) | (Kind::Seq { flow: false, .. }, true) => {
                 self.found(key, value, key_path).map(Place::Found)
             }
-            (Kind::Map { entries, flow: true }, false) if entries.is_empty() => {
-                self.empty(key, value).map(Place::Empty)
-            }
+            (
+                Kind::Map {
+                    entries,
+                    flow: true,
+                },
+                false,
+            ) if entries.is_empty() => self.empty(key, value).map(Place::Empty),
             (Kind::Seq { items, flow: true }, true) if items.is_empty() => {
                 self.empty(key, value).map(Place::Empty)
             }
-            (Kind::Map { flow: true, .. }, false) | (Kind::Seq { flow: true, .. }, true) => Err(
-                self.not_editable(value, "a flow-style (`{…}` or `[…]`) servers container"),
-            ),
+            (Kind::Map { flow: true, .. }, false) | (Kind::Seq { flow: true, .. }, true) => {
+                Err(self.not_editable(value, "a flow-style (`{…}` or `[…]`) servers container"))
+            }
             _ if value.is_plain_null() => self.empty(key, value).map(Place::Empty),
             _ => Err(FormatError::ContainerNotObject {
                 key_path: key_path.to_owned(),
@@ -362,7 +370,8 @@ impl Doc<'_> {
                     (name.to_owned(), v.to_json(), k)
                 }
                 (None, Some(list_key)) => {
-                    let (name, fields) = self.list_item(v, list_key, &format!("{key_path}[{i}]"))?;
+                    let (name, fields) =
+                        self.list_item(v, list_key, &format!("{key_path}[{i}]"))?;
                     (name, fields, v)
                 }
                 (None, None) => return Err(self.unreachable()),
@@ -387,7 +396,9 @@ impl Doc<'_> {
             let end = extent_end(self.body, start, col);
             let data_end = v.data_end();
             if data_end > end && !self.body[end..data_end].trim().is_empty() {
-                return Err(self.not_editable(v, "a server whose lines are indented less than its name"));
+                return Err(
+                    self.not_editable(v, "a server whose lines are indented less than its name")
+                );
             }
             if let Some((_, line)) = lines.iter().find(|(n, _)| *n == name) {
                 return Err(FormatError::DuplicateKey {
@@ -452,7 +463,9 @@ impl Doc<'_> {
             return Err(self.not_editable(node, &format!("an anchor or a tag on `{here}`")));
         }
         if node.is_flow() {
-            return Err(self.not_editable(node, &format!("`{here}` written in flow style (`{{…}}`)")));
+            return Err(
+                self.not_editable(node, &format!("`{here}` written in flow style (`{{…}}`)"))
+            );
         }
         Ok(())
     }
@@ -533,12 +546,7 @@ impl Doc<'_> {
     }
 
     /// `keys` as nested maps from column `col`, then the entry `content` under the last one.
-    fn chain(
-        &self,
-        keys: &[&str],
-        col: usize,
-        content: &dyn Fn(usize, usize) -> String,
-    ) -> String {
+    fn chain(&self, keys: &[&str], col: usize, content: &dyn Fn(usize, usize) -> String) -> String {
         let nl = self.style.newline;
         let mut out = String::new();
         let mut at = col;
@@ -609,7 +617,10 @@ impl Doc<'_> {
         let mut body = String::with_capacity(self.body.len() + 256);
         let mut at = 0;
         for (start, end, text) in &splices {
-            let piece = self.body.get(at..*start).ok_or_else(|| self.unreachable())?;
+            let piece = self
+                .body
+                .get(at..*start)
+                .ok_or_else(|| self.unreachable())?;
             body.push_str(piece);
             body.push_str(text);
             at = *end;
@@ -637,7 +648,10 @@ impl Doc<'_> {
 
     fn unreachable(&self) -> FormatError {
         FormatError::GuardFailed {
-            reason: format!("container `{}` could not be reached", self.container.display()),
+            reason: format!(
+                "container `{}` could not be reached",
+                self.container.display()
+            ),
         }
     }
 }
@@ -726,7 +740,11 @@ fn detect_style(body: &str, root: Option<&Node>, newline: &'static str) -> Style
         if unit.is_some() && indented_lists.is_some() {
             break;
         }
-        let Kind::Map { entries, flow: false } = &node.kind else {
+        let Kind::Map {
+            entries,
+            flow: false,
+        } = &node.kind
+        else {
             if let Kind::Seq { items, .. } = &node.kind {
                 stack.extend(items.iter().rev());
             }

@@ -72,7 +72,13 @@ fn seq_lines(out: &mut String, items: &[Value], col: usize, style: &Style) {
     for item in items {
         match item {
             Value::Object(map) if !map.is_empty() => {
-                map_item(out, map.iter().map(|(k, v)| (k.as_str(), v)), col, col + 2, style);
+                map_item(
+                    out,
+                    map.iter().map(|(k, v)| (k.as_str(), v)),
+                    col,
+                    col + 2,
+                    style,
+                );
             }
             Value::Array(inner) if !inner.is_empty() => {
                 let mut body = String::new();
@@ -177,13 +183,54 @@ mod tests {
 
     #[test]
     fn strings_are_quoted_only_when_a_plain_scalar_would_read_differently() {
-        for plain in ["npx", "-y", "pkg@1", "https://x.io/mcp?a=b", "a b", "./s.js", "A_B"] {
+        for plain in [
+            "npx",
+            "-y",
+            "pkg@1",
+            "https://x.io/mcp?a=b",
+            "a b",
+            "./s.js",
+            "A_B",
+        ] {
             assert_eq!(scalar_string(plain), plain);
         }
         for quoted in [
-            "yes", "No", "on", "null", "~", "1.0", "1", "0x1f", "-1", "*x", "&a", "# x", "a: b",
-            "a:", " a", "a ", "", "!t", "'", "\"", "a #b", "2024-01-01", "<<", ".inf", "@", "%x",
-            "{a}", "[a]", "a\nb", "|", ">", "?", "`x`", "x\u{85}", "@scope/pkg", "~/x",
+            "yes",
+            "No",
+            "on",
+            "null",
+            "~",
+            "1.0",
+            "1",
+            "0x1f",
+            "-1",
+            "*x",
+            "&a",
+            "# x",
+            "a: b",
+            "a:",
+            " a",
+            "a ",
+            "",
+            "!t",
+            "'",
+            "\"",
+            "a #b",
+            "2024-01-01",
+            "<<",
+            ".inf",
+            "@",
+            "%x",
+            "{a}",
+            "[a]",
+            "a\nb",
+            "|",
+            ">",
+            "?",
+            "`x`",
+            "x\u{85}",
+            "@scope/pkg",
+            "~/x",
         ] {
             let text = scalar_string(quoted);
             assert!(text.starts_with('"'), "{quoted:?} gave {text}");

@@ -83,7 +83,10 @@ other:
 
 #[test]
 fn crlf_bom_and_no_final_newline_are_kept() {
-    round_trip("\u{feff}model: x\r\nmcp_servers:\r\n  a:\r\n    command: a\r\n", HERMES);
+    round_trip(
+        "\u{feff}model: x\r\nmcp_servers:\r\n  a:\r\n    command: a\r\n",
+        HERMES,
+    );
     let added = round_trip("mcp_servers:\r\n  a:\r\n    command: a", HERMES);
     assert!(added.contains("\r\n  figma:\r\n    command: npx\r\n"));
     assert!(!added.ends_with('\n'));
@@ -108,8 +111,16 @@ fn strings_that_would_read_as_something_else_are_quoted() {
         "g": " pad ", "h": "on", "i": "null", "j": "", "k": "multi\nline", "l": 3, "m": true,
         "n": null, "o": 1.5, "p": [], "q": {}, "r": [[1, "x"], {"s": "t"}], "yes": "key"});
     let edit = upsert_entry(Format::Yaml, "", HERMES, "odd", &value).unwrap();
-    assert_eq!(get_entry(Format::Yaml, &edit.text, HERMES, "odd").unwrap(), Some(value));
-    assert!(edit.text.contains("    l: 3\n    m: true\n    \"n\": null\n    o: 1.5\n    p: []\n"), "{}", edit.text);
+    assert_eq!(
+        get_entry(Format::Yaml, &edit.text, HERMES, "odd").unwrap(),
+        Some(value)
+    );
+    assert!(
+        edit.text
+            .contains("    l: 3\n    m: true\n    \"n\": null\n    o: 1.5\n    p: []\n"),
+        "{}",
+        edit.text
+    );
     assert!(edit.text.contains("    \"yes\": key\n"), "{}", edit.text);
 }
 
@@ -117,7 +128,10 @@ fn strings_that_would_read_as_something_else_are_quoted() {
 fn replacing_an_entry_changes_only_its_lines() {
     let text = "mcp_servers:\n  a:\n    command: old  # c\n  b:\n    command: b\n# end\n";
     let edit = upsert_entry(Format::Yaml, text, HERMES, "a", &json!({"url": "u"})).unwrap();
-    assert_eq!(edit.text, "mcp_servers:\n  a:\n    url: u\n  b:\n    command: b\n# end\n");
+    assert_eq!(
+        edit.text,
+        "mcp_servers:\n  a:\n    url: u\n  b:\n    command: b\n# end\n"
+    );
     assert_eq!(edit.created, Created::default());
 }
 
@@ -126,7 +140,11 @@ fn removing_the_last_entry_of_a_file_dotpack_did_not_create_leaves_an_empty_map(
     let text = "mcp_servers:\n  a:\n    command: a\nz: 1\n";
     let edit = remove_entry(Format::Yaml, text, HERMES, "a", &Created::default()).unwrap();
     assert_eq!(edit.text, "mcp_servers: {}\nz: 1\n");
-    for empty in ["mcp_servers:\nz: 1\n", "mcp_servers: {}  # none\n", "mcp_servers: ~"] {
+    for empty in [
+        "mcp_servers:\nz: 1\n",
+        "mcp_servers: {}  # none\n",
+        "mcp_servers: ~",
+    ] {
         round_trip(empty, HERMES);
     }
 }
@@ -143,7 +161,8 @@ fn keyed_lists_are_upserted_in_place_appended_and_removed() {
     );
     let added = round_trip(text, CONTINUE);
     assert!(
-        added.contains("    command: b\n  - name: figma\n    command: npx\n    args:\n      - -y\n"),
+        added
+            .contains("    command: b\n  - name: figma\n    command: npx\n    args:\n      - -y\n"),
         "{added}"
     );
     let replaced = upsert_entry(Format::Yaml, text, CONTINUE, "a", &json!({"url": "u"})).unwrap();
@@ -152,7 +171,10 @@ fn keyed_lists_are_upserted_in_place_appended_and_removed() {
         text.replace("  - name: a\n    command: a\n", "  - name: a\n    url: u\n")
     );
     let removed = remove_entry(Format::Yaml, text, CONTINUE, "a", &Created::default()).unwrap();
-    assert_eq!(removed.text, text.replace("  - name: a\n    command: a\n", ""));
+    assert_eq!(
+        removed.text,
+        text.replace("  - name: a\n    command: a\n", "")
+    );
     round_trip("", CONTINUE);
     round_trip("mcpServers: []\n", CONTINUE);
     round_trip("mcpServers:\n- name: a\n  command: a\n", CONTINUE);
@@ -200,7 +222,11 @@ fn what_cannot_be_edited_exactly_is_refused_with_its_place() {
     let dup = "mcp_servers:\n  a: {}\n  a: {}\n";
     assert!(matches!(
         list_entries(Format::Yaml, dup, HERMES),
-        Err(FormatError::DuplicateKey { first_line: 2, second_line: 3, .. })
+        Err(FormatError::DuplicateKey {
+            first_line: 2,
+            second_line: 3,
+            ..
+        })
     ));
     let dup_list = "mcpServers:\n  - name: a\n  - name: a\n";
     assert!(matches!(

@@ -23,9 +23,18 @@ pub(super) struct Node {
 }
 
 pub(super) enum Kind {
-    Scalar { value: String, plain: bool },
-    Seq { items: Vec<Node>, flow: bool },
-    Map { entries: Vec<(Node, Node)>, flow: bool },
+    Scalar {
+        value: String,
+        plain: bool,
+    },
+    Seq {
+        items: Vec<Node>,
+        flow: bool,
+    },
+    Map {
+        entries: Vec<(Node, Node)>,
+        flow: bool,
+    },
     Alias,
 }
 
@@ -216,7 +225,11 @@ impl<'a> Builder<'a> {
                 };
                 let flow = self.flow_at(start, b'{');
                 let flow = flow && entries.first().is_none_or(|(k, _)| k.start != start);
-                (Kind::Map { entries, flow }, anchor != 0 || tag.is_some(), end)
+                (
+                    Kind::Map { entries, flow },
+                    anchor != 0 || tag.is_some(),
+                    end,
+                )
             }
             _ => return Err(unexpected_end()),
         };
