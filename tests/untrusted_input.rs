@@ -6,7 +6,7 @@ use std::path::Path;
 use dotpack::formats::{self, Container, Created, Format, Op};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 3] = [Format::Json, Format::Jsonc, Format::Toml];
+const FORMATS: [Format; 4] = [Format::Json, Format::Jsonc, Format::Toml, Format::Yaml];
 
 /// Text that looks like config files: brackets, quotes, keys, comments, newlines and noise.
 fn configish() -> impl Strategy<Value = String> {
@@ -29,6 +29,13 @@ fn configish() -> impl Strategy<Value = String> {
             Just("\u{feff}".to_string()),
             Just("1.0".to_string()),
             Just("null".to_string()),
+            Just("mcp_servers:\n".to_string()),
+            Just("  ".to_string()),
+            Just("- ".to_string()),
+            Just("&a ".to_string()),
+            Just("*a".to_string()),
+            Just("---\n".to_string()),
+            Just("<<: ".to_string()),
             "[ -~]{0,4}",
         ],
         0..40,

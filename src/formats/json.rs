@@ -9,20 +9,19 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions, parse_to_ast};
 use serde_json::{Map, Value};
 
+use super::guard::{self, Outside};
 use super::json_render::{Style, render, render_member};
 use super::text::{line_indent, line_start, newline_of, split_bom, starts_line};
-use super::{Container, Created, Edit, Format, FormatError, Op, Progress, entry_fields};
+use super::{
+    Backend, Container, Created, Edit, Format, FormatError, Op, Parse, Progress, entry_fields,
+};
 
 mod batch;
-mod guard;
 mod layout;
 mod shallow;
 mod unique;
 
 use layout::{comma_in, detect_style, line_break_before, same_line_end};
-
-#[cfg(test)]
-pub(in crate::formats) use guard::check as guard_check;
 
 /// Splices to apply to a text: byte range replaced by a string. Applied back to front.
 type Splices = Vec<(usize, usize, String)>;
@@ -38,6 +37,63 @@ pub(super) struct Loaded<'t> {
     root: Option<Ast<'t>>,
 }
 
+impl<'t> Parse<'t> for Loaded<'t> {
+    /// Fails when the text does not parse, or when a key on the container path holds something
+    /// other than an object. A large strict-JSON file is parsed only along the container path
+    /// (see [`shallow`]).
+    fn parse(format: Format, text: &'t str, container: Container<'t>) -> Result<Self, FormatError> {
+        Loaded::new(format, text, container)
+    }
+
+    /// A full parse, whatever the size: the guard compares everything it reads.
+    fn reparse(
+        format: Format,
+        text: &'t str,
+        container: Container<'t>,
+    ) -> Result<Self, FormatError> {
+        Loaded::with_parser(format, text, container, true)
+    }
+}
+
+impl Backend for Loaded<'_> {
+    fn entries(&self) -> Vec<(String, Value)> {
+        Loaded::entries(self)
+    }
+
+    /// Off-path members read as `null` after a shallow parse; the guard reads this only of a
+    /// [`Backend::reparse`].
+    fn outside(&self) -> Outside {
+        let mut levels = Vec::with_capacity(self.path.len());
+        let mut obj = self.root.as_ref().and_then(Ast::as_object);
+        for key in self.path {
+            let others = obj.map(|o| {
+                o.properties
+                    .iter()
+                    .filter(|p| p.name.as_str() != *key)
+                    .map(|p| (p.name.as_str().to_owned(), to_json(&p.value)))
+                    .collect()
+            });
+            levels.push(others.unwrap_or_default());
+            obj = obj
+                .and_then(|o| o.get(key))
+                .and_then(|p| p.value.as_object());
+        }
+        levels
+    }
+
+    fn upsert(&self, name: &str, value: &Value) -> Result<Edit, FormatError> {
+        Loaded::upsert(self, name, value)
+    }
+
+    fn remove(&self, name: &str, created: &Created) -> Result<Edit, FormatError> {
+        Loaded::remove(self, name, created)
+    }
+
+    fn apply(&self, ops: &[Op<'_>]) -> Result<Edit, FormatError> {
+        Loaded::apply(self, ops)
+    }
+}
+
 impl<'t> Loaded<'t> {
     /// Parses `text`, failing as every operation on it would: when it does not parse, or when a
     /// key on the container path holds something other than an object.
@@ -46,8 +102,26 @@ impl<'t> Loaded<'t> {
         text: &'t str,
         container: Container<'t>,
     ) -> Result<Self, FormatError> {
+        Loaded::with_parser(format, text, container, false)
+    }
+
+    fn with_parser(
+        format: Format,
+        text: &'t str,
+        container: Container<'t>,
+        full: bool,
+    ) -> Result<Self, FormatError> {
+        if container.list_key.is_some() {
+            return Err(FormatError::ListContainer {
+                key_path: container.display(),
+                format: "JSON",
+            });
+        }
         let (bom, body) = split_bom(text);
-        let root = load(format, body, container.path)?;
+        let root = match full {
+            true => parse(format, body)?,
+            false => load(format, body, container.path)?,
+        };
         unique::check(body, root.as_ref(), container.path)?;
         find(root.as_ref(), container.path)?;
         Ok(Loaded {
@@ -261,34 +335,6 @@ impl Loaded<'_> {
     }
 }
 
-pub(super) fn list_entries(
-    format: Format,
-    text: &str,
-    container: Container<'_>,
-) -> Result<Vec<(String, Value)>, FormatError> {
-    Ok(Loaded::new(format, text, container)?.entries())
-}
-
-pub(super) fn upsert_entry(
-    format: Format,
-    text: &str,
-    container: Container<'_>,
-    name: &str,
-    value: &Value,
-) -> Result<Edit, FormatError> {
-    Loaded::new(format, text, container)?.upsert(name, value)
-}
-
-pub(super) fn remove_entry(
-    format: Format,
-    text: &str,
-    container: Container<'_>,
-    name: &str,
-    created: &Created,
-) -> Result<Edit, FormatError> {
-    Loaded::new(format, text, container)?.remove(name, created)
-}
-
 /// An edit confined to one object of the document (`region`, the object at the path prefix
 /// before `rest`): every splice lies inside it, so the guard only has to re-parse that object,
 /// not the whole (possibly 2 MB) file. The bytes around it are copied unchanged by construction.
@@ -317,14 +363,15 @@ impl Edited<'_, '_, '_> {
         let new_body = apply(self.body, splices);
         let new_end = end + added - removed;
         let new_region = new_body.get(start..new_end).unwrap_or_default();
-        guard::check(
-            self.format,
-            self.region,
-            new_region,
-            self.rest,
-            self.name,
-            expected,
-        )?;
+        let old_region = self.body.get(start..end).unwrap_or_default();
+        let rest = Container::new(self.rest);
+        let old = Loaded::reparse(self.format, old_region, rest).map_err(|e| {
+            FormatError::GuardFailed {
+                reason: format!("the edited object does not parse alone: {e}"),
+            }
+        })?;
+        let expected = guard::with_change(old.entries(), self.name, expected.cloned());
+        guard::check::<Loaded>(self.format, new_region, rest, &old.outside(), &expected)?;
         Ok(new_body)
     }
 }

@@ -15,10 +15,12 @@
 //! `~/.claude.json`); TOML goes through `toml_edit` with fixes for its known quirks
 //! (see `reference/editing-notes.md`).
 
+mod guard;
 mod json;
 mod json_render;
 pub(crate) mod text;
 mod toml;
+mod yaml;
 
 #[cfg(test)]
 mod tests;
@@ -35,17 +37,37 @@ pub enum Format {
     Jsonc,
     /// TOML (Codex `config.toml`).
     Toml,
+    /// YAML (Hermes, goose and Continue `config.yaml`).
+    Yaml,
 }
 
-/// Where the servers live: a key path from the document root, e.g. `["mcpServers"]`.
+/// Where the servers live: a key path from the document root, e.g. `["mcpServers"]`, holding
+/// either a map from server name to server, or (`list_key`) a list of servers each naming
+/// itself in that field (Continue's `mcpServers: [{name: …, command: …}]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Container<'a> {
     pub path: &'a [&'a str],
+    /// For a list container, the field of each item that holds its name; `None` for a map.
+    pub list_key: Option<&'a str>,
 }
 
 impl<'a> Container<'a> {
+    /// A map of servers at `path`.
     pub const fn new(path: &'a [&'a str]) -> Self {
-        Container { path }
+        Container {
+            path,
+            list_key: None,
+        }
+    }
+
+    /// A list of servers at `path`, each item a map whose field `key` is the server's name.
+    /// Entries are read and written without that field; the backend writes it first. Only the
+    /// YAML backend supports it.
+    pub const fn keyed_list(path: &'a [&'a str], key: &'a str) -> Self {
+        Container {
+            path,
+            list_key: Some(key),
+        }
     }
 
     /// The path as people write it in messages, e.g. `mcpServers` or `a.b`.
@@ -205,6 +227,21 @@ pub enum FormatError {
     )]
     MixedLineEndings,
     #[error(
+        "line {line}, column {column}: {what}; dotpack edits this file only where it can keep every other byte as it is, so it will not touch it. Rewrite that part by hand (block style, no anchors, aliases or tags) or edit the servers by hand"
+    )]
+    NotEditable {
+        line: usize,
+        column: usize,
+        what: String,
+    },
+    #[error(
+        "`{key_path}` is a list of servers, which {format} host files do not have; this is a dotpack bug in the host's description"
+    )]
+    ListContainer {
+        key_path: String,
+        format: &'static str,
+    },
+    #[error(
         "internal check failed, nothing was written ({reason}); please report this as a dotpack bug"
     )]
     GuardFailed { reason: String },
@@ -217,17 +254,7 @@ pub enum FormatError {
 /// succeeded, [`Document::entries`], [`Document::upsert`] and [`Document::remove`] return what
 /// [`list_entries`], [`upsert_entry`] and [`remove_entry`] return for the same text.
 pub struct Document<'t> {
-    inner: Inner<'t>,
-}
-
-enum Inner<'t> {
-    Json(json::Loaded<'t>),
-    /// One-entry edits parse the text again; a batch starts from a copy of this parse.
-    Toml {
-        text: &'t str,
-        container: Container<'t>,
-        loaded: toml::Loaded,
-    },
+    inner: Box<dyn Backend + 't>,
 }
 
 impl<'t> Document<'t> {
@@ -237,64 +264,123 @@ impl<'t> Document<'t> {
         text: &'t str,
         container: Container<'t>,
     ) -> Result<Self, FormatError> {
-        let inner = match format {
-            Format::Json | Format::Jsonc => {
-                Inner::Json(json::Loaded::new(format, text, container)?)
-            }
-            Format::Toml => Inner::Toml {
-                text,
-                container,
-                loaded: toml::Loaded::new(text, container)?,
-            },
-        };
-        Ok(Document { inner })
+        Ok(Document {
+            inner: load(format, text, container)?,
+        })
     }
 
     /// Every entry of the container, in file order (what [`list_entries`] returns).
     pub fn entries(&self) -> Vec<(String, serde_json::Value)> {
-        match &self.inner {
-            Inner::Json(loaded) => loaded.entries(),
-            Inner::Toml {
-                container, loaded, ..
-            } => loaded.entries(*container),
-        }
+        self.inner.entries()
     }
 
     /// [`upsert_entry`] on the parsed text.
     pub fn upsert(&self, name: &str, value: &serde_json::Value) -> Result<Edit, FormatError> {
-        if !value.is_object() {
-            return Err(FormatError::EntryNotObject {
-                found: json_type_name(value),
-            });
-        }
-        match &self.inner {
-            Inner::Json(loaded) => loaded.upsert(name, value),
-            Inner::Toml {
-                text, container, ..
-            } => toml::upsert_entry(text, *container, name, value),
-        }
+        entry_fields(value)?;
+        self.inner.upsert(name, value)
     }
 
     /// [`remove_entry`] on the parsed text.
     pub fn remove(&self, name: &str, created: &Created) -> Result<Edit, FormatError> {
-        match &self.inner {
-            Inner::Json(loaded) => loaded.remove(name, created),
-            Inner::Toml {
-                text, container, ..
-            } => toml::remove_entry(text, *container, name, created),
-        }
+        self.inner.remove(name, created)
     }
 
     /// [`apply_ops`] on the parsed text.
     pub fn apply(&self, ops: &[Op<'_>]) -> Result<Edit, FormatError> {
-        match &self.inner {
-            Inner::Json(loaded) => loaded.apply(ops),
-            Inner::Toml {
-                text,
-                container,
-                loaded,
-            } => toml::apply(text, Some(loaded), *container, ops),
+        self.inner.apply(ops)
+    }
+}
+
+/// One format's editor: a text of that format parsed once, with its container path checked.
+///
+/// Each format implements this once (JSON and JSONC in `json`, TOML in `toml`, YAML in `yaml`),
+/// with [`Parse`] to make one; [`load`] is the only place that chooses between them. Every edit a
+/// backend makes is checked by [`guard::check`], which parses the result again with
+/// [`Parse::reparse`] and compares what [`Backend::outside`] and [`Backend::entries`] read, so
+/// the rule "only the intended entries changed" is written once for every format.
+pub(crate) trait Backend {
+    /// Every entry of the container, in file order; none when it is missing.
+    fn entries(&self) -> Vec<(String, serde_json::Value)>;
+
+    /// What the document holds outside the container (see [`guard::Outside`]).
+    fn outside(&self) -> guard::Outside;
+
+    /// [`upsert_entry`]; `value` is already known to be an object.
+    fn upsert(&self, name: &str, value: &serde_json::Value) -> Result<Edit, FormatError>;
+
+    /// [`remove_entry`].
+    fn remove(&self, name: &str, created: &Created) -> Result<Edit, FormatError>;
+
+    /// [`apply_ops`].
+    fn apply(&self, ops: &[Op<'_>]) -> Result<Edit, FormatError>;
+}
+
+/// How a [`Backend`] is made from a text. Apart from [`Backend`] so that a parsed document stays
+/// covariant in the lifetime of its text.
+pub(crate) trait Parse<'t>: Backend + Sized {
+    /// Parses `text`, failing as every operation on it would: when it does not parse, when a key
+    /// on the container path holds something that cannot hold servers, or when the backend
+    /// cannot edit the file without changing bytes it should keep.
+    fn parse(format: Format, text: &'t str, container: Container<'t>) -> Result<Self, FormatError>;
+
+    /// The parse the guard checks an edit with: [`Parse::parse`] unless a backend's `parse`
+    /// takes shortcuts that read less than the whole text.
+    fn reparse(
+        format: Format,
+        text: &'t str,
+        container: Container<'t>,
+    ) -> Result<Self, FormatError> {
+        Self::parse(format, text, container)
+    }
+}
+
+/// Parses `text` with the backend of `format`.
+fn load<'t>(
+    format: Format,
+    text: &'t str,
+    container: Container<'t>,
+) -> Result<Box<dyn Backend + 't>, FormatError> {
+    Ok(match format {
+        Format::Json | Format::Jsonc => Box::new(json::Loaded::parse(format, text, container)?),
+        Format::Toml => Box::new(toml::Doc::parse(format, text, container)?),
+        Format::Yaml => Box::new(yaml::Doc::parse(format, text, container)?),
+    })
+}
+
+/// Applies `ops` one at a time, each on a parse of the text the one before wrote: the batch of a
+/// backend that makes no shortcut (and what every shortcut must equal).
+fn apply_in_turn(
+    first: &(impl Backend + ?Sized),
+    format: Format,
+    text: &str,
+    container: Container<'_>,
+    ops: &[Op<'_>],
+) -> Result<Edit, FormatError> {
+    let mut progress = Progress::default();
+    let mut current: Option<String> = None;
+    for op in ops {
+        let edit = match &current {
+            None => one_op(first, op, &progress)?,
+            Some(now) => one_op(&*load(format, now, container)?, op, &progress)?,
+        };
+        progress.record(op, &edit);
+        current = Some(edit.text);
+    }
+    Ok(progress.finish(current.unwrap_or_else(|| text.to_owned())))
+}
+
+/// One op of a batch on `doc`, a removal taking back what the batch created too.
+fn one_op(
+    doc: &(impl Backend + ?Sized),
+    op: &Op<'_>,
+    progress: &Progress,
+) -> Result<Edit, FormatError> {
+    match *op {
+        Op::Upsert(name, value) => {
+            entry_fields(value)?;
+            doc.upsert(name, value)
         }
+        Op::Remove(name, created) => doc.remove(name, &progress.for_removal(created)),
     }
 }
 
@@ -304,10 +390,7 @@ pub fn list_entries(
     text: &str,
     container: Container<'_>,
 ) -> Result<Vec<(String, serde_json::Value)>, FormatError> {
-    match format {
-        Format::Json | Format::Jsonc => json::list_entries(format, text, container),
-        Format::Toml => toml::list_entries(text, container),
-    }
+    Ok(load(format, text, container)?.entries())
 }
 
 /// Returns the entry `name` of the container, if there is one.
@@ -331,15 +414,8 @@ pub fn upsert_entry(
     name: &str,
     value: &serde_json::Value,
 ) -> Result<Edit, FormatError> {
-    if !value.is_object() {
-        return Err(FormatError::EntryNotObject {
-            found: json_type_name(value),
-        });
-    }
-    match format {
-        Format::Json | Format::Jsonc => json::upsert_entry(format, text, container, name, value),
-        Format::Toml => toml::upsert_entry(text, container, name, value),
-    }
+    entry_fields(value)?;
+    load(format, text, container)?.upsert(name, value)
 }
 
 /// Removes entry `name`. When `created` says the edit that added it created the container (or the
@@ -352,10 +428,7 @@ pub fn remove_entry(
     name: &str,
     created: &Created,
 ) -> Result<Edit, FormatError> {
-    match format {
-        Format::Json | Format::Jsonc => json::remove_entry(format, text, container, name, created),
-        Format::Toml => toml::remove_entry(text, container, name, created),
-    }
+    load(format, text, container)?.remove(name, created)
 }
 
 /// Applies `ops` in order, as [`upsert_entry`] and [`remove_entry`] would one after the other
@@ -372,10 +445,7 @@ pub fn apply_ops(
     if ops.is_empty() {
         return Ok(Edit::unchanged(text));
     }
-    match format {
-        Format::Json | Format::Jsonc => json::Loaded::new(format, text, container)?.apply(ops),
-        Format::Toml => toml::apply(text, None, container, ops),
-    }
+    load(format, text, container)?.apply(ops)
 }
 
 /// The JSON type of a value as a phrase for messages ("an array", "null", ...).

@@ -777,36 +777,71 @@ mod round_trip {
 
 #[test]
 fn the_guard_refuses_a_result_that_changed_anything_else() {
-    use jsonc_parser::ast::Value as Ast;
+    use super::{Backend, Parse, guard};
     let old = "{\"a\": {\"command\": \"a\"}, \"b\": 1}";
-    let root = json::parse(Format::Json, old).unwrap().unwrap();
-    let Ast::Object(obj) = &root else { panic!() };
-    let check = |new: &str, expected: Option<&Value>| {
-        json::guard_check(Format::Json, obj, new, &[], "c", expected)
+    let c = Container::new(&[]);
+    let before = json::Loaded::parse(Format::Json, old, c).unwrap();
+    let check = |new: &str, name: &str, value: Option<&Value>| {
+        let expected = guard::with_change(before.entries(), name, value.cloned());
+        guard::check::<json::Loaded>(Format::Json, new, c, &before.outside(), &expected)
     };
-    let c = json!({"url": "u"});
-    assert!(
-        check(
-            "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"u\"}}",
-            Some(&c)
-        )
-        .is_ok()
-    );
-    let changed_b = "{\"a\": {\"command\": \"a\"}, \"b\": 2, \"c\": {\"url\": \"u\"}}";
-    assert!(matches!(
-        check(changed_b, Some(&c)),
-        Err(FormatError::GuardFailed { .. })
-    ));
-    let wrong_value = "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"x\"}}";
-    assert!(matches!(
-        check(wrong_value, Some(&c)),
-        Err(FormatError::GuardFailed { .. })
-    ));
-    assert!(matches!(
-        check("{\"a\": 1} {}", None),
-        Err(FormatError::GuardFailed { .. })
-    ));
-    assert!(check(old, None).is_ok());
+    let u = json!({"url": "u"});
+    let added = "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"u\"}}";
+    assert!(check(added, "c", Some(&u)).is_ok());
+    let refused = [
+        (
+            "{\"a\": {\"command\": \"a\"}, \"b\": 2, \"c\": {\"url\": \"u\"}}",
+            Some(&u),
+        ),
+        (
+            "{\"a\": {\"command\": \"a\"}, \"b\": 1, \"c\": {\"url\": \"x\"}}",
+            Some(&u),
+        ),
+        (
+            "{\"c\": {\"url\": \"u\"}, \"a\": {\"command\": \"a\"}, \"b\": 1}",
+            Some(&u),
+        ),
+        ("{\"a\": 1} {}", None),
+    ];
+    for (text, value) in refused {
+        assert!(
+            matches!(
+                check(text, "c", value),
+                Err(FormatError::GuardFailed { .. })
+            ),
+            "{text}"
+        );
+    }
+    assert!(check(old, "c", None).is_ok());
+}
+
+#[test]
+fn the_guard_refuses_a_toml_result_that_changed_anything_else() {
+    use super::{Backend, Parse, guard};
+    let c = Container::new(CODEX);
+    let before = "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n";
+    let old = toml::Doc::parse(Format::Toml, before, c).unwrap();
+    let b = json!({"command": "b", "args": ["x"]});
+    let expected = guard::with_change(old.entries(), "b", Some(b));
+    let check =
+        |text: &str| guard::check::<toml::Doc>(Format::Toml, text, c, &old.outside(), &expected);
+    let entries =
+        "[mcp_servers.a]\ncommand = \"a\"\n[mcp_servers.b]\ncommand = \"b\"\nargs = [\"x\"]\n";
+    assert!(check(&format!("model = \"o3\"\n{entries}")).is_ok());
+    let refused = [
+        format!("model = \"o4\"\n{entries}"),
+        format!("model = \"o3\"\nx = 1\n{entries}"),
+        format!("model = \"o3\"\n{entries}[mcp_servers.c]\ncommand = \"c\"\n"),
+        "model = \"o3\"\n[mcp_servers.a]\ncommand = \"a\"\n".to_owned(),
+        format!("model = \"o3\"\n{}", entries.replace("[\"x\"]", "[\"y\"]")),
+        format!("model = \"o3\"\n{entries}["),
+    ];
+    for text in &refused {
+        assert!(
+            matches!(check(text), Err(FormatError::GuardFailed { .. })),
+            "{text}"
+        );
+    }
 }
 
 /// Applies `ops` one at a time with the one-entry functions, each removal taking back what its
@@ -1029,6 +1064,162 @@ fn batches_on_large_files_take_the_fast_path_and_match() {
     for format in [Format::Json, Format::Jsonc] {
         batch_matches_one_by_one(format, &big, MCP, &ops);
         batch_matches_one_by_one(format, &large_json(""), MCP, &ops);
+    }
+}
+
+/// YAML host files as people and tools write them, and the same properties JSON and TOML hold.
+mod yaml_round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    const LIST: Container<'static> = Container::keyed_list(&["mcpServers"], "name");
+
+    /// A YAML document: other keys with scalars in various styles, comments and blank lines, and
+    /// (maybe) the container, as a map (`mcp_servers`) or a keyed list (`mcpServers`).
+    pub(super) fn document() -> impl Strategy<Value = (String, bool)> {
+        let scalar = prop_oneof![
+            Just("1"),
+            Just("'q'"),
+            Just("\"d # x\""),
+            Just("a b"),
+            Just("true"),
+            Just("~"),
+            Just("[1, 2]"),
+            Just("{a: 1}"),
+            Just("-y"),
+        ];
+        let field = ("[a-z]{1,5}", scalar.clone(), any::<bool>());
+        let entry = (
+            "[a-z]{1,6}",
+            prop::collection::vec(field, 1..3),
+            any::<bool>(),
+        );
+        let servers = prop::option::of(prop::collection::vec(entry, 0..4));
+        let others = prop::collection::vec(("[a-z]{1,6}", scalar), 0..4);
+        (
+            servers,
+            others,
+            prop_oneof![Just(2usize), Just(4)],
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(servers, others, unit, crlf, final_nl, servers_first, list)| {
+                    let ind = " ".repeat(unit);
+                    let key = if list { "mcpServers" } else { "mcp_servers" };
+                    let mut block = Vec::new();
+                    if let Some(servers) = servers {
+                        let mut seen = std::collections::BTreeSet::new();
+                        let servers: Vec<_> = servers
+                            .into_iter()
+                            .filter(|(n, _, _)| seen.insert(n.clone()))
+                            .collect();
+                        if servers.is_empty() {
+                            block.push(format!("{key}: {}", if list { "[]" } else { "{}" }));
+                        } else {
+                            block.push(format!("{key}:  # servers"));
+                        }
+                        for (name, fields, blank) in servers {
+                            let mut fseen = std::collections::BTreeSet::new();
+                            let fields: Vec<_> = fields
+                                .into_iter()
+                                .filter(|(k, _, _)| k != "name" && fseen.insert(k.clone()))
+                                .collect();
+                            if list {
+                                block.push(format!("{ind}- name: {name}"));
+                            } else {
+                                block.push(format!("{ind}{name}:"));
+                            }
+                            let fi = if list {
+                                format!("{ind}  ")
+                            } else {
+                                format!("{ind}{ind}")
+                            };
+                            for (k, v, comment) in fields {
+                                block.push(format!("{fi}{k}: {v}"));
+                                if comment {
+                                    block.push(format!("{fi}# about {k}"));
+                                }
+                            }
+                            if blank {
+                                block.push(String::new());
+                            }
+                        }
+                    }
+                    let mut lines = vec!["# config".to_owned()];
+                    let mut seen = std::collections::BTreeSet::new();
+                    let others: Vec<String> = others
+                        .into_iter()
+                        .filter(|(k, _)| k != key && seen.insert(k.clone()))
+                        .map(|(k, v)| format!("{k}: {v}"))
+                        .collect();
+                    if servers_first {
+                        lines.extend(block);
+                        lines.extend(others);
+                    } else {
+                        lines.extend(others);
+                        lines.extend(block);
+                    }
+                    let mut text = lines.join("\n");
+                    if final_nl {
+                        text.push('\n');
+                    }
+                    if crlf {
+                        text = text.replace('\n', "\r\n");
+                    }
+                    (text, list)
+                },
+            )
+    }
+
+    fn container(list: bool) -> Container<'static> {
+        if list { LIST } else { Container::new(CODEX) }
+    }
+
+    proptest! {
+        #[test]
+        fn remove_after_upsert_gives_back_the_document((doc, list) in document()) {
+            let c = container(list);
+            prop_assert!(list_entries(Format::Yaml, &doc, c).is_ok(), "{doc:?}");
+            let added = upsert_entry(Format::Yaml, &doc, c, "zz-new", &entry()).unwrap();
+            prop_assert_eq!(get_entry(Format::Yaml, &added.text, c, "zz-new").unwrap(), Some(entry()));
+            let removed = remove_entry(Format::Yaml, &added.text, c, "zz-new", &added.created).unwrap();
+            prop_assert_eq!(removed.text, doc);
+        }
+
+        #[test]
+        fn replacing_each_entry_keeps_the_others((doc, list) in document()) {
+            let c = container(list);
+            let entries = list_entries(Format::Yaml, &doc, c).unwrap();
+            for (name, _) in &entries {
+                let edit = upsert_entry(Format::Yaml, &doc, c, name, &entry()).unwrap();
+                let after = list_entries(Format::Yaml, &edit.text, c).unwrap();
+                let want: Vec<_> = entries
+                    .iter()
+                    .map(|(n, v)| (n.clone(), if n == name { entry() } else { v.clone() }))
+                    .collect();
+                prop_assert_eq!(after, want);
+            }
+        }
+
+        #[test]
+        fn a_parsed_document_answers_as_the_text_functions_do((doc, list) in document()) {
+            if !list {
+                document_matches_text_functions(Format::Yaml, &doc, CODEX);
+            }
+        }
+
+        #[test]
+        fn a_batch_gives_what_edits_in_turn_give((doc, list) in document(), spec in prop::collection::vec((any::<bool>(), 0..12usize, 0..6usize, 0..4usize), 0..8)) {
+            if !list {
+                let names = batch_names(Format::Yaml, &doc, CODEX);
+                let (values, creations) = (batch_values(), batch_creations());
+                let ops = batch_ops(&spec, &names, &values, &creations);
+                batch_matches_one_by_one(Format::Yaml, &doc, CODEX, &ops);
+            }
+        }
     }
 }
 

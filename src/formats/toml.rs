@@ -7,22 +7,87 @@
 use serde_json::Value;
 use toml_edit::{DocumentMut, Item, Table};
 
+use super::guard::{self, Outside};
 use super::text::{LineEndings, line_column, line_endings, split_bom};
-use super::{Container, Created, Edit, FormatError};
+use super::{Backend, Container, Created, Edit, Format, FormatError, Op, Parse};
 
 mod batch;
 mod convert;
-mod guard;
 
-pub(super) use batch::apply;
+use batch::apply;
+use convert::{expected_json, item_to_json, new_entry_table, to_toml_value, update_table};
 
-use convert::{doc_to_json, item_to_json, new_entry_table, to_toml_value, update_table};
+/// A TOML text and its parse: one-entry edits parse the text again (toml_edit edits its
+/// document in place); a batch starts from a copy of this parse.
+pub(super) struct Doc<'t> {
+    text: &'t str,
+    container: Container<'t>,
+    loaded: Loaded,
+}
 
-pub(super) fn list_entries(
-    text: &str,
+impl<'t> Parse<'t> for Doc<'t> {
+    fn parse(_: Format, text: &'t str, container: Container<'t>) -> Result<Self, FormatError> {
+        if container.list_key.is_some() {
+            return Err(FormatError::ListContainer {
+                key_path: container.display(),
+                format: "TOML",
+            });
+        }
+        Ok(Doc {
+            text,
+            container,
+            loaded: Loaded::new(text, container)?,
+        })
+    }
+}
+
+impl Backend for Doc<'_> {
+    fn entries(&self) -> Vec<(String, Value)> {
+        self.loaded.entries(self.container)
+    }
+
+    fn outside(&self) -> Outside {
+        outside(&self.loaded.doc, self.container.path)
+    }
+
+    fn upsert(&self, name: &str, value: &Value) -> Result<Edit, FormatError> {
+        upsert_entry(self.text, self.container, name, value)
+    }
+
+    fn remove(&self, name: &str, created: &Created) -> Result<Edit, FormatError> {
+        remove_entry(self.text, self.container, name, created)
+    }
+
+    fn apply(&self, ops: &[Op<'_>]) -> Result<Edit, FormatError> {
+        apply(self.text, Some(&self.loaded), self.container, ops)
+    }
+}
+
+/// [`Outside`] of `doc` for the container at `path`.
+fn outside(doc: &DocumentMut, path: &[&str]) -> Outside {
+    let mut levels = Vec::with_capacity(path.len());
+    let mut table: Option<&dyn toml_edit::TableLike> = Some(doc.as_table());
+    for key in path {
+        let others = table.map(|t| {
+            t.iter()
+                .filter(|(k, _)| k != key)
+                .map(|(k, item)| (k.to_owned(), item_to_json(item)))
+                .collect()
+        });
+        levels.push(others.unwrap_or_default());
+        table = table.and_then(|t| t.get(key)).and_then(Item::as_table_like);
+    }
+    levels
+}
+
+/// Checks an edit's result: see [`guard::check`].
+fn check(
+    new_text: &str,
     container: Container<'_>,
-) -> Result<Vec<(String, Value)>, FormatError> {
-    Ok(Loaded::new(text, container)?.entries(container))
+    outside: &Outside,
+    expected: &[(String, Value)],
+) -> Result<(), FormatError> {
+    guard::check::<Doc>(Format::Toml, new_text, container, outside, expected)
 }
 
 /// A TOML text parsed, its container path checked: what listing and a batch start from.
@@ -42,9 +107,11 @@ impl Loaded {
 
     /// Every entry of the container, in file order; none when it is missing.
     pub(super) fn entries(&self, container: Container<'_>) -> Vec<(String, Value)> {
-        let item = container_item(self.doc.as_item(), container.path)
-            .ok()
-            .flatten();
+        Loaded::entries_of(&self.doc, container)
+    }
+
+    fn entries_of(doc: &DocumentMut, container: Container<'_>) -> Vec<(String, Value)> {
+        let item = container_item(doc.as_item(), container.path).ok().flatten();
         match item.map(item_to_json) {
             Some(Value::Object(map)) => map.into_iter().collect(),
             _ => Vec::new(),
@@ -61,14 +128,16 @@ pub(super) fn upsert_entry(
     let Value::Object(fields) = value else {
         return Ok(Edit::unchanged(text));
     };
-    let prepared = Prepared::new(text)?;
-    let mut doc = parse(&prepared.body)?;
-    let old = doc_to_json(&doc);
-    container_item(doc.as_item(), container.path)?;
+    let Loaded { prepared, mut doc } = Loaded::new(text, container)?;
+    let before = outside(&doc, container.path);
+    let entries = Loaded::entries_of(&doc, container);
     let layout = Layout::of(&doc, container.path);
     let upserted = upsert_in(&mut doc, text, container, (name, value, fields), &layout)?;
     let new_text = prepared.finish(&doc.to_string());
-    guard::check(&old, &new_text, container.path, name, Some(value))?;
+    let key_path = format!("{}.{name}", container.display());
+    let written = expected_json(value, &key_path)?;
+    let expected = guard::with_change(entries, name, Some(written));
+    check(&new_text, container, &before, &expected)?;
     Ok(Edit {
         text: new_text,
         created: upserted.created,
@@ -191,9 +260,9 @@ pub(super) fn remove_entry(
     name: &str,
     created: &Created,
 ) -> Result<Edit, FormatError> {
-    let prepared = Prepared::new(text)?;
-    let mut doc = parse(&prepared.body)?;
-    let old = doc_to_json(&doc);
+    let Loaded { prepared, mut doc } = Loaded::new(text, container)?;
+    let before = outside(&doc, container.path);
+    let entries = Loaded::entries_of(&doc, container);
     let Some(item) = container_item(doc.as_item(), container.path)? else {
         return Ok(Edit::unchanged(text));
     };
@@ -219,7 +288,8 @@ pub(super) fn remove_entry(
         });
     }
     let new_text = prepared.finish(&doc.to_string());
-    guard::check(&old, &new_text, container.path, name, None)?;
+    let expected = guard::with_change(entries, name, None);
+    check(&new_text, container, &before, &expected)?;
     Ok(Edit {
         text: new_text,
         created: Created::default(),

@@ -19,11 +19,19 @@ use jsonc_parser::ast::{Object, Value as Ast};
 use jsonc_parser::common::Ranged;
 use serde_json::Value;
 
-use super::guard::{self, Expected};
 use super::layout::{self, comma_in, line_break_before, same_line_end};
+use super::{Loaded, to_json};
 use crate::formats::json_render::{Style, quote, render};
 use crate::formats::text::{line_indent, newline_of};
-use crate::formats::{Format, FormatError};
+use crate::formats::{Container, Format, FormatError, guard};
+
+/// What a member of an edited container must hold afterwards.
+enum Expected<'x, 'a, 'v> {
+    /// Untouched: the same value as before.
+    Same(&'x Ast<'a>),
+    /// Written: a value reading back as this.
+    Written(&'v Value),
+}
 
 /// A container being edited.
 pub(super) struct Members<'x, 'a, 'v> {
@@ -316,8 +324,17 @@ impl<'x, 'a, 'v> Members<'x, 'a, 'v> {
         let start = self.obj.range.start;
         let end = new_body.len() + self.obj.range.end - self.body.len();
         let region = new_body.get(start..end).unwrap_or_default();
-        let expected = self.live().map(|m| (m.name.as_str(), &m.expected));
-        guard::check_members(format, region, expected, self.len())
+        let expected: Vec<(String, Value)> = self
+            .live()
+            .map(|m| {
+                let value = match m.expected {
+                    Expected::Same(old) => to_json(old),
+                    Expected::Written(value) => value.clone(),
+                };
+                (m.name.clone(), value)
+            })
+            .collect();
+        guard::check::<Loaded>(format, region, Container::new(&[]), &Vec::new(), &expected)
     }
 
     fn live(&self) -> impl Iterator<Item = &Member<'x, 'a, 'v>> {

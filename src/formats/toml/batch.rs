@@ -13,15 +13,11 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value};
-use toml_edit::DocumentMut;
-
-use super::convert::item_to_json;
 use super::{
-    Layout, Loaded, Target, container_item, container_table_mut, guard, no_container,
+    Layout, Loaded, Target, check, container_table_mut, no_container, outside,
     remove_created_levels, upsert_in,
 };
-use crate::formats::{Container, Edit, FormatError, Op, Progress, entry_fields};
+use crate::formats::{Container, Edit, FormatError, Op, Progress, entry_fields, guard};
 
 /// [`crate::formats::apply_ops`] for TOML.
 /// `loaded`, when given, is `text` already parsed: the first run starts from a copy of it.
@@ -61,8 +57,8 @@ fn upserts(
     ops: &[Op<'_>],
     progress: &mut Progress,
 ) -> Result<(Option<String>, usize), FormatError> {
-    let old = guard::outside(&doc, container.path);
-    let mut expected = entries_of(&doc, container)?;
+    let old = outside(&doc, container.path);
+    let mut expected = Loaded::entries_of(&doc, container);
     let layout = Layout::of(&doc, container.path);
     let first_in_file = layout.position.is_none() && doc.as_table().get_values().is_empty();
     let mut applied = 0;
@@ -74,7 +70,7 @@ fn upserts(
         let upserted = upsert_in(&mut doc, text, container, (name, value, fields), &layout)?;
         // `upsert_in` converted every field, refusing what TOML cannot hold; what is left reads
         // back as written (see `convert::expected_json`).
-        expected.insert(name.to_owned(), value.clone());
+        expected = guard::with_change(expected, name, Some(value.clone()));
         progress.upserted(upserted.created);
         applied += 1;
         if upserted.relayout || (upserted.new_table && first_in_file) {
@@ -82,7 +78,7 @@ fn upserts(
         }
     }
     let new_text = prepared.finish(&doc.to_string());
-    guard::check_container(&old, &new_text, container.path, &expected)?;
+    check(&new_text, container, &old, &expected)?;
     Ok((Some(new_text), applied))
 }
 
@@ -95,8 +91,8 @@ fn removals(
     ops: &[Op<'_>],
     progress: &mut Progress,
 ) -> Result<(Option<String>, usize), FormatError> {
-    let old = guard::outside(&doc, container.path);
-    let mut expected = entries_of(&doc, container)?;
+    let old = outside(&doc, container.path);
+    let mut expected = Loaded::entries_of(&doc, container);
     let mut remaining = expected.len();
     let mut gone: HashSet<&str> = HashSet::new();
     let mut emptied_with = None;
@@ -107,7 +103,8 @@ fn removals(
         };
         applied += 1;
         progress.delete_file = false;
-        if expected.remove(name).is_some() {
+        if let Some(i) = expected.iter().position(|(n, _)| n == name) {
+            expected.remove(i);
             gone.insert(name);
             remaining -= 1;
             if remaining == 0 {
@@ -135,19 +132,6 @@ fn removals(
         }
     }
     let new_text = prepared.finish(&doc.to_string());
-    guard::check_container(&old, &new_text, container.path, &expected)?;
+    check(&new_text, container, &old, &expected)?;
     Ok((Some(new_text), applied))
-}
-
-/// The entries of the container (none when it is missing), as the guard reads them.
-fn entries_of(
-    doc: &DocumentMut,
-    container: Container<'_>,
-) -> Result<Map<String, Value>, FormatError> {
-    Ok(
-        match container_item(doc.as_item(), container.path)?.map(item_to_json) {
-            Some(Value::Object(map)) => map,
-            _ => Map::new(),
-        },
-    )
 }

@@ -1,7 +1,7 @@
 //! Conversions between serde_json values and toml_edit items, and in-place table updates.
 
 use serde_json::{Map, Value};
-use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value as TomlValue};
+use toml_edit::{Array, InlineTable, Item, Table, Value as TomlValue};
 
 use crate::formats::FormatError;
 
@@ -106,10 +106,6 @@ pub(crate) fn to_toml_value(value: &Value, key_path: &str) -> Result<TomlValue, 
 /// tables as they are, integers as `i64`, numbers that are not integers as finite `f64`.
 pub(crate) fn expected_json(value: &Value, key_path: &str) -> Result<Value, FormatError> {
     Ok(value_to_json(&to_toml_value(value, key_path)?))
-}
-
-pub(super) fn doc_to_json(doc: &DocumentMut) -> Value {
-    item_to_json(doc.as_item())
 }
 
 pub(super) fn item_to_json(item: &Item) -> Value {
