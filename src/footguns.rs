@@ -27,8 +27,7 @@ pub struct Finding {
 /// The footguns of host file `file` (holding `text`) of `host`.
 pub fn check_host_file(host: &HostAdapter, file: &str, text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    let Ok(entries) = formats::list_entries(host.format, text, Container::new(host.container))
-    else {
+    let Ok(entries) = formats::list_entries(host.format, text, host.container) else {
         return out; // a file that does not parse is reported by the commands that edit it
     };
     let finding = |code, server: &str, message: String, fix: String| Finding {

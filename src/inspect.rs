@@ -8,7 +8,7 @@ use semver::Version;
 use serde::Serialize;
 
 use crate::claims::{Claim, entry_hash};
-use crate::formats::{self, Container};
+use crate::formats;
 use crate::install::Placed;
 
 /// The state of one server name in one file.
@@ -76,14 +76,11 @@ pub fn inspect(
             .get(&target.path)
             .and_then(Option::as_deref)
             .unwrap_or_default();
-        let entries: BTreeMap<String, serde_json::Value> = formats::list_entries(
-            target.host.format,
-            text,
-            Container::new(target.host.container),
-        )
-        .map_err(|e| anyhow::anyhow!("{}: {e}", target.claim_file))?
-        .into_iter()
-        .collect();
+        let entries: BTreeMap<String, serde_json::Value> =
+            formats::list_entries(target.host.format, text, target.host.container)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", target.claim_file))?
+                .into_iter()
+                .collect();
         let file_claims: BTreeMap<&str, &Claim> = claims
             .iter()
             .filter(|c| c.file == target.claim_file)

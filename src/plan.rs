@@ -34,7 +34,7 @@ pub use crate::targets::Target;
 
 impl Target {
     fn container(&self) -> Container<'static> {
-        Container::new(self.host.container)
+        self.host.container
     }
 
     fn format(&self) -> formats::Format {

@@ -860,7 +860,7 @@ mod tests {
     const KIRO: HostAdapter = HostAdapter {
         id: "kiro",
         format: FileFormat::Json,
-        container: &["mcpServers"],
+        container: crate::formats::Container::new(&["mcpServers"]),
         project_file: Some(".kiro/settings/mcp.json"),
         user_file: None,
         project_markers: &[],

@@ -73,7 +73,7 @@ fn render_table() -> String {
             host.project_file
                 .map_or("-".to_string(), |f| format!("`{f}`")),
             user_file(host),
-            host.container.join("."),
+            host.container.display(),
         ));
     }
     out.push_str(END);

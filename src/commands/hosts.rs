@@ -60,7 +60,7 @@ pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
                 id: host.id,
                 name: host.name(),
                 format: host.format,
-                container: host.container.join("."),
+                container: host.container.display(),
                 detected: scopes.iter().any(|s| s.detected),
                 scopes,
             }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::cli::UninstallArgs;
 use crate::commands::declare::{self, Edits};
@@ -23,10 +23,13 @@ pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Resul
     let project = Project::load(settings, printer)?;
     // No lock: only the project's own servers can be installed (at user scope, whose claims
     // live in $DOTPACK_HOME), or nothing at all, which uninstall then says.
-    let lock = project
-        .lock
-        .clone()
-        .unwrap_or_else(crate::lock::Lockfile::empty);
+    let lock = match project.lock.clone() {
+        Some(lock) => lock,
+        None if !project.manifest.manifest.servers.is_empty() => crate::lock::Lockfile::empty(),
+        None => bail!(
+            "there is no dotpack.lock, so nothing is installed\n  help: `dotpack install` installs the packages of dotpack.toml"
+        ),
+    };
     let file = declare::manifest_name(&project.manifest, settings.global);
     let manifest = &project.manifest;
     let layout = Layout::new(&manifest.manifest, Some(&lock), project.global)?;

@@ -5,13 +5,13 @@
 //! - `type`: `stdio` (default) or `http`; no SSE.
 //! - `${env:VAR}` in env values and headers.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "amazon-q",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".amazonq/mcp.json"),
     user_file: Some(UserPath::Home(".aws/amazonq/mcp.json")),
     project_markers: &[".amazonq"],

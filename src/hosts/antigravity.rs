@@ -5,13 +5,13 @@
 //!   is not documented, so SSE servers are refused.
 //! - No interpolation is documented, so environment references are refused (safest reading).
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "antigravity",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: None,
     user_file: Some(UserPath::Home(".gemini/antigravity/mcp_config.json")),
     project_markers: &[],

@@ -10,13 +10,13 @@
 //!   the official examples and `claude mcp add` do.
 //! - `${VAR}` / `${VAR:-default}` are expanded in command, args, env, url and headers.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "claude-code",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".mcp.json"),
     user_file: Some(CLAUDE_JSON),
     project_markers: &[".mcp.json", ".claude", "CLAUDE.md"],

@@ -9,13 +9,13 @@
 //!   when asked with `--allow-lossy=transport` and records that it did (see `crate::translate`).
 //! - No interpolation: `${VAR}` arrives literally, so environment references are refused.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "claude-desktop",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: None,
     user_file: Some(UserPath::Config("Claude/claude_desktop_config.json")),
     project_markers: &[],

@@ -9,13 +9,13 @@
 //!   `streamableHttp` (camelCase) or `sse`; stdio entries carry `stdio`.
 //! - No interpolation (unconfirmed, so the safest reading): environment references are refused.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "cline",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: None,
     user_file: Some(UserPath::Config(
         "Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",

@@ -7,13 +7,13 @@
 //! - No interpolation: `${VAR}` stays literal. Environment references are forwarded by name
 //!   instead (`env_vars`, `env_http_headers`, `bearer_token_env_var`; see `crate::translate`).
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "codex",
     format: FileFormat::Toml,
-    container: &["mcp_servers"],
+    container: Container::new(&["mcp_servers"]),
     project_file: Some(".codex/config.toml"),
     user_file: Some(UserPath::EnvDir {
         var: "CODEX_HOME",

@@ -10,13 +10,13 @@
 
 use serde_json::Value;
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "copilot-cli",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".github/mcp.json"),
     user_file: Some(COPILOT_CONFIG),
     project_markers: &[".github/mcp.json", ".github/copilot-instructions.md"],

@@ -6,13 +6,13 @@
 //! - Values get shell-style expansion (`$VAR`, `${VAR}` and `$(command)`): a project's
 //!   `crush.json` runs commands when Crush loads it, so treat it as code.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "crush",
     format: FileFormat::Json,
-    container: &["mcp"],
+    container: Container::new(&["mcp"]),
     project_file: Some("crush.json"),
     user_file: Some(UserPath::Config("crush/crush.json")),
     project_markers: &["crush.json", ".crush.json", ".crushrc", "crushrc"],

@@ -8,13 +8,13 @@
 //!   for stdio (the examples omit it); writing it is documented and harmless.
 //! - `${env:NAME}` in command, args, env, url and headers; bare `${NAME}` does not resolve.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "cursor",
     format: FileFormat::Jsonc,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".cursor/mcp.json"),
     user_file: Some(UserPath::Home(".cursor/mcp.json")),
     project_markers: &[".cursor", ".cursorrules"],

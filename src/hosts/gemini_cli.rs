@@ -12,13 +12,13 @@
 //! - Comments are read (strip-json-comments) but trailing commas are not: the file is parsed as
 //!   JSON after the comments are stripped. dotpack never writes a trailing comma.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "gemini-cli",
     format: FileFormat::Jsonc,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".gemini/settings.json"),
     user_file: Some(UserPath::EnvDir {
         var: "GEMINI_CLI_HOME",

@@ -6,13 +6,13 @@
 //!   SSE servers are refused. `args` is required for local servers (dotpack always writes it).
 //! - `${VAR}` in env and headers per the docs (some versions reportedly did not expand them).
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "kiro",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".kiro/settings/mcp.json"),
     user_file: Some(UserPath::Home(".kiro/settings/mcp.json")),
     project_markers: &[".kiro"],

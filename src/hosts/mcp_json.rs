@@ -7,13 +7,13 @@
 //! never both (see `crate::targets`). Entries have Claude Code's shape (a `type` on every entry,
 //! `${VAR}` references), which every reader of the shared file accepts.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "mcp-json",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".mcp.json"),
     user_file: Some(UserPath::Home(".config/mcp/mcp.json")),
     project_markers: &[],

@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 
 use crate::template::EnvSyntax;
 
+pub use crate::formats::Container;
 /// How a host file is parsed and edited: the format backend's own enum.
 pub use crate::formats::Format as FileFormat;
 
@@ -175,8 +176,9 @@ pub struct HostAdapter {
     /// A host id of [`crate::concepts::HOSTS`].
     pub id: &'static str,
     pub format: FileFormat,
-    /// Key path of the object (table) that maps server names to entries.
-    pub container: &'static [&'static str],
+    /// Where the servers are: the key path of the object (table) that maps server names to
+    /// entries, or of a list whose items carry their name (Continue).
+    pub container: Container<'static>,
     /// Relative to the project root; `None` when the host has no project scope.
     pub project_file: Option<&'static str>,
     /// `None` when the host has no user scope.

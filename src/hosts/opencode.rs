@@ -8,13 +8,13 @@
 //!   (both from the concept table).
 //! - `{env:VAR}` references (no `$`).
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "opencode",
     format: FileFormat::Jsonc,
-    container: &["mcp"],
+    container: Container::new(&["mcp"]),
     project_file: Some("opencode.json"),
     user_file: Some(UserPath::Config("opencode/opencode.json")),
     project_markers: &["opencode.json", "opencode.jsonc", ".opencode"],

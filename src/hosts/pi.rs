@@ -8,13 +8,13 @@
 //! - `${VAR}` references in env, cwd, url and headers. A value starting with `!` is run as a
 //!   command at connect time.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "pi",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: Some(".pi/mcp.json"),
     user_file: Some(UserPath::EnvDir {
         var: "PI_CODING_AGENT_DIR",

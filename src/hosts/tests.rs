@@ -116,7 +116,7 @@ fn vscode_user_file_follows_xdg_config_home() {
 fn containers_and_formats() {
     let shape = |id| {
         let a = adapter(id).unwrap();
-        (a.container, a.format)
+        (a.container.path, a.format)
     };
     assert_eq!(
         shape("claude-code"),

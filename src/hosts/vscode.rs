@@ -7,13 +7,13 @@
 //! - `type` (`stdio`, `http`, `sse`) is documented as required, so every entry carries it.
 //! - `${env:NAME}` is resolved (reported flaky inside `headers`: microsoft/vscode#336232).
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "vscode",
     format: FileFormat::Jsonc,
-    container: &["servers"],
+    container: Container::new(&["servers"]),
     project_file: Some(".vscode/mcp.json"),
     user_file: Some(UserPath::Config("Code/User/mcp.json")),
     project_markers: &[".vscode/mcp.json", ".vscode"],

@@ -6,13 +6,13 @@
 //!   reports a `url`-only entry registers nothing, so dotpack writes `serverUrl` and reads both.
 //! - `${env:VAR}` in command, args, env, serverUrl and headers.
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "windsurf",
     format: FileFormat::Json,
-    container: &["mcpServers"],
+    container: Container::new(&["mcpServers"]),
     project_file: None,
     user_file: Some(UserPath::Home(".codeium/windsurf/mcp_config.json")),
     project_markers: &[".windsurfrules", ".windsurf"],

@@ -10,13 +10,13 @@
 
 use serde_json::{Map, Value};
 
-use super::{EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "zed",
     format: FileFormat::Jsonc,
-    container: &["context_servers"],
+    container: Container::new(&["context_servers"]),
     project_file: Some(".zed/settings.json"),
     user_file: Some(UserPath::Config("zed/settings.json")),
     project_markers: &[".zed"],

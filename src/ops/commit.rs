@@ -314,9 +314,11 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         printer.warning(warning);
     }
     if outcome.no_hosts {
-        printer.warning(
-            "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written\n  help: `dotpack install --host HOST` adds one (hosts: claude-code, codex, gemini-cli, cursor, vscode)",
-        );
+        let ids: Vec<&str> = crate::hosts::ADAPTERS.iter().map(|a| a.id).collect();
+        printer.warning(format!(
+            "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written\n  help: `dotpack install --host HOST` adds one (`dotpack hosts` lists them: {})",
+            ids.join(", ")
+        ));
     }
     match id {
         Some(id) => printer.status("Finished", format!("generation {id}")),

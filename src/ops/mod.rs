@@ -332,7 +332,7 @@ pub fn owner_id(root: &Path) -> String {
 fn claim_matches_file(claim: &crate::claims::Claim, root: &Path, env: &HostEnv) -> Option<bool> {
     let target = crate::targets::Target::of_claim(claim, root, env)?;
     let text = std::fs::read_to_string(&target.path).ok()?;
-    let container = crate::formats::Container::new(target.host.container);
+    let container = target.host.container;
     crate::formats::get_entry(target.host.format, &text, container, &claim.server)
         .ok()
         .flatten()

@@ -14,7 +14,7 @@ use super::generation::{self, FileState, Generation, PackageChange};
 use super::store::{self, Store};
 use super::{FileRecord, Places};
 use crate::apply::FileWrite;
-use crate::formats::{self, Container, Created};
+use crate::formats::{self, Created};
 
 /// What a rollback writes.
 #[derive(Debug)]
@@ -156,7 +156,7 @@ fn merge(
     let Some(adapter) = crate::hosts::adapter(host) else {
         bail!("{display}: unknown host `{host}` in the generation record");
     };
-    let (format, container) = (adapter.format, Container::new(adapter.container));
+    let (format, container) = (adapter.format, adapter.container);
     let entries = |text: Option<String>| -> Result<Vec<(String, serde_json::Value)>> {
         match text {
             None => Ok(Vec::new()),

@@ -37,7 +37,7 @@ fn path_of(env: &Env, host: &HostAdapter, scope: Scope) -> PathBuf {
 /// A hand-written file with a sibling entry `mine` and unrelated settings around the container,
 /// in the host's format, with `eol` line endings.
 fn fixture(host: &HostAdapter, eol: &str) -> String {
-    let key = host.container[0];
+    let key = host.container.path[0];
     let text = match host.format {
         Format::Json => format!(
             "{{\n  \"theme\": \"dark\",\n  \"{key}\": {{\n    \"mine\": {{ \"command\": \"C:\\\\tools\\\\mine.exe\", \"args\": [] }},\n    \"café-ü\": {{ \"url\": \"https://x.example/mcp\" }}\n  }},\n  \"zzz\": [1, 2]\n}}"
