@@ -12,6 +12,7 @@ pub mod diag;
 pub mod formats;
 pub mod fsutil;
 pub mod hosts;
+pub mod import;
 pub mod inspect;
 pub mod install;
 pub mod lock;
