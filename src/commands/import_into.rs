@@ -41,9 +41,9 @@ pub(super) fn run(
 }
 
 /// One server to own: its manifest form and the files (indexes into the sources) holding it.
-struct Candidate {
-    server: ManifestServer,
-    sources: Vec<usize>,
+pub(super) struct Candidate {
+    pub server: ManifestServer,
+    pub sources: Vec<usize>,
 }
 
 /// A server defined differently in two files.
@@ -53,41 +53,40 @@ pub(super) struct Conflict {
 }
 
 /// The servers of `sources` to own, by name: the same name with the same definition in several
-/// files is one server; with different definitions, a [`Conflict`]. Entries dotpack already
-/// claims are left out, and so are entries the manifest cannot hold (reported).
-fn candidates(
-    settings: &Settings,
+/// files is one server; with different definitions, a [`Conflict`]. Entries `claimed` says
+/// dotpack owns already are left out, and so are entries the manifest cannot hold (reported
+/// when `report` is set, with the import warnings).
+pub(super) fn candidates(
     printer: &Printer,
-    project: &Project,
     sources: &[Source],
+    claimed: &dyn Fn(&Source, &str) -> bool,
+    report: bool,
 ) -> Result<(BTreeMap<String, Candidate>, Vec<Conflict>)> {
-    let claims = ops::all_claims(project);
     let mut out: BTreeMap<String, Candidate> = BTreeMap::new();
     let mut conflicts: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
     for (i, source) in sources.iter().enumerate() {
         let imported = source.import()?;
-        print_warnings(printer, &imported);
-        let claim_file = source
-            .scope
-            .and_then(|s| Target::new(source.host, s, project.root(), &settings.host_env).ok())
-            .map(|t| t.claim_file);
+        if report {
+            print_warnings(printer, &imported);
+        }
         for (name, fields) in &imported.servers {
-            if claims
-                .iter()
-                .any(|c| Some(&c.file) == claim_file.as_ref() && &c.server == name)
-            {
-                printer.note(format!(
-                    "{}: `{name}` is dotpack's already; left as it is",
-                    source.display
-                ));
+            if claimed(source, name) {
+                if report {
+                    printer.note(format!(
+                        "{}: `{name}` is dotpack's already; left as it is",
+                        source.display
+                    ));
+                }
                 continue;
             }
             let server = manifest_server(name, fields, source.host.env_syntax);
             if let Some(problem) = &server.problem {
-                printer.warning(format!(
-                    "{}: `{name}` is not imported: {problem}; fix the entry, then import again",
-                    source.display
-                ));
+                if report {
+                    printer.warning(format!(
+                        "{}: `{name}` is not imported: {problem}; fix the entry, then import again",
+                        source.display
+                    ));
+                }
                 continue;
             }
             match out.get_mut(name) {
@@ -145,7 +144,17 @@ pub(super) fn into(
     sources: Vec<Source>,
     dry_run: bool,
 ) -> Result<()> {
-    let (candidates, conflicts) = candidates(settings, printer, project, &sources)?;
+    let claims = ops::all_claims(project);
+    let claimed = |source: &Source, name: &str| {
+        let file = source
+            .scope
+            .and_then(|s| Target::new(source.host, s, project.root(), &settings.host_env).ok())
+            .map(|t| t.claim_file);
+        claims
+            .iter()
+            .any(|c| Some(&c.file) == file.as_ref() && c.server == name)
+    };
+    let (candidates, conflicts) = candidates(printer, &sources, &claimed, true)?;
     if !conflicts.is_empty() {
         return Err(conflict_error(&conflicts, &sources));
     }
@@ -173,7 +182,15 @@ pub(super) fn into(
         ));
     }
     let text = editor.render();
-    let updated = manifest.with_text(&text)?;
+    let updated = match manifest.with_text(&text) {
+        Ok(updated) => updated,
+        Err(diags) => {
+            for diag in &diags.0 {
+                printer.diagnostic_with_source(diag, &text);
+            }
+            bail!("the imported servers would make dotpack.toml invalid; nothing was changed");
+        }
+    };
     let registries = ops::registries(settings, Some(&updated))?;
     let lock = match project.lock.clone() {
         Some(lock) => project.lock_to_write(lock, &updated, &registries)?,

@@ -98,6 +98,9 @@ pub fn manifest_server(
         keep
     });
     let problem = match (fields.get("command"), fields.get("url")) {
+        _ if !crate::validate::is_valid_name(name) => Some(
+            "dotpack.toml names servers with ASCII letters, digits, `-` and `_` only: rename the entry in the host file".to_string(),
+        ),
         (None, None) => Some("it has neither `command` nor `url`".to_string()),
         (Some(_), Some(_)) => Some("it has both `command` and `url`".to_string()),
         (Some(c), None) if !c.is_string() => Some("its `command` is not a string".to_string()),

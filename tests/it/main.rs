@@ -4,6 +4,7 @@ mod support;
 
 mod hosts;
 mod http_registry;
+mod import;
 mod model;
 mod model_regressions;
 mod project_cmds;
