@@ -89,6 +89,12 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// Take ownership of an existing host entry as it is
     Adopt(AdoptArgs),
+    /// Read the MCP servers a host already has and print them in canonical form; `--into`
+    /// makes them the project's own servers
+    #[command(
+        after_help = "Examples:\n  dotpack import claude-code                 # print .mcp.json (or ~/.claude.json) as [servers.*]\n  dotpack import codex --scope user --json\n  dotpack import cursor --file ~/old/mcp.json\n  dotpack import claude-code --into          # own them in dotpack.toml, claim the entries as they are"
+    )]
+    Import(ImportArgs),
     /// Show what dotpack installed where
     List(TargetArgs),
     /// Check that every declared server is installed as locked; exit 1 and list every
@@ -170,6 +176,10 @@ pub struct InitArgs {
     /// Show the files init would write, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Also make the servers the detected hosts already have the project's own servers
+    /// (`dotpack import HOST --into` for each)
+    #[arg(long)]
+    pub import: bool,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -263,6 +273,27 @@ pub struct AdoptArgs {
     pub servers: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ImportArgs {
+    /// The host whose config to read (see `dotpack init` for the list)
+    #[arg(value_name = "HOST")]
+    pub host: String,
+    /// Which of the host's files: `project` or `user` (default: the project file when it exists,
+    /// else the user file)
+    #[arg(long, value_enum, value_name = "SCOPE", conflicts_with = "file")]
+    pub scope: Option<crate::hosts::Scope>,
+    /// Read this file instead, in the host's format (read only)
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// Add the servers to dotpack.toml as the project's own, and claim the host's entries as
+    /// they are (literal secrets become `{{env.NAME}}` references)
+    #[arg(long, conflicts_with = "file")]
+    pub into: bool,
+    /// With --into: show what would change, and write nothing
+    #[arg(long, requires = "into")]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args, Clone)]

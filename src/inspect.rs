@@ -61,13 +61,13 @@ pub struct Row {
     pub state: State,
 }
 
-/// One row per (file, server) this project declares or claims. `inputs` gives each package's
-/// current inputs fingerprint, to tell an entry written with other inputs.
+/// One row per (file, server) this project declares or claims. `inputs` gives each (package,
+/// server)'s current inputs fingerprint, to tell an entry written with other inputs.
 pub fn inspect(
     placed: &Placed,
     claims: &[Claim],
     owner: &str,
-    inputs: &dyn Fn(&str) -> String,
+    inputs: &dyn Fn(&str, &str) -> String,
     files: &BTreeMap<std::path::PathBuf, Option<String>>,
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
@@ -106,7 +106,7 @@ pub fn inspect(
                     Some(_)
                         if claim.version != slot.version
                             || claim.package != slot.package
-                            || claim.inputs != inputs(&slot.package) =>
+                            || claim.inputs != inputs(&slot.package, &slot.server) =>
                     {
                         State::Outdated
                     }

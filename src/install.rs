@@ -151,6 +151,26 @@ pub fn inputs_fingerprint(spec: Option<&DependencySpec>) -> String {
     crate::claims::entry_hash(&serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }))
 }
 
+/// The fingerprint of a server of the project's own `[servers]`: its whole definition and the
+/// manifest's `[inputs]`, with the translation revision. Its claims record it, so an entry is
+/// current until the definition changes (see [`Desired::keep_current`]).
+pub fn own_fingerprint(manifest: &Manifest, server: &crate::manifest::Server) -> String {
+    crate::claims::entry_hash(&serde_json::json!({
+        "rev": TRANSLATION_REVISION,
+        "server": server,
+        "inputs": manifest.inputs,
+    }))
+}
+
+/// The inputs fingerprint of server `server` of `package` (see [`inputs_fingerprint`] and
+/// [`own_fingerprint`]).
+pub fn fingerprint_of(manifest: &Manifest, package: &str, server: &str) -> String {
+    match manifest.servers.get(server) {
+        Some(def) if package == LOCAL_PACKAGE => own_fingerprint(manifest, def),
+        _ => inputs_fingerprint(manifest.dependencies.get(package)),
+    }
+}
+
 /// Every server of `placed` with its inputs' values: what `dependencies.NAME.set` gives, else
 /// the input's default. Each package's manifest comes from the archive the lock pinned (checked
 /// against the lock's checksum), except where `is_current(package, inputs)` says every target
@@ -229,14 +249,19 @@ pub fn desired(
                 _ => (None, Props::new()),
             }
         };
+        let inputs = match (own, &def) {
+            (true, Some(server)) => own_fingerprint(manifest, server),
+            _ => inputs_fingerprint(spec),
+        };
         out.push(Desired {
             server: slot.server.clone(),
             package: slot.package.clone(),
             version: slot.version.clone(),
             def,
             props,
-            inputs: inputs_fingerprint(spec),
+            inputs,
             allow_lossy: spec.map(|s| s.allow_lossy().to_vec()).unwrap_or_default(),
+            keep_current: own,
         });
     }
     Ok(out)

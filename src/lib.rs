@@ -13,6 +13,7 @@ pub mod footguns;
 pub mod formats;
 pub mod fsutil;
 pub mod hosts;
+pub mod import;
 pub mod inspect;
 pub mod install;
 pub mod lock;

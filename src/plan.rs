@@ -59,6 +59,11 @@ pub struct Desired {
     /// Lossy fields the project accepts dropping for this package (`allow_lossy` in
     /// `dotpack.toml`).
     pub allow_lossy: Vec<String>,
+    /// An entry whose claim is current (this package, version and inputs; untouched since) is
+    /// kept as it is rather than translated again. The project's own servers: `inputs` covers
+    /// their whole definition, and an entry adopted for one (`dotpack import --into`) is the
+    /// definition, in the host's own words, which translating back may spell differently.
+    pub keep_current: bool,
 }
 
 /// `--allow-lossy`: absent, bare (drop anything that is not security-relevant), or a list of
@@ -595,6 +600,22 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             }
             return;
         };
+        if d.keep_current
+            && let Some(c) = claim
+            && c.is_owned_by(self.input.owner)
+            && is_current(
+                c,
+                &d.package,
+                &d.version,
+                &d.inputs,
+                self.existing.get(&d.server),
+            )
+        {
+            self.claims.push(c.clone());
+            self.changes
+                .push(change(d, Action::Unchanged, c.dropped.clone()));
+            return;
+        }
         let translation = match translate::translate(self.target.host, &d.server, def, &d.props) {
             Ok(t) => t,
             Err(error) => {

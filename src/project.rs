@@ -122,6 +122,25 @@ impl ManifestEditor {
         Ok(())
     }
 
+    /// Adds `[servers.NAME]` holding `fields`, after the servers already there.
+    pub fn add_server(&mut self, name: &str, fields: Table) -> Result<()> {
+        if self.doc.get("servers").is_none() {
+            let mut table = Table::new();
+            table.set_implicit(true);
+            self.doc.insert("servers", Item::Table(table));
+        }
+        let servers = self
+            .doc
+            .get_mut("servers")
+            .and_then(Item::as_table_mut)
+            .context("[servers] must be a table")?;
+        if servers.contains_key(name) {
+            bail!("dotpack.toml already has a server named `{name}`");
+        }
+        servers.insert(name, Item::Table(fields));
+        Ok(())
+    }
+
     /// Removes dependency `name`; returns whether it was there.
     pub fn remove_dependency(&mut self, name: &str) -> bool {
         match self

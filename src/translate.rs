@@ -244,7 +244,8 @@ const LEADING: &[&str] = &[
     "http_headers",
 ];
 
-fn rank(canonical: &str) -> usize {
+/// Where `canonical` goes in an entry: the leading fields first, then concept-table order.
+pub(crate) fn rank(canonical: &str) -> usize {
     LEADING
         .iter()
         .position(|f| *f == canonical)
@@ -793,7 +794,7 @@ fn local_env_var(item: &toml::Value) -> Option<&str> {
 }
 
 /// A name that is safe to splice into a template: `[A-Za-z_][A-Za-z0-9_]*`.
-fn is_env_name(name: &str) -> bool {
+pub(crate) fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -802,14 +803,14 @@ fn is_env_name(name: &str) -> bool {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Unit {
+pub(crate) enum Unit {
     Millis,
     Seconds,
 }
 
 /// The unit of a canonical duration spelling. The table states units in prose only (`timeout`
 /// is "in milliseconds", `connect_timeout` "in seconds"); suffixes say it for the rest.
-fn canonical_unit(field: &str) -> Option<Unit> {
+pub(crate) fn canonical_unit(field: &str) -> Option<Unit> {
     if field.ends_with("_ms") || field == "timeout" {
         Some(Unit::Millis)
     } else if field.ends_with("_sec") || field == "connect_timeout" {
@@ -819,7 +820,8 @@ fn canonical_unit(field: &str) -> Option<Unit> {
     }
 }
 
-fn convert(value: Value, from: Unit, to: Unit) -> Value {
+/// A duration `value` in unit `from`, in unit `to` (non-numbers unchanged).
+pub(crate) fn convert(value: Value, from: Unit, to: Unit) -> Value {
     let Some(n) = value.as_f64() else {
         return value;
     };

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
+use super::import::Source;
+use super::import_into::{candidates, conflict_error};
 use crate::apply::FileWrite;
 use crate::cli::InitArgs;
 use crate::hosts::{ADAPTERS, Scope};
@@ -38,11 +40,21 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         })
         .map(|a| a.id)
         .collect();
+    let sources = match args.import {
+        true => import_sources(settings, &dir, global, printer)?,
+        false => Vec::new(),
+    };
+    // Hosts whose servers are imported are declared by the import, at the scope read from.
+    let declared: Vec<&str> = detected
+        .iter()
+        .copied()
+        .filter(|id| !sources.iter().any(|s| s.host.id == *id))
+        .collect();
     let known: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();
     let text = if global {
-        crate::project::initial_global_manifest(&detected)
+        crate::project::initial_global_manifest(&declared)
     } else {
-        crate::project::initial_manifest(&detected, &known)
+        crate::project::initial_manifest(&declared, &known)
     };
     let mut writes = vec![FileWrite {
         display: crate::diag::display_path(&path),
@@ -58,6 +70,9 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     if args.dry_run {
         crate::apply::print_plan(printer, &writes);
         crate::apply::print_diffs(printer, &writes);
+        for source in &sources {
+            printer.status("Would", format!("import the servers of {}", source.display));
+        }
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
@@ -92,7 +107,68 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     if let Some(id) = id {
         printer.status("Finished", format!("generation {id}"));
     }
+    if !sources.is_empty() {
+        let settings = Settings {
+            manifest_path: Some(path),
+            ..settings.clone()
+        };
+        let project = crate::ops::Project::load(&settings, printer)?;
+        super::import_into::into(&settings, printer, &project, sources, false)?;
+    }
     Ok(())
+}
+
+/// The host files `init --import` reads: each host's project file when it exists, else its user
+/// file (one host is written at one scope). Their servers are checked first: servers defined
+/// differently under one name in two files stop `init` before it writes anything.
+fn import_sources(
+    settings: &Settings,
+    dir: &Path,
+    global: bool,
+    printer: &Printer,
+) -> Result<Vec<Source>> {
+    let env = &settings.host_env;
+    let mut sources = Vec::new();
+    for host in ADAPTERS {
+        let scopes: &[Scope] = if global {
+            &[Scope::User]
+        } else {
+            &[Scope::Project, Scope::User]
+        };
+        let found: Vec<Source> = scopes
+            .iter()
+            .filter(|s| host.detected(**s, dir, env))
+            .filter_map(|s| Some((*s, host.path(*s, dir, env)?)))
+            .filter(|(_, p)| p.is_file())
+            .map(|(s, p)| Source::read(host, Some(s), p))
+            .collect::<Result<_>>()?;
+        let mut with_servers = Vec::new();
+        for source in found {
+            if !source.import()?.servers.is_empty() {
+                with_servers.push(source);
+            }
+        }
+        let mut with_servers = with_servers.into_iter();
+        if let Some(first) = with_servers.next() {
+            for skipped in with_servers {
+                printer.warning(format!(
+                    "{} is not imported: {} is written at one scope, and {} comes first
+  help: import it into the user-level manifest: `dotpack import {} --scope {} --into --global`",
+                    skipped.display,
+                    host.name(),
+                    first.display,
+                    host.id,
+                    skipped.scope.unwrap_or(Scope::User),
+                ));
+            }
+            sources.push(first);
+        }
+    }
+    let (_, conflicts) = candidates(printer, &sources, &|_, _| false, false)?;
+    if !conflicts.is_empty() {
+        return Err(conflict_error(&conflicts, &sources));
+    }
+    Ok(sources)
 }
 
 /// The write that adds `.dotpack/` (generations, snapshots, the lock) to the project's

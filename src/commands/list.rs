@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::cli::TargetArgs;
 use crate::commands::Reported;
 use crate::inspect::{self, Row, State};
-use crate::install::{filter_targets, inputs_fingerprint};
+use crate::install::{filter_targets, fingerprint_of};
 use crate::ops::{Project, Settings};
 use crate::output::Printer;
 
@@ -48,7 +48,7 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     let mut placed = crate::ops::place(settings, &project, manifest, lock, &claims)?;
     filter_targets(&mut placed, &options.hosts, options.scope);
     let files = crate::install::read_targets(&placed.targets)?;
-    let inputs = |package: &str| inputs_fingerprint(manifest.manifest.dependencies.get(package));
+    let inputs = |package: &str, server: &str| fingerprint_of(&manifest.manifest, package, server);
     let rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
     let rows: Vec<Row> = rows
         .into_iter()

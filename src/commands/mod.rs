@@ -6,6 +6,8 @@ mod declare;
 pub mod doctor;
 pub mod history;
 pub mod hosts;
+pub mod import;
+mod import_into;
 pub mod info;
 pub mod init;
 pub mod install;
@@ -62,6 +64,9 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
             replanning(printer, || uninstall::run(settings, args.clone(), printer))
         }
         Command::Adopt(args) => replanning(printer, || adopt::run(settings, args.clone(), printer)),
+        Command::Import(args) => {
+            replanning(printer, || import::run(settings, args.clone(), printer))
+        }
         Command::History(args) => history::history(settings, args, printer),
         Command::Rollback(args) => {
             replanning(printer, || rollback::run(settings, args.clone(), printer))
@@ -88,6 +93,7 @@ fn access(command: &Command) -> crate::txn::Access {
         Command::Install(a) => writes(a.install.dry_run),
         Command::Uninstall(a) => writes(a.install.dry_run),
         Command::Adopt(a) => writes(a.install.dry_run),
+        Command::Import(a) if a.into => writes(a.dry_run),
         Command::Rollback(a) => writes(a.dry_run),
         Command::Init(a) => writes(a.dry_run),
         Command::Lock(a) => writes(a.dry_run),

@@ -5,6 +5,7 @@ mod support;
 mod every_host;
 mod hosts;
 mod http_registry;
+mod import;
 mod model;
 mod model_regressions;
 mod project_cmds;
