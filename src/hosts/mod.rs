@@ -14,10 +14,13 @@ mod claude_code;
 mod claude_desktop;
 mod cline;
 mod codex;
+mod continue_dev;
 mod copilot_cli;
 mod crush;
 mod cursor;
 mod gemini_cli;
+mod goose;
+mod hermes;
 mod kiro;
 mod mcp_json;
 mod opencode;
@@ -86,6 +89,9 @@ pub enum UserPath {
     /// Relative to the per-user config directory: `$XDG_CONFIG_HOME`, else `~/.config`
     /// (macOS: `~/Library/Application Support`).
     Config(&'static str),
+    /// Relative to `$XDG_CONFIG_HOME`, else `~/.config`, on every OS (programs that follow the
+    /// XDG layout on macOS too, like goose).
+    XdgConfig(&'static str),
 }
 
 impl UserPath {
@@ -98,6 +104,7 @@ impl UserPath {
                 None => join(&join(&env.home, default), file),
             },
             UserPath::Config(rel) => join(&env.config_dir(), rel),
+            UserPath::XdgConfig(rel) => join(&env.xdg_config_dir(), rel),
         }
     }
 
@@ -105,7 +112,7 @@ impl UserPath {
     fn var(&self) -> Option<&'static str> {
         match *self {
             UserPath::EnvDir { var, .. } => Some(var),
-            UserPath::Config(_) => Some(XDG_CONFIG_HOME),
+            UserPath::Config(_) | UserPath::XdgConfig(_) => Some(XDG_CONFIG_HOME),
             UserPath::Home(_) => None,
         }
     }
@@ -218,9 +225,12 @@ pub static ADAPTERS: &[HostAdapter] = &[
     windsurf::ADAPTER,
     opencode::ADAPTER,
     zed::ADAPTER,
+    hermes::ADAPTER,
     antigravity::ADAPTER,
     pi::ADAPTER,
+    goose::ADAPTER,
     cline::ADAPTER,
+    continue_dev::ADAPTER,
     amazon_q::ADAPTER,
     kiro::ADAPTER,
     copilot_cli::ADAPTER,
@@ -359,6 +369,11 @@ impl HostEnv {
         if cfg!(target_os = "macos") {
             return self.home.join("Library/Application Support");
         }
+        self.xdg_config_dir()
+    }
+
+    /// `$XDG_CONFIG_HOME`, else `~/.config` ([`UserPath::XdgConfig`]).
+    pub fn xdg_config_dir(&self) -> PathBuf {
         match self.vars.get(XDG_CONFIG_HOME) {
             Some(dir) => dir.clone(),
             None => self.home.join(".config"),

@@ -194,11 +194,20 @@ fn host_reference(s: &str, syntax: EnvSyntax) -> Option<(String, usize)> {
         EnvSyntax::DollarBrace => ("${", '}'),
         EnvSyntax::EnvColon => ("${env:", '}'),
         EnvSyntax::BraceEnv => ("{env:", '}'),
+        EnvSyntax::Secrets => ("${{", '}'),
         EnvSyntax::None => return None,
     };
     let body = s.strip_prefix(open)?;
     let end = body.find(close)?;
     let inner = &body[..end];
+    // `${{ secrets.X }}` ends with `}}`: the name sits between `secrets.` and the spaces.
+    let (inner, extra) = match syntax {
+        EnvSyntax::Secrets if body[end..].starts_with("}}") => {
+            (inner.trim().strip_prefix("secrets.")?, 1)
+        }
+        EnvSyntax::Secrets => return None,
+        _ => (inner, 0),
+    };
     let (name, default) = match (syntax, inner.split_once(":-")) {
         (EnvSyntax::DollarBrace, Some((name, default))) => (name, Some(default)),
         _ => (inner, None),
@@ -212,7 +221,7 @@ fn host_reference(s: &str, syntax: EnvSyntax) -> Option<(String, usize)> {
         Some(d) if !d.contains('"') && !d.contains("}}") => format!("{{{{env.{name}|\"{d}\"}}}}"),
         Some(_) => return None,
     };
-    Some((reference, open.len() + end + 1))
+    Some((reference, open.len() + end + 1 + extra))
 }
 
 #[cfg(test)]
@@ -235,6 +244,10 @@ mod tests {
         assert_eq!(t("${env:HOME}/x", EnvSyntax::EnvColon), "{{env.HOME}}/x");
         assert_eq!(t("${HOME}", EnvSyntax::EnvColon), "${HOME}");
         assert_eq!(t("{env:KEY}", EnvSyntax::BraceEnv), "{{env.KEY}}");
+        assert_eq!(
+            t("Bearer ${{ secrets.KEY }}", EnvSyntax::Secrets),
+            "Bearer {{env.KEY}}"
+        );
         assert_eq!(t("${KEY}", EnvSyntax::None), "${KEY}");
         assert_eq!(
             t("a {{b}} @if(x) me@if.com", EnvSyntax::None),

@@ -54,6 +54,9 @@ pub enum EnvSyntax {
     EnvColon,
     /// `{env:VAR}` (opencode); no default can be written.
     BraceEnv,
+    /// `${{ secrets.VAR }}` (Continue's YAML config; secrets resolve from Continue's `.env` files
+    /// and the environment); no default can be written.
+    Secrets,
     /// The host cannot interpolate environment variables in config values (Codex).
     None,
 }
@@ -65,6 +68,7 @@ impl EnvSyntax {
             EnvSyntax::DollarBrace => format!("${{{name}}}"),
             EnvSyntax::EnvColon => format!("${{env:{name}}}"),
             EnvSyntax::BraceEnv => format!("{{env:{name}}}"),
+            EnvSyntax::Secrets => format!("${{{{ secrets.{name} }}}}"),
             EnvSyntax::None => format!("{{{{env.{name}}}}}"),
         }
     }

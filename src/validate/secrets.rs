@@ -79,9 +79,30 @@ pub fn arg_secret(arg: &str, previous: Option<&str>) -> Option<String> {
 /// A secret in the value of env var or header `name`.
 pub fn named_secret(name: &str, value: &str) -> Option<String> {
     let sensitive = is_sensitive_name(name);
-    value
+    without_expressions(value)
         .split_whitespace()
         .find_map(|token| value_secret(token, sensitive))
+}
+
+/// `value` without its `${{ … }}` expressions (Continue's `${{ secrets.NAME }}`), whose inner
+/// words are names, not values.
+fn without_expressions(value: &str) -> std::borrow::Cow<'_, str> {
+    if !value.contains("${{") {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${{") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("}}") {
+            Some(end) => rest = &rest[start + end + 2..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// A password in the userinfo, or a secret-looking query value, of a URL.
@@ -328,5 +349,26 @@ mod tests {
         assert_eq!(shannon_entropy(""), 0.0);
         assert_eq!(shannon_entropy("aaaa"), 0.0);
         assert!((shannon_entropy("abcd") - 2.0).abs() < 1e-9);
+    }
+}
+
+#[cfg(test)]
+mod expression_tests {
+    #[test]
+    fn continue_secret_expressions_are_names_not_values() {
+        assert_eq!(
+            super::named_secret(
+                "GITHUB_TOKEN",
+                "${{ secrets.GITHUB_PERSONAL_ACCESS_TOKEN }}"
+            ),
+            None
+        );
+        assert!(
+            super::named_secret(
+                "GITHUB_TOKEN",
+                "${{ secrets.X }} ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+            )
+            .is_some()
+        );
     }
 }

@@ -48,8 +48,14 @@ fn fixture(host: &HostAdapter, eol: &str) -> String {
         Format::Toml => format!(
             "# my config\ntheme = \"dark\"\n\n[{key}.mine]\ncommand = \"mine\" # inline\nargs = []\n\n[profiles.fast]\nmodel = \"o4-mini\"\n"
         ),
-        #[allow(unreachable_patterns)]
-        _ => format!("# kept\ntheme: dark\n{key}:\n  mine:\n    command: mine\n    args: []\n"),
+        Format::Yaml => match host.container.list_key {
+            Some(name) => format!(
+                "# kept\ntheme: dark\n{key}:\n  - {name}: mine # hand-written\n    command: mine\n    args: []\nmodels: []\n"
+            ),
+            None => format!(
+                "# kept\ntheme: 'dark'\n{key}:\n  mine:\n    command: mine # hand-written\n    args: []\n\nother:\n    deep: 1\n"
+            ),
+        },
     };
     text.replace('\n', eol)
 }

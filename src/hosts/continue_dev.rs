@@ -1,0 +1,45 @@
+//! Continue (hosts.md §15).
+//!
+//! - `~/.continue/config.yaml`, where `mcpServers` is a YAML **list** of servers, each named by
+//!   its `name` field (the YAML backend's keyed-list container); user scope only. Project
+//!   "blocks" (`.continue/mcpServers/*.yaml`) need their own header and are not written.
+//! - `type`: `stdio`, `sse` or `streamable-http`.
+//! - Headers are `requestOptions.headers`.
+//! - `${{ secrets.NAME }}` references; Continue resolves secrets from its `.env` files and the
+//!   environment (unconfirmed for every version).
+
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "continue",
+    format: FileFormat::Yaml,
+    container: Container::keyed_list(&["mcpServers"], "name"),
+    project_file: None,
+    user_file: Some(UserPath::Home(".continue/config.yaml")),
+    project_markers: &[".continue"],
+    user_markers: &[UserPath::Home(".continue")],
+    env_syntax: EnvSyntax::Secrets,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: Some("streamable-http"),
+        sse: Some("sse"),
+        speaks_sse: true,
+    },
+    hooks: EntryHooks::NONE,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::*;
+
+    #[test]
+    fn secrets_references_and_nested_headers() {
+        let t = run("continue", REMOTE);
+        assert_eq!(
+            text(&t),
+            r#"{"type":"streamable-http","url":"https://mcp.acme.dev/acme/mcp","requestOptions":{"headers":{"Authorization":"Bearer ${{ secrets.ACME_TOKEN }}","X-Client":"dotpack","X-Team":"${{ secrets.ACME_TEAM }}"}}}"#
+        );
+    }
+}

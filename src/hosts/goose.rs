@@ -1,0 +1,102 @@
+//! goose (hosts.md §13).
+//!
+//! - `~/.config/goose/config.yaml` (`$XDG_CONFIG_HOME`; the same place on macOS), top-level
+//!   `extensions`; user scope only. Edited in place by the YAML backend.
+//! - Each entry is `enabled` plus a flattened extension tagged by `type`: `stdio` (`cmd`, `args`,
+//!   `envs`), `streamable_http` (`uri`, `headers`); `sse` is kept for old configs only, so SSE
+//!   servers are refused. goose also wants the entry's `name`, written from the server's name.
+//! - No interpolation in values: variables are named in `env_keys` and read from goose's secret
+//!   store or the environment (dotpack's `env_vars`).
+
+use serde_json::{Map, Value};
+
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "goose",
+    format: FileFormat::Yaml,
+    container: Container::new(&["extensions"]),
+    project_file: None,
+    user_file: Some(UserPath::XdgConfig("goose/config.yaml")),
+    project_markers: &[".goosehints"],
+    user_markers: &[UserPath::XdgConfig("goose")],
+    env_syntax: EnvSyntax::None,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: Some("stdio"),
+        http: Some("streamable_http"),
+        sse: None,
+        speaks_sse: false,
+    },
+    hooks: EntryHooks {
+        to_host,
+        from_host,
+        value_to_host,
+        value_from_host: |_, _| None,
+    },
+};
+
+/// `enabled` first (goose requires it), then `name`, then the extension's fields.
+fn to_host(name: &str, entry: &mut Map<String, Value>) -> Result<(), String> {
+    let enabled = entry.remove("enabled").unwrap_or(Value::Bool(true));
+    let mut out = Map::new();
+    out.insert("enabled".to_string(), enabled);
+    if let Some(kind) = entry.remove("type") {
+        out.insert("type".to_string(), kind);
+    }
+    out.insert("name".to_string(), Value::from(name));
+    out.append(entry);
+    *entry = out;
+    Ok(())
+}
+
+/// `name` repeats the key and `enabled: true` is the default; `bundled` is goose's own mark.
+fn from_host(entry: &mut Map<String, Value>) {
+    entry.remove("name");
+    entry.remove("bundled");
+    if entry.get("enabled") == Some(&Value::Bool(true)) {
+        entry.remove("enabled");
+    }
+}
+
+/// `env_vars` (names, or `{name, source = "local"}`) as goose's `env_keys` names.
+fn value_to_host(field: &str, value: &Value) -> Option<Value> {
+    if field != "env_vars" {
+        return None;
+    }
+    let names: Option<Vec<Value>> = value
+        .as_array()?
+        .iter()
+        .map(|item| match item {
+            Value::String(_) => Some(item.clone()),
+            Value::Object(o) if o.get("source").is_none_or(|s| s == "local") => {
+                o.get("name").cloned()
+            }
+            _ => None,
+        })
+        .collect();
+    names.map(Value::Array)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::*;
+
+    #[test]
+    fn stdio_and_http_in_gooses_shape() {
+        let t = run("goose", STDIO);
+        assert_eq!(
+            text(&t),
+            r#"{"enabled":true,"type":"stdio","name":"acme","env_keys":["API_KEY"],"cmd":"npx","args":["-y","@acme/mcp","--port","4000"],"envs":{"LOG":"debug"}}"#
+        );
+        let t = run("goose", "url = \"https://x/mcp\"\nenabled = false\n");
+        assert_eq!(
+            t.entry,
+            json!({"enabled": false, "type": "streamable_http", "name": "acme", "uri": "https://x/mcp"})
+        );
+        assert!(try_run("goose", SSE).is_err());
+    }
+}

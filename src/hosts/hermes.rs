@@ -1,0 +1,151 @@
+//! Hermes Agent (hosts.md §10).
+//!
+//! - `~/.hermes/config.yaml`, top-level `mcp_servers` (a YAML map); user scope only. The file is
+//!   edited in place by the YAML backend: comments, quoting and indentation stay.
+//! - `command` ⇒ stdio; `url` ⇒ streamable HTTP unless `transport: sse`.
+//! - `${VAR}` and `${env:VAR}` anywhere in an entry; dotpack writes `${VAR}`.
+//! - `trust`: `full` (the default) or `untrusted`; canonical `trust` is a boolean.
+//! - `tools: {include, exclude}`: **include wins** over exclude, where canonical
+//!   `enabled_tools`/`disabled_tools` apply the deny list after the allow list (as Codex, Gemini
+//!   and pi do). When both are given, dotpack writes the allow list without the denied names, so
+//!   the effective tool set is the same; with globs in the allow list that cannot be computed and
+//!   the server is refused for Hermes.
+
+use serde_json::{Map, Value};
+
+use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::template::EnvSyntax;
+
+pub(super) const ADAPTER: HostAdapter = HostAdapter {
+    id: "hermes",
+    format: FileFormat::Yaml,
+    container: Container::new(&["mcp_servers"]),
+    project_file: None,
+    user_file: Some(UserPath::Home(".hermes/config.yaml")),
+    project_markers: &[],
+    user_markers: &[UserPath::Home(".hermes")],
+    env_syntax: EnvSyntax::DollarBrace,
+    remote_wrapper: None,
+    transport_types: TransportTypes {
+        stdio: None,
+        http: None,
+        sse: Some("sse"),
+        speaks_sse: true,
+    },
+    hooks: EntryHooks {
+        to_host,
+        value_to_host,
+        value_from_host,
+        ..EntryHooks::NONE
+    },
+};
+
+fn value_to_host(field: &str, value: &Value) -> Option<Value> {
+    match (field, value) {
+        ("trust", Value::Bool(true)) => Some(Value::from("full")),
+        ("trust", Value::Bool(false)) => Some(Value::from("untrusted")),
+        _ => None,
+    }
+}
+
+/// Hermes reads any value but `full` as untrusted.
+fn value_from_host(field: &str, value: &Value) -> Option<Value> {
+    (field == "trust").then(|| Value::Bool(value.as_str() == Some("full")))
+}
+
+/// Applies the deny list to the allow list, since Hermes ignores `exclude` when `include` is set.
+fn to_host(_name: &str, entry: &mut Map<String, Value>) -> Result<(), String> {
+    let Some(Value::Object(tools)) = entry.get_mut("tools") else {
+        return Ok(());
+    };
+    let (Some(Value::Array(include)), Some(Value::Array(exclude))) =
+        (tools.get("include"), tools.get("exclude"))
+    else {
+        return Ok(());
+    };
+    let names = |list: &[Value]| -> Option<Vec<String>> {
+        list.iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let (Some(include), Some(exclude)) = (names(include), names(exclude)) else {
+        return Err("`enabled_tools` and `disabled_tools` must be lists of names".to_string());
+    };
+    if include.iter().any(|t| is_glob(t)) {
+        return Err(format!(
+            "Hermes applies `tools.include` and ignores `tools.exclude`, and the allow list has \
+             patterns ({}), so the denied tools cannot be taken out of it: list the allowed tools \
+             by name, or drop `disabled_tools` for this host",
+            include.join(", ")
+        ));
+    }
+    let kept: Vec<Value> = include
+        .into_iter()
+        .filter(|tool| !exclude.iter().any(|pattern| glob_match(pattern, tool)))
+        .map(Value::from)
+        .collect();
+    tools.insert("include".to_string(), Value::Array(kept));
+    tools.remove("exclude");
+    Ok(())
+}
+
+fn is_glob(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// `*` and `?` wildcards, as Hermes' tool filters read them (fnmatch); `[` matches itself.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    fn go(p: &[char], t: &[char]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
+            Some(('?', rest)) => !t.is_empty() && go(rest, &t[1..]),
+            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    go(&p, &t)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::fixtures::*;
+
+    #[test]
+    fn trust_and_sse_transport_in_hermes_words() {
+        let t = run("hermes", "command = \"x\"\nargs = []\ntrust = false\n");
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "trust": "untrusted"})
+        );
+        assert_eq!(
+            run("hermes", SSE).entry,
+            json!({"transport": "sse", "url": "https://mcp.acme.dev/sse"})
+        );
+    }
+
+    #[test]
+    fn include_wins_so_the_deny_list_is_applied_first() {
+        let t = run(
+            "hermes",
+            "command = \"x\"\nargs = []\nenabled_tools = [\"read\", \"write\", \"delete_all\"]\ndisabled_tools = [\"delete_*\"]\n",
+        );
+        assert_eq!(t.entry["tools"], json!({"include": ["read", "write"]}));
+        let err = try_run(
+            "hermes",
+            "command = \"x\"\nargs = []\nenabled_tools = [\"read_*\"]\ndisabled_tools = [\"read_secret\"]\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("patterns"), "{err}");
+    }
+
+    #[test]
+    fn globs() {
+        assert!(super::glob_match("delete_*", "delete_all"));
+        assert!(super::glob_match("a?c", "abc"));
+        assert!(!super::glob_match("a?c", "ac"));
+    }
+}
