@@ -143,12 +143,17 @@ impl World {
 
     /// `dotpack.toml` declaring the two servers for `host` at `scope`, then `dotpack install`.
     fn install(&self, host: &str, scope: &str) {
+        self.install_with(host, scope, "");
+    }
+
+    /// [`World::install`] with more `dotpack.toml` text after the two servers.
+    fn install_with(&self, host: &str, scope: &str, extra: &str) {
         let manifest = format!(
             "[project]\nhosts = [{{ host = \"{host}\", scope = \"{scope}\" }}]\n\n\
              [servers.local-tool]\ncommand = \"node\"\nargs = [{recorder:?}, \"--port\", \"4000\"]\n\
              env = {{ TOKEN = \"{{{{env.TOKEN}}}}\", LEVEL = \"debug\" }}\n\n\
              [servers.remote-api]\nurl = \"{url}\"\n\
-             http_headers = {{ Authorization = \"Bearer {{{{env.API_TOKEN}}}}\", X-Client = \"dotpack\" }}\n",
+             http_headers = {{ Authorization = \"Bearer {{{{env.API_TOKEN}}}}\", X-Client = \"dotpack\" }}\n{extra}",
             recorder = self.recorder_arg(),
             url = self.url(),
         );
@@ -356,7 +361,13 @@ fn codex_reads_what_dotpack_wrote_at_each_scope() {
     };
     for scope in ["project", "user"] {
         let w = World::new();
-        w.install("codex", scope);
+        // A remote server with the fields Codex has under its own names.
+        let helper = format!(
+            "\n[servers.helper-api]\nurl = \"{}\"\nheaders_helper = \"/usr/local/bin/mcp-headers\"\n\
+             startup_timeout_ms = 2500\n",
+            w.url()
+        );
+        w.install_with("codex", scope, &helper);
         if scope == "project" {
             // An untrusted project's `.codex/config.toml` is not read at all.
             let (out, _) = w.host(&codex, &["mcp", "list", "--json"]);
@@ -377,7 +388,11 @@ fn codex_reads_what_dotpack_wrote_at_each_scope() {
             .iter()
             .map(|s| s["name"].as_str().expect("name"))
             .collect();
-        assert_eq!(names, ["local-tool", "remote-api"], "{scope}: {out}");
+        assert_eq!(
+            names,
+            ["helper-api", "local-tool", "remote-api"],
+            "{scope}: {out}"
+        );
 
         let (out, _) = w.host(&codex, &["mcp", "get", "local-tool", "--json"]);
         let got: Value = serde_json::from_str(&out).expect("codex mcp get --json");
@@ -409,6 +424,16 @@ fn codex_reads_what_dotpack_wrote_at_each_scope() {
             }),
             "{scope}: {out}"
         );
+
+        let (out, _) = w.host(&codex, &["mcp", "get", "helper-api", "--json"]);
+        let got: Value = serde_json::from_str(&out).expect("codex mcp get --json");
+        // Codex redacts the helper command it read.
+        assert_eq!(
+            got["transport"]["http_headers_helper"],
+            json!("<redacted>"),
+            "{out}"
+        );
+        assert_eq!(got["startup_timeout_sec"], json!(2.5), "{out}");
     }
 }
 
