@@ -63,6 +63,8 @@ fn hosts_dir() -> PathBuf {
 }
 
 /// The CLI `bin` (from `package`) at its pinned version, or `None` after saying why it is skipped.
+// The skip message goes to the test's stderr, which the harness shows with `--nocapture`.
+#[allow(clippy::print_stderr)]
 fn cli(bin: &str, package: &str) -> Option<PathBuf> {
     let dir = hosts_dir();
     let path = dir.join("node_modules/.bin").join(bin);
