@@ -222,6 +222,8 @@ pub static CONCEPTS: &[Concept] = &[
         "Command whose output supplies request headers at connect time.",
         &[
             same("claude-code", "headersHelper"),
+            // Codex 0.171: a string, remote servers only (checked against the real CLI).
+            same("codex", "http_headers_helper"),
             with("pi", "requestHeadersCommand", Form::Values),
         ],
     ),
@@ -411,7 +413,9 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "Where a stdio server runs: `local` or `remote` executor.",
-        &[same("codex", "experimental_environment")],
+        // Codex 0.171 reads `environment_id` and ignores `experimental_environment` (checked
+        // against the real CLI: a non-string `environment_id` is refused, the old key is not).
+        &[same("codex", "environment_id")],
     ),
     // ---- timeouts ----
     concept(

@@ -2,8 +2,8 @@
 //!
 //! - TOML: `.codex/config.toml` (project; Codex loads it only for trusted projects) and
 //!   `$CODEX_HOME/config.toml`, default `~/.codex/config.toml`; table `mcp_servers`.
-//! - No `type` key: `command` ⇒ stdio, `url` ⇒ streamable HTTP. Its schema disallows unknown keys,
-//!   so `type` is never written. No SSE support at all.
+//! - No `type` key: `command` ⇒ stdio, `url` ⇒ streamable HTTP. Its JSON schema disallows unknown
+//!   keys (the loader itself ignores them silently), so `type` is never written. No SSE at all.
 //! - No interpolation: `${VAR}` stays literal. Environment references are forwarded by name
 //!   instead (`env_vars`, `env_http_headers`, `bearer_token_env_var`; see `crate::translate`).
 
@@ -120,6 +120,28 @@ mod tests {
                 ("timeout", "tool_timeout_sec")
             ]
         );
+    }
+
+    #[test]
+    fn environment_is_environment_id_and_headers_helper_is_http_headers_helper() {
+        let t = run(
+            "codex",
+            "command = \"x\"\nargs = []\nexperimental_environment = \"remote\"\n",
+        );
+        assert_eq!(
+            t.entry,
+            json!({"command": "x", "args": [], "environment_id": "remote"})
+        );
+        assert!(t.dropped.is_empty());
+        let t = run(
+            "codex",
+            "url = \"https://x\"\nheaders_helper = \"/usr/local/bin/mcp-headers\"\n",
+        );
+        assert_eq!(
+            t.entry,
+            json!({"url": "https://x", "http_headers_helper": "/usr/local/bin/mcp-headers"})
+        );
+        assert!(t.dropped.is_empty());
     }
 
     #[test]

@@ -1,0 +1,499 @@
+//! What the real hosts read from the files dotpack writes. Claude Code, Codex and Gemini CLI, at
+//! the versions pinned in `tests/real_hosts/versions.txt`, are asked through their own list/get
+//! commands which servers they see, after `dotpack install` wrote two servers (a stdio server with
+//! args and env including an `{{env.TOKEN}}` reference, a remote server with headers and a bearer
+//! token reference) at project scope and at user scope, in a temporary HOME.
+//!
+//! Gemini CLI's `mcp list` only names servers, but it also starts each one: the stdio server is a
+//! script recording its arguments and environment, the remote one a loopback listener recording
+//! the request headers, so what Gemini resolved is checked too.
+//!
+//! The CLIs are found in `$DOTPACK_REAL_HOSTS_DIR/node_modules/.bin` (default
+//! `~/.cache/dotpack-real-hosts`), where `tests/real_hosts/install.sh` (run by `.ci/run`) puts
+//! them. When they are not there, the test says how to install them and passes.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+const VERSIONS: &str = include_str!("real_hosts/versions.txt");
+const INSTALL: &str = "tests/real_hosts/install.sh";
+/// No host command may take longer than this (they take well under 5 s).
+const TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The values the hosts' environment gives the two references.
+const TOKEN: &str = "tok-123";
+const API_TOKEN: &str = "api-456";
+
+/// The pinned `package@version` lines.
+fn pinned() -> Vec<(&'static str, &'static str)> {
+    VERSIONS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let at = l.rfind('@').expect("package@version");
+            (&l[..at], &l[at + 1..])
+        })
+        .collect()
+}
+
+fn version_of(package: &str) -> &'static str {
+    pinned()
+        .into_iter()
+        .find(|(p, _)| *p == package)
+        .map(|(_, v)| v)
+        .expect("pinned in versions.txt")
+}
+
+/// The folder holding the installed CLIs.
+fn hosts_dir() -> PathBuf {
+    match std::env::var_os("DOTPACK_REAL_HOSTS_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+            .join(".cache/dotpack-real-hosts"),
+    }
+}
+
+/// The CLI `bin` (from `package`) at its pinned version, or `None` after saying why it is skipped.
+// The skip message goes to the test's stderr, which the harness shows with `--nocapture`.
+#[allow(clippy::print_stderr)]
+fn cli(bin: &str, package: &str) -> Option<PathBuf> {
+    let dir = hosts_dir();
+    let path = dir.join("node_modules/.bin").join(bin);
+    let skip = |why: String| {
+        eprintln!(
+            "SKIPPED: real-host test for {package}: {why}. Install the pinned CLIs with \
+             `{INSTALL}` (npm; DOTPACK_REAL_HOSTS_DIR={}), or run .ci/run.",
+            dir.display()
+        );
+        None
+    };
+    if !path.exists() {
+        return skip(format!("{} is not installed", path.display()));
+    }
+    let home = TempDir::new().expect("temp dir");
+    let out = host_command(&path, home.path(), home.path())
+        .arg("--version")
+        .output()
+        .expect("run --version");
+    let version = String::from_utf8_lossy(&out.stdout);
+    let wanted = version_of(package);
+    if !out.status.success() || !version.contains(wanted) {
+        return skip(format!(
+            "`{bin} --version` printed {:?}, not the pinned {wanted}",
+            version.trim()
+        ));
+    }
+    Some(path)
+}
+
+/// A temporary HOME with a project folder, the variables every host and dotpack read pointed
+/// inside it, a recording stdio server script and a recording HTTP listener.
+struct World {
+    home: TempDir,
+    project: PathBuf,
+    recorder: PathBuf,
+    record: PathBuf,
+    http: Http,
+}
+
+impl World {
+    fn new() -> World {
+        let home = TempDir::new().expect("temp dir");
+        let root = home.path().canonicalize().expect("canonical temp dir");
+        let project = root.join("project");
+        std::fs::create_dir_all(&project).expect("project dir");
+        let record = root.join("stdio-record.jsonl");
+        let recorder = root.join("recorder.js");
+        std::fs::write(
+            &recorder,
+            format!(
+                "require('fs').appendFileSync({record:?}, JSON.stringify({{argv: process.argv.slice(2), \
+                 TOKEN: process.env.TOKEN, LEVEL: process.env.LEVEL}}) + '\\n');\nprocess.exit(0);\n",
+                record = record.to_str().expect("utf-8 temp path"),
+            ),
+        )
+        .expect("write recorder");
+        World {
+            home,
+            project,
+            recorder,
+            record,
+            http: Http::start(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.home.path().canonicalize().expect("canonical temp dir")
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.http.addr)
+    }
+
+    fn recorder_arg(&self) -> String {
+        self.recorder.to_str().expect("utf-8 temp path").to_string()
+    }
+
+    /// `dotpack.toml` declaring the two servers for `host` at `scope`, then `dotpack install`.
+    fn install(&self, host: &str, scope: &str) {
+        self.install_with(host, scope, "");
+    }
+
+    /// [`World::install`] with more `dotpack.toml` text after the two servers.
+    fn install_with(&self, host: &str, scope: &str, extra: &str) {
+        let manifest = format!(
+            "[project]\nhosts = [{{ host = \"{host}\", scope = \"{scope}\" }}]\n\n\
+             [servers.local-tool]\ncommand = \"node\"\nargs = [{recorder:?}, \"--port\", \"4000\"]\n\
+             env = {{ TOKEN = \"{{{{env.TOKEN}}}}\", LEVEL = \"debug\" }}\n\n\
+             [servers.remote-api]\nurl = \"{url}\"\n\
+             http_headers = {{ Authorization = \"Bearer {{{{env.API_TOKEN}}}}\", X-Client = \"dotpack\" }}\n{extra}",
+            recorder = self.recorder_arg(),
+            url = self.url(),
+        );
+        std::fs::write(self.project.join("dotpack.toml"), manifest).expect("write dotpack.toml");
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
+        isolate(&mut cmd, &self.root(), &self.project);
+        Command::from_std(cmd)
+            .env("DOTPACK_HOME", self.root().join(".dotpack"))
+            .env("NO_COLOR", "1")
+            .arg("install")
+            .timeout(TIMEOUT)
+            .assert()
+            .success();
+    }
+
+    /// The host CLI run in the project folder with the references' values in its environment:
+    /// its stdout, then its stderr (Gemini CLI prints its list on stderr).
+    fn host(&self, bin: &Path, args: &[&str]) -> (String, String) {
+        let out = host_command(bin, &self.root(), &self.project)
+            .env("TOKEN", TOKEN)
+            .env("API_TOKEN", API_TOKEN)
+            .args(args)
+            .output()
+            .expect("run host");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            out.status.success(),
+            "{} {args:?} failed: {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            bin.display(),
+            out.status
+        );
+        (stdout, stderr)
+    }
+
+    /// What the recording stdio server was started with, one JSON object per start.
+    fn stdio_starts(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.record)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("recorder line"))
+            .collect()
+    }
+}
+
+/// Only the variables a host needs, each pointed into `home`, so nothing of the machine's own
+/// configuration (or a real login) is read, and nothing updates itself or phones home.
+fn isolate(cmd: &mut std::process::Command, home: &Path, cwd: &Path) {
+    cmd.env_clear()
+        .current_dir(cwd)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("CODEX_HOME", home.join(".codex"))
+        .env("GEMINI_CLI_HOME", home)
+        .env("CLAUDE_CONFIG_DIR", home.join(".claude"));
+}
+
+fn host_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
+    let mut cmd = std::process::Command::new(bin);
+    isolate(&mut cmd, home, cwd);
+    cmd.env("CI", "1")
+        .env("NO_COLOR", "1")
+        .env("NO_BROWSER", "1")
+        .env("TERM", "dumb")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("GEMINI_TELEMETRY_ENABLED", "false")
+        .stdin(std::process::Stdio::null());
+    // Codex refuses to start when CODEX_HOME does not exist.
+    std::fs::create_dir_all(home.join(".codex")).expect("CODEX_HOME");
+    let mut cmd = Command::from_std(cmd);
+    cmd.timeout(TIMEOUT);
+    cmd
+}
+
+/// A loopback HTTP listener that records the head of every request and answers 404.
+struct Http {
+    addr: std::net::SocketAddr,
+    requests: Arc<Mutex<Vec<String>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Http {
+    fn start() -> Http {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("addr");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (log, halt) = (Arc::clone(&requests), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            while !halt.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let _ = stream.set_nonblocking(false);
+                        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                        let mut reader = BufReader::new(stream);
+                        let mut head = String::new();
+                        let mut line = String::new();
+                        while reader.read_line(&mut line).map(|n| n > 0).unwrap_or(false) {
+                            if line == "\r\n" {
+                                break;
+                            }
+                            head.push_str(&line);
+                            line.clear();
+                        }
+                        let length = head
+                            .lines()
+                            .find_map(|l| {
+                                let (k, v) = l.split_once(':')?;
+                                k.eq_ignore_ascii_case("content-length")
+                                    .then(|| v.trim().parse::<u64>().ok())?
+                            })
+                            .unwrap_or(0);
+                        let _ = reader.by_ref().take(length).read_to_end(&mut Vec::new());
+                        log.lock().expect("log").push(head);
+                        let _ = reader.into_inner().write_all(
+                            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                        );
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        Http {
+            addr,
+            requests,
+            stop,
+        }
+    }
+
+    fn requests(&self) -> Vec<String> {
+        self.requests.lock().expect("log").clone()
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+fn assert_has(text: &str, needle: &str, what: &str) {
+    assert!(
+        text.contains(needle),
+        "{what}: expected {needle:?} in:\n{text}"
+    );
+}
+
+#[test]
+fn claude_code_reads_what_dotpack_wrote_at_each_scope() {
+    let Some(claude) = cli("claude", "@anthropic-ai/claude-code") else {
+        return;
+    };
+    for (scope, label) in [("project", "Project config"), ("user", "User config")] {
+        let w = World::new();
+        w.install("claude-code", scope);
+        let file = match scope {
+            "project" => w.project.join(".mcp.json"),
+            _ => w.root().join(".claude/.claude.json"),
+        };
+        assert!(file.exists(), "dotpack wrote {}", file.display());
+
+        let what = format!("claude mcp get local-tool ({scope})");
+        let (out, _) = w.host(&claude, &["mcp", "get", "local-tool"]);
+        assert_has(&out, &format!("Scope: {label}"), &what);
+        assert_has(&out, "Type: stdio", &what);
+        assert_has(&out, "Command: node", &what);
+        assert_has(
+            &out,
+            &format!("Args: {} --port 4000", w.recorder_arg()),
+            &what,
+        );
+        // `mcp get` shows the file's values: the reference is Claude's own `${VAR}`.
+        assert_has(&out, "TOKEN=${TOKEN}", &what);
+        assert_has(&out, "LEVEL=debug", &what);
+
+        let what = format!("claude mcp get remote-api ({scope})");
+        let (out, _) = w.host(&claude, &["mcp", "get", "remote-api"]);
+        assert_has(&out, &format!("Scope: {label}"), &what);
+        assert_has(&out, "Type: http", &what);
+        assert_has(&out, &format!("URL: {}", w.url()), &what);
+        assert_has(&out, "Authorization: Bearer ${API_TOKEN}", &what);
+        assert_has(&out, "X-Client: dotpack", &what);
+
+        let (out, _) = w.host(&claude, &["mcp", "list"]);
+        assert_has(&out, "local-tool: node", "claude mcp list");
+        assert_has(
+            &out,
+            &format!("remote-api: {} (HTTP)", w.url()),
+            "claude mcp list",
+        );
+        // No warning about the file's shape; only the unset-variable kind could appear, and the
+        // variables are set.
+        assert!(!out.contains("Missing environment variables"), "{out}");
+    }
+}
+
+#[test]
+fn codex_reads_what_dotpack_wrote_at_each_scope() {
+    let Some(codex) = cli("codex", "@openai/codex") else {
+        return;
+    };
+    for scope in ["project", "user"] {
+        let w = World::new();
+        // A remote server with the fields Codex has under its own names.
+        let helper = format!(
+            "\n[servers.helper-api]\nurl = \"{}\"\nheaders_helper = \"/usr/local/bin/mcp-headers\"\n\
+             startup_timeout_ms = 2500\n",
+            w.url()
+        );
+        w.install_with("codex", scope, &helper);
+        if scope == "project" {
+            // An untrusted project's `.codex/config.toml` is not read at all.
+            let (out, _) = w.host(&codex, &["mcp", "list", "--json"]);
+            let seen: Value = serde_json::from_str(&out).expect("codex mcp list --json");
+            assert_eq!(seen, json!([]), "untrusted project: {out}");
+            let trust = format!(
+                "[projects.{:?}]\ntrust_level = \"trusted\"\n",
+                w.project.to_str().expect("utf-8 temp path")
+            );
+            std::fs::write(w.root().join(".codex/config.toml"), trust).expect("trust project");
+        }
+
+        let (out, _) = w.host(&codex, &["mcp", "list", "--json"]);
+        let list: Value = serde_json::from_str(&out).expect("codex mcp list --json");
+        let names: Vec<&str> = list
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|s| s["name"].as_str().expect("name"))
+            .collect();
+        assert_eq!(
+            names,
+            ["helper-api", "local-tool", "remote-api"],
+            "{scope}: {out}"
+        );
+
+        let (out, _) = w.host(&codex, &["mcp", "get", "local-tool", "--json"]);
+        let got: Value = serde_json::from_str(&out).expect("codex mcp get --json");
+        assert_eq!(got["enabled"], json!(true), "{out}");
+        assert_eq!(
+            got["transport"],
+            json!({
+                "type": "stdio",
+                "command": "node",
+                "args": [w.recorder_arg(), "--port", "4000"],
+                "env": {"LEVEL": "debug"},
+                "env_vars": ["TOKEN"],
+                "cwd": null
+            }),
+            "{scope}: {out}"
+        );
+
+        let (out, _) = w.host(&codex, &["mcp", "get", "remote-api", "--json"]);
+        let got: Value = serde_json::from_str(&out).expect("codex mcp get --json");
+        assert_eq!(
+            got["transport"],
+            json!({
+                "type": "streamable_http",
+                "url": w.url(),
+                "bearer_token_env_var": "API_TOKEN",
+                "http_headers": {"X-Client": "dotpack"},
+                "env_http_headers": null,
+                "http_headers_helper": null
+            }),
+            "{scope}: {out}"
+        );
+
+        let (out, _) = w.host(&codex, &["mcp", "get", "helper-api", "--json"]);
+        let got: Value = serde_json::from_str(&out).expect("codex mcp get --json");
+        // Codex redacts the helper command it read.
+        assert_eq!(
+            got["transport"]["http_headers_helper"],
+            json!("<redacted>"),
+            "{out}"
+        );
+        assert_eq!(got["startup_timeout_sec"], json!(2.5), "{out}");
+    }
+}
+
+#[test]
+fn gemini_cli_reads_and_starts_what_dotpack_wrote_at_each_scope() {
+    let Some(gemini) = cli("gemini", "@google/gemini-cli") else {
+        return;
+    };
+    for scope in ["project", "user"] {
+        let w = World::new();
+        w.install("gemini-cli", scope);
+        let file = match scope {
+            "project" => w.project.join(".gemini/settings.json"),
+            _ => w.root().join(".gemini/settings.json"),
+        };
+        assert!(file.exists(), "dotpack wrote {}", file.display());
+        // Gemini connects to servers only in a trusted folder (user servers included).
+        let trusted = json!({ w.project.to_str().expect("utf-8 temp path"): "TRUST_FOLDER" });
+        std::fs::create_dir_all(w.root().join(".gemini")).expect("gemini dir");
+        std::fs::write(
+            w.root().join(".gemini/trustedFolders.json"),
+            trusted.to_string(),
+        )
+        .expect("trust folder");
+
+        let (stdout, stderr) = w.host(&gemini, &["mcp", "list"]);
+        let out = format!("{stdout}{stderr}");
+        let what = format!("gemini mcp list ({scope})");
+        assert_has(
+            &out,
+            &format!("local-tool: node {} --port 4000 (stdio)", w.recorder_arg()),
+            &what,
+        );
+        assert_has(&out, &format!("remote-api: {} (http)", w.url()), &what);
+
+        // Gemini started the stdio server with the args and env, `${TOKEN}` resolved.
+        let starts = w.stdio_starts();
+        assert!(
+            starts.contains(&json!({"argv": ["--port", "4000"], "TOKEN": TOKEN, "LEVEL": "debug"})),
+            "{what}: stdio starts {starts:?}"
+        );
+        // And sent the headers, `${API_TOKEN}` resolved, to the remote server.
+        let requests = w.http.requests();
+        let post = requests
+            .iter()
+            .find(|r| r.starts_with("POST /mcp "))
+            .unwrap_or_else(|| panic!("{what}: no POST /mcp in {requests:?}"));
+        let header = |name: &str| {
+            post.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+            })
+        };
+        assert_eq!(
+            header("authorization").as_deref(),
+            Some(format!("Bearer {API_TOKEN}").as_str()),
+            "{post}"
+        );
+        assert_eq!(header("x-client").as_deref(), Some("dotpack"), "{post}");
+    }
+}
