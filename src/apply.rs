@@ -78,6 +78,35 @@ pub fn write_one(w: &FileWrite) -> Result<()> {
     Ok(())
 }
 
+/// The first half of [`write_one_unsynced`] for a file that gets new bytes: its folders created
+/// and the bytes flushed under a temporary name beside it; `None` for a file to delete.
+pub fn stage_one(w: &FileWrite) -> Result<Option<crate::fsutil::Staged>> {
+    let Some(text) = &w.after else {
+        return Ok(None);
+    };
+    if let Some(parent) = w.path.parent() {
+        create_dirs(parent)?;
+    }
+    let options = crate::fsutil::WriteOptions {
+        sync_dir: false,
+        ..crate::fsutil::WriteOptions::SHARED
+    };
+    crate::fsutil::stage(&w.path, text.as_bytes(), options).map(Some)
+}
+
+/// The second half: the staged file renamed into place (or the file deleted); returns the
+/// folder to sync, as [`write_one_unsynced`] does.
+pub fn commit_one(w: &FileWrite, staged: Option<crate::fsutil::Staged>) -> Result<Option<PathBuf>> {
+    match staged {
+        Some(staged) => staged.commit().map(Some),
+        None => {
+            remove(&w.path)?;
+            remove_empty_dirs(&w.path, w.remove_dirs);
+            Ok(None)
+        }
+    }
+}
+
 /// [`write_one`] without flushing the folder's entries: returns the folder the caller must
 /// [`crate::fsutil::sync_dir`] before it relies on the new name (a transaction syncs each folder
 /// once, however many of its files it replaced). The file's bytes are flushed.

@@ -179,14 +179,19 @@ pub fn apply(
     let state = &places.state;
     let store = Store::new(state);
     let put = |text: &Option<String>| text.as_ref().map(|t| store.put(t.as_bytes())).transpose();
+    // Snapshots are flushed side by side (see `fsutil::par_map`).
+    let snapshots = crate::fsutil::par_map(&changed, |w| -> Result<_> {
+        Ok((put(&w.before)?, put(&w.after)?))
+    });
     let mut files = Vec::with_capacity(changed.len());
-    for w in &changed {
+    for (w, snapshot) in changed.iter().zip(snapshots) {
+        let (before, after) = snapshot?;
         files.push(FileRecord {
             path: w.path.clone(),
             display: w.display.clone(),
             host: w.host.clone(),
-            before: put(&w.before)?,
-            after: put(&w.after)?,
+            before,
+            after,
         });
     }
     store.sync();
@@ -211,7 +216,13 @@ pub fn apply(
     let mut done = 0;
     let mut dirs = std::collections::BTreeSet::new();
     let result = (|| -> Result<()> {
-        for (w, stamp) in changed.iter().zip(&stamps) {
+        // The new bytes are written and flushed side by side under temporary names first;
+        // nothing is in place until the renames below, one file at a time.
+        let mut staged = Vec::with_capacity(changed.len());
+        for s in crate::fsutil::par_map(&changed, |w| crate::apply::stage_one(w)) {
+            staged.push(s?);
+        }
+        for ((w, stamp), staged) in changed.iter().zip(&stamps).zip(staged) {
             fault::at_write(done)?;
             // Again right before replacing: a host rewriting its file meanwhile is not lost. The
             // bytes were compared under the lock; size and modification time tell whether
@@ -222,16 +233,15 @@ pub fn apply(
                 }
                 .into());
             }
-            if let Some(dir) = crate::apply::write_one_unsynced(w)? {
+            if let Some(dir) = crate::apply::commit_one(w, staged)? {
                 dirs.insert(dir);
             }
             done += 1;
         }
         // Each folder's new names are flushed once, before the record that commits them. A
         // crash before this point leaves the journal, and recovery reads what each file holds.
-        for dir in &dirs {
-            crate::fsutil::sync_dir(dir);
-        }
+        let dirs: Vec<_> = dirs.into_iter().collect();
+        crate::fsutil::par_map(&dirs, |dir| crate::fsutil::sync_dir(dir));
         fault::at_write(done)?;
         generation::write(state, &generation)
     })();
