@@ -43,20 +43,17 @@ pub fn check_host_file(host: &HostAdapter, file: &str, text: &str) -> Vec<Findin
         && let Ok(vscode) = formats::list_entries(Format::Json, text, Container::new(&["servers"]))
         && !vscode.is_empty()
     {
-        {
-            out.push(Finding {
-                code: "vscode-servers-key",
-                host: host.id,
-                file: file.to_string(),
-                server: None,
-                message:
-                    "holds a `servers` key, VS Code's spelling: Claude Code reads only `mcpServers`"
-                        .to_string(),
-                fix:
-                    "move these servers under `mcpServers`, or into `.vscode/mcp.json` for VS Code"
-                        .to_string(),
-            });
-        }
+        out.push(Finding {
+            code: "vscode-servers-key",
+            host: host.id,
+            file: file.to_string(),
+            server: None,
+            message:
+                "holds a `servers` key, VS Code's spelling: Claude Code reads only `mcpServers`"
+                    .to_string(),
+            fix: "move these servers under `mcpServers`, or into `.vscode/mcp.json` for VS Code"
+                .to_string(),
+        });
     }
     for (name, entry) in &entries {
         let Some(fields) = entry.as_object() else {
