@@ -6,20 +6,7 @@
 # Usage: benches/every_host.sh [RUNS]   (needs hyperfine: apt-get install hyperfine)
 set -euo pipefail
 runs=${1:-30}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
-target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-bin="$target_dir/release/dotpack"
-work=${BENCH_DIR:-$(mktemp -d)}
-[ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
-export HOME="$work/home" DOTPACK_HOME="$work/home/.dotpack" NO_COLOR=1
-unset CODEX_HOME CLAUDE_CONFIG_DIR XDG_CONFIG_HOME GEMINI_CLI_HOME COPILOT_HOME PI_CODING_AGENT_DIR
-mkdir -p "$HOME"
-
-median() { # the median of a hyperfine JSON export, in ms
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  median: %.1f ms' % (r['median'] * 1000))" "$1"
-}
+. "$(dirname "$0")/common.sh"
 
 echo "== import: a 2 MB ~/.claude.json with 20 servers"
 python3 - "$HOME/.claude.json" <<'PY'

@@ -5,17 +5,7 @@
 # Usage: benches/hosts.sh [RUNS]   (needs hyperfine: apt-get install hyperfine)
 set -euo pipefail
 runs=${1:-40}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
-# The binary cargo just built: honours CARGO_TARGET_DIR and build.target-dir.
-target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-bin="$target_dir/release/dotpack"
-work=${BENCH_DIR:-$(mktemp -d)}
-[ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
-export HOME="$work/home" DOTPACK_HOME="$work/home/.dotpack" NO_COLOR=1
-unset CODEX_HOME CLAUDE_CONFIG_DIR XDG_CONFIG_HOME
-mkdir -p "$HOME"
+. "$(dirname "$0")/common.sh"
 
 # A registry of 51 packages, each with one stdio server that reads a token from the environment.
 for i in $(seq -w 0 50); do
@@ -35,9 +25,6 @@ done
 "$bin" registry build "$work/src" --out "$work/index" >/dev/null 2>&1
 hosts='"claude-code", "codex", "gemini-cli", "cursor", "vscode"'
 
-median() { # the median of a hyperfine JSON export, in ms
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  median: %.1f ms' % (r['median'] * 1000))" "$1"
-}
 
 export DOTPACK_REGISTRY="$work/index"
 setup_project() { # $1 = folder, $2 = scope
