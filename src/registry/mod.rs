@@ -11,6 +11,7 @@ pub mod dir;
 pub mod embedded;
 pub mod http;
 pub mod index;
+pub mod mcp_map;
 pub mod memory;
 pub mod package;
 mod sparse;

@@ -1,0 +1,549 @@
+//! The official MCP Registry's `server.json` (`reference/hosts.md` §20) as a dotpack package
+//! manifest. Pure and deterministic: the same document always gives the same manifest text, so
+//! the lock can pin the document's sha256 and reproduce the package from it.
+//!
+//! The mapping, in order:
+//! - `$schema` decides the dialect: the camelCase schemas (2025-09-29 and later) are read; the
+//!   snake_case drafts of mid-2025 are refused with a message saying so.
+//! - One server, named after the part of `name` after the `/`. It comes from the first entry of
+//!   `packages` dotpack can run (`npm` → `npx -y NAME@VERSION`, `pypi` → `uvx NAME==VERSION`,
+//!   `oci` → `docker run -i --rm [-e VAR…] IMAGE:TAG`; `runtimeHint` replaces the command and
+//!   `runtimeArguments` come before the package), else from the first `remotes` entry
+//!   (`streamable-http`, or `sse` as `type = "sse"`).
+//! - `packageArguments`: named ones as `--flag value`, positional ones as their value; a value to
+//!   fill in becomes an input (`isRepeated` → an array input spread into the arguments).
+//! - `environmentVariables` and remote `headers`: a secret is an environment reference
+//!   (`{{env.NAME}}`) and never a value; anything else with a value or default is an input.
+//! - `{curly}` variables in values and URLs become inputs; `choices` → `enum`, `format` → the
+//!   input's `type`, `isRequired` → required (no default).
+//!
+//! Anything else (an `mcpb`, `nuget` or `cargo` package with no runnable alternative, a transport
+//! that contradicts its package, a variable that fills nothing) is a [`MapError`] with the reason:
+//! the server is listed with it and never installed half-right.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+/// A `server.json` as a dotpack package.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mapped {
+    /// The registry's name, `io.github.user/weather`.
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    /// The server's name in hosts' files: the part of `name` after `/`, lower-cased.
+    pub server: String,
+    /// A complete package manifest (`[package]`, `[inputs.*]`, `[servers.*]`).
+    pub manifest: String,
+}
+
+/// Why a document cannot be installed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct MapError {
+    pub reason: String,
+}
+
+fn fail<T>(reason: impl Into<String>) -> Result<T, MapError> {
+    Err(MapError {
+        reason: reason.into(),
+    })
+}
+
+/// Maps one `server.json` document.
+pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
+    let Some(top) = doc.as_object() else {
+        return fail("the document is not a JSON object");
+    };
+    check_dialect(top)?;
+    let name = string(top, "name").ok_or_else(|| MapError {
+        reason: "the document has no `name`".to_string(),
+    })?;
+    let Some((_, short)) = name.split_once('/') else {
+        return fail(format!(
+            "`{name}` is not a registry name (`namespace/name`)"
+        ));
+    };
+    let version = string(top, "version").ok_or_else(|| MapError {
+        reason: "the document has no `version`".to_string(),
+    })?;
+    let description = string(top, "description").unwrap_or_default();
+    let server = server_name(short);
+    let mut m = Manifest::default();
+    let packages = top.get("packages").and_then(Value::as_array);
+    let remotes = top.get("remotes").and_then(Value::as_array);
+    let mut reasons = Vec::new();
+    let mut done = false;
+    for package in packages.into_iter().flatten() {
+        match m.package(package) {
+            Ok(()) => {
+                done = true;
+                break;
+            }
+            Err(e) => {
+                reasons.push(e.reason);
+                m = Manifest::default();
+            }
+        }
+    }
+    if !done {
+        for remote in remotes.into_iter().flatten() {
+            match m.remote(remote) {
+                Ok(()) => {
+                    done = true;
+                    break;
+                }
+                Err(e) => {
+                    reasons.push(e.reason);
+                    m = Manifest::default();
+                }
+            }
+        }
+    }
+    if !done {
+        if reasons.is_empty() {
+            return fail("the document has neither `packages` nor `remotes`");
+        }
+        return fail(reasons.join("; "));
+    }
+    Ok(Mapped {
+        manifest: m.render(&name, &version, &description, &server),
+        name,
+        version,
+        description,
+        server,
+    })
+}
+
+/// The snake_case drafts of mid-2025 named fields differently (`registry_name`,
+/// `version_detail`, `is_secret`); reading them as camelCase would drop secrets silently.
+fn check_dialect(top: &Map<String, Value>) -> Result<(), MapError> {
+    let schema = string(top, "$schema").unwrap_or_default();
+    let snake = ["version_detail", "registry_name", "package_arguments"]
+        .iter()
+        .any(|k| top.contains_key(*k) || contains_key_deep(top.get("packages"), k));
+    if snake {
+        return fail(format!(
+            "the document uses the snake_case draft of server.json ({}); only the camelCase schema (2025-09-29 or later) is read: ask the publisher to republish it",
+            if schema.is_empty() {
+                "no $schema"
+            } else {
+                &schema
+            }
+        ));
+    }
+    Ok(())
+}
+
+fn contains_key_deep(value: Option<&Value>, key: &str) -> bool {
+    match value {
+        Some(Value::Array(items)) => items.iter().any(|i| contains_key_deep(Some(i), key)),
+        Some(Value::Object(o)) => o.contains_key(key),
+        _ => false,
+    }
+}
+
+fn string(o: &Map<String, Value>, key: &str) -> Option<String> {
+    o.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn bool_field(o: &Map<String, Value>, key: &str) -> bool {
+    o.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// A host-file server name from the registry name's last part: lower case, `[a-z0-9_-]`.
+fn server_name(short: &str) -> String {
+    let mut out: String = short
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9' | '-' | '_') => c,
+            _ => '-',
+        })
+        .collect();
+    if out.is_empty() || !out.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        out.insert(0, 's');
+    }
+    out
+}
+
+/// An input name from a registry name (`--port`, `API_KEY`, `Workspace Dir`): `port`, `api_key`.
+fn input_name(raw: &str) -> String {
+    let mut out = String::new();
+    for c in raw.trim_start_matches('-').chars() {
+        match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9') => out.push(c),
+            _ if !out.ends_with('_') && !out.is_empty() => out.push('_'),
+            _ => {}
+        }
+    }
+    let out = out.trim_end_matches('_').to_string();
+    if out.is_empty() {
+        "value".to_string()
+    } else {
+        out
+    }
+}
+
+/// An environment variable name (`Authorization` → `AUTHORIZATION`).
+fn env_name(raw: &str) -> String {
+    input_name(raw).to_ascii_uppercase()
+}
+
+/// The manifest being built.
+#[derive(Default)]
+struct Manifest {
+    inputs: BTreeMap<String, Map<String, Value>>,
+    command: Option<String>,
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    headers: BTreeMap<String, String>,
+    sse: bool,
+}
+
+impl Manifest {
+    fn package(&mut self, package: &Value) -> Result<(), MapError> {
+        let Some(p) = package.as_object() else {
+            return fail("a package is not an object");
+        };
+        let kind = string(p, "registryType").unwrap_or_default();
+        let identifier = string(p, "identifier").unwrap_or_default();
+        let version = string(p, "version");
+        if identifier.is_empty() {
+            return fail(format!("a `{kind}` package has no `identifier`"));
+        }
+        if let Some(t) = p.get("transport").and_then(Value::as_object) {
+            match string(t, "type").as_deref() {
+                None | Some("stdio") => {}
+                Some(other) => {
+                    return fail(format!(
+                        "the `{kind}` package `{identifier}` serves `{other}` from a local process, which dotpack cannot start and reach: use its `remotes` entry"
+                    ));
+                }
+            }
+        }
+        let pinned = |sep: &str| match &version {
+            Some(v) => format!("{identifier}{sep}{v}"),
+            None => identifier.clone(),
+        };
+        let (default_command, mut prefix, package_arg) = match kind.as_str() {
+            "npm" => ("npx", vec!["-y".to_string()], pinned("@")),
+            "pypi" => ("uvx", Vec::new(), pinned("==")),
+            "oci" => (
+                "docker",
+                vec!["run".to_string(), "-i".to_string(), "--rm".to_string()],
+                match &version {
+                    Some(v) if !identifier.contains(':') && !identifier.contains('@') => {
+                        format!("{identifier}:{v}")
+                    }
+                    _ => identifier.clone(),
+                },
+            ),
+            other => {
+                return fail(format!(
+                    "`{other}` packages (`{identifier}`) cannot be run by dotpack yet"
+                ));
+            }
+        };
+        let command = string(p, "runtimeHint").unwrap_or_else(|| default_command.to_string());
+        let mut runtime = Vec::new();
+        for arg in p
+            .get("runtimeArguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            runtime.extend(self.argument(arg)?);
+        }
+        if !runtime.is_empty() {
+            // The runtime's own arguments replace the default ones (`-y`, `run -i --rm`) when the
+            // publisher gives them.
+            prefix = runtime;
+        }
+        for var in p
+            .get("environmentVariables")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = self.key_value(var, Target::Env)?;
+            if kind == "oci" {
+                // A container sees only the variables passed to it by name.
+                prefix.push("-e".to_string());
+                prefix.push(name);
+            }
+        }
+        let mut args = prefix;
+        args.push(package_arg);
+        for arg in p
+            .get("packageArguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            args.extend(self.argument(arg)?);
+        }
+        self.command = Some(command);
+        self.args = args;
+        Ok(())
+    }
+
+    fn remote(&mut self, remote: &Value) -> Result<(), MapError> {
+        let Some(r) = remote.as_object() else {
+            return fail("a remote is not an object");
+        };
+        let kind = string(r, "type").unwrap_or_default();
+        self.sse = match kind.as_str() {
+            "streamable-http" => false,
+            "sse" => true,
+            other => {
+                return fail(format!(
+                    "remote transport `{other}` is not one dotpack knows"
+                ));
+            }
+        };
+        let url = string(r, "url").ok_or_else(|| MapError {
+            reason: "a remote has no `url`".to_string(),
+        })?;
+        let variables = r.get("variables").and_then(Value::as_object);
+        self.url = Some(self.fill(&url, variables, None)?);
+        for header in r
+            .get("headers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            self.key_value(header, Target::Header)?;
+        }
+        Ok(())
+    }
+
+    /// One `Argument` as its argv words.
+    fn argument(&mut self, arg: &Value) -> Result<Vec<String>, MapError> {
+        let Some(a) = arg.as_object() else {
+            return fail("an argument is not an object");
+        };
+        let named = string(a, "type").as_deref() == Some("named");
+        let flag = string(a, "name");
+        let hint = string(a, "valueHint")
+            .or_else(|| flag.clone())
+            .unwrap_or_else(|| "value".to_string());
+        let variables = a.get("variables").and_then(Value::as_object);
+        let value = match string(a, "value") {
+            Some(v) => Some(self.fill(&v, variables, None)?),
+            None => {
+                let input = input_name(&hint);
+                let repeated = bool_field(a, "isRepeated");
+                if bool_field(a, "isSecret") {
+                    return fail(format!(
+                        "argument `{hint}` is secret: a secret cannot be passed on a command line safely"
+                    ));
+                }
+                if !bool_field(a, "isRequired") && a.get("default").is_none() && !repeated {
+                    None
+                } else {
+                    self.input(&input, a, repeated);
+                    Some(format!("{{{{props.{input}}}}}"))
+                }
+            }
+        };
+        Ok(match (named, flag, value) {
+            (true, Some(flag), Some(v)) => vec![flag, v],
+            (true, Some(flag), None) if a.get("value").is_none() => {
+                // An optional named flag without a value to fill in is left out.
+                let _ = flag;
+                Vec::new()
+            }
+            (true, None, _) => return fail("a named argument has no `name`"),
+            (_, _, Some(v)) => vec![v],
+            (_, _, None) => Vec::new(),
+        })
+    }
+
+    /// An environment variable or header; returns its name.
+    fn key_value(&mut self, kv: &Value, target: Target) -> Result<String, MapError> {
+        let Some(o) = kv.as_object() else {
+            return fail("an environment variable or header is not an object");
+        };
+        let Some(name) = string(o, "name") else {
+            return fail("an environment variable or header has no `name`");
+        };
+        let variables = o.get("variables").and_then(Value::as_object);
+        let secret = bool_field(o, "isSecret");
+        let value = match string(o, "value") {
+            Some(v) => self.fill(&v, variables, secret.then_some(name.as_str()))?,
+            None if secret => format!("{{{{env.{}}}}}", env_name(&name)),
+            None => {
+                if !bool_field(o, "isRequired") && o.get("default").is_none() {
+                    return Ok(name); // optional and unset: nothing to write
+                }
+                let input = input_name(&name);
+                self.input(&input, o, false);
+                format!("{{{{props.{input}}}}}")
+            }
+        };
+        match target {
+            Target::Env => self.env.insert(name.clone(), value),
+            Target::Header => self.headers.insert(name.clone(), value),
+        };
+        Ok(name)
+    }
+
+    /// `value` with its `{curly}` variables as template expressions: a secret variable (or any
+    /// variable of a secret value) as an environment reference, the others as inputs.
+    fn fill(
+        &mut self,
+        value: &str,
+        variables: Option<&Map<String, Value>>,
+        secret_of: Option<&str>,
+    ) -> Result<String, MapError> {
+        let mut out = String::new();
+        let mut rest = value;
+        while let Some(start) = rest.find('{') {
+            let Some(len) = rest[start..].find('}') else {
+                break;
+            };
+            let var = &rest[start + 1..start + len];
+            out.push_str(&escape(&rest[..start]));
+            let spec = variables
+                .and_then(|v| v.get(var))
+                .and_then(Value::as_object);
+            let secret = secret_of.is_some() || spec.is_some_and(|s| bool_field(s, "isSecret"));
+            if secret {
+                out.push_str(&format!("{{{{env.{}}}}}", env_name(var)));
+            } else {
+                let input = input_name(var);
+                let empty = Map::new();
+                self.input(&input, spec.unwrap_or(&empty), false);
+                out.push_str(&format!("{{{{props.{input}}}}}"));
+            }
+            rest = &rest[start + len + 1..];
+        }
+        out.push_str(&escape(rest));
+        Ok(out)
+    }
+
+    /// Declares input `name` from an `Input`'s `description`, `default`, `choices`, `format`.
+    fn input(&mut self, name: &str, spec: &Map<String, Value>, repeated: bool) {
+        let mut input = Map::new();
+        if let Some(d) = spec.get("description").and_then(Value::as_str) {
+            input.insert("description".to_string(), Value::from(d));
+        }
+        let kind = if repeated {
+            "array"
+        } else {
+            match spec.get("format").and_then(Value::as_str) {
+                Some("number") => "number",
+                Some("boolean") => "bool",
+                _ => "string",
+            }
+        };
+        if kind != "string" {
+            input.insert("type".to_string(), Value::from(kind));
+        }
+        if let Some(d) = spec.get("default") {
+            let d = match (kind, d) {
+                ("array", Value::String(s)) => Value::Array(vec![Value::from(s.clone())]),
+                _ => d.clone(),
+            };
+            input.insert("default".to_string(), d);
+        }
+        if let Some(choices) = spec.get("choices").and_then(Value::as_array) {
+            input.insert("enum".to_string(), Value::Array(choices.clone()));
+        }
+        self.inputs.entry(name.to_string()).or_insert(input);
+    }
+
+    fn render(&self, name: &str, version: &str, description: &str, server: &str) -> String {
+        let mut doc = toml_edit::DocumentMut::new();
+        let mut package = toml_edit::Table::new();
+        package.insert("name", toml_edit::value(name));
+        package.insert("version", toml_edit::value(version));
+        if !description.is_empty() {
+            package.insert("description", toml_edit::value(description));
+        }
+        doc.insert("package", toml_edit::Item::Table(package));
+        if !self.inputs.is_empty() {
+            let mut inputs = toml_edit::Table::new();
+            inputs.set_implicit(true);
+            for (input, spec) in &self.inputs {
+                let mut t = toml_edit::Table::new();
+                for (k, v) in spec {
+                    if let Some(v) = toml_value(v) {
+                        t.insert(k, toml_edit::Item::Value(v));
+                    }
+                }
+                inputs.insert(input, toml_edit::Item::Table(t));
+            }
+            doc.insert("inputs", toml_edit::Item::Table(inputs));
+        }
+        let mut servers = toml_edit::Table::new();
+        servers.set_implicit(true);
+        let mut s = toml_edit::Table::new();
+        if let Some(command) = &self.command {
+            s.insert("command", toml_edit::value(command.as_str()));
+            let mut args = toml_edit::Array::new();
+            for a in &self.args {
+                args.push(a.as_str());
+            }
+            s.insert("args", toml_edit::value(args));
+        }
+        if !self.env.is_empty() {
+            s.insert("env", toml_edit::value(inline(&self.env)));
+        }
+        if let Some(url) = &self.url {
+            s.insert("url", toml_edit::value(url.as_str()));
+            if self.sse {
+                s.insert("type", toml_edit::value("sse"));
+            }
+        }
+        if !self.headers.is_empty() {
+            s.insert("http_headers", toml_edit::value(inline(&self.headers)));
+        }
+        servers.insert(server, toml_edit::Item::Table(s));
+        doc.insert("servers", toml_edit::Item::Table(servers));
+        doc.to_string()
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Target {
+    Env,
+    Header,
+}
+
+/// Literal text as template text: `{{` and `@` would start an expression or a directive.
+fn escape(text: &str) -> String {
+    text.replace("{{", "{{'{{'}}").replace('@', "{{'@'}}")
+}
+
+fn inline(map: &BTreeMap<String, String>) -> toml_edit::InlineTable {
+    let mut t = toml_edit::InlineTable::new();
+    for (k, v) in map {
+        t.insert(k, v.as_str().into());
+    }
+    t
+}
+
+fn toml_value(v: &Value) -> Option<toml_edit::Value> {
+    Some(match v {
+        Value::String(s) => s.as_str().into(),
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.into(),
+            None => n.as_f64()?.into(),
+        },
+        Value::Array(items) => {
+            let mut a = toml_edit::Array::new();
+            for i in items {
+                a.push(toml_value(i)?);
+            }
+            a.into()
+        }
+        Value::Null | Value::Object(_) => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests;

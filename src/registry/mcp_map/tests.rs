@@ -1,0 +1,159 @@
+use serde_json::json;
+
+use super::*;
+
+const SCHEMA: &str = "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json";
+
+fn manifest(doc: Value) -> String {
+    map_server(&doc).unwrap().manifest
+}
+
+#[test]
+fn npm_package_with_secret_env_and_a_named_argument() {
+    let m = map_server(&json!({
+        "$schema": SCHEMA,
+        "name": "io.github.acme/Weather",
+        "description": "Weather for agents",
+        "version": "1.2.0",
+        "packages": [{
+            "registryType": "npm",
+            "identifier": "@acme/weather-mcp",
+            "version": "1.2.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--units", "default": "metric", "choices": ["metric", "imperial"]},
+                {"type": "named", "name": "--verbose"}
+            ],
+            "environmentVariables": [
+                {"name": "WEATHER_API_KEY", "isSecret": true, "isRequired": true},
+                {"name": "LOG_LEVEL", "default": "info"}
+            ]
+        }]
+    }))
+    .unwrap();
+    assert_eq!(m.server, "weather");
+    assert_eq!(
+        m.manifest,
+        r#"[package]
+name = "io.github.acme/Weather"
+version = "1.2.0"
+description = "Weather for agents"
+
+[inputs.log_level]
+default = "info"
+
+[inputs.units]
+default = "metric"
+enum = ["metric", "imperial"]
+
+[servers.weather]
+command = "npx"
+args = ["-y", "@acme/weather-mcp@1.2.0", "--units", "{{props.units}}"]
+env = { LOG_LEVEL = "{{props.log_level}}", WEATHER_API_KEY = "{{env.WEATHER_API_KEY}}" }
+"#
+    );
+}
+
+#[test]
+fn pypi_oci_and_runtime_arguments() {
+    let pypi = manifest(json!({
+        "name": "io.github.x/py", "version": "0.1.0", "description": "d",
+        "packages": [{"registryType": "pypi", "identifier": "py-mcp", "version": "0.1.0"}]
+    }));
+    assert!(pypi.contains(r#"command = "uvx""#), "{pypi}");
+    assert!(pypi.contains(r#"args = ["py-mcp==0.1.0"]"#), "{pypi}");
+    let oci = manifest(json!({
+        "name": "io.github.x/box", "version": "2.0.0", "description": "d",
+        "packages": [{
+            "registryType": "oci", "identifier": "ghcr.io/x/box", "version": "2.0.0",
+            "runtimeHint": "docker",
+            "runtimeArguments": [{"type": "positional", "value": "run"}, {"type": "positional", "value": "-i"}, {"type": "positional", "value": "--rm"}, {"type": "named", "name": "--network", "value": "host"}],
+            "environmentVariables": [{"name": "BOX_TOKEN", "isSecret": true}],
+            "packageArguments": [{"type": "positional", "valueHint": "dirs", "isRepeated": true, "isRequired": true}]
+        }]
+    }));
+    assert!(
+        oci.contains(r#"args = ["run", "-i", "--rm", "--network", "host", "-e", "BOX_TOKEN", "ghcr.io/x/box:2.0.0", "{{props.dirs}}"]"#),
+        "{oci}"
+    );
+    assert!(oci.contains("[inputs.dirs]\ntype = \"array\""), "{oci}");
+}
+
+#[test]
+fn remotes_with_url_variables_and_secret_headers() {
+    let m = manifest(json!({
+        "name": "com.example/remote", "version": "1.0.0", "description": "d",
+        "remotes": [{
+            "type": "sse",
+            "url": "https://{tenant}.example.com/sse",
+            "variables": {"tenant": {"description": "Your tenant", "isRequired": true}},
+            "headers": [
+                {"name": "Authorization", "value": "Bearer {token}", "variables": {"token": {"isSecret": true}}},
+                {"name": "X-Api-Key", "isSecret": true}
+            ]
+        }]
+    }));
+    assert!(
+        m.contains(r#"url = "https://{{props.tenant}}.example.com/sse""#),
+        "{m}"
+    );
+    assert!(m.contains(r#"type = "sse""#), "{m}");
+    assert!(
+        m.contains(r#"Authorization = "Bearer {{env.TOKEN}}""#),
+        "{m}"
+    );
+    assert!(m.contains(r#"X-Api-Key = "{{env.X_API_KEY}}""#), "{m}");
+    assert!(
+        m.contains("[inputs.tenant]\ndescription = \"Your tenant\""),
+        "{m}"
+    );
+}
+
+#[test]
+fn what_cannot_be_mapped_says_why() {
+    let snake = map_server(&json!({
+        "name": "io.github.x/old", "version_detail": {"version": "1.0.0"},
+        "packages": [{"registry_name": "npm", "name": "old"}]
+    }))
+    .unwrap_err();
+    assert!(snake.reason.contains("snake_case"), "{snake}");
+    let mcpb = map_server(&json!({
+        "name": "io.github.x/b", "version": "1.0.0", "description": "d",
+        "packages": [{"registryType": "mcpb", "identifier": "https://x/b.mcpb"}]
+    }))
+    .unwrap_err();
+    assert!(mcpb.reason.contains("`mcpb` packages"), "{mcpb}");
+    let empty = map_server(&json!({"name": "io.github.x/e", "version": "1.0.0"})).unwrap_err();
+    assert!(empty.reason.contains("neither"), "{empty}");
+    let secret_arg = map_server(&json!({
+        "name": "io.github.x/s", "version": "1.0.0",
+        "packages": [{"registryType": "npm", "identifier": "s", "packageArguments": [{"type": "named", "name": "--token", "isSecret": true, "isRequired": true}]}]
+    }))
+    .unwrap_err();
+    assert!(secret_arg.reason.contains("command line"), "{secret_arg}");
+}
+
+#[test]
+fn a_package_that_cannot_run_falls_back_to_a_remote() {
+    let m = map_server(&json!({
+        "name": "io.github.x/both", "version": "1.0.0", "description": "d",
+        "packages": [{"registryType": "nuget", "identifier": "X.Mcp"}],
+        "remotes": [{"type": "streamable-http", "url": "https://x.dev/mcp"}]
+    }))
+    .unwrap();
+    assert!(
+        m.manifest.contains(r#"url = "https://x.dev/mcp""#),
+        "{}",
+        m.manifest
+    );
+}
+
+#[test]
+fn mapping_is_deterministic_and_literal_braces_are_escaped() {
+    let doc = json!({
+        "name": "io.github.x/lit", "version": "1.0.0", "description": "d",
+        "packages": [{"registryType": "npm", "identifier": "lit", "packageArguments": [{"type": "positional", "value": "a@b"}]}]
+    });
+    assert_eq!(manifest(doc.clone()), manifest(doc.clone()));
+    assert!(manifest(doc).contains(r#""a{{'@'}}b""#));
+}
