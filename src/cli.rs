@@ -118,6 +118,30 @@ pub enum Command {
     Hosts,
     /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
     Doctor(DoctorArgs),
+    /// Print a shell completion script for dotpack
+    #[command(
+        after_help = "Examples:\n  source <(dotpack completions bash)                      # this bash session\n  dotpack completions bash > ~/.local/share/bash-completion/completions/dotpack\n  dotpack completions zsh > ~/.zfunc/_dotpack             # with fpath+=~/.zfunc\n  dotpack completions fish > ~/.config/fish/completions/dotpack.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the man page of dotpack, or of one of its commands, as roff
+    #[command(
+        after_help = "Examples:\n  dotpack man | man -l -\n  dotpack man add > dotpack-add.1"
+    )]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompletionsArgs {
+    /// The shell to complete in
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ManArgs {
+    /// A command (default: the top-level page, which lists every command)
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -122,6 +122,13 @@ impl Printer {
         let _ = writeln!(stdout, "{line}");
     }
 
+    /// Bytes on stdout as they are (a generated completion script or man page).
+    pub fn out_bytes(&self, bytes: &[u8]) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(bytes);
+        let _ = stdout.flush();
+    }
+
     /// A JSON document on stdout.
     pub fn json_out(&self, value: &serde_json::Value) {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_string());

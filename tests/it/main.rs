@@ -2,6 +2,7 @@
 
 mod support;
 
+mod completions;
 mod every_host;
 mod hosts;
 mod http_registry;
