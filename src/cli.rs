@@ -102,6 +102,17 @@ pub enum Command {
     Status(TargetArgs),
     /// Check a dotpack.toml and print every problem with its line
     Validate(ValidateArgs),
+    /// Show the locked packages as a tree of dependencies, with their servers and the hosts
+    /// they are installed in
+    #[command(
+        after_help = "Examples:\n  dotpack tree                 # every declared package and what it pulls in\n  dotpack tree github          # only github's tree\n  dotpack tree --invert time   # what depends on time, up to the declared packages\n  dotpack tree --depth 1       # declared packages and their direct dependencies"
+    )]
+    Tree(TreeArgs),
+    /// Show which declared dependencies pull a locked package in, by every path
+    Why(WhyArgs),
+    /// List each locked package with the newest version its requirements allow and the newest
+    /// published
+    Outdated,
     /// List the generations: every change dotpack made, newest last
     History(StateArgs),
     /// Restore the files of a generation (default: the one before the newest)
@@ -334,6 +345,26 @@ pub struct SearchArgs {
 pub struct InfoArgs {
     /// Package name, optionally with a requirement: NAME[@REQ]
     #[arg(value_name = "NAME[@REQ]")]
+    pub package: String,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct TreeArgs {
+    /// Show only this package's tree (default: every declared package)
+    #[arg(value_name = "NAME")]
+    pub package: Option<String>,
+    /// Show what depends on NAME instead, up to the declared packages
+    #[arg(long, short = 'i', value_name = "NAME", conflicts_with = "package")]
+    pub invert: Option<String>,
+    /// Show at most N levels below the top (0: the top packages only)
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct WhyArgs {
+    /// A locked package
+    #[arg(value_name = "NAME")]
     pub package: String,
 }
 

@@ -12,6 +12,7 @@ pub mod diag;
 pub mod footguns;
 pub mod formats;
 pub mod fsutil;
+pub mod graph;
 pub mod hosts;
 pub mod import;
 pub mod inspect;

@@ -14,10 +14,12 @@ pub mod init;
 pub mod install;
 pub mod list;
 pub mod lock;
+pub mod outdated;
 pub mod registry;
 pub mod remove;
 pub mod rollback;
 pub mod search;
+pub mod tree;
 pub mod uninstall;
 pub mod update;
 pub mod validate;
@@ -82,6 +84,9 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::List(args) => list::run(settings, args, list::View::List, printer),
         Command::Status(args) => list::run(settings, args, list::View::Status, printer),
         Command::Validate(args) => validate::run(settings, args, printer),
+        Command::Tree(args) => tree::tree(settings, args, printer),
+        Command::Why(args) => tree::why(settings, args, printer),
+        Command::Outdated => outdated::run(settings, printer),
         Command::Registry(cmd) => registry::run(cmd, printer),
         Command::Doctor(args) => doctor::run(settings, args, printer),
         Command::Hosts => hosts::run(settings, printer),

@@ -14,6 +14,7 @@ mod registry;
 mod registry_trust;
 mod search_info;
 mod state_model;
+mod tree;
 mod trust;
 mod trust_props;
 mod txn;
