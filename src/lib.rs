@@ -25,6 +25,7 @@ pub mod plan;
 pub mod project;
 pub mod registry;
 pub mod resolve;
+pub mod schema;
 pub mod suggest;
 pub mod targets;
 pub mod template;
