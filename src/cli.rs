@@ -33,7 +33,8 @@ pub struct GlobalArgs {
     /// Print only errors
     #[arg(long, short, global = true)]
     pub quiet: bool,
-    /// When to colour output (NO_COLOR is respected with `auto`)
+    /// When to colour output. With `auto`: not when NO_COLOR is set, always when CLICOLOR_FORCE
+    /// is, not when CLICOLOR=0, else on terminals
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
     /// Path to dotpack.toml (default: search this folder and its parents)

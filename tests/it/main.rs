@@ -9,6 +9,7 @@ mod http_registry;
 mod import;
 mod model;
 mod model_regressions;
+mod output;
 mod project_cmds;
 mod registry;
 mod registry_trust;
