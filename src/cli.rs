@@ -33,6 +33,10 @@ pub struct GlobalArgs {
     /// Print only errors
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Say what dotpack reads, requests and plans, with timings, on stderr (-vv: more). The
+    /// DOTPACK_LOG environment variable takes a filter instead (`DOTPACK_LOG=debug`)
+    #[arg(long, short, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
     /// When to colour output. With `auto`: not when NO_COLOR is set, always when CLICOLOR_FORCE
     /// is, not when CLICOLOR=0, else on terminals
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -499,6 +503,7 @@ pub fn main() -> ExitCode {
         }
     };
     let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
+    printer.start_logging(cli.global.verbose);
     let settings = match cli.global.settings() {
         Ok(settings) => settings,
         Err(err) => {

@@ -138,6 +138,37 @@ impl Printer {
         let _ = writeln!(stdout, "{line}");
     }
 
+    /// Sends `tracing` events to stderr: dotpack's at debug level with `-v`, trace with `-vv`,
+    /// or as the `DOTPACK_LOG` filter says (an `EnvFilter`: `debug`, `dotpack::registry=trace`).
+    /// `--quiet` logs nothing. Each line carries the time since start, and each phase (load,
+    /// resolve, plan, apply) says how long it took when it ends.
+    ///
+    /// Events name files, sizes, URLs, statuses and counts; never file contents, input values
+    /// or environment values, which may be secret.
+    pub fn start_logging(&self, verbose: u8) {
+        use tracing_subscriber::EnvFilter;
+        use tracing_subscriber::fmt::format::FmtSpan;
+        if self.quiet {
+            return;
+        }
+        let filter = match std::env::var("DOTPACK_LOG") {
+            Ok(spec) if !spec.trim().is_empty() => EnvFilter::new(spec),
+            _ => match verbose {
+                0 => return,
+                1 => EnvFilter::new("dotpack=debug"),
+                _ => EnvFilter::new("dotpack=trace"),
+            },
+        };
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(self.color)
+            .with_target(verbose > 1)
+            .with_timer(tracing_subscriber::fmt::time::uptime())
+            .with_span_events(FmtSpan::CLOSE)
+            .try_init();
+    }
+
     /// Bytes on stdout as they are (a generated completion script or man page).
     pub fn out_bytes(&self, bytes: &[u8]) {
         let mut stdout = std::io::stdout().lock();

@@ -21,3 +21,4 @@ mod trust_props;
 mod txn;
 mod txn_props;
 mod validate;
+mod verbose;
