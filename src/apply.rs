@@ -65,7 +65,7 @@ pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
     for w in writes.iter().filter(|w| w.is_changed()) {
         let before = w.before.as_deref().unwrap_or("");
         let after = w.after.as_deref().unwrap_or("");
-        printer.out(crate::fsutil::unified_diff(&w.display, before, after));
+        printer.diff(&crate::fsutil::unified_diff(&w.display, before, after));
     }
 }
 

@@ -33,7 +33,12 @@ pub struct GlobalArgs {
     /// Print only errors
     #[arg(long, short, global = true)]
     pub quiet: bool,
-    /// When to colour output (NO_COLOR is respected with `auto`)
+    /// Say what dotpack reads, requests and plans, with timings, on stderr (-vv: more). The
+    /// DOTPACK_LOG environment variable takes a filter instead (`DOTPACK_LOG=debug`)
+    #[arg(long, short, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// When to colour output. With `auto`: not when NO_COLOR is set, always when CLICOLOR_FORCE
+    /// is, not when CLICOLOR=0, else on terminals
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
     /// Path to dotpack.toml (default: search this folder and its parents)
@@ -102,6 +107,17 @@ pub enum Command {
     Status(TargetArgs),
     /// Check a dotpack.toml and print every problem with its line
     Validate(ValidateArgs),
+    /// Show the locked packages as a tree of dependencies, with their servers and the hosts
+    /// they are installed in
+    #[command(
+        after_help = "Examples:\n  dotpack tree                 # every declared package and what it pulls in\n  dotpack tree github          # only github's tree\n  dotpack tree --invert time   # what depends on time, up to the declared packages\n  dotpack tree --depth 1       # declared packages and their direct dependencies"
+    )]
+    Tree(TreeArgs),
+    /// Show which declared dependencies pull a locked package in, by every path
+    Why(WhyArgs),
+    /// List each locked package with the newest version its requirements allow and the newest
+    /// published
+    Outdated,
     /// List the generations: every change dotpack made, newest last
     History(StateArgs),
     /// Restore the files of a generation (default: the one before the newest)
@@ -118,6 +134,30 @@ pub enum Command {
     Hosts,
     /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
     Doctor(DoctorArgs),
+    /// Print a shell completion script for dotpack
+    #[command(
+        after_help = "Examples:\n  source <(dotpack completions bash)                      # this bash session\n  dotpack completions bash > ~/.local/share/bash-completion/completions/dotpack\n  dotpack completions zsh > ~/.zfunc/_dotpack             # with fpath+=~/.zfunc\n  dotpack completions fish > ~/.config/fish/completions/dotpack.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the man page of dotpack, or of one of its commands, as roff
+    #[command(
+        after_help = "Examples:\n  dotpack man | man -l -\n  dotpack man add > dotpack-add.1"
+    )]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompletionsArgs {
+    /// The shell to complete in
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ManArgs {
+    /// A command (default: the top-level page, which lists every command)
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -314,6 +354,26 @@ pub struct InfoArgs {
 }
 
 #[derive(Debug, Args, Clone)]
+pub struct TreeArgs {
+    /// Show only this package's tree (default: every declared package)
+    #[arg(value_name = "NAME")]
+    pub package: Option<String>,
+    /// Show what depends on NAME instead, up to the declared packages
+    #[arg(long, short = 'i', value_name = "NAME", conflicts_with = "package")]
+    pub invert: Option<String>,
+    /// Show at most N levels below the top (0: the top packages only)
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct WhyArgs {
+    /// A locked package
+    #[arg(value_name = "NAME")]
+    pub package: String,
+}
+
+#[derive(Debug, Args, Clone)]
 pub struct ValidateArgs {
     /// A dotpack.toml, or a folder holding one (default: the project's)
     pub path: Option<PathBuf>,
@@ -443,6 +503,7 @@ pub fn main() -> ExitCode {
         }
     };
     let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
+    printer.start_logging(cli.global.verbose);
     let settings = match cli.global.settings() {
         Ok(settings) => settings,
         Err(err) => {

@@ -502,7 +502,14 @@ fn parse_targets<'f>(
 pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<String>>> {
     let mut files = BTreeMap::new();
     for t in targets {
-        let text = match std::fs::read(&t.path) {
+        let read = std::fs::read(&t.path);
+        tracing::debug!(
+            host = t.host.id,
+            path = %t.path.display(),
+            bytes = read.as_ref().ok().map(Vec::len),
+            "read host file"
+        );
+        let text = match read {
             Ok(bytes) => Some(String::from_utf8(bytes).ok().with_context(|| {
                 format!(
                     "{} is not UTF-8 text; dotpack leaves it alone",

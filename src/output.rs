@@ -1,6 +1,11 @@
 //! The one place that prints. Quiet, colour and JSON are decided once, from the command line and
 //! the environment, and every command talks to a [`Printer`].
 //!
+//! Colour is decided per stream by `anstream`, as Cargo does: `--color always|never` wins;
+//! with `auto` (the default) `NO_COLOR` (set and not empty) turns it off, else `CLICOLOR_FORCE`
+//! turns it on, else `CLICOLOR=0` turns it off, else a stream gets colour when it is a terminal.
+//! Styles are `anstyle` values; a stream without colour gets its escapes stripped.
+//!
 //! Human output goes to stderr as short status lines (as Cargo does); stdout carries the result a
 //! script may read: `--json` documents, search hits, info.
 //!
@@ -9,11 +14,19 @@
 //! panic (exit 101). The command's exit code still says how it went. `print!`, `println!`,
 //! `eprint!` and `eprintln!` panic on such errors, so clippy denies them in this crate.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
-use owo_colors::OwoColorize;
+use anstyle::{AnsiColor, Style};
 
 use crate::diag::{Diagnostic, Severity};
+
+const GREEN: Style = AnsiColor::Green.on_default().bold();
+const RED: Style = AnsiColor::Red.on_default().bold();
+const YELLOW: Style = AnsiColor::Yellow.on_default().bold();
+const DIFF_ADDED: Style = AnsiColor::Green.on_default();
+const DIFF_REMOVED: Style = AnsiColor::Red.on_default();
+const DIFF_HUNK: Style = AnsiColor::Cyan.on_default();
+const DIFF_HEADER: Style = Style::new().bold();
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -28,20 +41,25 @@ pub enum ColorChoice {
 pub struct Printer {
     pub quiet: bool,
     pub json: bool,
+    /// Colour on stderr (status lines, warnings, diagnostics).
     pub color: bool,
+    /// Colour on stdout (diffs of `--dry-run`).
+    pub color_out: bool,
 }
 
 impl Printer {
     pub fn new(quiet: bool, json: bool, choice: ColorChoice) -> Self {
-        let color = match choice {
+        let decide = |auto: fn() -> anstream::ColorChoice| match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stderr().is_terminal()
-            }
+            ColorChoice::Auto => auto() != anstream::ColorChoice::Never,
         };
-        Printer { quiet, json, color }
+        Printer {
+            quiet,
+            json,
+            color: decide(|| anstream::AutoStream::choice(&std::io::stderr())),
+            color_out: !json && decide(|| anstream::AutoStream::choice(&std::io::stdout())),
+        }
     }
 
     /// A plain printer for tests and library callers.
@@ -50,6 +68,16 @@ impl Printer {
             quiet: false,
             json: false,
             color: false,
+            color_out: false,
+        }
+    }
+
+    /// `text` in `style` when stderr has colour.
+    fn paint(&self, style: Style, text: &str) -> String {
+        if self.color {
+            format!("{style}{text}{style:#}")
+        } else {
+            text.to_string()
         }
     }
 
@@ -59,17 +87,13 @@ impl Printer {
             return;
         }
         let verb = format!("{verb:>12}");
-        if self.color {
-            to_stderr(format_args!("{} {message}", verb.green().bold()));
-        } else {
-            to_stderr(format_args!("{verb} {message}"));
-        }
+        self.to_stderr(format_args!("{} {message}", self.paint(GREEN, &verb)));
     }
 
     /// A note to stderr, suppressed by `--quiet`.
     pub fn note(&self, message: impl std::fmt::Display) {
         if !self.quiet {
-            to_stderr(format_args!("{message}"));
+            self.to_stderr(format_args!("{message}"));
         }
     }
 
@@ -82,7 +106,7 @@ impl Printer {
             .span
             .as_ref()
             .and_then(|_| std::fs::read_to_string(&diag.file).ok());
-        to_stderr(format_args!(
+        self.to_stderr(format_args!(
             "{}",
             diag.render(source.as_deref(), self.color)
         ));
@@ -93,26 +117,18 @@ impl Printer {
         if self.quiet && diag.severity == Severity::Warning {
             return;
         }
-        to_stderr(format_args!("{}", diag.render(Some(source), self.color)));
+        self.to_stderr(format_args!("{}", diag.render(Some(source), self.color)));
     }
 
     pub fn error(&self, message: impl std::fmt::Display) {
-        if self.color {
-            to_stderr(format_args!("{} {message}", "error:".red().bold()));
-        } else {
-            to_stderr(format_args!("error: {message}"));
-        }
+        self.to_stderr(format_args!("{} {message}", self.paint(RED, "error:")));
     }
 
     pub fn warning(&self, message: impl std::fmt::Display) {
         if self.quiet {
             return;
         }
-        if self.color {
-            to_stderr(format_args!("{} {message}", "warning:".yellow().bold()));
-        } else {
-            to_stderr(format_args!("warning: {message}"));
-        }
+        self.to_stderr(format_args!("{} {message}", self.paint(YELLOW, "warning:")));
     }
 
     /// Result lines for stdout (never suppressed: the user asked for them). A stdout that
@@ -122,6 +138,72 @@ impl Printer {
         let _ = writeln!(stdout, "{line}");
     }
 
+    /// Sends `tracing` events to stderr: dotpack's at debug level with `-v`, trace with `-vv`,
+    /// or as the `DOTPACK_LOG` filter says (an `EnvFilter`: `debug`, `dotpack::registry=trace`).
+    /// `--quiet` logs nothing. Each line carries the time since start, and each phase (load,
+    /// resolve, plan, apply) says how long it took when it ends.
+    ///
+    /// Events name files, sizes, URLs, statuses and counts; never file contents, input values
+    /// or environment values, which may be secret.
+    pub fn start_logging(&self, verbose: u8) {
+        use tracing_subscriber::EnvFilter;
+        use tracing_subscriber::fmt::format::FmtSpan;
+        if self.quiet {
+            return;
+        }
+        let filter = match std::env::var("DOTPACK_LOG") {
+            Ok(spec) if !spec.trim().is_empty() => EnvFilter::new(spec),
+            _ => match verbose {
+                0 => return,
+                1 => EnvFilter::new("dotpack=debug"),
+                _ => EnvFilter::new("dotpack=trace"),
+            },
+        };
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(self.color)
+            .with_target(verbose > 1)
+            .with_timer(tracing_subscriber::fmt::time::uptime())
+            .with_span_events(FmtSpan::CLOSE)
+            .try_init();
+    }
+
+    /// Bytes on stdout as they are (a generated completion script or man page).
+    pub fn out_bytes(&self, bytes: &[u8]) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(bytes);
+        let _ = stdout.flush();
+    }
+
+    /// A unified diff on stdout, its added, removed, hunk and header lines coloured when stdout
+    /// has colour.
+    pub fn diff(&self, unified: &str) {
+        if !self.color_out {
+            self.out(unified);
+            return;
+        }
+        let mut text = String::with_capacity(unified.len() + unified.len() / 4);
+        for line in unified.lines() {
+            let style = if line.starts_with("+++") || line.starts_with("---") {
+                DIFF_HEADER
+            } else if line.starts_with("@@") {
+                DIFF_HUNK
+            } else if line.starts_with('+') {
+                DIFF_ADDED
+            } else if line.starts_with('-') {
+                DIFF_REMOVED
+            } else {
+                Style::new()
+            };
+            text.push_str(&format!("{style}{line}{style:#}\n"));
+        }
+        // As `out` does: one more line end after the diff's own.
+        text.push('\n');
+        let mut stdout = anstream::AutoStream::always_ansi(std::io::stdout().lock());
+        let _ = stdout.write_all(text.as_bytes());
+    }
+
     /// A JSON document on stdout.
     pub fn json_out(&self, value: &serde_json::Value) {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_string());
@@ -129,8 +211,16 @@ impl Printer {
     }
 }
 
-/// Writes one line to stderr, ignoring failure: there is nowhere left to report it.
-fn to_stderr(line: std::fmt::Arguments<'_>) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{line}");
+impl Printer {
+    /// Writes one line to stderr, ignoring failure: there is nowhere left to report it. Escapes
+    /// are stripped when stderr has no colour.
+    fn to_stderr(&self, line: std::fmt::Arguments<'_>) {
+        let choice = if self.color {
+            anstream::ColorChoice::AlwaysAnsi
+        } else {
+            anstream::ColorChoice::Never
+        };
+        let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), choice);
+        let _ = writeln!(stderr, "{line}");
+    }
 }

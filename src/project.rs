@@ -479,7 +479,8 @@ fn inline_dependency(item: &mut Item) {
 pub fn initial_global_manifest(hosts: &[&str]) -> String {
     let list: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
     format!(
-        "# Your user-level MCP servers, installed into your own (user-scope) host files for every\n\
+        "{}\n\
+         # Your user-level MCP servers, installed into your own (user-scope) host files for every\n\
          # project. Manage them with `dotpack add --global NAME` and `dotpack remove --global NAME`.\n\
          \n\
          [project]\n\
@@ -487,6 +488,7 @@ pub fn initial_global_manifest(hosts: &[&str]) -> String {
          scope = \"user\"\n\
          \n\
          [dependencies]\n",
+        crate::schema::directive(),
         list.join(", ")
     )
 }
@@ -505,11 +507,13 @@ fn to_crlf(text: &str) -> String {
     out
 }
 
-/// The text of a new project manifest targeting `hosts` (host ids) at project scope.
+/// The text of a new project manifest targeting `hosts` (host ids) at project scope. Its first
+/// line points editors at the manifest's JSON Schema (see [`crate::schema`]).
 pub fn initial_manifest(hosts: &[&str], known: &[&str]) -> String {
     let list: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
     format!(
-        "# The MCP servers this project uses. Add one with `dotpack add NAME`;\n\
+        "{}\n\
+         # The MCP servers this project uses. Add one with `dotpack add NAME`;\n\
          # find packages with `dotpack search WORDS`.\n\
          \n\
          [project]\n\
@@ -518,6 +522,7 @@ pub fn initial_manifest(hosts: &[&str], known: &[&str]) -> String {
          scope = \"project\"\n\
          \n\
          [dependencies]\n",
+        crate::schema::directive(),
         known.join(", "),
         list.join(", ")
     )

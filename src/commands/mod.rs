@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod adopt;
+pub mod completions;
 mod declare;
 pub mod doctor;
 pub mod history;
@@ -13,10 +14,12 @@ pub mod init;
 pub mod install;
 pub mod list;
 pub mod lock;
+pub mod outdated;
 pub mod registry;
 pub mod remove;
 pub mod rollback;
 pub mod search;
+pub mod tree;
 pub mod uninstall;
 pub mod update;
 pub mod validate;
@@ -40,9 +43,15 @@ pub struct Reported(pub String);
 pub struct UsageError(pub String);
 
 /// Runs one parsed command, after rolling back any transaction a dead dotpack left half done
-/// (except `doctor`, which examines and repairs what stops recovery).
+/// (except `doctor`, which examines and repairs what stops recovery, and `completions` and
+/// `man`, which touch no state).
 pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<()> {
-    if !matches!(command, Command::Doctor(_)) {
+    // Completions and man pages describe the command line only: they work anywhere, whatever
+    // state a folder is in.
+    if !matches!(
+        command,
+        Command::Doctor(_) | Command::Completions(_) | Command::Man(_)
+    ) {
         recover(settings, access(&command), printer)?;
     }
     match command {
@@ -75,9 +84,14 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::List(args) => list::run(settings, args, list::View::List, printer),
         Command::Status(args) => list::run(settings, args, list::View::Status, printer),
         Command::Validate(args) => validate::run(settings, args, printer),
+        Command::Tree(args) => tree::tree(settings, args, printer),
+        Command::Why(args) => tree::why(settings, args, printer),
+        Command::Outdated => outdated::run(settings, printer),
         Command::Registry(cmd) => registry::run(cmd, printer),
         Command::Doctor(args) => doctor::run(settings, args, printer),
         Command::Hosts => hosts::run(settings, printer),
+        Command::Completions(args) => completions::completions(args, printer),
+        Command::Man(args) => completions::man(args, printer),
     }
 }
 

@@ -30,6 +30,7 @@ pub fn plan_hosts(
     options: &InstallOptions,
     mode: Mode,
 ) -> Result<(Plan, Placed)> {
+    let _phase = tracing::debug_span!("plan").entered();
     let claims = all_claims(project);
     let placed = place(settings, project, manifest, lock, &claims)?;
     check_inside_project(&placed, manifest.root(), options.write_outside_project)?;
@@ -179,6 +180,7 @@ pub struct Outcome<'a> {
 /// what changed. With `dry_run`, prints what would change and the unified diffs, and writes
 /// nothing.
 pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> Result<()> {
+    let _phase = tracing::debug_span!("apply").entered();
     let project = outcome.project;
     let mut lock = outcome.lock;
     let mut writes = Vec::new();
@@ -264,6 +266,24 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         });
     }
     let writes = all_writes;
+    for w in writes.iter().filter(|w| w.is_changed()) {
+        tracing::debug!(
+            file = %w.display,
+            action = match (&w.before, &w.after) {
+                (None, _) => "create",
+                (_, None) => "delete",
+                _ => "edit",
+            },
+            "plan"
+        );
+    }
+    tracing::debug!(
+        files = writes.iter().filter(|w| w.is_changed()).count(),
+        lock_changes = changes.len(),
+        warnings = warnings.len(),
+        dry_run = outcome.dry_run,
+        "plan summary"
+    );
     if outcome.dry_run {
         for (verb, what) in &outcome.edits {
             printer.status("Would", format!("{} {what}", infinitive(verb)));

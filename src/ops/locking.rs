@@ -181,9 +181,15 @@ pub fn resolve_lock(
     preferred: BTreeMap<String, Version>,
     old: Option<&Lockfile>,
 ) -> Result<Lockfile> {
+    let _phase = tracing::debug_span!("resolve").entered();
     let root = root_deps(manifest);
     let pinned = preferred.clone();
     let resolution = resolve::resolve(&root, registries, &ResolveOptions { preferred })?;
+    tracing::debug!(
+        roots = root.len(),
+        packages = resolution.packages.len(),
+        "resolved"
+    );
     check_server_names(resolution.packages.iter().map(|p| &p.line))?;
     for pkg in &resolution.packages {
         let line = &pkg.line;

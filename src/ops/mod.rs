@@ -235,6 +235,7 @@ impl Project {
     /// [`Project::load`], except that with `--global` a missing user-level manifest is created
     /// in memory (written by the command's transaction), for `add --global`.
     pub fn load_or_create(settings: &Settings, printer: &Printer, create: bool) -> Result<Project> {
+        let _phase = tracing::debug_span!("load").entered();
         let (path, new_manifest) = if settings.global {
             let path = settings.global_manifest();
             let exists = path.is_file();
@@ -256,10 +257,12 @@ impl Project {
         } else {
             manifest::load(&path)?
         };
+        tracing::debug!(path = %path.display(), bytes = manifest.text.len(), new = new_manifest, "read manifest");
         let lock_path = manifest.root().join(LOCK_FILE);
         let mut lock_conflicted = false;
         let (lock_text, lock) = match std::fs::read_to_string(&lock_path) {
             Ok(text) => {
+                tracing::debug!(path = %lock_path.display(), bytes = text.len(), "read lock");
                 let matches = |claim: &crate::claims::Claim| {
                     claim_matches_file(claim, manifest.root(), &settings.host_env)
                 };

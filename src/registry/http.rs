@@ -149,6 +149,7 @@ impl IndexSource for HttpIndex {
             && let Ok(bytes) = std::fs::read(path)
         {
             if verify_archive(line, &bytes, &url).is_ok() {
+                tracing::debug!(package = %line.name, version = %line.vers, bytes = bytes.len(), "archive from the cache");
                 return Ok(bytes);
             }
             // Damaged in the cache: drop it and fetch it again.
@@ -244,6 +245,20 @@ pub fn normalize_url(url: &str) -> Result<String, RegistryError> {
         base.push('/');
     }
     Ok(base)
+}
+
+/// `url` as logs show it: without user information (`user:token@`) or a query, either of which
+/// may hold a credential (a redirect to a signed URL).
+fn loggable(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    format!("{scheme}://{host}{path}")
 }
 
 /// Whether `location` (a `--registry` value) is a URL rather than a folder.
@@ -402,6 +417,12 @@ impl Remote {
             url = next;
         };
         let status = response.status().as_u16();
+        tracing::debug!(
+            url = %loggable(&url),
+            status,
+            conditional = validators.is_some(),
+            "registry request"
+        );
         match status {
             200 => {}
             304 if validators.is_some() => return Ok(Some(Fetched::NotModified)),
@@ -498,6 +519,7 @@ impl Remote {
             .ok()
             .and_then(|bytes| CacheEntry::decode(&bytes));
         if self.network.offline {
+            tracing::debug!(url = %loggable(&self.url(rel)), cached = cached.is_some(), "offline: read from the cache");
             return match cached {
                 Some(entry) => Ok(Some(entry.body)),
                 None => Err(RegistryError::NotCached {
@@ -512,8 +534,17 @@ impl Remote {
                 let _ = std::fs::remove_file(&path);
                 Ok(None)
             }
-            Some(Fetched::NotModified) => Ok(cached.map(|entry| entry.body)),
+            Some(Fetched::NotModified) => {
+                tracing::debug!(url = %loggable(&self.url(rel)), "revalidated: the cached copy is current");
+                Ok(cached.map(|entry| entry.body))
+            }
             Some(Fetched::Body { body, validators }) => {
+                tracing::debug!(
+                    url = %loggable(&self.url(rel)),
+                    bytes = body.len(),
+                    revalidated = cached.is_some(),
+                    "fetched and cached"
+                );
                 let entry = CacheEntry { validators, body };
                 store(&path, &entry.encode());
                 Ok(Some(entry.body))
@@ -565,6 +596,15 @@ impl FileStore for HttpFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logged_urls_carry_no_credentials() {
+        assert_eq!(
+            loggable("https://user:tok@example.com/index/fi/gm/figma?sig=abc"),
+            "https://example.com/index/fi/gm/figma"
+        );
+        assert_eq!(loggable("http://127.0.0.1:8/x"), "http://127.0.0.1:8/x");
+    }
 
     #[test]
     fn cache_key_keeps_the_host_and_separates_urls() {

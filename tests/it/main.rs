@@ -2,19 +2,23 @@
 
 mod support;
 
+mod completions;
 mod every_host;
 mod hosts;
 mod http_registry;
 mod import;
 mod model;
 mod model_regressions;
+mod output;
 mod project_cmds;
 mod registry;
 mod registry_trust;
 mod search_info;
 mod state_model;
+mod tree;
 mod trust;
 mod trust_props;
 mod txn;
 mod txn_props;
 mod validate;
+mod verbose;

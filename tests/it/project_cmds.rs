@@ -16,6 +16,13 @@ fn init_creates_a_manifest_and_refuses_to_overwrite() {
     init(&env);
     let text = env.read("dotpack.toml");
     assert!(text.contains("[dependencies]"));
+    // Taplo-based editors (Even Better TOML) check the file against the published schema.
+    assert_eq!(
+        text.lines().next(),
+        Some(
+            "#:schema https://raw.githubusercontent.com/dotpack/dotpack/main/docs/dotpack.schema.json"
+        )
+    );
     env.dotpack()
         .arg("init")
         .assert()
