@@ -27,7 +27,7 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone)]
 pub struct GlobalArgs {
-    /// Print machine-readable JSON on stdout (read commands)
+    /// Print machine-readable JSON on stdout: read commands, and what writing commands changed
     #[arg(long, global = true)]
     pub json: bool,
     /// Print only errors

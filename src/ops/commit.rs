@@ -234,9 +234,21 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     let mut all_writes: Vec<FileWrite> = Vec::new();
     let mut summary = Vec::new();
     let mut warnings = Vec::new();
+    let mut report = super::report::CommitReport {
+        schema: 1,
+        dry_run: outcome.dry_run,
+        manifest: outcome
+            .edits
+            .iter()
+            .map(|(verb, what)| format!("{verb} {what}"))
+            .collect(),
+        packages: changes.iter().map(Change::record).collect(),
+        ..Default::default()
+    };
     if let Some(plan) = host_plan {
         summary = host_summary(&plan);
         warnings = host_warnings(&plan);
+        report.files = super::report::files(&plan);
         all_writes.extend(file_writes(plan));
     }
     all_writes.append(&mut writes);
@@ -291,12 +303,17 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         for change in &changes {
             change.print_would(printer);
         }
-        crate::apply::print_plan(printer, &writes);
-        crate::apply::print_diffs(printer, &writes);
+        if !printer.json {
+            // With --json the report says what would change; stdout holds only the document.
+            crate::apply::print_plan(printer, &writes);
+            crate::apply::print_diffs(printer, &writes);
+        }
         for warning in &warnings {
             printer.warning(warning);
         }
         printer.warning("dry run: no file was changed");
+        report.warnings = warnings;
+        json_report(printer, &report);
         return Ok(());
     }
     crate::apply::preflight(&writes)?;
@@ -344,7 +361,19 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         Some(id) => printer.status("Finished", format!("generation {id}")),
         None => printer.status("Finished", "nothing to change"),
     }
+    report.generation = id;
+    report.warnings = warnings;
+    json_report(printer, &report);
     Ok(())
+}
+
+/// With `--json`, the report on stdout (the status lines stay on stderr).
+fn json_report(printer: &Printer, report: &super::report::CommitReport) {
+    if printer.json
+        && let Ok(value) = serde_json::to_value(report)
+    {
+        printer.json_out(&value);
+    }
 }
 
 /// The write of `$DOTPACK_HOME/claims.toml` for the user-scope claims of `plan`, when they

@@ -13,6 +13,7 @@ mod commit;
 mod environment;
 mod locking;
 mod registries;
+pub mod report;
 
 pub use commit::{
     Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, place, plan_hosts,

@@ -4,9 +4,11 @@ mod support;
 
 mod completions;
 mod every_host;
+mod help;
 mod hosts;
 mod http_registry;
 mod import;
+mod json_writers;
 mod model;
 mod model_regressions;
 mod output;

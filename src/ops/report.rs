@@ -1,0 +1,87 @@
+//! What a writing command changed, as `--json` prints it: one versioned shape for `add`,
+//! `remove`, `update`, `install`, `uninstall`, `adopt` and `import --into`, built from the plan
+//! and the lock changes (never from printed text).
+
+use serde::Serialize;
+
+use crate::plan::{Action, Plan};
+
+/// `{"schema": 1, …}` on stdout after the command (`--dry-run`: what it would change).
+#[derive(Debug, Default, Serialize)]
+pub struct CommitReport {
+    pub schema: u32,
+    pub dry_run: bool,
+    /// The generation recorded, `null` when nothing changed (or a dry run).
+    pub generation: Option<u64>,
+    /// Edits of `dotpack.toml`, as the status lines say them (`Adding figma "^0.3" …`).
+    pub manifest: Vec<String>,
+    /// Packages added, updated, removed or repinned in `dotpack.lock`.
+    pub packages: Vec<crate::txn::PackageChange>,
+    /// Host files with at least one entry changed.
+    pub files: Vec<FileReport>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub file: String,
+    pub host: &'static str,
+    pub scope: crate::hosts::Scope,
+    /// `create`, `edit`, `delete`, or `claim` (claims changed, bytes did not).
+    pub action: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub updated: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub adopted: Vec<String>,
+    /// Fields dropped as lossy, as `server.field`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
+}
+
+/// The host files of `plan` whose entries change.
+pub fn files(plan: &Plan) -> Vec<FileReport> {
+    let mut out = Vec::new();
+    for file in &plan.files {
+        let names = |a: Action| -> Vec<String> {
+            file.changes
+                .iter()
+                .filter(|c| c.action == a)
+                .map(|c| c.server.clone())
+                .collect()
+        };
+        let report = FileReport {
+            file: file.target.claim_file.clone(),
+            host: file.target.host.id,
+            scope: file.target.scope,
+            action: if !file.is_changed() {
+                "claim"
+            } else if file.before.is_none() {
+                "create"
+            } else if file.after.is_none() {
+                "delete"
+            } else {
+                "edit"
+            },
+            added: names(Action::Add),
+            updated: names(Action::Update),
+            removed: names(Action::Remove),
+            adopted: names(Action::Adopt),
+            dropped: file
+                .changes
+                .iter()
+                .flat_map(|c| c.dropped.iter().map(move |d| format!("{}.{d}", c.server)))
+                .collect(),
+        };
+        if report.added.len() + report.updated.len() + report.removed.len() + report.adopted.len()
+            > 0
+            || file.is_changed()
+        {
+            out.push(report);
+        }
+    }
+    out
+}

@@ -1,0 +1,42 @@
+//! Whole-output snapshots of `--help` for dotpack and every command (and nested command), so a
+//! changed flag or description shows up in review. The list of commands comes from the clap
+//! definition itself.
+
+use clap::CommandFactory;
+
+use crate::support::Env;
+
+fn paths(cmd: &clap::Command, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    out.push(prefix.clone());
+    for sub in cmd.get_subcommands() {
+        let mut p = prefix.clone();
+        p.push(sub.get_name().to_string());
+        paths(sub, p, out);
+    }
+}
+
+#[test]
+fn help_of_every_command() {
+    let mut all = Vec::new();
+    paths(&dotpack::cli::Cli::command(), Vec::new(), &mut all);
+    assert!(all.len() > 25, "{}", all.len());
+    let env = Env::new();
+    for path in all {
+        let out = env
+            .dotpack()
+            .args(&path)
+            .arg("--help")
+            .env("COLUMNS", "100")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{path:?}");
+        let name = if path.is_empty() {
+            "help".to_string()
+        } else {
+            format!("help_{}", path.join("_"))
+        };
+        let text =
+            String::from_utf8_lossy(&out.stdout).replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
+        insta::assert_snapshot!(name, text);
+    }
+}
