@@ -67,9 +67,24 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     if !global && let Some(ignore) = ignore_state_folder(&dir)? {
         writes.push(ignore);
     }
+    let report = |generation: Option<u64>| {
+        serde_json::json!({
+            "schema": 1,
+            "dry_run": args.dry_run,
+            "manifest": path.display().to_string(),
+            "generation": generation,
+            "hosts": detected,
+            "files": writes.iter().map(|w| &w.display).collect::<Vec<_>>(),
+            "import": sources.iter().map(|s| &s.display).collect::<Vec<_>>(),
+        })
+    };
     if args.dry_run {
-        crate::apply::print_plan(printer, &writes);
-        crate::apply::print_diffs(printer, &writes);
+        if printer.json {
+            printer.json_out(&report(None));
+        } else {
+            crate::apply::print_plan(printer, &writes);
+            crate::apply::print_diffs(printer, &writes);
+        }
         for source in &sources {
             printer.status("Would", format!("import the servers of {}", source.display));
         }
@@ -106,6 +121,9 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     }
     if let Some(id) = id {
         printer.status("Finished", format!("generation {id}"));
+    }
+    if printer.json && sources.is_empty() {
+        printer.json_out(&report(id));
     }
     if !sources.is_empty() {
         let settings = Settings {

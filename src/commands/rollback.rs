@@ -82,8 +82,18 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
             let (_, infinitive, what) = describe(change);
             printer.status("Would", format!("{infinitive} {what}"));
         }
-        crate::apply::print_plan(printer, &plan.writes);
-        crate::apply::print_diffs(printer, &plan.writes);
+        if printer.json {
+            printer.json_out(&rollback_json(
+                target,
+                None,
+                &plan.writes,
+                &plan.packages,
+                true,
+            ));
+        } else {
+            crate::apply::print_plan(printer, &plan.writes);
+            crate::apply::print_diffs(printer, &plan.writes);
+        }
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
@@ -111,7 +121,38 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
             format!("nothing to change: the files are as after generation {target}"),
         ),
     }
+    if printer.json {
+        printer.json_out(&rollback_json(
+            target,
+            id,
+            &plan.writes,
+            &plan.packages,
+            false,
+        ));
+    }
     Ok(())
+}
+
+/// `--json`: `{"schema": 1, "dry_run", "rolled_back_to", "generation", "files", "packages"}`.
+fn rollback_json(
+    target: u64,
+    id: Option<u64>,
+    writes: &[crate::apply::FileWrite],
+    packages: &[txn::PackageChange],
+    dry_run: bool,
+) -> serde_json::Value {
+    serde_json::json!({
+        "schema": 1,
+        "dry_run": dry_run,
+        "rolled_back_to": target,
+        "generation": id,
+        "files": writes
+            .iter()
+            .filter(|w| w.is_changed())
+            .map(|w| &w.display)
+            .collect::<Vec<_>>(),
+        "packages": packages,
+    })
 }
 
 /// The folder of the manifest whose generations live in `state`: the project's (its
