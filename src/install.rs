@@ -311,8 +311,8 @@ pub fn props_for(
         }
         let value = set
             .get(input)
-            .cloned()
-            .or_else(|| def.default.as_ref().map(value_text));
+            .map(|v| crate::template::Value::from(v.as_str()))
+            .or_else(|| def.default.as_ref().map(toml_to_json));
         match value {
             Some(v) => {
                 props.insert(input.clone(), v);
@@ -350,7 +350,7 @@ pub fn props_for(
 /// The error for a value given to secret input `input` of package `name`: it names the
 /// environment variables the package reads instead.
 pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &str) -> String {
-    let vars = crate::template::env_vars_of(package);
+    let vars = package.env_vars();
     let help = if vars.is_empty() {
         "set it in the environment the host starts the server in, never in a file".to_string()
     } else {
@@ -368,10 +368,23 @@ pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &st
     )
 }
 
-fn value_text(v: &toml::Value) -> String {
+/// A TOML value as the typed value templates read.
+pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
+    use serde_json::Value;
     match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
+        toml::Value::String(s) => Value::from(s.as_str()),
+        toml::Value::Integer(i) => Value::from(*i),
+        toml::Value::Float(f) => {
+            serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
+        }
+        toml::Value::Boolean(b) => Value::Bool(*b),
+        toml::Value::Datetime(d) => Value::from(d.to_string()),
+        toml::Value::Array(items) => Value::Array(items.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
     }
 }
 

@@ -248,6 +248,26 @@ pub struct RegistrySpec {
 }
 
 impl Manifest {
+    /// Every environment variable the servers read (`{{env.X}}` anywhere in their values, or
+    /// in the inputs' defaults), sorted and without repeats.
+    pub fn env_vars(&self) -> Vec<String> {
+        let defaults = self
+            .inputs
+            .values()
+            .filter_map(|i| i.default.as_ref().and_then(toml::Value::as_str))
+            .map(str::to_string);
+        let mut vars: Vec<String> = self
+            .servers
+            .values()
+            .flat_map(Server::strings)
+            .chain(defaults)
+            .flat_map(|s| crate::template::env_refs(&s))
+            .collect();
+        vars.sort();
+        vars.dedup();
+        vars
+    }
+
     /// The ids of `[project] hosts`, in order.
     pub fn host_ids(&self) -> Vec<String> {
         self.project

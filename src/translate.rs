@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
 use crate::hosts::HostAdapter;
 use crate::manifest::Server;
-use crate::template::{EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref};
+use crate::template::{Context, EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref};
 
 /// One server in one host's shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,7 +82,7 @@ pub fn translate(
 ) -> Result<Translation, TranslateError> {
     let mut t = Translator {
         host,
-        props,
+        cx: Context::new(props),
         items: Vec::new(),
         dropped: Vec::new(),
         renamed: Vec::new(),
@@ -267,7 +267,7 @@ struct Item {
 
 struct Translator<'a> {
     host: &'a HostAdapter,
-    props: &'a Props,
+    cx: Context<'a>,
     items: Vec<Item>,
     dropped: Vec<Dropped>,
     renamed: Vec<(String, String)>,
@@ -302,7 +302,7 @@ impl Translator<'_> {
     /// Renders one string for the host. `fix` completes the message when the host cannot
     /// interpolate an environment reference here.
     fn render(&self, field: &str, s: &str, fix: &str) -> Result<String, TranslateError> {
-        render_for_host(s, self.props, self.host.env_syntax).map_err(|source| match source {
+        render_for_host(s, &self.cx, self.host.env_syntax).map_err(|source| match source {
             TemplateError::EnvUnsupported(var) => self.unsupported(
                 field,
                 format!(
@@ -423,7 +423,7 @@ impl Translator<'_> {
         for (key, raw) in env {
             let field = format!("env.{key}");
             if self.host.env_syntax == EnvSyntax::None
-                && let Some(var) = sole_env_ref(raw, self.props)
+                && let Some(var) = sole_env_ref(raw, &self.cx)
             {
                 self.forward_env_var(&field, key, var)?;
                 continue;
@@ -575,7 +575,7 @@ impl Translator<'_> {
             let Some(raw) = raw.as_str() else {
                 return Err(self.unsupported(&field, "header values are strings".to_string()));
             };
-            if let Some(var) = sole_env_ref(raw, self.props) {
+            if let Some(var) = sole_env_ref(raw, &self.cx) {
                 let hf = self.forwarding_field("env_http_headers", &field)?;
                 self.rename(&field, format!("{}.{name}", hf.field));
                 let mut map = Map::new();
@@ -584,7 +584,7 @@ impl Translator<'_> {
                 continue;
             }
             if name.eq_ignore_ascii_case("authorization")
-                && let Some(var) = bearer_env_ref(raw, self.props)
+                && let Some(var) = bearer_env_ref(raw, &self.cx)
             {
                 let hf = self.forwarding_field("bearer_token_env_var", &field)?;
                 self.rename(&field, hf.field);
@@ -770,12 +770,12 @@ fn merge(old: &mut Value, new: Value) -> Result<(), ()> {
 }
 
 /// `Bearer {{env.X}}` → `X`.
-fn bearer_env_ref(raw: &str, props: &Props) -> Option<String> {
+fn bearer_env_ref(raw: &str, cx: &Context<'_>) -> Option<String> {
     let scheme = raw.get(..7)?;
     if !scheme.eq_ignore_ascii_case("bearer ") {
         return None;
     }
-    sole_env_ref(raw[7..].trim_start(), props)
+    sole_env_ref(raw[7..].trim_start(), cx)
 }
 
 /// A Codex `env_vars` item read locally: `"X"` or `{ name = "X" }` without `source = "remote"`.

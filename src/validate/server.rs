@@ -406,7 +406,13 @@ impl Checker<'_> {
         match value {
             Value::String(s) => {
                 for issue in templates::check(s.value(), &self.inputs) {
-                    self.error(issue.code, issue.message, value.span(), at, issue.help);
+                    let span = templates::span_in_literal(
+                        self.text,
+                        value.span(),
+                        s.value(),
+                        issue.offset,
+                    );
+                    self.error(issue.code, issue.message, span, at, issue.help);
                 }
             }
             Value::Array(array) => {
