@@ -309,13 +309,22 @@ pub fn props_for(
             ));
             continue;
         }
-        let value = set
-            .get(input)
-            .map(|v| crate::template::Value::from(v.as_str()))
-            .or_else(|| def.default.as_ref().map(toml_to_json));
+        let value = match set.get(input).map(|v| crate::inputs::coerce(def, v)) {
+            Some(Ok(v)) => Some(v),
+            Some(Err(why)) => {
+                problems.push(input_value_error(name, input, &why));
+                continue;
+            }
+            None => def.default.clone(),
+        };
         match value {
             Some(v) => {
-                props.insert(input.clone(), v);
+                let broken = crate::inputs::check(def, &v);
+                if !broken.is_empty() {
+                    problems.push(input_value_error(name, input, &broken.join("; ")));
+                    continue;
+                }
+                props.insert(input.clone(), toml_to_json(&v));
             }
             None if def.required && !def.secret => problems.push(format!(
                 "package `{name}` needs a value for input `{input}`{}\n  help: dotpack add {name} --set {input}=VALUE",
@@ -345,6 +354,13 @@ pub fn props_for(
     } else {
         Err(problems)
     }
+}
+
+/// The error for a value of input `input` of package `name` that breaks its rules.
+pub fn input_value_error(name: &str, input: &str, why: &str) -> String {
+    format!(
+        "input `{input}` of `{name}`: {why}\n  help: dotpack add {name} --set {input}=VALUE (`dotpack info {name}` shows its inputs)"
+    )
 }
 
 /// The error for a value given to secret input `input` of package `name`: it names the

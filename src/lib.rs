@@ -14,6 +14,7 @@ pub mod formats;
 pub mod fsutil;
 pub mod hosts;
 pub mod import;
+pub mod inputs;
 pub mod inspect;
 pub mod install;
 pub mod lock;

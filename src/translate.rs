@@ -22,10 +22,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::concepts::ValueKind;
 use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
 use crate::hosts::HostAdapter;
 use crate::manifest::Server;
-use crate::template::{Context, EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref};
+use crate::template::{
+    Context, EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref, value_of, value_text,
+};
 
 /// One server in one host's shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +72,9 @@ pub enum TranslateError {
         field: String,
         reason: String,
     },
+    /// A templated field whose value does not fit the field's type.
+    #[error("`{field}`: {reason}")]
+    Value { field: String, reason: String },
     #[error("invalid transport: {reason}")]
     Transport { reason: String },
 }
@@ -404,15 +410,82 @@ impl Translator<'_> {
         self.put(canonical, hf.field, value)
     }
 
+    /// The arguments; an argument that is exactly one expression with a list value
+    /// (`"{{props.dirs}}"`) becomes one argument per item.
     fn args(&self, server: &Server) -> Result<Vec<Value>, TranslateError> {
         let args = server.args.as_deref().unwrap_or_default();
-        args.iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let field = format!("args[{i}]");
-                Ok(Value::from(self.render(&field, a, NO_ENV_IN_ARGS)?))
-            })
-            .collect()
+        let mut out = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let field = format!("args[{i}]");
+            if a.contains("{{")
+                && let Some(Value::Array(items)) = self.typed_value(&field, a)?
+            {
+                out.extend(items.iter().map(|item| Value::from(value_text(item))));
+                continue;
+            }
+            out.push(Value::from(self.render(&field, a, NO_ENV_IN_ARGS)?));
+        }
+        Ok(out)
+    }
+
+    /// The typed value of a string that is exactly one expression (see [`value_of`]).
+    fn typed_value(&self, field: &str, s: &str) -> Result<Option<Value>, TranslateError> {
+        value_of(s, &self.cx).map_err(|source| TranslateError::Template {
+            field: field.to_string(),
+            source,
+        })
+    }
+
+    /// A templated string in a field of another kind (`timeout = "{{props.timeout}}"`), as a
+    /// value of that kind.
+    fn templated(
+        &self,
+        field: &str,
+        s: &str,
+        kind: ValueKind,
+    ) -> Result<Option<Value>, TranslateError> {
+        let wrong = |got: &Value| TranslateError::Value {
+            field: field.to_string(),
+            reason: format!(
+                "`{s}` gives {} `{}`, but the field holds {}: give the input a value of that \
+                 kind",
+                crate::template::kind_of(got),
+                value_text(got),
+                kind.describe()
+            ),
+        };
+        let Some(v) = self.typed_value(field, s)? else {
+            // Not one expression (or a reference): rendered as text below, and refused there if
+            // the host needs another kind.
+            return Ok(None);
+        };
+        let text = value_text(&v);
+        let converted = match kind {
+            ValueKind::Integer => match &v {
+                Value::Number(n) if n.is_i64() => Some(v.clone()),
+                Value::String(t) => t.trim().parse::<i64>().ok().map(Value::from),
+                _ => None,
+            },
+            ValueKind::Number => match &v {
+                Value::Number(_) => Some(v.clone()),
+                Value::String(t) => t.trim().parse::<f64>().ok().and_then(number),
+                _ => None,
+            },
+            ValueKind::Bool => match (&v, text.trim()) {
+                (Value::Bool(_), _) => Some(v.clone()),
+                (Value::String(_), "true") => Some(Value::Bool(true)),
+                (Value::String(_), "false") => Some(Value::Bool(false)),
+                _ => None,
+            },
+            ValueKind::StringList => match &v {
+                Value::Array(items) => Some(Value::Array(
+                    items.iter().map(|i| Value::from(value_text(i))).collect(),
+                )),
+                _ => None,
+            },
+            _ => return Ok(None),
+        };
+        converted.map(Some).ok_or_else(|| wrong(&v))
     }
 
     /// `env`: rendered in the host's syntax, or, on a host without interpolation, a value that is
@@ -520,7 +593,14 @@ impl Translator<'_> {
         hf: &HostField,
         value: &toml::Value,
     ) -> Result<(), TranslateError> {
-        let mut json = self.json(field, value)?;
+        let typed = match value {
+            toml::Value::String(s) if s.contains("{{") => self.templated(field, s, concept.kind)?,
+            _ => None,
+        };
+        let mut json = match typed {
+            Some(json) => json,
+            None => self.json(field, value)?,
+        };
         match hf.form {
             Form::Same | Form::Millis | Form::Seconds | Form::Nested => {
                 let host_unit = match hf.form {

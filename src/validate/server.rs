@@ -32,7 +32,11 @@ impl Checker<'_> {
             let name = k.get();
             let key_path = format!("{at}.{}", segment(name));
             if let Some(concept) = concept_of(name) {
-                if self.expect_kind(k, v, &key_path, concept.kind) {
+                if let Some(s) = v.as_str()
+                    && self.templated_kind(s, v, &key_path, concept.kind)
+                {
+                    // checked against the input's type
+                } else if self.expect_kind(k, v, &key_path, concept.kind) {
                     self.secrets_in(name, v, &key_path);
                     if concept.id == "tool_approval_overrides" {
                         self.tool_overrides(k, v, &key_path);
@@ -205,6 +209,46 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+
+    /// A string that is one expression (`"{{props.timeout}}"`) in a field of another kind: it
+    /// renders to that kind when the input's type allows. Returns whether `s` is such a
+    /// template (checked here), so the kind check does not apply.
+    fn templated_kind(&mut self, s: &str, item: &Item, at: &str, kind: ValueKind) -> bool {
+        use crate::inputs::InputType;
+        let t = s.trim();
+        let sole = t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none();
+        let convertible = matches!(
+            kind,
+            ValueKind::Integer | ValueKind::Number | ValueKind::Bool | ValueKind::StringList
+        );
+        if !sole || !convertible {
+            return false;
+        }
+        let Some(input) = crate::template::prop_refs(s).into_iter().next() else {
+            return true;
+        };
+        let fits = match self.input_types.get(&input) {
+            None | Some(InputType::String) => true,
+            Some(InputType::Number) => matches!(kind, ValueKind::Integer | ValueKind::Number),
+            Some(InputType::Bool) => kind == ValueKind::Bool,
+            Some(InputType::Array) => kind == ValueKind::StringList,
+            Some(InputType::Object) => false,
+        };
+        if !fits && let Some(ty) = self.input_types.get(&input) {
+            self.error(
+                "wrong-type",
+                format!(
+                    "`{s}` gives input `{input}`, which is {}, but the field holds {}",
+                    ty.name(),
+                    kind.describe()
+                ),
+                item.span(),
+                at,
+                format!("declare `[inputs.{input}]` with a type that fits, or use another input"),
+            );
+        }
+        true
     }
 
     /// Whether `item` has `kind`; reports an error (per element for lists and maps) when not.

@@ -13,6 +13,7 @@ mod registry;
 mod registry_trust;
 mod search_info;
 mod state_model;
+mod templates;
 mod trust;
 mod trust_props;
 mod txn;
