@@ -249,6 +249,22 @@ pub fn desired(
                 _ => (None, Props::new()),
             }
         };
+        if let Some(server) = &def
+            && let Some((field, reason)) = crate::validate::secrets::server_secrets(server)
+                .into_iter()
+                .next()
+        {
+            let owner = if own {
+                "dotpack.toml".to_string()
+            } else {
+                format!("package `{}`", slot.package)
+            };
+            bail!(
+                "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files\n  help: {}",
+                slot.server,
+                crate::validate::secrets::LITERAL_SECRET_HELP
+            );
+        }
         let inputs = match (own, &def) {
             (true, Some(server)) => own_fingerprint(manifest, server),
             _ => inputs_fingerprint(spec),

@@ -93,6 +93,8 @@ pub fn translate(
         dropped: Vec::new(),
         renamed: Vec::new(),
     };
+    let normalized = with_references(server);
+    let server = normalized.as_ref();
     let transport = transport_of(server)?;
     check_transport_fields(server, transport)?;
     let wrapped;
@@ -128,6 +130,51 @@ pub fn translate(
         entry,
         dropped: t.dropped,
         renamed: t.renamed,
+    })
+}
+
+/// The server with references written in one host's syntax (`${X}`, `${env:X}`, `$X`) read as
+/// the `{{env.X}}` they mean, so every host gets its own syntax. A shell's arguments keep `$X`,
+/// which the shell expands.
+fn with_references(server: &Server) -> std::borrow::Cow<'_, Server> {
+    use crate::template::as_templates;
+    use std::borrow::Cow;
+    if !server.strings().iter().any(|s| s.contains('$')) {
+        return Cow::Borrowed(server);
+    }
+    fn value(v: &toml::Value) -> toml::Value {
+        match v {
+            toml::Value::String(s) => toml::Value::String(as_templates(s, true).into_owned()),
+            toml::Value::Array(items) => toml::Value::Array(items.iter().map(value).collect()),
+            toml::Value::Table(t) => {
+                toml::Value::Table(t.iter().map(|(k, v)| (k.clone(), value(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let shell = server
+        .command
+        .as_deref()
+        .is_some_and(crate::template::is_shell);
+    let text = |s: &String| as_templates(s, true).into_owned();
+    Cow::Owned(Server {
+        command: server.command.as_ref().map(text),
+        args: server.args.as_ref().map(|args| {
+            args.iter()
+                .map(|a| as_templates(a, !shell).into_owned())
+                .collect()
+        }),
+        env: server
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), text(v)))
+            .collect(),
+        url: server.url.as_ref().map(text),
+        extensions: server
+            .extensions
+            .iter()
+            .map(|(k, v)| (k.clone(), value(v)))
+            .collect(),
     })
 }
 

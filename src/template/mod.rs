@@ -42,6 +42,7 @@
 //!   deep. No input makes rendering panic.
 
 mod eval;
+mod literal;
 #[cfg(test)]
 mod spec_tests;
 mod syntax;
@@ -49,6 +50,8 @@ mod syntax;
 mod tests;
 
 use std::collections::BTreeMap;
+
+pub use literal::{LiteralRef, as_templates, is_shell, literal_refs};
 
 pub use serde_json::Value;
 

@@ -65,7 +65,11 @@ impl Checker<'_> {
                     help,
                 );
             }
-            self.templates_in(v, &key_path);
+            let shell = table
+                .get("command")
+                .and_then(Item::as_str)
+                .is_some_and(crate::template::is_shell);
+            self.templates_in(v, &key_path, !(shell && name == "args"));
         }
         self.transport(at, key, table);
         self.spelling_conflicts(at, table);
@@ -430,25 +434,43 @@ impl Checker<'_> {
                 format!("this looks like a literal secret ({reason})"),
                 span,
                 &key_path,
-                "reference the environment instead, e.g. `{{env.API_TOKEN}}`, and declare an input with `secret = true` under `[inputs]`",
+                secrets::LITERAL_SECRET_HELP,
             );
         }
     }
 
     /// Template checks on every string inside `item`.
-    fn templates_in(&mut self, item: &Item, at: &str) {
+    fn templates_in(&mut self, item: &Item, at: &str, bare: bool) {
         if let Some(value) = item.as_value() {
-            self.templates_value(value, at);
+            self.templates_value(value, at, bare);
         } else if let Some(table) = item.as_table_like() {
             for (k, v) in entries(table) {
-                self.templates_in(v, &format!("{at}.{}", segment(k.get())));
+                self.templates_in(v, &format!("{at}.{}", segment(k.get())), bare);
             }
         }
     }
 
-    fn templates_value(&mut self, value: &Value, at: &str) {
+    fn templates_value(&mut self, value: &Value, at: &str, bare: bool) {
         match value {
             Value::String(s) => {
+                for r in crate::template::literal_refs(s.value(), bare) {
+                    let span =
+                        templates::span_in_literal(self.text, value.span(), s.value(), r.offset);
+                    self.warning(
+                        "literal-reference",
+                        format!(
+                            "`{}` is an environment reference in one host's syntax; hosts that \
+                             do not expand it would receive the text",
+                            r.written
+                        ),
+                        span,
+                        at,
+                        format!(
+                            "write `{}`: dotpack writes each host's own reference syntax",
+                            r.template
+                        ),
+                    );
+                }
                 for issue in templates::check(s.value(), &self.inputs) {
                     let span = templates::span_in_literal(
                         self.text,
@@ -461,12 +483,12 @@ impl Checker<'_> {
             }
             Value::Array(array) => {
                 for (i, v) in array.iter().enumerate() {
-                    self.templates_value(v, &format!("{at}[{i}]"));
+                    self.templates_value(v, &format!("{at}[{i}]"), bare);
                 }
             }
             Value::InlineTable(t) => {
                 for (k, v) in t.iter() {
-                    self.templates_value(v, &format!("{at}.{}", segment(k)));
+                    self.templates_value(v, &format!("{at}.{}", segment(k)), bare);
                 }
             }
             _ => {}

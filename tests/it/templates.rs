@@ -212,3 +212,104 @@ timeout = "{{props.flag}}"
             "gives input `flag`, which is bool, but the field holds a number",
         ));
 }
+
+const REFS: &str = r#"[package]
+name = "refs"
+version = "1.0.0"
+
+[servers.refs]
+command = "npx"
+args = ["-y", "refs-mcp"]
+env = { TOKEN = "${TOKEN}", API_KEY = "$API_KEY", REGION = "${env:REGION}" }
+
+[servers.refs-sh]
+command = "sh"
+args = ["-c", "exec refs-mcp --token \"$TOKEN\""]
+"#;
+
+#[test]
+fn host_syntax_references_are_written_in_each_hosts_syntax() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"cursor\", \"codex\"]\n\n[dependencies]\n",
+    );
+    let reg = build_registry(&env, &[("refs", REFS)]);
+    env.with_registry(&reg, &["add", "refs"]).assert().success();
+    let claude = json(&env, ".mcp.json");
+    assert_eq!(
+        claude["mcpServers"]["refs"]["env"],
+        serde_json::json!({"API_KEY": "${API_KEY}", "REGION": "${REGION}", "TOKEN": "${TOKEN}"})
+    );
+    let cursor = json(&env, ".cursor/mcp.json");
+    assert_eq!(
+        cursor["mcpServers"]["refs"]["env"],
+        serde_json::json!({"API_KEY": "${env:API_KEY}", "REGION": "${env:REGION}", "TOKEN": "${env:TOKEN}"})
+    );
+    let codex = env.read(".codex/config.toml");
+    assert!(
+        codex.contains(r#"env_vars = ["API_KEY", "REGION", "TOKEN"]"#),
+        "{codex}"
+    );
+    assert!(!codex.contains("${"), "{codex}");
+    // A shell expands `$TOKEN` itself: its arguments are left alone.
+    assert_eq!(
+        claude["mcpServers"]["refs-sh"]["args"][1],
+        "exec refs-mcp --token \"$TOKEN\""
+    );
+    // `validate` tells the author to write `{{env.X}}`.
+    let own = Env::new();
+    own.write(
+        "dotpack.toml",
+        &REFS.replace("[package]\nname = \"refs\"\nversion = \"1.0.0\"\n", ""),
+    );
+    own.dotpack()
+        .arg("validate")
+        .assert()
+        .success()
+        .stderr(contains(
+            "`${TOKEN}` is an environment reference in one host's syntax",
+        ))
+        .stderr(contains("write `{{env.API_KEY}}`"))
+        .stderr(contains("dotpack.toml:5:18"));
+}
+
+#[test]
+fn a_literal_secret_in_a_server_is_refused_at_install_and_written_nowhere() {
+    let token = format!(
+        "ghp_{}",
+        "a1B2c3D4e5".repeat(4).get(..36).unwrap_or_default()
+    );
+    let leaky = format!(
+        "[package]\nname = \"leaky\"\nversion = \"1.0.0\"\n\n[servers.leaky]\ncommand = \"npx\"\nargs = [\"leaky-mcp\"]\nenv = {{ GITHUB_TOKEN = \"{token}\" }}\n"
+    );
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"codex\"]\n\n[dependencies]\n",
+    );
+    let reg = build_registry(&env, &[("leaky", &leaky)]);
+    env.with_registry(&reg, &["add", "leaky"])
+        .assert()
+        .failure()
+        .stderr(contains(
+            "`servers.leaky.env.GITHUB_TOKEN` looks like a literal secret (GitHub token)",
+        ))
+        .stderr(contains("{{env.API_TOKEN}}"));
+    for (path, bytes) in crate::support::snapshot(&env.project) {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(&token),
+            "{} holds the secret",
+            path.display()
+        );
+    }
+    for (path, bytes) in crate::support::snapshot(&env.home.path().join(".dotpack")) {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(&token),
+            "{} holds the secret",
+            path.display()
+        );
+    }
+}
