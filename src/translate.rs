@@ -88,7 +88,7 @@ pub fn translate(
 ) -> Result<Translation, TranslateError> {
     let mut t = Translator {
         host,
-        cx: Context::new(props),
+        cx: Context::for_host(props, host.id),
         items: Vec::new(),
         dropped: Vec::new(),
         renamed: Vec::new(),
@@ -458,7 +458,8 @@ impl Translator<'_> {
     }
 
     /// The arguments; an argument that is exactly one expression with a list value
-    /// (`"{{props.dirs}}"`) becomes one argument per item.
+    /// (`"{{props.dirs}}"`) becomes one argument per item, and one whose conditions leave it
+    /// empty is left out.
     fn args(&self, server: &Server) -> Result<Vec<Value>, TranslateError> {
         let args = server.args.as_deref().unwrap_or_default();
         let mut out = Vec::with_capacity(args.len());
@@ -470,7 +471,12 @@ impl Translator<'_> {
                 out.extend(items.iter().map(|item| Value::from(value_text(item))));
                 continue;
             }
-            out.push(Value::from(self.render(&field, a, NO_ENV_IN_ARGS)?));
+            let rendered = self.render(&field, a, NO_ENV_IN_ARGS)?;
+            // `@if(host == "codex")--flag@endif` on another host: no argument at all.
+            if rendered.is_empty() && !a.is_empty() && a.contains('@') {
+                continue;
+            }
+            out.push(Value::from(rendered));
         }
         Ok(out)
     }

@@ -313,3 +313,37 @@ fn a_literal_secret_in_a_server_is_refused_at_install_and_written_nowhere() {
         );
     }
 }
+
+#[test]
+fn host_conditions_shape_an_entry_per_host() {
+    let pkg = r#"[package]
+name = "shaped"
+version = "1.0.0"
+
+[servers.shaped]
+command = "npx"
+args = ["shaped-mcp", "--client={{host.id}}", "@if(host == 'codex')--no-color@endif", "@if(host != 'codex')--color=@if(host.id == \"cursor\")never@elseif(true)always@endif@endif"]
+"#;
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"cursor\", \"codex\"]\n\n[dependencies]\n",
+    );
+    let reg = build_registry(&env, &[("shaped", pkg)]);
+    env.with_registry(&reg, &["add", "shaped"])
+        .assert()
+        .success();
+    assert_eq!(
+        json(&env, ".mcp.json")["mcpServers"]["shaped"]["args"],
+        serde_json::json!(["shaped-mcp", "--client=claude-code", "--color=always"])
+    );
+    assert_eq!(
+        json(&env, ".cursor/mcp.json")["mcpServers"]["shaped"]["args"],
+        serde_json::json!(["shaped-mcp", "--client=cursor", "--color=never"])
+    );
+    let codex = env.read(".codex/config.toml");
+    assert!(
+        codex.contains(r#"args = ["shaped-mcp", "--client=codex", "--no-color"]"#),
+        "{codex}"
+    );
+}
