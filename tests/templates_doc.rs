@@ -32,7 +32,10 @@ fn render_table() -> String {
             EnvSyntax::None => "refused, naming the field".to_string(),
             _ => plain,
         };
-        out.push_str(&format!("| `{}` | {plain} | {default} | {env} |\n", host.id));
+        out.push_str(&format!(
+            "| `{}` | {plain} | {default} | {env} |\n",
+            host.id
+        ));
     }
     out.push_str(END);
     out
