@@ -304,6 +304,46 @@ pub fn value_of(s: &str, cx: &Context<'_>) -> Result<Option<Value>, TemplateErro
     run().map_err(|e: TemplateError| e.located(s))
 }
 
+/// One input path of a template: the input, the steps after it, and the offset of the expression
+/// or directive holding it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputPath {
+    pub input: String,
+    /// `Some(name)` for `.name`, `None` for an index `[…]`.
+    pub steps: Vec<Option<String>>,
+    pub src: String,
+    pub offset: usize,
+}
+
+/// Every `props.`/`input.` path of `s`, in every branch; empty when `s` does not parse (see
+/// [`check`] for why).
+pub fn input_paths(s: &str) -> Vec<InputPath> {
+    let Ok(nodes) = syntax::parse(s) else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    syntax::prop_paths(&nodes, &mut paths);
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let input = p.input()?.to_string();
+            let steps = p.segs[1..]
+                .iter()
+                .map(|seg| match seg {
+                    syntax::Seg::Key(k) => Some(k.clone()),
+                    syntax::Seg::Index(_) => None,
+                })
+                .collect();
+            Some(InputPath {
+                input,
+                steps,
+                src: p.src.clone(),
+                offset: p.at,
+            })
+        })
+        .collect()
+}
+
 /// How a typed value reads inside a text: texts as they are, numbers and booleans as written,
 /// lists and objects as compact JSON.
 pub fn value_text(v: &Value) -> String {

@@ -1278,3 +1278,66 @@ fn find_operator(s: &str) -> Option<(usize, CmpOp)> {
     }
     None
 }
+
+/// Every path starting at `props.`/`input.` in `nodes`, in every branch, with fields and indexes.
+pub(super) fn prop_paths<'n>(nodes: &'n [Node], out: &mut Vec<&'n Path>) {
+    fn path<'n>(p: &'n Path, out: &mut Vec<&'n Path>) {
+        if p.root == Root::Props {
+            out.push(p);
+        }
+        for seg in &p.segs {
+            if let Seg::Index(index) = seg {
+                sum(index, out);
+            }
+        }
+    }
+    fn operand<'n>(op: &'n Operand, out: &mut Vec<&'n Path>) {
+        if let Operand::Path(p) = op {
+            path(p, out);
+        }
+    }
+    fn sum<'n>(s: &'n Sum, out: &mut Vec<&'n Path>) {
+        for (_, op) in &s.terms {
+            operand(op, out);
+        }
+    }
+    for node in nodes {
+        match node {
+            Node::Text(_) => {}
+            Node::Expr(chain) => {
+                for alt in &chain.alts {
+                    if let Alt::Path(p) = alt {
+                        path(p, out);
+                    }
+                }
+            }
+            Node::If {
+                branches,
+                otherwise,
+            } => {
+                for (cond, body) in branches {
+                    match cond {
+                        Cond::Truthy(op) => operand(op, out),
+                        Cond::Cmp(a, _, b) => {
+                            operand(a, out);
+                            operand(b, out);
+                        }
+                    }
+                    prop_paths(body, out);
+                }
+                prop_paths(otherwise, out);
+            }
+            Node::For {
+                start, end, body, ..
+            } => {
+                sum(start, out);
+                sum(end, out);
+                prop_paths(body, out);
+            }
+            Node::Foreach { list, body, .. } => {
+                operand(list, out);
+                prop_paths(body, out);
+            }
+        }
+    }
+}

@@ -471,7 +471,7 @@ impl Checker<'_> {
                         ),
                     );
                 }
-                for issue in templates::check(s.value(), &self.inputs) {
+                for issue in templates::check(s.value(), &self.inputs, &self.input_types) {
                     let span = templates::span_in_literal(
                         self.text,
                         value.span(),

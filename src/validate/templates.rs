@@ -3,8 +3,10 @@
 //! and every `props.X` must name a declared input. Each issue carries its byte offset in the
 //! string, so validation points at the place inside the value.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+
+use crate::inputs::InputType;
 
 /// One problem in one string.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,8 +18,14 @@ pub struct TemplateIssue {
     pub offset: usize,
 }
 
-/// Every problem with the templates in `text`, given the declared input names.
-pub fn check(text: &str, inputs: &BTreeSet<String>) -> Vec<TemplateIssue> {
+/// Every problem with the templates in `text`, given the declared input names and the type of
+/// each input that has one: a field of a text, number or boolean input, or of a list, is an
+/// error here rather than at install.
+pub fn check(
+    text: &str,
+    inputs: &BTreeSet<String>,
+    types: &BTreeMap<String, InputType>,
+) -> Vec<TemplateIssue> {
     let mut issues = Vec::new();
     if let Err(e) = crate::template::check(text) {
         let message = e.message();
@@ -35,6 +43,35 @@ pub fn check(text: &str, inputs: &BTreeSet<String>) -> Vec<TemplateIssue> {
             help: "see docs/templates.md for the template language".to_string(),
             message,
             offset: e.position().map_or(0, |(offset, _, _)| offset),
+        });
+    }
+    for path in crate::template::input_paths(text) {
+        let Some(ty) = types.get(&path.input) else {
+            continue;
+        };
+        let Some(step) = path.steps.first() else {
+            continue;
+        };
+        let what = match (ty, step) {
+            (InputType::Object, _) => continue,
+            // A comma-separated text can be indexed; a list too.
+            (InputType::String | InputType::Array, None) => continue,
+            (_, Some(field)) => format!("no field `{field}`"),
+            (_, None) => "no items to index".to_string(),
+        };
+        issues.push(TemplateIssue {
+            code: "template-path",
+            message: format!(
+                "`{}`: input `{}` is {}, which has {what}",
+                path.src,
+                path.input,
+                ty.name()
+            ),
+            help: format!(
+                "write `props.{}`, or declare the input as an object (`type = \"object\"`)",
+                path.input
+            ),
+            offset: path.offset,
         });
     }
     for name in crate::template::prop_refs(text) {
@@ -98,12 +135,32 @@ pub fn span_in_literal(
 mod tests {
     use super::*;
 
+    fn types() -> BTreeMap<String, InputType> {
+        [("port".to_string(), InputType::Number)].into()
+    }
+
+    #[test]
+    fn paths_into_inputs_without_fields_are_errors() {
+        assert_eq!(codes("{{props.port.x}}"), ["template-path"]);
+        assert_eq!(codes("@if(props.port[0])x@endif"), ["template-path"]);
+        let issue = &check("ab {{props.port.x}}", &inputs(), &types())[0];
+        assert_eq!(issue.offset, 3);
+        assert!(
+            issue
+                .message
+                .contains("input `port` is number, which has no field `x`")
+        );
+    }
+
     fn inputs() -> BTreeSet<String> {
         ["port".to_string()].into()
     }
 
     fn codes(text: &str) -> Vec<&'static str> {
-        check(text, &inputs()).into_iter().map(|i| i.code).collect()
+        check(text, &inputs(), &types())
+            .into_iter()
+            .map(|i| i.code)
+            .collect()
     }
 
     #[test]
@@ -124,7 +181,7 @@ mod tests {
     fn undeclared_props_are_errors() {
         assert_eq!(codes("{{props.host}}"), ["undeclared-input"]);
         assert_eq!(codes("{{env.X|props.nope|'d'}}"), ["undeclared-input"]);
-        let issue = &check("{{props.host}}", &inputs())[0];
+        let issue = &check("{{props.host}}", &inputs(), &types())[0];
         assert!(
             issue.message.contains("{{props.host}}"),
             "{}",
@@ -140,7 +197,7 @@ mod tests {
         assert_eq!(codes("@if(props.port)unclosed"), ["unclosed-block"]);
         assert_eq!(codes("{{x}}"), ["template-syntax"]);
         assert_eq!(codes("{{foo.bar}}"), ["template-syntax"]);
-        let issue = &check("ab @if(props.port)x", &inputs())[0];
+        let issue = &check("ab @if(props.port)x", &inputs(), &types())[0];
         assert_eq!(issue.offset, 3);
     }
 }

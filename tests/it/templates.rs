@@ -197,6 +197,9 @@ default = true
 command = "x"
 args = []
 timeout = "{{props.flag}}"
+
+[servers.t]
+url = "https://h/{{props.port.a}}"
 "#,
     );
     env.dotpack()
