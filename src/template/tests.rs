@@ -651,6 +651,8 @@ fn template_like() -> impl Strategy<Value = String> {
         Just("@foreach(x in ".to_string()),
         Just("@endforeach".to_string()),
         Just("props.a".to_string()),
+        Just("props.c".to_string()),
+        Just("props.b".to_string()),
         Just("env.E".to_string()),
         Just("|".to_string()),
         Just("'".to_string()),
@@ -663,6 +665,12 @@ fn template_like() -> impl Strategy<Value = String> {
         Just("-".to_string()),
         Just("\n".to_string()),
         Just("i".to_string()),
+        Just("[".to_string()),
+        Just("]".to_string()),
+        Just(".".to_string()),
+        Just("host".to_string()),
+        Just("$".to_string()),
+        Just("${".to_string()),
         Just("x".to_string()),
         "[ -~é€😀]{0,3}",
     ];
@@ -679,15 +687,21 @@ proptest! {
         let _ = sole_env_ref(&s, &cx(&p));
         let _ = env_refs(&s);
         let _ = prop_refs(&s);
+        let _ = value_of(&s, &cx(&p));
+        let _ = input_paths(&s);
+        let _ = as_templates(&s, true);
     }
 
     #[test]
     fn template_like_strings_never_panic(s in template_like(), syntax in any_syntax()) {
-        let p = props(&[("a", "3"), ("b", "x,y")]);
+        let p = typed(serde_json::json!({"a": 3, "b": ["x", "y"], "c": {"d": "e", "l": [1, 2]}}));
         let _ = render_for_host(&s, &cx(&p), syntax);
         let _ = check(&s);
         let _ = env_refs(&s);
         let _ = prop_refs(&s);
+        let _ = value_of(&s, &cx(&p));
+        let _ = input_paths(&s);
+        let _ = render_for_host(&s, &Context::for_host(&p, "codex"), syntax);
     }
 
     #[test]
