@@ -350,3 +350,17 @@ args = ["shaped-mcp", "--client={{host.id}}", "@if(host == 'codex')--no-color@en
         "{codex}"
     );
 }
+
+#[test]
+fn info_shows_input_types_and_allowed_values() {
+    let env = Env::new();
+    let reg = setup(&env);
+    env.with_registry(&reg, &["info", "fs"])
+        .assert()
+        .success()
+        .stdout(contains("dirs [array of string, default [\"~\"]]"))
+        .stdout(contains("timeout [number, default 30000]"))
+        .stdout(contains(
+            "level [one of \"debug\", \"info\", default \"info\"]",
+        ));
+}
