@@ -249,6 +249,22 @@ pub fn desired(
                 _ => (None, Props::new()),
             }
         };
+        if let Some(server) = &def
+            && let Some((field, reason)) = crate::validate::secrets::server_secrets(server)
+                .into_iter()
+                .next()
+        {
+            let owner = if own {
+                "dotpack.toml".to_string()
+            } else {
+                format!("package `{}`", slot.package)
+            };
+            bail!(
+                "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files\n  help: {}",
+                slot.server,
+                crate::validate::secrets::LITERAL_SECRET_HELP
+            );
+        }
         let inputs = match (own, &def) {
             (true, Some(server)) => own_fingerprint(manifest, server),
             _ => inputs_fingerprint(spec),
@@ -309,13 +325,22 @@ pub fn props_for(
             ));
             continue;
         }
-        let value = set
-            .get(input)
-            .cloned()
-            .or_else(|| def.default.as_ref().map(value_text));
+        let value = match set.get(input).map(|v| crate::inputs::coerce(def, v)) {
+            Some(Ok(v)) => Some(v),
+            Some(Err(why)) => {
+                problems.push(input_value_error(name, input, &why));
+                continue;
+            }
+            None => def.default.clone(),
+        };
         match value {
             Some(v) => {
-                props.insert(input.clone(), v);
+                let broken = crate::inputs::check(def, &v);
+                if !broken.is_empty() {
+                    problems.push(input_value_error(name, input, &broken.join("; ")));
+                    continue;
+                }
+                props.insert(input.clone(), toml_to_json(&v));
             }
             None if def.required && !def.secret => problems.push(format!(
                 "package `{name}` needs a value for input `{input}`{}\n  help: dotpack add {name} --set {input}=VALUE",
@@ -347,10 +372,17 @@ pub fn props_for(
     }
 }
 
+/// The error for a value of input `input` of package `name` that breaks its rules.
+pub fn input_value_error(name: &str, input: &str, why: &str) -> String {
+    format!(
+        "input `{input}` of `{name}`: {why}\n  help: dotpack add {name} --set {input}=VALUE (`dotpack info {name}` shows its inputs)"
+    )
+}
+
 /// The error for a value given to secret input `input` of package `name`: it names the
 /// environment variables the package reads instead.
 pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &str) -> String {
-    let vars = crate::template::env_vars_of(package);
+    let vars = package.env_vars();
     let help = if vars.is_empty() {
         "set it in the environment the host starts the server in, never in a file".to_string()
     } else {
@@ -368,10 +400,23 @@ pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &st
     )
 }
 
-fn value_text(v: &toml::Value) -> String {
+/// A TOML value as the typed value templates read.
+pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
+    use serde_json::Value;
     match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
+        toml::Value::String(s) => Value::from(s.as_str()),
+        toml::Value::Integer(i) => Value::from(*i),
+        toml::Value::Float(f) => {
+            serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
+        }
+        toml::Value::Boolean(b) => Value::Bool(*b),
+        toml::Value::Datetime(d) => Value::from(d.to_string()),
+        toml::Value::Array(items) => Value::Array(items.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
     }
 }
 

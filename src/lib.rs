@@ -15,6 +15,7 @@ pub mod fsutil;
 pub mod graph;
 pub mod hosts;
 pub mod import;
+pub mod inputs;
 pub mod inspect;
 pub mod install;
 pub mod lock;

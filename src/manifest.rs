@@ -130,6 +130,23 @@ pub struct Input {
     /// A secret is never written to the lock or claims; it should come from the environment.
     #[serde(default)]
     pub secret: bool,
+    /// `string`, `number`, `bool`, `array` or `object`; inferred from `default` when absent.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The values allowed.
+    #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Vec<toml::Value>>,
+    /// A regular expression a text (or every text item of a list) must match, whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Bounds: of a number's value, a text's length, a list's number of items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// The type of a list's items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<String>,
 }
 
 /// One MCP server in canonical form: the universal core plus extension concepts under their
@@ -171,22 +188,22 @@ impl Server {
 }
 
 /// A dependency: `name = "^1.2"` or `name = { version = "^1.2", ... }`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum DependencySpec {
     Req(VersionReq),
     Detailed(DetailedDependency),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DetailedDependency {
     pub version: VersionReq,
     /// Name of a registry in `[registries]`; the default registry when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registry: Option<String>,
-    /// Input values for the package, `--set` on the command line.
+    /// Input values for the package, `--set` on the command line, typed as the inputs are.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub set: BTreeMap<String, String>,
+    pub set: BTreeMap<String, toml::Value>,
     /// Lossy fields this project accepts dropping for this dependency.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow_lossy: Vec<String>,
@@ -220,7 +237,7 @@ impl DependencySpec {
     }
 
     /// Input values set with `--set` (`set = { ... }`).
-    pub fn set(&self) -> Option<&BTreeMap<String, String>> {
+    pub fn set(&self) -> Option<&BTreeMap<String, toml::Value>> {
         match self {
             DependencySpec::Req(_) => None,
             DependencySpec::Detailed(d) => Some(&d.set),
@@ -248,6 +265,26 @@ pub struct RegistrySpec {
 }
 
 impl Manifest {
+    /// Every environment variable the servers read (`{{env.X}}` anywhere in their values, or
+    /// in the inputs' defaults), sorted and without repeats.
+    pub fn env_vars(&self) -> Vec<String> {
+        let defaults = self
+            .inputs
+            .values()
+            .filter_map(|i| i.default.as_ref().and_then(toml::Value::as_str))
+            .map(str::to_string);
+        let mut vars: Vec<String> = self
+            .servers
+            .values()
+            .flat_map(Server::strings)
+            .chain(defaults)
+            .flat_map(|s| crate::template::env_refs(&s))
+            .collect();
+        vars.sort();
+        vars.dedup();
+        vars
+    }
+
     /// The ids of `[project] hosts`, in order.
     pub fn host_ids(&self) -> Vec<String> {
         self.project

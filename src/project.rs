@@ -91,7 +91,7 @@ impl ManifestEditor {
 
     /// Sets `set.KEY = VALUE` inputs on dependency `name`, turning `name = "req"` into the
     /// inline form `name = { version = "req", set = { ... } }` when needed.
-    pub fn set_inputs(&mut self, name: &str, inputs: &[(String, String)]) -> Result<()> {
+    pub fn set_inputs(&mut self, name: &str, inputs: &[(String, toml::Value)]) -> Result<()> {
         if inputs.is_empty() {
             return Ok(());
         }
@@ -114,10 +114,14 @@ impl ManifestEditor {
             _ => bail!("dependency `{name}` has an unexpected shape"),
         };
         let Some(set) = set.as_inline_table_mut() else {
-            bail!("`dependencies.{name}.set` must be a table of strings");
+            bail!("`dependencies.{name}.set` must be an inline table");
         };
         for (k, v) in inputs {
-            set.insert(k, v.as_str().into());
+            let value: toml_edit::Value = v
+                .to_string()
+                .parse()
+                .with_context(|| format!("the value of input `{k}` cannot be written as TOML"))?;
+            set.insert(k, value);
         }
         Ok(())
     }

@@ -147,9 +147,15 @@ fn input() -> Value {
         "A value the user supplies at install time.",
         json!({
             "description": string("What the value is for, shown by `dotpack info`."),
-            "default": {"type": ["string", "number", "boolean"], "description": "The value when none is set."},
+            "default": {"type": ["string", "number", "boolean", "array", "object"], "description": "The value when none is set."},
             "required": {"type": "boolean", "description": "`dotpack add` fails until a value is set."},
             "secret": {"type": "boolean", "description": "Never written to the lock or claims; give it as `{{env.NAME}}`."},
+            "type": {"enum": ["string", "number", "bool", "array", "object"], "description": "The value's type; inferred from `default` when absent."},
+            "enum": {"type": "array", "description": "The values allowed."},
+            "pattern": string("A regular expression a text (or every text item of a list) must match, whole."),
+            "min": {"type": "number", "description": "Lower bound: a number's value, a text's length, a list's number of items."},
+            "max": {"type": "number", "description": "Upper bound: a number's value, a text's length, a list's number of items."},
+            "items": {"enum": ["string", "number", "bool", "array", "object"], "description": "The type of a list's items."},
         }),
     )
 }
@@ -167,7 +173,7 @@ fn dependencies() -> Value {
             "set": {
                 "type": "object",
                 "description": "Input values for the package (`--set NAME=VALUE`).",
-                "additionalProperties": {"type": "string"},
+                "additionalProperties": {"type": ["string", "number", "boolean", "array", "object"]},
             },
             "allow_lossy": {
                 "type": "array",
@@ -308,6 +314,12 @@ mod tests {
                     default: Some(toml::Value::String("1".into())),
                     required: true,
                     secret: true,
+                    kind: Some("string".into()),
+                    allowed: Some(vec![toml::Value::String("1".into())]),
+                    pattern: Some("[0-9]+".into()),
+                    min: Some(1.0),
+                    max: Some(2.0),
+                    items: Some("string".into()),
                 },
             )]),
             servers: BTreeMap::new(),
@@ -318,7 +330,7 @@ mod tests {
                     DependencySpec::Detailed(DetailedDependency {
                         version: "^1".parse().unwrap(),
                         registry: Some("r".into()),
-                        set: BTreeMap::from([("k".into(), "v".into())]),
+                        set: BTreeMap::from([("k".into(), toml::Value::String("v".into()))]),
                         allow_lossy: vec!["cwd".into()],
                         scope: Some(Scope::User),
                     }),

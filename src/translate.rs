@@ -22,10 +22,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::concepts::ValueKind;
 use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
 use crate::hosts::HostAdapter;
 use crate::manifest::Server;
-use crate::template::{EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref};
+use crate::template::{
+    Context, EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref, value_of, value_text,
+};
 
 /// One server in one host's shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +72,9 @@ pub enum TranslateError {
         field: String,
         reason: String,
     },
+    /// A templated field whose value does not fit the field's type.
+    #[error("`{field}`: {reason}")]
+    Value { field: String, reason: String },
     #[error("invalid transport: {reason}")]
     Transport { reason: String },
 }
@@ -82,11 +88,13 @@ pub fn translate(
 ) -> Result<Translation, TranslateError> {
     let mut t = Translator {
         host,
-        props,
+        cx: Context::for_host(props, host.id),
         items: Vec::new(),
         dropped: Vec::new(),
         renamed: Vec::new(),
     };
+    let normalized = with_references(server);
+    let server = normalized.as_ref();
     let transport = transport_of(server)?;
     check_transport_fields(server, transport)?;
     let wrapped;
@@ -122,6 +130,51 @@ pub fn translate(
         entry,
         dropped: t.dropped,
         renamed: t.renamed,
+    })
+}
+
+/// The server with references written in one host's syntax (`${X}`, `${env:X}`, `$X`) read as
+/// the `{{env.X}}` they mean, so every host gets its own syntax. A shell's arguments keep `$X`,
+/// which the shell expands.
+fn with_references(server: &Server) -> std::borrow::Cow<'_, Server> {
+    use crate::template::as_templates;
+    use std::borrow::Cow;
+    if !server.strings().iter().any(|s| s.contains('$')) {
+        return Cow::Borrowed(server);
+    }
+    fn value(v: &toml::Value) -> toml::Value {
+        match v {
+            toml::Value::String(s) => toml::Value::String(as_templates(s, true).into_owned()),
+            toml::Value::Array(items) => toml::Value::Array(items.iter().map(value).collect()),
+            toml::Value::Table(t) => {
+                toml::Value::Table(t.iter().map(|(k, v)| (k.clone(), value(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let shell = server
+        .command
+        .as_deref()
+        .is_some_and(crate::template::is_shell);
+    let text = |s: &String| as_templates(s, true).into_owned();
+    Cow::Owned(Server {
+        command: server.command.as_ref().map(text),
+        args: server.args.as_ref().map(|args| {
+            args.iter()
+                .map(|a| as_templates(a, !shell).into_owned())
+                .collect()
+        }),
+        env: server
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), text(v)))
+            .collect(),
+        url: server.url.as_ref().map(text),
+        extensions: server
+            .extensions
+            .iter()
+            .map(|(k, v)| (k.clone(), value(v)))
+            .collect(),
     })
 }
 
@@ -267,7 +320,7 @@ struct Item {
 
 struct Translator<'a> {
     host: &'a HostAdapter,
-    props: &'a Props,
+    cx: Context<'a>,
     items: Vec<Item>,
     dropped: Vec<Dropped>,
     renamed: Vec<(String, String)>,
@@ -302,7 +355,7 @@ impl Translator<'_> {
     /// Renders one string for the host. `fix` completes the message when the host cannot
     /// interpolate an environment reference here.
     fn render(&self, field: &str, s: &str, fix: &str) -> Result<String, TranslateError> {
-        render_for_host(s, self.props, self.host.env_syntax).map_err(|source| match source {
+        render_for_host(s, &self.cx, self.host.env_syntax).map_err(|source| match source {
             TemplateError::EnvUnsupported(var) => self.unsupported(
                 field,
                 format!(
@@ -404,15 +457,88 @@ impl Translator<'_> {
         self.put(canonical, hf.field, value)
     }
 
+    /// The arguments; an argument that is exactly one expression with a list value
+    /// (`"{{props.dirs}}"`) becomes one argument per item, and one whose conditions leave it
+    /// empty is left out.
     fn args(&self, server: &Server) -> Result<Vec<Value>, TranslateError> {
         let args = server.args.as_deref().unwrap_or_default();
-        args.iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let field = format!("args[{i}]");
-                Ok(Value::from(self.render(&field, a, NO_ENV_IN_ARGS)?))
-            })
-            .collect()
+        let mut out = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let field = format!("args[{i}]");
+            if a.contains("{{")
+                && let Some(Value::Array(items)) = self.typed_value(&field, a)?
+            {
+                out.extend(items.iter().map(|item| Value::from(value_text(item))));
+                continue;
+            }
+            let rendered = self.render(&field, a, NO_ENV_IN_ARGS)?;
+            // `@if(host == "codex")--flag@endif` on another host: no argument at all.
+            if rendered.is_empty() && !a.is_empty() && a.contains('@') {
+                continue;
+            }
+            out.push(Value::from(rendered));
+        }
+        Ok(out)
+    }
+
+    /// The typed value of a string that is exactly one expression (see [`value_of`]).
+    fn typed_value(&self, field: &str, s: &str) -> Result<Option<Value>, TranslateError> {
+        value_of(s, &self.cx).map_err(|source| TranslateError::Template {
+            field: field.to_string(),
+            source,
+        })
+    }
+
+    /// A templated string in a field of another kind (`timeout = "{{props.timeout}}"`), as a
+    /// value of that kind.
+    fn templated(
+        &self,
+        field: &str,
+        s: &str,
+        kind: ValueKind,
+    ) -> Result<Option<Value>, TranslateError> {
+        let wrong = |got: &Value| TranslateError::Value {
+            field: field.to_string(),
+            reason: format!(
+                "`{s}` gives {} `{}`, but the field holds {}: give the input a value of that \
+                 kind",
+                crate::template::kind_of(got),
+                value_text(got),
+                kind.describe()
+            ),
+        };
+        let Some(v) = self.typed_value(field, s)? else {
+            // Not one expression (or a reference): rendered as text below, and refused there if
+            // the host needs another kind.
+            return Ok(None);
+        };
+        let text = value_text(&v);
+        let converted = match kind {
+            ValueKind::Integer => match &v {
+                Value::Number(n) if n.is_i64() => Some(v.clone()),
+                Value::String(t) => t.trim().parse::<i64>().ok().map(Value::from),
+                _ => None,
+            },
+            ValueKind::Number => match &v {
+                Value::Number(_) => Some(v.clone()),
+                Value::String(t) => t.trim().parse::<f64>().ok().and_then(number),
+                _ => None,
+            },
+            ValueKind::Bool => match (&v, text.trim()) {
+                (Value::Bool(_), _) => Some(v.clone()),
+                (Value::String(_), "true") => Some(Value::Bool(true)),
+                (Value::String(_), "false") => Some(Value::Bool(false)),
+                _ => None,
+            },
+            ValueKind::StringList => match &v {
+                Value::Array(items) => Some(Value::Array(
+                    items.iter().map(|i| Value::from(value_text(i))).collect(),
+                )),
+                _ => None,
+            },
+            _ => return Ok(None),
+        };
+        converted.map(Some).ok_or_else(|| wrong(&v))
     }
 
     /// `env`: rendered in the host's syntax, or, on a host without interpolation, a value that is
@@ -423,7 +549,7 @@ impl Translator<'_> {
         for (key, raw) in env {
             let field = format!("env.{key}");
             if self.host.env_syntax == EnvSyntax::None
-                && let Some(var) = sole_env_ref(raw, self.props)
+                && let Some(var) = sole_env_ref(raw, &self.cx)
             {
                 self.forward_env_var(&field, key, var)?;
                 continue;
@@ -520,7 +646,14 @@ impl Translator<'_> {
         hf: &HostField,
         value: &toml::Value,
     ) -> Result<(), TranslateError> {
-        let mut json = self.json(field, value)?;
+        let typed = match value {
+            toml::Value::String(s) if s.contains("{{") => self.templated(field, s, concept.kind)?,
+            _ => None,
+        };
+        let mut json = match typed {
+            Some(json) => json,
+            None => self.json(field, value)?,
+        };
         match hf.form {
             Form::Same | Form::Millis | Form::Seconds | Form::Nested => {
                 let host_unit = match hf.form {
@@ -575,7 +708,7 @@ impl Translator<'_> {
             let Some(raw) = raw.as_str() else {
                 return Err(self.unsupported(&field, "header values are strings".to_string()));
             };
-            if let Some(var) = sole_env_ref(raw, self.props) {
+            if let Some(var) = sole_env_ref(raw, &self.cx) {
                 let hf = self.forwarding_field("env_http_headers", &field)?;
                 self.rename(&field, format!("{}.{name}", hf.field));
                 let mut map = Map::new();
@@ -584,7 +717,7 @@ impl Translator<'_> {
                 continue;
             }
             if name.eq_ignore_ascii_case("authorization")
-                && let Some(var) = bearer_env_ref(raw, self.props)
+                && let Some(var) = bearer_env_ref(raw, &self.cx)
             {
                 let hf = self.forwarding_field("bearer_token_env_var", &field)?;
                 self.rename(&field, hf.field);
@@ -770,12 +903,12 @@ fn merge(old: &mut Value, new: Value) -> Result<(), ()> {
 }
 
 /// `Bearer {{env.X}}` → `X`.
-fn bearer_env_ref(raw: &str, props: &Props) -> Option<String> {
+fn bearer_env_ref(raw: &str, cx: &Context<'_>) -> Option<String> {
     let scheme = raw.get(..7)?;
     if !scheme.eq_ignore_ascii_case("bearer ") {
         return None;
     }
-    sole_env_ref(raw[7..].trim_start(), props)
+    sole_env_ref(raw[7..].trim_start(), cx)
 }
 
 /// A Codex `env_vars` item read locally: `"X"` or `{ name = "X" }` without `source = "remote"`.

@@ -118,6 +118,19 @@ fn print_info(printer: &Printer, line: &IndexLine, lines: &[IndexLine], manifest
         printer.out("inputs (set with --set NAME=VALUE):");
         for (name, input) in &manifest.inputs {
             let mut notes = Vec::new();
+            let ty = crate::inputs::type_of(input);
+            if input.kind.is_some() || ty != crate::inputs::InputType::String {
+                notes.push(match input.items.as_deref() {
+                    Some(items) if ty == crate::inputs::InputType::Array => {
+                        format!("array of {items}")
+                    }
+                    _ => ty.name().to_string(),
+                });
+            }
+            if let Some(allowed) = &input.allowed {
+                let list: Vec<String> = allowed.iter().map(ToString::to_string).collect();
+                notes.push(format!("one of {}", list.join(", ")));
+            }
             if input.required {
                 notes.push("required".to_string());
             }

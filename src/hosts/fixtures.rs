@@ -42,8 +42,8 @@ pub fn server(toml: &str) -> Server {
 
 pub fn props() -> Props {
     Props::from([
-        ("port".to_string(), "4000".to_string()),
-        ("org".to_string(), "acme".to_string()),
+        ("port".to_string(), "4000".into()),
+        ("org".to_string(), "acme".into()),
     ])
 }
 

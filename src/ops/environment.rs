@@ -33,13 +33,10 @@ pub fn environment_needed(
         else {
             continue;
         };
-        push(&locked.name, crate::template::env_vars_of(&package));
+        push(&locked.name, package.env_vars());
     }
     if packages.is_empty() {
-        push(
-            crate::manifest::MANIFEST_FILE,
-            crate::template::env_vars_of(&manifest.manifest),
-        );
+        push(crate::manifest::MANIFEST_FILE, manifest.manifest.env_vars());
     }
     needed
 }

@@ -3,8 +3,12 @@
 //! dotpack implements the MCI template language (`seeds/mci-templates.txt`) for the strings of a
 //! package manifest. A template is rendered once, at install time, for one host:
 //!
-//! - `{{props.x}}` (or the legacy `{{input.x}}`) is replaced by the input's value. Inputs are
-//!   plain strings, so nested paths (`{{props.a.b}}`) and indexing (`{{props.a[0]}}`) are errors.
+//! - `{{props.x}}` (or the legacy `{{input.x}}`) is replaced by the input's value. Values are
+//!   typed (text, number, boolean, list, object): paths reach into them (`{{props.a.b}}`,
+//!   `{{props.list[i - 1]}}`, `{{props.a['key']}}`); an absent field or an index past the end has
+//!   no value, and a field of a text, number or list is an error. Numbers and booleans read as
+//!   written, lists and objects as compact JSON. `{{host}}` / `{{host.id}}` is the id of the host
+//!   being written.
 //! - `{{env.X}}` is **never** resolved: it stays a reference ([`Part::Env`]) and is written in the
 //!   host's own syntax ([`EnvSyntax`]), so a secret never lands on disk.
 //! - `|` gives alternatives, tried left to right: `{{props.x|'d'}}`, `{{env.A|env.B|'d'}}`,
@@ -18,12 +22,15 @@
 //!   directive alone on its line takes that whole line with it. Inside a loop, `{{i}}` is the
 //!   loop variable.
 //! - Conditions: a truthy value (`@if(props.x)`), or one comparison `==`, `!=`, `>`, `<`, `>=`,
-//!   `<=` between `props.x`, a loop variable, `'text'`, a number, `true` or `false`. Values that
-//!   are both numbers compare as numbers (`'007' == 7`); `>`, `<`, `>=`, `<=` need numbers. An
-//!   input with no value equals nothing but another unset input, and is an error under `>` etc.
-//!   Falsy values: no value, empty, `false`, `no`, `off`, `0` (any case).
-//! - Lists: inputs are strings, so `@foreach` goes through a comma-separated value
-//!   (`"a, b,c"` gives `a`, `b`, `c`; items are trimmed and empty items skipped).
+//!   `<=` between paths, `host`, `'text'`, a number, `true` or `false`. Values that are both
+//!   numbers compare as numbers (`'007' == 7`); `>`, `<`, `>=`, `<=` need numbers. A path with no
+//!   value equals nothing but another one without, and is an error under `>` etc. Falsy: no
+//!   value, `false`, `0`, an empty list or object, and the texts empty, `false`, `no`, `off`,
+//!   `0` (any case).
+//! - The module depends on nothing else in dotpack: callers pass a [`Context`].
+//! - `@foreach` goes through a list's items, an object's entries as `{key, value}` pairs, or a
+//!   comma-separated text (`"a, b,c"` gives `a`, `b`, `c`; items trimmed, empty ones skipped).
+//!   Loop variables have fields too (`{{user.name}}`).
 //! - `env.` cannot appear in a condition, range or `@foreach`: its value is only known when the
 //!   host starts the server ([`TemplateError::EnvCondition`]).
 //! - `@` starts a directive only as `@if(`, `@elseif(`, `@for(`, `@foreach(` or as `@else`,
@@ -35,14 +42,45 @@
 //!   deep. No input makes rendering panic.
 
 mod eval;
+mod literal;
+#[cfg(test)]
+mod spec_tests;
 mod syntax;
 #[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
 
-/// Input values of one package: what the user set, else the input's default.
-pub type Props = BTreeMap<String, String>;
+pub use literal::{LiteralRef, as_templates, is_shell, literal_refs};
+
+pub use serde_json::Value;
+
+/// Input values of one package: what the user set, else the input's default. Values are typed:
+/// a text, a number, a boolean, a list or an object.
+pub type Props = BTreeMap<String, Value>;
+
+/// What a template is rendered against: the package's input values and, when writing for one
+/// host, that host's id (`{{host.id}}`, `@if(host == "codex")`).
+#[derive(Clone, Copy, Debug)]
+pub struct Context<'a> {
+    pub props: &'a Props,
+    pub host: Option<&'a str>,
+}
+
+impl<'a> Context<'a> {
+    /// Props alone: a template that names `host` is an error.
+    pub fn new(props: &'a Props) -> Self {
+        Context { props, host: None }
+    }
+
+    /// Props, rendering for host `id`.
+    pub fn for_host(props: &'a Props, id: &'a str) -> Self {
+        Context {
+            props,
+            host: Some(id),
+        }
+    }
+}
 
 /// How a host writes a reference to an environment variable inside a string value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,8 +121,16 @@ pub enum TemplateError {
     MissingProp(String),
     #[error("this host cannot read environment variables inside config values (`{{{{env.{0}}}}}`)")]
     EnvUnsupported(String),
-    #[error("malformed template: {0}")]
-    Malformed(String),
+    /// A template that cannot be read or evaluated. `offset` is the byte offset of the
+    /// expression or directive at fault; `line` and `column` (1-based, in characters) are filled
+    /// by the public functions, 0 when unknown.
+    #[error("malformed template{}: {message}", position(*.line, *.column))]
+    Malformed {
+        message: String,
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
     /// `{{env.A|env.B}}`: a host config names one variable per reference.
     #[error("{}", chain_message(.0))]
     EnvChainUnsupported(Vec<String>),
@@ -101,6 +147,58 @@ pub enum TemplateError {
          install time, so they cannot decide a condition or a loop: use an input (`props.NAME`)"
     )]
     EnvCondition(String),
+}
+
+fn position(line: usize, column: usize) -> String {
+    match (line, column) {
+        (0, _) => String::new(),
+        (1, c) => format!(" at column {c}"),
+        (l, c) => format!(" at line {l}, column {c}"),
+    }
+}
+
+impl TemplateError {
+    /// The error with the line and column of its offset in template `s`.
+    fn located(self, s: &str) -> Self {
+        match self {
+            TemplateError::Malformed {
+                message, offset, ..
+            } => {
+                let offset = offset.min(s.len());
+                let before = s.get(..offset).unwrap_or_default();
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                TemplateError::Malformed {
+                    message,
+                    offset,
+                    line,
+                    column,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Where in the template the error is, when it has a place: `(offset, line, column)`.
+    pub fn position(&self) -> Option<(usize, usize, usize)> {
+        match self {
+            TemplateError::Malformed {
+                offset,
+                line,
+                column,
+                ..
+            } => Some((*offset, *line, *column)),
+            _ => None,
+        }
+    }
+
+    /// The message without its position, for reports that point at the place themselves.
+    pub fn message(&self) -> String {
+        match self {
+            TemplateError::Malformed { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
 }
 
 fn chain_message(names: &[String]) -> String {
@@ -143,19 +241,22 @@ pub enum Part {
     },
 }
 
-/// Evaluates `s` against `props` (conditions, loops, substitutions) and splits out environment
+/// Evaluates `s` in `cx` (conditions, loops, substitutions) and splits out environment
 /// references. Adjacent text is merged; empty text is left out.
-pub fn parse_parts(s: &str, props: &Props) -> Result<Vec<Part>, TemplateError> {
-    let nodes = syntax::parse(s)?;
-    let mut eval = eval::Eval::new(props);
-    eval.nodes(&nodes)?;
-    Ok(eval.parts)
+pub fn parse_parts(s: &str, cx: &Context<'_>) -> Result<Vec<Part>, TemplateError> {
+    let run = || {
+        let nodes = syntax::parse(s)?;
+        let mut eval = eval::Eval::new(cx);
+        eval.nodes(&nodes)?;
+        Ok(eval.parts)
+    };
+    run().map_err(|e: TemplateError| e.located(s))
 }
 
 /// Checks `s` for every error that does not depend on the props' values (syntax, unknown
 /// contexts, unclosed blocks, bad conditions, `env.` in conditions).
 pub fn check(s: &str) -> Result<(), TemplateError> {
-    syntax::parse(s).map(|_| ())
+    syntax::parse(s).map(|_| ()).map_err(|e| e.located(s))
 }
 
 /// Renders `s` for a host: props substituted, environment references in `syntax`.
@@ -163,14 +264,18 @@ pub fn check(s: &str) -> Result<(), TemplateError> {
 /// A reference with several variables (`{{env.A|env.B}}`) is [`TemplateError::EnvChainUnsupported`]
 /// on every host; a default is written `${VAR:-d}` for [`EnvSyntax::DollarBrace`] and is
 /// [`TemplateError::DefaultUnsupported`] for the other syntaxes.
-pub fn render_for_host(s: &str, props: &Props, syntax: EnvSyntax) -> Result<String, TemplateError> {
+pub fn render_for_host(
+    s: &str,
+    cx: &Context<'_>,
+    syntax: EnvSyntax,
+) -> Result<String, TemplateError> {
     // Without `{` or `@` there is no expression or directive: the text is the rendering (most
     // strings of a server are plain: commands, flags, package names).
     if !s.contains(['{', '@']) && s.len() <= eval::MAX_OUTPUT {
         return Ok(s.to_owned());
     }
     let mut out = String::new();
-    for part in parse_parts(s, props)? {
+    for part in parse_parts(s, cx)? {
         match part {
             Part::Text(t) => out.push_str(&t),
             Part::Env { names, default } => {
@@ -181,6 +286,75 @@ pub fn render_for_host(s: &str, props: &Props, syntax: EnvSyntax) -> Result<Stri
     Ok(out)
 }
 
+/// When `s` is exactly one expression (`{{props.dirs}}`, `{{props.timeout|'30'}}`) whose first
+/// alternative with a value is not an environment variable, that value with its type: a list
+/// stays a list, a number a number. `None` for any other string.
+pub fn value_of(s: &str, cx: &Context<'_>) -> Result<Option<Value>, TemplateError> {
+    let trimmed = s.trim();
+    if !(trimmed.starts_with("{{") && trimmed.ends_with("}}")) {
+        return Ok(None);
+    }
+    let run = || {
+        let nodes = syntax::parse(s)?;
+        match nodes.as_slice() {
+            [syntax::Node::Expr(chain)] => eval::Eval::new(cx).chain_value(chain),
+            _ => Ok(None),
+        }
+    };
+    run().map_err(|e: TemplateError| e.located(s))
+}
+
+/// One input path of a template: the input, the steps after it, and the offset of the expression
+/// or directive holding it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputPath {
+    pub input: String,
+    /// `Some(name)` for `.name`, `None` for an index `[…]`.
+    pub steps: Vec<Option<String>>,
+    pub src: String,
+    pub offset: usize,
+}
+
+/// Every `props.`/`input.` path of `s`, in every branch; empty when `s` does not parse (see
+/// [`check`] for why).
+pub fn input_paths(s: &str) -> Vec<InputPath> {
+    let Ok(nodes) = syntax::parse(s) else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    syntax::prop_paths(&nodes, &mut paths);
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let input = p.input()?.to_string();
+            let steps = p.segs[1..]
+                .iter()
+                .map(|seg| match seg {
+                    syntax::Seg::Key(k) => Some(k.clone()),
+                    syntax::Seg::Index(_) => None,
+                })
+                .collect();
+            Some(InputPath {
+                input,
+                steps,
+                src: p.src.clone(),
+                offset: p.at,
+            })
+        })
+        .collect()
+}
+
+/// How a typed value reads inside a text: texts as they are, numbers and booleans as written,
+/// lists and objects as compact JSON.
+pub fn value_text(v: &Value) -> String {
+    eval::text(v)
+}
+
+/// "a text", "a number", "a list", … for messages.
+pub fn kind_of(v: &Value) -> &'static str {
+    eval::kind_of(v)
+}
+
 /// One environment reference in a host's syntax.
 pub fn env_ref(
     names: &[String],
@@ -189,7 +363,7 @@ pub fn env_ref(
 ) -> Result<String, TemplateError> {
     let name = match names {
         [name] => name.as_str(),
-        [] => return Err(TemplateError::Malformed("an empty `{{env.}}`".to_string())),
+        [] => return Err(syntax::malformed(0, "an empty `{{env.}}`".to_string())),
         _ => {
             return Err(match syntax {
                 EnvSyntax::None => TemplateError::EnvUnsupported(names[0].clone()),
@@ -213,8 +387,8 @@ pub fn env_ref(
 
 /// When `s` is exactly one environment reference (`{{env.X}}`), its variable name. Hosts without
 /// interpolation can still forward such a value by name (Codex `env_vars`, `env_http_headers`).
-pub fn sole_env_ref(s: &str, props: &Props) -> Option<String> {
-    match parse_parts(s, props).ok()?.as_slice() {
+pub fn sole_env_ref(s: &str, cx: &Context<'_>) -> Option<String> {
+    match parse_parts(s, cx).ok()?.as_slice() {
         [
             Part::Env {
                 names,
@@ -223,26 +397,6 @@ pub fn sole_env_ref(s: &str, props: &Props) -> Option<String> {
         ] if names.len() == 1 => Some(names[0].clone()),
         _ => None,
     }
-}
-
-/// Every environment variable the servers of `package` read (`{{env.X}}` anywhere in their
-/// values, or in its inputs' defaults), sorted and without repeats.
-pub fn env_vars_of(package: &crate::manifest::Manifest) -> Vec<String> {
-    let defaults = package
-        .inputs
-        .values()
-        .filter_map(|i| i.default.as_ref().and_then(toml::Value::as_str))
-        .map(str::to_string);
-    let mut vars: Vec<String> = package
-        .servers
-        .values()
-        .flat_map(crate::manifest::Server::strings)
-        .chain(defaults)
-        .flat_map(|s| env_refs(&s))
-        .collect();
-    vars.sort();
-    vars.dedup();
-    vars
 }
 
 /// Every environment variable `s` mentions, in every branch and alternative, in order of first
@@ -275,7 +429,7 @@ fn scan_refs(s: &str) -> Vec<(&'static str, String)> {
     for tok in toks {
         match tok {
             syntax::Tok::Text(_) => {}
-            syntax::Tok::Expr(e) => {
+            syntax::Tok::Expr(e, _) => {
                 for piece in syntax::split_outside_quotes(&e, '|') {
                     push_path(piece.trim(), &mut out);
                 }
@@ -310,8 +464,12 @@ fn scan_refs(s: &str) -> Vec<(&'static str, String)> {
 }
 
 fn push_path(piece: &str, out: &mut Vec<(&'static str, String)>) {
-    let Some((ctx, name)) = piece.split_once('.') else {
+    let Some((ctx, rest)) = piece.split_once('.') else {
         return;
+    };
+    let name = match ctx {
+        "env" => rest,
+        _ => rest.split(['.', '[']).next().unwrap_or_default(),
     };
     match ctx {
         "env" if syntax::is_ident(name) => out.push(("env", name.to_string())),

@@ -7,13 +7,51 @@ use super::TemplateError;
 /// How deeply blocks may nest; deeper templates are refused instead of exhausting the stack.
 pub(super) const MAX_DEPTH: usize = 32;
 
+/// Where a path starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Root {
+    /// `props.` or `input.`: the first segment is the input's name.
+    Props,
+    /// A loop variable.
+    Var(String),
+    /// `host` or `host.id`: the id of the host being written.
+    Host,
+}
+
+/// One step into a value: `.name` or `[expression]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Seg {
+    Key(String),
+    Index(Sum),
+}
+
+/// `props.a.b[i - 1]`, `user.name`, `host.id`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Path {
+    pub root: Root,
+    pub segs: Vec<Seg>,
+    /// The path as written, for messages.
+    pub src: String,
+    /// Offset of the expression or directive holding it.
+    pub at: usize,
+}
+
+impl Path {
+    /// The input the path starts from (`props.NAME…`).
+    pub fn input(&self) -> Option<&str> {
+        match (&self.root, self.segs.first()) {
+            (Root::Props, Some(Seg::Key(name))) => Some(name),
+            _ => None,
+        }
+    }
+}
+
 /// One alternative of a `|` chain inside `{{...}}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Alt {
-    Prop(String),
+    Path(Path),
     Env(String),
     Lit(String),
-    Var(String),
 }
 
 /// `{{a|b|'d'}}`: `src` is the whole expression as written, for messages.
@@ -21,13 +59,13 @@ pub(super) enum Alt {
 pub(super) struct Chain {
     pub src: String,
     pub alts: Vec<Alt>,
+    pub at: usize,
 }
 
-/// A value in a condition, a range bound or a `@foreach` source.
+/// A value in a condition, a sum or a `@foreach` source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Operand {
-    Prop(String),
-    Var(String),
+    Path(Path),
     Lit(String),
 }
 
@@ -35,8 +73,7 @@ impl Operand {
     /// How the operand reads in the template, for messages.
     pub fn describe(&self) -> String {
         match self {
-            Operand::Prop(n) => format!("props.{n}"),
-            Operand::Var(n) => n.clone(),
+            Operand::Path(p) => p.src.clone(),
             Operand::Lit(l) => format!("'{l}'"),
         }
     }
@@ -71,9 +108,9 @@ pub(super) enum Cond {
     Cmp(Operand, CmpOp, Operand),
 }
 
-/// A range bound: a sum of signed integer terms, e.g. `props.count + 1`.
+/// A sum of signed integer terms, e.g. `props.count + 1` or `i - 1`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Bound {
+pub(super) struct Sum {
     pub src: String,
     pub terms: Vec<(bool, Operand)>,
 }
@@ -88,13 +125,15 @@ pub(super) enum Node {
     },
     For {
         src: String,
+        at: usize,
         var: String,
-        start: Bound,
-        end: Bound,
+        start: Sum,
+        end: Sum,
         body: Vec<Node>,
     },
     Foreach {
         src: String,
+        at: usize,
         var: String,
         list: Operand,
         body: Vec<Node>,
@@ -153,18 +192,27 @@ pub(super) struct Dir {
     pub arg: String,
     /// The directive as written, e.g. `@if(props.x)`.
     pub src: String,
+    /// Byte offset of the `@` in the template.
+    pub at: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Tok {
     Text(String),
-    /// The inside of `{{...}}`.
-    Expr(String),
+    /// The inside of `{{...}}`, and the offset of its `{{`.
+    Expr(String, usize),
     Dir(Dir),
 }
 
-fn malformed(msg: String) -> TemplateError {
-    TemplateError::Malformed(msg)
+/// An error at byte offset `at` of the template; [`TemplateError::located`] adds the line and
+/// column once the whole template is known.
+pub(super) fn malformed(at: usize, message: String) -> TemplateError {
+    TemplateError::Malformed {
+        message,
+        offset: at,
+        line: 0,
+        column: 0,
+    }
 }
 
 /// At most 60 characters of `s`, for quoting in messages.
@@ -198,7 +246,7 @@ pub(super) fn lex(s: &str) -> (Vec<Tok>, Option<TemplateError>) {
             match scan_expr(s, at) {
                 Ok((inner, next)) => {
                     flush(&mut toks, &mut text);
-                    toks.push(Tok::Expr(inner.to_string()));
+                    toks.push(Tok::Expr(inner.to_string(), at));
                     i = next;
                 }
                 Err(e) => {
@@ -216,6 +264,7 @@ pub(super) fn lex(s: &str) -> (Vec<Tok>, Option<TemplateError>) {
                             kind,
                             arg: arg.to_string(),
                             src: s[at..next].to_string(),
+                            at,
                         }));
                         i = next;
                     }
@@ -230,6 +279,7 @@ pub(super) fn lex(s: &str) -> (Vec<Tok>, Option<TemplateError>) {
                     kind,
                     arg: String::new(),
                     src: s[at..kw_end].to_string(),
+                    at,
                 }));
                 i = kw_end;
             }
@@ -285,27 +335,33 @@ fn scan_expr(s: &str, start: usize) -> Result<(&str, usize), TemplateError> {
                 '\'' | '"' => quote = Some(c),
                 '}' if s[at..].starts_with("}}") => return Ok((&s[from..at], at + 2)),
                 '{' if s[at..].starts_with("{{") => {
-                    return Err(malformed(format!(
-                        "`{}` is not closed before the next `{{{{`: add `}}}}` after the \
-                         expression (write `{{{{'{{{{'}}}}` for a literal `{{{{`)",
-                        snippet(&s[start..at])
-                    )));
+                    return Err(malformed(
+                        start,
+                        format!(
+                            "`{}` is not closed before the next `{{{{`: add `}}}}` after the \
+                             expression (write `{{{{'{{{{'}}}}` for a literal `{{{{`)",
+                            snippet(&s[start..at])
+                        ),
+                    ));
                 }
                 _ => {}
             },
         }
     }
-    match quote {
-        Some(q) => Err(malformed(format!(
-            "`{}` has a {q} quote that is never closed: close it, or quote a text that \
-             contains {q} with the other kind of quote",
-            snippet(&s[start..])
-        ))),
-        None => Err(malformed(format!(
-            "`{}` is never closed: add `}}}}` (write `{{{{'{{{{'}}}}` for a literal `{{{{`)",
-            snippet(&s[start..])
-        ))),
-    }
+    Err(malformed(
+        start,
+        match quote {
+            Some(q) => format!(
+                "`{}` has a {q} quote that is never closed: close it, or quote a text that \
+                 contains {q} with the other kind of quote",
+                snippet(&s[start..])
+            ),
+            None => format!(
+                "`{}` is never closed: add `}}}}` (write `{{{{'{{{{'}}}}` for a literal `{{{{`)",
+                snippet(&s[start..])
+            ),
+        },
+    ))
 }
 
 /// `open` is the index of `@`, `from` the index after `(`; returns the inside of the balanced
@@ -334,10 +390,13 @@ fn scan_paren(s: &str, open: usize, from: usize) -> Result<(&str, usize), Templa
             },
         }
     }
-    Err(malformed(format!(
-        "`{}` has no closing `)`: close the parenthesis after the condition",
-        snippet(&s[open..])
-    )))
+    Err(malformed(
+        open,
+        format!(
+            "`{}` has no closing `)`: close the parenthesis after the condition",
+            snippet(&s[open..])
+        ),
+    ))
 }
 
 /// A directive alone on its line (only spaces or tabs around it) takes the whole line with it,
@@ -425,11 +484,14 @@ fn stray(dir: &Dir) -> TemplateError {
         DirKind::EndFor => "@for(...)",
         _ => "@foreach(...)",
     };
-    malformed(format!(
-        "`{}` has no matching `{opener}` before it: remove it or add the `{opener}` (with \
-         no space before `(`)",
-        dir.src
-    ))
+    malformed(
+        dir.at,
+        format!(
+            "`{}` has no matching `{opener}` before it: remove it or add the `{opener}` (with \
+             no space before `(`)",
+            dir.src
+        ),
+    )
 }
 
 struct Parser {
@@ -445,13 +507,17 @@ impl Parser {
         while let Some(tok) = self.toks.next() {
             match tok {
                 Tok::Text(t) => nodes.push(Node::Text(t)),
-                Tok::Expr(e) => nodes.push(Node::Expr(parse_chain(&e, &self.scope)?)),
+                Tok::Expr(e, at) => nodes.push(Node::Expr(parse_chain(&e, at, &self.scope)?)),
                 Tok::Dir(dir) => {
                     if dir.kind.takes_arg() && depth >= MAX_DEPTH {
-                        return Err(malformed(format!(
-                            "`{}` nests blocks more than {MAX_DEPTH} deep: simplify the template",
-                            dir.src
-                        )));
+                        return Err(malformed(
+                            dir.at,
+                            format!(
+                                "`{}` nests blocks more than {MAX_DEPTH} deep: simplify the \
+                                 template",
+                                dir.src
+                            ),
+                        ));
                     }
                     match dir.kind {
                         DirKind::If => nodes.push(self.if_block(dir, depth + 1)?),
@@ -496,11 +562,14 @@ impl Parser {
                             branches,
                             otherwise,
                         }),
-                        DirKind::ElseIf | DirKind::Else => Err(malformed(format!(
-                            "`{}` comes after `@else` in `{}`: `@else` must be the last branch, \
-                             move it down",
-                            end.src, open.src
-                        ))),
+                        DirKind::ElseIf | DirKind::Else => Err(malformed(
+                            end.at,
+                            format!(
+                                "`{}` comes after `@else` in `{}`: `@else` must be the last \
+                                 branch, move it down",
+                                end.src, open.src
+                            ),
+                        )),
                         _ => Err(mismatched(&open, &end, "@endif")),
                     };
                 }
@@ -515,6 +584,7 @@ impl Parser {
         let body = self.loop_body(&open, &var, DirKind::EndFor, depth)?;
         Ok(Node::For {
             src: open.src,
+            at: open.at,
             var,
             start,
             end,
@@ -524,10 +594,11 @@ impl Parser {
 
     fn foreach_block(&mut self, open: Dir, depth: usize) -> Result<Node, TemplateError> {
         let (var, source) = loop_header(&open, "props.LIST")?;
-        let list = parse_operand(source, &self.scope, &open.src)?;
+        let list = parse_operand(source, &self.scope, &open)?;
         let body = self.loop_body(&open, &var, DirKind::EndForeach, depth)?;
         Ok(Node::Foreach {
             src: open.src,
+            at: open.at,
             var,
             list,
             body,
@@ -555,28 +626,38 @@ impl Parser {
 }
 
 fn unclosed(open: &Dir, closer: &str) -> TemplateError {
-    malformed(format!(
-        "`{}` is never closed: add `{closer}` after its body",
-        open.src
-    ))
+    malformed(
+        open.at,
+        format!(
+            "`{}` is never closed: add `{closer}` after its body",
+            open.src
+        ),
+    )
 }
 
 fn mismatched(open: &Dir, found: &Dir, want: &str) -> TemplateError {
-    malformed(format!(
-        "`{}` is closed by `{}`: close it with `{want}` (blocks close in reverse order of opening)",
-        open.src, found.src
-    ))
+    malformed(
+        found.at,
+        format!(
+            "`{}` is closed by `{}`: close it with `{want}` (blocks close in reverse order of \
+             opening)",
+            open.src, found.src
+        ),
+    )
 }
 
 /// `VAR in SOURCE` of a `@for`/`@foreach`.
 fn loop_header<'a>(open: &'a Dir, shape: &str) -> Result<(String, &'a str), TemplateError> {
     let arg = open.arg.trim();
     let bad = || {
-        malformed(format!(
-            "`{}` should read `@{}(NAME in {shape})`",
-            open.src,
-            open.kind.keyword()
-        ))
+        malformed(
+            open.at,
+            format!(
+                "`{}` should read `@{}(NAME in {shape})`",
+                open.src,
+                open.kind.keyword()
+            ),
+        )
     };
     let (var, rest) = arg.split_once(char::is_whitespace).ok_or_else(bad)?;
     let rest = rest.trim_start().strip_prefix("in").ok_or_else(bad)?;
@@ -584,99 +665,126 @@ fn loop_header<'a>(open: &'a Dir, shape: &str) -> Result<(String, &'a str), Temp
         return Err(bad());
     }
     if !is_ident(var) {
-        return Err(malformed(format!(
-            "`{}`: the loop variable `{var}` must be a name of letters, digits and `_`",
-            open.src
-        )));
+        return Err(malformed(
+            open.at,
+            format!(
+                "`{}`: the loop variable `{var}` must be a name of letters, digits and `_`",
+                open.src
+            ),
+        ));
     }
-    if matches!(var, "props" | "input" | "env") {
-        return Err(malformed(format!(
-            "`{}`: `{var}` is reserved; name the loop variable something else, e.g. `item`",
-            open.src
-        )));
+    if matches!(var, "props" | "input" | "env" | "host") {
+        return Err(malformed(
+            open.at,
+            format!(
+                "`{}`: `{var}` is reserved; name the loop variable something else, e.g. `item`",
+                open.src
+            ),
+        ));
     }
     Ok((var.to_string(), rest.trim()))
 }
 
-fn parse_range(
-    open: &Dir,
-    source: &str,
-    scope: &[String],
-) -> Result<(Bound, Bound), TemplateError> {
+fn parse_range(open: &Dir, source: &str, scope: &[String]) -> Result<(Sum, Sum), TemplateError> {
     let inner = source
         .strip_prefix("range")
         .map(str::trim_start)
         .and_then(|r| r.strip_prefix('('))
         .and_then(|r| r.strip_suffix(')'))
         .ok_or_else(|| {
-            malformed(format!(
-                "`{}`: `@for` loops over `range(START, END)` (END excluded); use `@foreach` \
-                 to loop over a list",
-                open.src
-            ))
+            malformed(
+                open.at,
+                format!(
+                    "`{}`: `@for` loops over `range(START, END)` (END excluded); use `@foreach` \
+                     to loop over a list",
+                    open.src
+                ),
+            )
         })?;
-    let args: Vec<&str> = inner.split(',').collect();
+    let cx = Cx {
+        scope,
+        src: &open.src,
+        at: open.at,
+    };
+    let args = split_outside_brackets(inner, ',');
     match args.as_slice() {
         [end] => Ok((
-            Bound {
+            Sum {
                 src: "0".to_string(),
                 terms: vec![(false, Operand::Lit("0".to_string()))],
             },
-            parse_bound(open, end, scope)?,
+            parse_sum(end, &cx)?,
         )),
-        [start, end] => Ok((
-            parse_bound(open, start, scope)?,
-            parse_bound(open, end, scope)?,
+        [start, end] => Ok((parse_sum(start, &cx)?, parse_sum(end, &cx)?)),
+        _ => Err(malformed(
+            open.at,
+            format!(
+                "`{}`: `range` takes `START, END` (whole numbers, END excluded)",
+                open.src
+            ),
         )),
-        _ => Err(malformed(format!(
-            "`{}`: `range` takes `START, END` (whole numbers, END excluded)",
-            open.src
-        ))),
     }
 }
 
-/// A sum such as `props.count + 1` or `-2`. Names used here cannot contain `-`, which is the
-/// subtraction operator.
-fn parse_bound(open: &Dir, text: &str, scope: &[String]) -> Result<Bound, TemplateError> {
+/// What a path or expression is read in: the loop variables in scope, and the expression or
+/// directive holding it, for messages.
+struct Cx<'a> {
+    scope: &'a [String],
+    src: &'a str,
+    at: usize,
+}
+
+impl Cx<'_> {
+    fn err(&self, message: String) -> TemplateError {
+        malformed(self.at, message)
+    }
+}
+
+/// A sum such as `props.count + 1`, `i - 1` or `-2`. Names used here cannot contain `-`, which
+/// is the subtraction operator.
+fn parse_sum(text: &str, cx: &Cx<'_>) -> Result<Sum, TemplateError> {
     let bad = |why: &str| {
-        malformed(format!(
-            "`{}`: range bound `{}` {why}; a bound is a whole number, an input or a loop \
+        cx.err(format!(
+            "`{}`: `{}` {why}; an expression here is a whole number, an input or a loop \
              variable, optionally plus or minus others (`props.count + 1`)",
-            open.src,
+            cx.src,
             text.trim()
         ))
     };
     let mut terms = Vec::new();
     let mut negative = false;
     let mut expect_operand = true;
-    let mut chars = text.char_indices().peekable();
-    while let Some(&(at, c)) = chars.peek() {
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let Some(c) = rest.chars().next() else { break };
         if c.is_whitespace() {
-            chars.next();
+            i += c.len_utf8();
             continue;
         }
         if expect_operand {
             if c == '-' || c == '+' {
                 negative ^= c == '-';
-                chars.next();
+                i += 1;
                 continue;
             }
-            let mut end = at;
-            while let Some(&(j, c)) = chars.peek() {
-                if is_ident_char(c) || c == '.' {
-                    end = j + c.len_utf8();
-                    chars.next();
-                } else {
-                    break;
+            let (operand, used) = if c.is_ascii_digit() {
+                let used = rest
+                    .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .unwrap_or(rest.len());
+                (Operand::Lit(rest[..used].to_string()), used)
+            } else if c.is_ascii_alphabetic() || c == '_' {
+                match read_path(rest, false, cx)? {
+                    (Read::Path(p), used) => (Operand::Path(p), used),
+                    (Read::Env, _) => return Err(TemplateError::EnvCondition(cx.src.to_string())),
                 }
-            }
-            let word = &text[at..end];
-            if word.is_empty() {
+            } else {
                 return Err(bad(&format!("has an unexpected `{c}`")));
-            }
-            terms.push((negative, parse_operand(word, scope, &open.src)?));
+            };
+            terms.push((negative, operand));
             negative = false;
             expect_operand = false;
+            i += used;
         } else {
             match c {
                 '+' => negative = false,
@@ -684,7 +792,7 @@ fn parse_bound(open: &Dir, text: &str, scope: &[String]) -> Result<Bound, Templa
                 _ => return Err(bad(&format!("has an unexpected `{c}`"))),
             }
             expect_operand = true;
-            chars.next();
+            i += 1;
         }
     }
     if expect_operand {
@@ -694,10 +802,198 @@ fn parse_bound(open: &Dir, text: &str, scope: &[String]) -> Result<Bound, Templa
             "ends with an operator"
         }));
     }
-    Ok(Bound {
+    Ok(Sum {
         src: text.trim().to_string(),
         terms,
     })
+}
+
+/// What [`read_path`] found.
+enum Read {
+    Path(Path),
+    /// `env.NAME`, which only the callers that accept references turn into one.
+    Env,
+}
+
+/// Reads the path at the start of `text`: `props.a.b[i - 1]`, `input.x`, a loop variable with
+/// fields, `host`, `host.id` or `env.X`. Returns it and the bytes read. `dash` says whether names
+/// may contain `-` (not in sums, where `-` subtracts).
+fn read_path(text: &str, dash: bool, cx: &Cx<'_>) -> Result<(Read, usize), TemplateError> {
+    let name_end = |from: usize, dash: bool| {
+        text[from..]
+            .find(|c: char| !(is_ident_char(c) || (dash && c == '-')))
+            .map_or(text.len(), |n| from + n)
+    };
+    let root_end = name_end(0, false);
+    let word = &text[..root_end];
+    let mut i = root_end;
+    let root = match word {
+        "env" => {
+            if !text[i..].starts_with('.') {
+                return Err(cx.err(format!(
+                    "`{}`: name the field, e.g. `{{{{env.NAME}}}}`",
+                    cx.src
+                )));
+            }
+            let end = name_end(i + 1, false);
+            if !is_ident(&text[i + 1..end]) {
+                return Err(not_env_name(text[i + 1..].trim(), cx));
+            }
+            if text[end..].starts_with(['.', '[']) {
+                return Err(cx.err(format!(
+                    "`{}`: an environment variable is one text and has no fields: write \
+                     `{}`",
+                    cx.src,
+                    &text[..end]
+                )));
+            }
+            return Ok((Read::Env, end));
+        }
+        "props" | "input" => {
+            if !text[i..].starts_with('.') {
+                return Err(cx.err(format!(
+                    "`{}`: name the field, e.g. `{{{{{word}.NAME}}}}`",
+                    cx.src
+                )));
+            }
+            Root::Props
+        }
+        "host" => Root::Host,
+        var if cx.scope.iter().any(|v| v == var) => Root::Var(var.to_string()),
+        "" => {
+            return Err(cx.err(format!(
+                "`{}`: cannot read `{}`: a value is `props.NAME`, a loop variable, `'text'` or a \
+                 number",
+                cx.src,
+                snippet(text)
+            )));
+        }
+        other if text[i..].starts_with('.') => {
+            return Err(cx.err(format!(
+                "`{}`: unknown context `{other}`: use `props.NAME` for an input, `env.NAME` for \
+                 an environment variable or `host.id` for the host",
+                cx.src
+            )));
+        }
+        other => {
+            return Err(cx.err(format!(
+                "`{}`: `{other}` is not a loop variable here: write `{{{{props.{other}}}}}` \
+                 for an input or `{{{{env.{other}}}}}` for an environment variable",
+                cx.src
+            )));
+        }
+    };
+    let mut segs = Vec::new();
+    loop {
+        let rest = &text[i..];
+        if rest.starts_with('.') {
+            let end = name_end(i + 1, dash);
+            let name = &text[i + 1..end];
+            if name.is_empty() {
+                return Err(cx.err(format!(
+                    "`{}`: `{}` ends with `.`: name a field after it",
+                    cx.src,
+                    &text[..=i]
+                )));
+            }
+            segs.push(Seg::Key(name.to_string()));
+            i = end;
+        } else if rest.starts_with('[') {
+            let close = matching_bracket(rest).ok_or_else(|| {
+                cx.err(format!(
+                    "`{}`: `{}` has no closing `]`",
+                    cx.src,
+                    snippet(text)
+                ))
+            })?;
+            let inner = rest[1..close].trim();
+            let seg = match quoted(inner) {
+                Some(key) => Seg::Key(key.to_string()),
+                None => Seg::Index(parse_sum(inner, cx)?),
+            };
+            segs.push(seg);
+            i += close + 1;
+        } else {
+            break;
+        }
+    }
+    match (&root, segs.as_slice()) {
+        (Root::Host, []) => {}
+        (Root::Host, [Seg::Key(k)]) if k == "id" => {}
+        (Root::Host, _) => {
+            return Err(cx.err(format!(
+                "`{}`: the host has only an id: write `host` or `host.id`",
+                cx.src
+            )));
+        }
+        _ => {}
+    }
+    let path = Path {
+        root,
+        segs,
+        src: text[..i].to_string(),
+        at: cx.at,
+    };
+    Ok((Read::Path(path), i))
+}
+
+/// The index of the `]` closing the `[` that `s` starts with.
+fn matching_bracket(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote = None;
+    for (i, c) in s.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '[' => depth += 1,
+                ']' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    None
+}
+
+/// A whole operand that must be one path: what follows it is reported.
+fn whole_path(text: &str, cx: &Cx<'_>) -> Result<Read, TemplateError> {
+    let (read, used) = read_path(text, true, cx)?;
+    if used == text.len() {
+        return Ok(read);
+    }
+    let rest = &text[used..];
+    if let Some(name) = text.strip_prefix("env.") {
+        return Err(not_env_name(name, cx));
+    }
+    Err(cx.err(match text.split_once('.') {
+        Some(("props" | "input", name)) if !name.contains(['.', '[']) => {
+            format!(
+                "`{}`: `{name}` is not an input name (letters, digits, `_` and `-`)",
+                cx.src
+            )
+        }
+        _ => format!(
+            "`{}`: cannot read `{}` after `{}`: a value is `props.NAME`, a loop variable, \
+             `'text'` or a number",
+            cx.src,
+            rest.trim(),
+            &text[..used]
+        ),
+    }))
+}
+
+fn not_env_name(name: &str, cx: &Cx<'_>) -> TemplateError {
+    cx.err(format!(
+        "`{}`: `{name}` is not an environment variable name (letters, digits and `_`, not \
+         starting with a digit)",
+        cx.src
+    ))
 }
 
 pub(super) fn is_ident(s: &str) -> bool {
@@ -732,6 +1028,32 @@ pub(super) fn split_outside_quotes(s: &str, sep: char) -> Vec<&str> {
     parts
 }
 
+/// Splits `s` at `sep` outside quotes, brackets and parentheses.
+fn split_outside_brackets(s: &str, sep: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut quote = None;
+    let mut depth = 0usize;
+    let mut from = 0;
+    for (i, c) in s.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '[' | '(' => depth += 1,
+                ']' | ')' => depth = depth.saturating_sub(1),
+                c if c == sep && depth == 0 => {
+                    parts.push(&s[from..i]);
+                    from = i + c.len_utf8();
+                }
+                _ => {}
+            },
+        }
+    }
+    parts.push(&s[from..]);
+    parts
+}
+
 /// `'text'` or `"text"` without the quotes.
 pub(super) fn quoted(s: &str) -> Option<&str> {
     let q = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
@@ -739,16 +1061,21 @@ pub(super) fn quoted(s: &str) -> Option<&str> {
     (!inner.contains(q)).then_some(inner)
 }
 
-/// The inside of `{{...}}`.
-pub(super) fn parse_chain(expr: &str, scope: &[String]) -> Result<Chain, TemplateError> {
+/// The inside of `{{...}}` at offset `at`.
+pub(super) fn parse_chain(expr: &str, at: usize, scope: &[String]) -> Result<Chain, TemplateError> {
     let src = format!("{{{{{expr}}}}}");
+    let cx = Cx {
+        scope,
+        src: &src,
+        at,
+    };
     let mut alts = Vec::new();
     let pieces = split_outside_quotes(expr, '|');
     let count = pieces.len();
     for (n, piece) in pieces.into_iter().enumerate() {
         let piece = piece.trim();
         if piece.is_empty() {
-            return Err(malformed(if count == 1 {
+            return Err(cx.err(if count == 1 {
                 format!("`{src}` is empty: write `{{{{props.NAME}}}}` or `{{{{env.NAME}}}}`")
             } else {
                 format!(
@@ -759,13 +1086,13 @@ pub(super) fn parse_chain(expr: &str, scope: &[String]) -> Result<Chain, Templat
         }
         if piece.starts_with(['\'', '"']) {
             let lit = quoted(piece).ok_or_else(|| {
-                malformed(format!(
+                cx.err(format!(
                     "`{src}`: `{piece}` is not one quoted text: write a default as `'text'` \
                      or `\"text\"` (a `'` goes inside `\"…\"`, a `\"` inside `'…'`)"
                 ))
             })?;
             if n + 1 != count {
-                return Err(malformed(format!(
+                return Err(cx.err(format!(
                     "`{src}`: the default `{piece}` must come last, because nothing after it \
                      is ever used"
                 )));
@@ -773,68 +1100,12 @@ pub(super) fn parse_chain(expr: &str, scope: &[String]) -> Result<Chain, Templat
             alts.push(Alt::Lit(lit.to_string()));
             continue;
         }
-        alts.push(parse_path(piece, scope, &src)?);
+        alts.push(match whole_path(piece, &cx)? {
+            Read::Path(p) => Alt::Path(p),
+            Read::Env => Alt::Env(piece["env.".len()..].to_string()),
+        });
     }
-    Ok(Chain { src, alts })
-}
-
-/// `props.x`, `input.x`, `env.X` or a loop variable.
-fn parse_path(piece: &str, scope: &[String], src: &str) -> Result<Alt, TemplateError> {
-    if piece.contains(['[', ']']) {
-        return Err(malformed(format!(
-            "`{src}`: indexing (`{piece}`) is not supported: inputs are plain strings; use \
-             `@foreach(item in props.LIST)` to go through a comma-separated list"
-        )));
-    }
-    let (ctx, rest) = match piece.split_once('.') {
-        Some((ctx, rest)) => (ctx, Some(rest)),
-        None => (piece, None),
-    };
-    match (ctx, rest) {
-        ("props" | "input", Some(name)) => {
-            if name.contains('.') {
-                Err(malformed(format!(
-                    "`{src}`: `{piece}` reaches into a nested field, but inputs are plain \
-                     strings: use `{ctx}.{}` or a separate input",
-                    name.split('.').next().unwrap_or_default()
-                )))
-            } else if is_prop_name(name) {
-                Ok(Alt::Prop(name.to_string()))
-            } else {
-                Err(malformed(format!(
-                    "`{src}`: `{name}` is not an input name (letters, digits, `_` and `-`)"
-                )))
-            }
-        }
-        ("env", Some(name)) => {
-            if is_ident(name) {
-                Ok(Alt::Env(name.to_string()))
-            } else {
-                Err(malformed(format!(
-                    "`{src}`: `{name}` is not an environment variable name (letters, digits \
-                     and `_`, not starting with a digit)"
-                )))
-            }
-        }
-        ("props" | "input" | "env", None) => Err(malformed(format!(
-            "`{src}`: name the field, e.g. `{{{{{ctx}.NAME}}}}`"
-        ))),
-        (var, rest) if scope.iter().any(|v| v == var) => match rest {
-            None => Ok(Alt::Var(var.to_string())),
-            Some(_) => Err(malformed(format!(
-                "`{src}`: the loop variable `{var}` is a plain string and has no fields: \
-                 write `{{{{{var}}}}}`"
-            ))),
-        },
-        (ctx, Some(_)) => Err(malformed(format!(
-            "`{src}`: unknown context `{ctx}`: use `props.NAME` for an input or `env.NAME` \
-             for an environment variable"
-        ))),
-        (name, None) => Err(malformed(format!(
-            "`{src}`: `{name}` is not a loop variable here: write `{{{{props.{name}}}}}` \
-             for an input or `{{{{env.{name}}}}}` for an environment variable"
-        ))),
-    }
+    Ok(Chain { src, alts, at })
 }
 
 fn is_number(s: &str) -> bool {
@@ -851,25 +1122,28 @@ fn is_number(s: &str) -> bool {
     seen_digit
 }
 
-/// An operand of a condition, range or `@foreach`: `props.x`, a loop variable, `'text'`, a
+/// An operand of a condition or `@foreach`: a path (`props.x`, `item.name`, `host`), `'text'`, a
 /// number, `true` or `false`.
-pub(super) fn parse_operand(
-    text: &str,
-    scope: &[String],
-    dir_src: &str,
-) -> Result<Operand, TemplateError> {
+fn parse_operand(text: &str, scope: &[String], dir: &Dir) -> Result<Operand, TemplateError> {
     let text = text.trim();
+    let cx = Cx {
+        scope,
+        src: &dir.src,
+        at: dir.at,
+    };
     if text.is_empty() {
-        return Err(malformed(format!(
-            "`{dir_src}` is missing a value: write e.g. `props.NAME`, `'text'` or a number"
+        return Err(cx.err(format!(
+            "`{}` is missing a value: write e.g. `props.NAME`, `'text'` or a number",
+            dir.src
         )));
     }
     if text.starts_with(['\'', '"']) {
         return quoted(text)
             .map(|l| Operand::Lit(l.to_string()))
             .ok_or_else(|| {
-                malformed(format!(
-                    "`{dir_src}`: `{text}` is not one quoted text: write `'text'` or `\"text\"`"
+                cx.err(format!(
+                    "`{}`: `{text}` is not one quoted text: write `'text'` or `\"text\"`",
+                    dir.src
                 ))
             });
     }
@@ -877,53 +1151,54 @@ pub(super) fn parse_operand(
         return Ok(Operand::Lit(text.to_string()));
     }
     if text.starts_with("env.") {
-        return Err(TemplateError::EnvCondition(dir_src.to_string()));
+        return Err(TemplateError::EnvCondition(dir.src.clone()));
     }
-    let plain = text
-        .chars()
-        .all(|c| is_ident_char(c) || c == '.' || c == '-');
-    if !plain {
-        return Err(malformed(format!(
-            "`{dir_src}`: cannot read `{text}`: a value is `props.NAME`, a loop variable, \
-             `'text'` or a number (combine conditions by nesting `@if` blocks)"
+    let word_end = text.find(|c: char| !is_ident_char(c)).unwrap_or(text.len());
+    let word = &text[..word_end];
+    let known = matches!(word, "props" | "input" | "host") || scope.iter().any(|v| v == word);
+    if !known && !text[word_end..].starts_with('.') {
+        if word_end == text.len() {
+            return Err(bad_operand(text, &cx));
+        }
+        return Err(cx.err(format!(
+            "`{}`: cannot read `{text}`: a value is `props.NAME`, a loop variable, `'text'` or \
+             a number (combine conditions by nesting `@if` blocks)",
+            dir.src
         )));
     }
-    if !text.contains('.') && !scope.iter().any(|v| v == text) {
-        return Err(bad_operand(text, dir_src));
-    }
-    match parse_path(text, scope, dir_src)? {
-        Alt::Prop(p) => Ok(Operand::Prop(p)),
-        Alt::Var(v) => Ok(Operand::Var(v)),
-        Alt::Env(_) => Err(TemplateError::EnvCondition(dir_src.to_string())),
-        Alt::Lit(l) => Ok(Operand::Lit(l)),
+    match whole_path(text, &cx)? {
+        Read::Path(p) => Ok(Operand::Path(p)),
+        Read::Env => Err(TemplateError::EnvCondition(dir.src.clone())),
     }
 }
 
-fn bad_operand(text: &str, dir_src: &str) -> TemplateError {
-    malformed(format!(
-        "`{dir_src}`: `{text}` is neither `props.NAME`, a loop variable, a quoted text nor a \
-         number: quote it (`'{text}'`) if you meant the text"
+fn bad_operand(text: &str, cx: &Cx<'_>) -> TemplateError {
+    cx.err(format!(
+        "`{}`: `{text}` is neither `props.NAME`, a loop variable, a quoted text nor a number: \
+         quote it (`'{text}'`) if you meant the text",
+        cx.src
     ))
 }
 
 fn parse_cond(dir: &Dir, scope: &[String]) -> Result<Cond, TemplateError> {
     let arg = dir.arg.trim();
+    let err = |message: String| malformed(dir.at, message);
     if arg.is_empty() {
-        return Err(malformed(format!(
+        return Err(err(format!(
             "`{}` has no condition: write e.g. `@{}(props.NAME)`",
             dir.src,
             dir.kind.keyword()
         )));
     }
     if arg.contains("{{") {
-        return Err(malformed(format!(
+        return Err(err(format!(
             "`{}`: conditions name values directly, without braces: `@{}(props.NAME)`",
             dir.src,
             dir.kind.keyword()
         )));
     }
     if arg.contains("&&") || arg.contains("||") {
-        return Err(malformed(format!(
+        return Err(err(format!(
             "`{}`: `&&` and `||` are not supported: nest `@if` blocks, or use `@elseif`",
             dir.src
         )));
@@ -933,41 +1208,39 @@ fn parse_cond(dir: &Dir, scope: &[String]) -> Result<Cond, TemplateError> {
             let left = &arg[..at];
             let right = &arg[at + op.symbol().len()..];
             if right.trim().is_empty() || left.trim().is_empty() {
-                return Err(malformed(format!(
+                return Err(err(format!(
                     "`{}`: `{}` needs a value on both sides",
                     dir.src,
                     op.symbol()
                 )));
             }
             Ok(Cond::Cmp(
-                parse_operand(left, scope, &dir.src)?,
+                parse_operand(left, scope, dir)?,
                 op,
-                parse_operand(right, scope, &dir.src)?,
+                parse_operand(right, scope, dir)?,
             ))
         }
         None => {
             if split_outside_quotes(arg, '=').len() > 1 {
-                return Err(malformed(format!(
-                    "`{}`: compare with `==`, not `=`",
-                    dir.src
-                )));
+                return Err(err(format!("`{}`: compare with `==`, not `=`", dir.src)));
             }
             if arg.starts_with('!') {
-                return Err(malformed(format!(
+                return Err(err(format!(
                     "`{}`: `!` is not supported: write `@if({})@else...@endif`, or compare with \
                      `== 'false'`",
                     dir.src,
                     arg.trim_start_matches('!').trim()
                 )));
             }
-            Ok(Cond::Truthy(parse_operand(arg, scope, &dir.src)?))
+            Ok(Cond::Truthy(parse_operand(arg, scope, dir)?))
         }
     }
 }
 
-/// The first comparison operator outside quotes.
+/// The first comparison operator outside quotes and brackets.
 fn find_operator(s: &str) -> Option<(usize, CmpOp)> {
     let mut quote = None;
+    let mut depth = 0usize;
     for (i, c) in s.char_indices() {
         match quote {
             Some(q) => {
@@ -976,6 +1249,14 @@ fn find_operator(s: &str) -> Option<(usize, CmpOp)> {
                 }
             }
             None => {
+                match c {
+                    '[' => depth += 1,
+                    ']' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                if depth > 0 {
+                    continue;
+                }
                 let rest = &s[i..];
                 let two = [
                     ("==", CmpOp::Eq),
@@ -996,4 +1277,67 @@ fn find_operator(s: &str) -> Option<(usize, CmpOp)> {
         }
     }
     None
+}
+
+/// Every path starting at `props.`/`input.` in `nodes`, in every branch, with fields and indexes.
+pub(super) fn prop_paths<'n>(nodes: &'n [Node], out: &mut Vec<&'n Path>) {
+    fn path<'n>(p: &'n Path, out: &mut Vec<&'n Path>) {
+        if p.root == Root::Props {
+            out.push(p);
+        }
+        for seg in &p.segs {
+            if let Seg::Index(index) = seg {
+                sum(index, out);
+            }
+        }
+    }
+    fn operand<'n>(op: &'n Operand, out: &mut Vec<&'n Path>) {
+        if let Operand::Path(p) = op {
+            path(p, out);
+        }
+    }
+    fn sum<'n>(s: &'n Sum, out: &mut Vec<&'n Path>) {
+        for (_, op) in &s.terms {
+            operand(op, out);
+        }
+    }
+    for node in nodes {
+        match node {
+            Node::Text(_) => {}
+            Node::Expr(chain) => {
+                for alt in &chain.alts {
+                    if let Alt::Path(p) = alt {
+                        path(p, out);
+                    }
+                }
+            }
+            Node::If {
+                branches,
+                otherwise,
+            } => {
+                for (cond, body) in branches {
+                    match cond {
+                        Cond::Truthy(op) => operand(op, out),
+                        Cond::Cmp(a, _, b) => {
+                            operand(a, out);
+                            operand(b, out);
+                        }
+                    }
+                    prop_paths(body, out);
+                }
+                prop_paths(otherwise, out);
+            }
+            Node::For {
+                start, end, body, ..
+            } => {
+                sum(start, out);
+                sum(end, out);
+                prop_paths(body, out);
+            }
+            Node::Foreach { list, body, .. } => {
+                operand(list, out);
+                prop_paths(body, out);
+            }
+        }
+    }
 }

@@ -4,12 +4,16 @@ use proptest::prelude::*;
 fn props(pairs: &[(&str, &str)]) -> Props {
     pairs
         .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .map(|(k, v)| (k.to_string(), Value::from(*v)))
         .collect()
 }
 
+fn cx(p: &Props) -> Context<'_> {
+    Context::new(p)
+}
+
 fn render(s: &str, p: &Props) -> Result<String, TemplateError> {
-    render_for_host(s, p, EnvSyntax::DollarBrace)
+    render_for_host(s, &cx(p), EnvSyntax::DollarBrace)
 }
 
 fn ok(s: &str, p: &[(&str, &str)]) -> String {
@@ -21,8 +25,8 @@ fn err(s: &str, p: &[(&str, &str)]) -> String {
 }
 
 fn malformed(s: &str) -> String {
-    match parse_parts(s, &Props::new()) {
-        Err(TemplateError::Malformed(m)) => m,
+    match parse_parts(s, &cx(&Props::new())) {
+        Err(TemplateError::Malformed { message, .. }) => message,
         other => panic!("expected Malformed for {s:?}, got {other:?}"),
     }
 }
@@ -41,28 +45,28 @@ fn props_and_env_render_per_host() {
     let props = props(&[("port", "4000")]);
     let s = "http://127.0.0.1:{{props.port}}/mcp?k={{env.KEY}}";
     assert_eq!(
-        render_for_host(s, &props, EnvSyntax::DollarBrace).unwrap(),
+        render_for_host(s, &cx(&props), EnvSyntax::DollarBrace).unwrap(),
         "http://127.0.0.1:4000/mcp?k=${KEY}"
     );
     assert_eq!(
-        render_for_host(s, &props, EnvSyntax::EnvColon).unwrap(),
+        render_for_host(s, &cx(&props), EnvSyntax::EnvColon).unwrap(),
         "http://127.0.0.1:4000/mcp?k=${env:KEY}"
     );
     assert_eq!(
-        render_for_host(s, &props, EnvSyntax::BraceEnv).unwrap(),
+        render_for_host(s, &cx(&props), EnvSyntax::BraceEnv).unwrap(),
         "http://127.0.0.1:4000/mcp?k={env:KEY}"
     );
     assert_eq!(
-        render_for_host(s, &props, EnvSyntax::None),
+        render_for_host(s, &cx(&props), EnvSyntax::None),
         Err(TemplateError::EnvUnsupported("KEY".into()))
     );
     assert_eq!(
-        sole_env_ref("{{env.TOKEN}}", &props).as_deref(),
+        sole_env_ref("{{env.TOKEN}}", &cx(&props)).as_deref(),
         Some("TOKEN")
     );
-    assert_eq!(sole_env_ref("Bearer {{env.TOKEN}}", &props), None);
-    assert_eq!(sole_env_ref("{{env.TOKEN|'x'}}", &props), None);
-    assert_eq!(sole_env_ref("{{env.A|env.B}}", &props), None);
+    assert_eq!(sole_env_ref("Bearer {{env.TOKEN}}", &cx(&props)), None);
+    assert_eq!(sole_env_ref("{{env.TOKEN|'x'}}", &cx(&props)), None);
+    assert_eq!(sole_env_ref("{{env.A|env.B}}", &cx(&props)), None);
 }
 
 #[test]
@@ -77,7 +81,7 @@ fn legacy_input_context_and_whitespace() {
 #[test]
 fn env_is_never_resolved() {
     // Even when the process has the variable, its value never reaches the output.
-    let parts = parse_parts("Bearer {{env.PATH}}", &Props::new()).unwrap();
+    let parts = parse_parts("Bearer {{env.PATH}}", &cx(&Props::new())).unwrap();
     assert_eq!(
         parts,
         vec![Part::Text("Bearer ".into()), env(&["PATH"], None)]
@@ -86,7 +90,7 @@ fn env_is_never_resolved() {
 
 #[test]
 fn empty_and_plain_strings() {
-    assert_eq!(parse_parts("", &Props::new()).unwrap(), vec![]);
+    assert_eq!(parse_parts("", &cx(&Props::new())).unwrap(), vec![]);
     assert_eq!(ok("plain", &[]), "plain");
     assert_eq!(
         ok("@modelcontextprotocol/server-filesystem", &[]),
@@ -141,11 +145,11 @@ fn prop_defaults() {
 fn env_defaults_per_host() {
     let s = "{{env.API_URL|'https://api.example.com'}}/data";
     assert_eq!(
-        render_for_host(s, &Props::new(), EnvSyntax::DollarBrace).unwrap(),
+        render_for_host(s, &cx(&Props::new()), EnvSyntax::DollarBrace).unwrap(),
         "${API_URL:-https://api.example.com}/data"
     );
     for syntax in [EnvSyntax::EnvColon, EnvSyntax::BraceEnv] {
-        let e = render_for_host(s, &Props::new(), syntax).unwrap_err();
+        let e = render_for_host(s, &cx(&Props::new()), syntax).unwrap_err();
         assert_eq!(
             e,
             TemplateError::DefaultUnsupported {
@@ -159,7 +163,7 @@ fn env_defaults_per_host() {
         assert!(m.contains(&syntax.example("API_URL")), "{m}");
     }
     assert_eq!(
-        render_for_host(s, &Props::new(), EnvSyntax::None),
+        render_for_host(s, &cx(&Props::new()), EnvSyntax::None),
         Err(TemplateError::EnvUnsupported("API_URL".into()))
     );
     // A default `${VAR:-…}` cannot hold `}`.
@@ -172,7 +176,7 @@ fn env_defaults_per_host() {
 fn multi_variable_chains() {
     let s = "{{env.API_URL|env.FALLBACK_URL|'https://api.example.com'}}";
     assert_eq!(
-        parse_parts(s, &Props::new()).unwrap(),
+        parse_parts(s, &cx(&Props::new())).unwrap(),
         vec![env(
             &["API_URL", "FALLBACK_URL"],
             Some("https://api.example.com")
@@ -183,7 +187,7 @@ fn multi_variable_chains() {
         EnvSyntax::EnvColon,
         EnvSyntax::BraceEnv,
     ] {
-        let e = render_for_host(s, &Props::new(), syntax).unwrap_err();
+        let e = render_for_host(s, &cx(&Props::new()), syntax).unwrap_err();
         assert_eq!(
             e,
             TemplateError::EnvChainUnsupported(vec!["API_URL".into(), "FALLBACK_URL".into()])
@@ -191,7 +195,7 @@ fn multi_variable_chains() {
         assert!(e.to_string().contains("`{{env.API_URL}}`"), "{e}");
     }
     assert_eq!(
-        render_for_host(s, &Props::new(), EnvSyntax::None),
+        render_for_host(s, &cx(&Props::new()), EnvSyntax::None),
         Err(TemplateError::EnvUnsupported("API_URL".into()))
     );
 }
@@ -202,7 +206,7 @@ fn prop_then_env_then_default() {
     assert_eq!(ok(s, &[("url", "u")]), "u");
     assert_eq!(ok(s, &[]), "${URL}");
     assert_eq!(
-        render_for_host(s, &Props::new(), EnvSyntax::EnvColon).unwrap(),
+        render_for_host(s, &cx(&Props::new()), EnvSyntax::EnvColon).unwrap(),
         "${env:URL}"
     );
     // A later input becomes the reference's default.
@@ -430,14 +434,6 @@ fn expression_errors_quote_the_piece_and_the_fix() {
             &["`{{foo.x}}`: unknown context `foo`", "props.NAME"],
         ),
         ("{{x}}", &["`x` is not a loop variable", "{{props.x}}"]),
-        (
-            "{{props.a.b}}",
-            &["`props.a.b` reaches into a nested field", "props.a"],
-        ),
-        (
-            "{{props.a[0]}}",
-            &["indexing (`props.a[0]`) is not supported", "@foreach"],
-        ),
         ("{{}}", &["`{{}}` is empty"]),
         ("{{ }}", &["is empty"]),
         ("{{props.x|}}", &["empty alternative"]),
@@ -517,7 +513,6 @@ fn block_errors_quote_the_piece_and_the_fix() {
         ("@if(active)a@endif", &["`active` is neither", "'active'"]),
         ("@if({{props.x}})a@endif", &["without braces"]),
         ("@if(foo.x)a@endif", &["unknown context `foo`"]),
-        ("@if(props.a.b)a@endif", &["nested field"]),
         ("@if(props.a == 'x)a@endif", &["has no closing `)`"]),
         (
             "@for(i in 1..3)x@endfor",
@@ -531,25 +526,21 @@ fn block_errors_quote_the_piece_and_the_fix() {
             "@for(i in range(1, 2, 3))x@endfor",
             &["`range` takes `START, END`"],
         ),
-        (
-            "@for(i in range(1, ))x@endfor",
-            &["range bound `` is empty"],
-        ),
+        ("@for(i in range(1, ))x@endfor", &["`` is empty"]),
         (
             "@for(i in range(1, 2 +))x@endfor",
             &["ends with an operator"],
         ),
         ("@for(i in range(1, 2 * 3))x@endfor", &["unexpected `*`"]),
-        ("@for(i in range(0, k))x@endfor", &["`k` is neither"]),
+        (
+            "@for(i in range(0, k))x@endfor",
+            &["`k` is not a loop variable"],
+        ),
         ("@for(props in range(2))x@endfor", &["`props` is reserved"]),
         ("@for(1i in range(2))x@endfor", &["loop variable `1i`"]),
         (
             "@foreach(x props.l)y@endforeach",
             &["should read `@foreach(NAME in props.LIST)`"],
-        ),
-        (
-            "@for(i in range(2)){{i.x}}@endfor",
-            &["the loop variable `i` is a plain string"],
         ),
     ];
     for (s, wants) in cases {
@@ -581,7 +572,7 @@ fn env_cannot_decide_conditions_or_loops() {
         "@for(i in range(0, env.N))x@endfor",
         "@foreach(x in env.LIST)x@endforeach",
     ] {
-        let e = parse_parts(s, &Props::new()).unwrap_err();
+        let e = parse_parts(s, &cx(&Props::new())).unwrap_err();
         assert!(matches!(e, TemplateError::EnvCondition(_)), "{s}: {e:?}");
         assert!(e.to_string().contains("install time"), "{e}");
     }
@@ -592,7 +583,7 @@ fn env_cannot_decide_conditions_or_loops() {
 fn static_errors_do_not_depend_on_props() {
     // An error in a branch that would not be taken is still reported.
     assert!(check("@if(props.x)@else{{foo.y}}@endif").is_err());
-    assert!(render("@if(props.x){{props.a.b}}@endif", &Props::new()).is_err());
+    assert!(render("@if(props.x){{foo.b}}@endif", &Props::new()).is_err());
     assert!(check("{{props.a|'d'}} @for(i in range(props.n)){{i}}@endfor").is_ok());
 }
 
@@ -616,7 +607,7 @@ fn env_and_prop_refs() {
              @if(props.flag == 'env.NOT')@foreach(i in props.list){{i}}@endforeach@endif \
              @for(j in range(props.lo, props.hi-1))@endfor {{'env.Z'}} {{props.a.b}}";
     assert_eq!(env_refs(s), ["A", "B", "C"]);
-    assert_eq!(prop_refs(s), ["p", "q", "flag", "list", "lo", "hi"]);
+    assert_eq!(prop_refs(s), ["p", "q", "flag", "list", "lo", "hi", "a"]);
     // Lenient: what precedes a syntax error is still reported.
     assert_eq!(env_refs("{{env.X}} {{env.Y"), ["X"]);
     assert_eq!(prop_refs("{{props.a}} @if(props.b"), ["a"]);
@@ -660,6 +651,8 @@ fn template_like() -> impl Strategy<Value = String> {
         Just("@foreach(x in ".to_string()),
         Just("@endforeach".to_string()),
         Just("props.a".to_string()),
+        Just("props.c".to_string()),
+        Just("props.b".to_string()),
         Just("env.E".to_string()),
         Just("|".to_string()),
         Just("'".to_string()),
@@ -672,6 +665,12 @@ fn template_like() -> impl Strategy<Value = String> {
         Just("-".to_string()),
         Just("\n".to_string()),
         Just("i".to_string()),
+        Just("[".to_string()),
+        Just("]".to_string()),
+        Just(".".to_string()),
+        Just("host".to_string()),
+        Just("$".to_string()),
+        Just("${".to_string()),
         Just("x".to_string()),
         "[ -~é€😀]{0,3}",
     ];
@@ -684,19 +683,25 @@ proptest! {
     #[test]
     fn arbitrary_strings_never_panic(s in any::<String>(), syntax in any_syntax()) {
         let p = props(&[("a", "3"), ("b", "x,y")]);
-        let _ = render_for_host(&s, &p, syntax);
-        let _ = sole_env_ref(&s, &p);
+        let _ = render_for_host(&s, &cx(&p), syntax);
+        let _ = sole_env_ref(&s, &cx(&p));
         let _ = env_refs(&s);
         let _ = prop_refs(&s);
+        let _ = value_of(&s, &cx(&p));
+        let _ = input_paths(&s);
+        let _ = as_templates(&s, true);
     }
 
     #[test]
     fn template_like_strings_never_panic(s in template_like(), syntax in any_syntax()) {
-        let p = props(&[("a", "3"), ("b", "x,y")]);
-        let _ = render_for_host(&s, &p, syntax);
+        let p = typed(serde_json::json!({"a": 3, "b": ["x", "y"], "c": {"d": "e", "l": [1, 2]}}));
+        let _ = render_for_host(&s, &cx(&p), syntax);
         let _ = check(&s);
         let _ = env_refs(&s);
         let _ = prop_refs(&s);
+        let _ = value_of(&s, &cx(&p));
+        let _ = input_paths(&s);
+        let _ = render_for_host(&s, &Context::for_host(&p, "codex"), syntax);
     }
 
     #[test]
@@ -704,7 +709,7 @@ proptest! {
         s in "[^{@]*",
         syntax in any_syntax(),
     ) {
-        prop_assert_eq!(render_for_host(&s, &Props::new(), syntax).unwrap(), s.clone());
+        prop_assert_eq!(render_for_host(&s, &cx(&Props::new()), syntax).unwrap(), s.clone());
         prop_assert!(env_refs(&s).is_empty());
         prop_assert!(prop_refs(&s).is_empty());
     }
@@ -712,6 +717,124 @@ proptest! {
     #[test]
     fn prop_values_pass_through_verbatim(v in any::<String>(), syntax in any_syntax()) {
         let p = props(&[("v", &v)]);
-        prop_assert_eq!(render_for_host("<{{props.v}}>", &p, syntax).unwrap(), format!("<{v}>"));
+        prop_assert_eq!(render_for_host("<{{props.v}}>", &cx(&p), syntax).unwrap(), format!("<{v}>"));
     }
+}
+
+// ---- typed values ---------------------------------------------------------------------------
+
+fn typed(v: serde_json::Value) -> Props {
+    match v {
+        Value::Object(map) => map.into_iter().collect(),
+        _ => Props::new(),
+    }
+}
+
+#[test]
+fn nested_paths_indexes_and_typed_text() {
+    let p = typed(serde_json::json!({
+        "user": {"id": 7, "tags": ["a", "b"], "on": true},
+        "n": 2,
+        "dirs": ["/x", "/y"],
+        "csv": "p, q"
+    }));
+    let r = |s: &str| render(s, &p).unwrap();
+    assert_eq!(r("{{props.user.id}}-{{input.user.tags[1]}}"), "7-b");
+    assert_eq!(r("{{props.user.tags[props.n - 1]}}"), "b");
+    assert_eq!(r("{{props.user['id']}}"), "7");
+    assert_eq!(r("{{props.csv[1]}}"), "q");
+    assert_eq!(
+        r("{{props.user.on}} {{props.dirs}}"),
+        "true [\"/x\",\"/y\"]"
+    );
+    assert_eq!(r("{{props.user.missing|'d'}}"), "d");
+    assert_eq!(r("{{props.dirs[5]|props.dirs[0]}}"), "/x");
+    assert_eq!(r("@if(props.user.tags[9])y@else n@endif"), " n");
+    assert_eq!(r("@foreach(d in props.dirs)[{{d}}]@endforeach"), "[/x][/y]");
+    assert_eq!(
+        r("@for(i in range(0, props.n))@if(props.dirs[i] == '/y')Y@endif@endfor"),
+        "Y"
+    );
+    // Typed truthiness: false, 0, empty lists and objects are false.
+    let f = typed(serde_json::json!({"b": false, "z": 0, "l": [], "o": {}}));
+    for name in ["b", "z", "l", "o", "absent"] {
+        let s = format!("@if(props.{name})y@else n@endif");
+        assert_eq!(render(&s, &f).unwrap(), " n", "{name}");
+    }
+}
+
+#[test]
+fn paths_into_values_without_such_fields_are_errors() {
+    let p = typed(serde_json::json!({"port": 3845, "user": {"id": 1}, "list": [1]}));
+    let e = render("{{props.port.x}}", &p).unwrap_err().to_string();
+    assert!(
+        e.contains("`props.port` is a number, which has no field `x`"),
+        "{e}"
+    );
+    let e = render("{{props.list.x}}", &p).unwrap_err().to_string();
+    assert!(e.contains("is a list, which has no field `x`"), "{e}");
+    let e = render("{{props.user.name}}", &p).unwrap_err().to_string();
+    assert!(e.contains("`props.user.name` has no value"), "{e}");
+    let e = render("@foreach(x in props.port)@endforeach", &p)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a list"), "{e}");
+}
+
+#[test]
+fn errors_carry_their_position() {
+    let e = check("ab {{foo.x}}").unwrap_err();
+    assert_eq!(e.position(), Some((3, 1, 4)));
+    assert!(
+        e.to_string()
+            .starts_with("malformed template at column 4: "),
+        "{e}"
+    );
+    let e = check("line one\n  @if(props.a)unclosed").unwrap_err();
+    assert_eq!(e.position(), Some((11, 2, 3)));
+    assert!(e.to_string().contains("at line 2, column 3"), "{e}");
+    assert!(e.message().contains("`@if(props.a)` is never closed"));
+    let p = typed(serde_json::json!({"n": 1}));
+    let e = render("é {{props.n.x}}", &p).unwrap_err();
+    assert_eq!(e.position(), Some((3, 1, 3)));
+}
+
+#[test]
+fn host_conditions_and_host_id() {
+    let p = Props::new();
+    let s = "@if(host == 'codex')c@elseif(host.id != \"cursor\")o@endif:{{host.id}}";
+    let on = |id| render_for_host(s, &Context::for_host(&p, id), EnvSyntax::DollarBrace);
+    assert_eq!(on("codex").unwrap(), "c:codex");
+    assert_eq!(on("vscode").unwrap(), "o:vscode");
+    assert_eq!(on("cursor").unwrap(), ":cursor");
+    let e = render(s, &p).unwrap_err().to_string();
+    assert!(
+        e.contains("only known when dotpack writes the server"),
+        "{e}"
+    );
+    assert!(malformed("{{host.name}}").contains("only an id"));
+    assert!(malformed("@for(host in range(2))@endfor").contains("reserved"));
+}
+
+#[test]
+fn sole_expressions_keep_their_type() {
+    let p = typed(serde_json::json!({"dirs": ["/a", "/b"], "t": 30, "s": "x"}));
+    let c = cx(&p);
+    assert_eq!(
+        value_of("{{props.dirs}}", &c).unwrap(),
+        Some(serde_json::json!(["/a", "/b"]))
+    );
+    assert_eq!(
+        value_of("{{ props.t }}", &c).unwrap(),
+        Some(serde_json::json!(30))
+    );
+    assert_eq!(
+        value_of("{{props.nope|'5'}}", &c).unwrap(),
+        Some(serde_json::json!("5"))
+    );
+    assert_eq!(value_of("x{{props.t}}", &c).unwrap(), None);
+    assert_eq!(value_of("{{props.t}}{{props.s}}", &c).unwrap(), None);
+    assert_eq!(value_of("{{env.X|props.t}}", &c).unwrap(), None);
+    assert_eq!(value_of("{{props.nope}}", &c).unwrap(), None);
+    assert!(value_of("{{props.t.x}}", &c).is_err());
 }

@@ -42,6 +42,7 @@ pub fn check_manifest(path: &Path, text: &str) -> Vec<Diagnostic> {
         text,
         diags: Vec::new(),
         inputs: names_of(root, "inputs"),
+        input_types: input_types(root),
         registries: names_of(root, "registries"),
     };
     checker.top_level(root);
@@ -56,6 +57,36 @@ fn names_of(root: &dyn TableLike, name: &str) -> BTreeSet<String> {
         .and_then(Item::as_table_like)
         .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
         .unwrap_or_default()
+}
+
+/// The declared (or default-inferred) type of every input.
+fn input_types(
+    root: &dyn TableLike,
+) -> std::collections::BTreeMap<String, crate::inputs::InputType> {
+    use crate::inputs::InputType;
+    let Some(inputs) = root.get("inputs").and_then(Item::as_table_like) else {
+        return Default::default();
+    };
+    inputs
+        .iter()
+        .filter_map(|(name, item)| {
+            let table = item.as_table_like()?;
+            let declared = table
+                .get("type")
+                .and_then(Item::as_str)
+                .and_then(InputType::parse);
+            let inferred = table.get("default").map(|d| match d {
+                Item::Value(toml_edit::Value::String(_)) => InputType::String,
+                Item::Value(toml_edit::Value::Integer(_) | toml_edit::Value::Float(_)) => {
+                    InputType::Number
+                }
+                Item::Value(toml_edit::Value::Boolean(_)) => InputType::Bool,
+                Item::Value(toml_edit::Value::Array(_)) => InputType::Array,
+                _ => InputType::Object,
+            });
+            Some((name.to_string(), declared.or(inferred)?))
+        })
+        .collect()
 }
 
 /// The top-level tables a manifest may have.
@@ -76,6 +107,8 @@ pub(crate) struct Checker<'a> {
     diags: Vec<Diagnostic>,
     /// Names declared under `[inputs]`, for `{{props.X}}`.
     inputs: BTreeSet<String>,
+    /// The type of each input that declares one or has a default.
+    input_types: std::collections::BTreeMap<String, crate::inputs::InputType>,
     /// Names declared under `[registries]`, for `registry = "x"`.
     registries: BTreeSet<String>,
 }

@@ -62,6 +62,42 @@ pub fn is_sensitive_name(name: &str) -> bool {
     SENSITIVE.iter().any(|w| lower.contains(w)) || lower.ends_with("key") || lower.ends_with("_pat")
 }
 
+/// Literal secrets in a server's `args`, `env` values, `url` and header values: `(key path,
+/// reason)`, the same findings `dotpack validate` warns about. References (`{{env.X}}`) are
+/// never secrets.
+pub fn server_secrets(server: &crate::manifest::Server) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let args = server.args.as_deref().unwrap_or_default();
+    for (i, arg) in args.iter().enumerate() {
+        let prev = i
+            .checked_sub(1)
+            .and_then(|p| args.get(p))
+            .map(String::as_str);
+        if let Some(reason) = arg_secret(arg, prev) {
+            found.push((format!("args[{i}]"), reason));
+        }
+    }
+    for (k, v) in &server.env {
+        if let Some(reason) = named_secret(k, v) {
+            found.push((format!("env.{k}"), reason));
+        }
+    }
+    if let Some(reason) = server.url.as_deref().and_then(url_secret) {
+        found.push(("url".to_string(), reason));
+    }
+    if let Some(toml::Value::Table(headers)) = server.extensions.get("http_headers") {
+        for (k, v) in headers {
+            if let Some(reason) = v.as_str().and_then(|v| named_secret(k, v)) {
+                found.push((format!("http_headers.{k}"), reason));
+            }
+        }
+    }
+    found
+}
+
+/// What `dotpack validate` and `install` say about a literal secret.
+pub const LITERAL_SECRET_HELP: &str = "reference the environment instead, e.g. `{{env.API_TOKEN}}`, and declare an input with `secret = true` under `[inputs]`";
+
 /// A secret in one command-line argument; `previous` is the argument before it (`--token X`).
 pub fn arg_secret(arg: &str, previous: Option<&str>) -> Option<String> {
     if arg.contains("://") {

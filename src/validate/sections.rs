@@ -17,7 +17,18 @@ const PACKAGE_KEYS: &[&str] = &[
     "license",
 ];
 const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude"];
-const INPUT_KEYS: &[&str] = &["description", "default", "required", "secret"];
+const INPUT_KEYS: &[&str] = &[
+    "description",
+    "default",
+    "required",
+    "secret",
+    "type",
+    "enum",
+    "pattern",
+    "min",
+    "max",
+    "items",
+];
 const REGISTRY_KEYS: &[&str] = &["path", "url"];
 const SETTINGS_KEYS: &[&str] = &["keep_generations"];
 const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy", "scope"];
@@ -268,23 +279,52 @@ impl Checker<'_> {
                 "required" | "secret" => {
                     self.expect_kind(k, v, &key_path, ValueKind::Bool);
                 }
-                "default" => {
-                    if v.is_table_like() || v.as_array().is_some() {
+                "default" => {}
+                "type" | "items" => {
+                    if self.expect_kind(k, v, &key_path, ValueKind::String)
+                        && let Some(name) = v.as_str()
+                        && crate::inputs::InputType::parse(name).is_none()
+                    {
                         self.error(
-                            "wrong-type",
-                            format!(
-                                "`default` must be a string, number or boolean, not {}",
-                                type_name(v)
-                            ),
+                            "unknown-type",
+                            format!("unknown input type `{name}`"),
                             v.span(),
                             &key_path,
-                            "write a single value, e.g. `default = \"3845\"`",
+                            format!("write one of {}", list(crate::inputs::TYPE_NAMES)),
                         );
                     }
+                }
+                "enum" => {
+                    if v.as_array().is_none() {
+                        self.error(
+                            "wrong-type",
+                            format!("`enum` must be an array, not {}", type_name(v)),
+                            v.span(),
+                            &key_path,
+                            "list the allowed values: `enum = [\"a\", \"b\"]`",
+                        );
+                    }
+                }
+                "pattern" => {
+                    if self.expect_kind(k, v, &key_path, ValueKind::String)
+                        && let Some(Err(e)) = v.as_str().map(crate::inputs::compile)
+                    {
+                        self.error(
+                            "invalid-pattern",
+                            e,
+                            v.span(),
+                            &key_path,
+                            "fix the regular expression",
+                        );
+                    }
+                }
+                "min" | "max" => {
+                    self.expect_kind(k, v, &key_path, ValueKind::Number);
                 }
                 _ => self.unknown_key(k, v, at, INPUT_KEYS, false),
             }
         }
+        self.input_rules(at, table);
         let secret = table.get("secret").and_then(Item::as_bool) == Some(true);
         if let (true, Some((k, default))) = (secret, table.get_key_value("default")) {
             let literal = default.as_str().is_none_or(|s| !s.contains("{{env."));
@@ -297,6 +337,73 @@ impl Checker<'_> {
                     "remove the default, or reference the environment: `default = \"{{env.NAME}}\"`",
                 );
             }
+        }
+    }
+
+    /// The default and every `enum` value keep the input's type and rules; `min` <= `max`.
+    fn input_rules(&mut self, at: &str, table: &dyn toml_edit::TableLike) {
+        let value = |k: &str| table.get(k).and_then(plain_value);
+        let number = |k: &str| match value(k) {
+            Some(toml::Value::Integer(i)) => Some(i as f64),
+            Some(toml::Value::Float(f)) => Some(f),
+            _ => None,
+        };
+        let text = |k: &str| table.get(k).and_then(Item::as_str).map(str::to_string);
+        let input = crate::manifest::Input {
+            kind: text("type").filter(|t| crate::inputs::InputType::parse(t).is_some()),
+            items: text("items").filter(|t| crate::inputs::InputType::parse(t).is_some()),
+            pattern: text("pattern").filter(|p| crate::inputs::compile(p).is_ok()),
+            min: number("min"),
+            max: number("max"),
+            allowed: None,
+            ..Default::default()
+        };
+        if let (Some(min), Some(max)) = (input.min, input.max)
+            && min > max
+        {
+            let span = table.get("min").and_then(Item::span);
+            self.error(
+                "invalid-bounds",
+                format!("`min = {min}` is more than `max = {max}`"),
+                span,
+                &format!("{at}.min"),
+                "swap them",
+            );
+        }
+        if let Some(Item::Value(toml_edit::Value::Array(values))) = table.get("enum") {
+            for (i, v) in values.iter().enumerate() {
+                let Some(parsed) = value_text_of(v) else {
+                    continue;
+                };
+                for problem in crate::inputs::check(&input, &parsed) {
+                    self.error(
+                        "invalid-enum",
+                        format!("`enum` value {i}: {problem}"),
+                        v.span(),
+                        &format!("{at}.enum[{i}]"),
+                        "make every allowed value keep the input's type and rules",
+                    );
+                }
+            }
+        }
+        let Some(default) = table.get("default") else {
+            return;
+        };
+        let Some(parsed) = plain_value(default) else {
+            return;
+        };
+        let input = crate::manifest::Input {
+            allowed: value("enum").and_then(|v| v.as_array().cloned()),
+            ..input
+        };
+        for problem in crate::inputs::check(&input, &parsed) {
+            self.error(
+                "invalid-default",
+                format!("the default {problem}"),
+                default.span(),
+                &format!("{at}.default"),
+                "give a default that keeps the input's `type`, `enum`, `pattern` and bounds",
+            );
         }
     }
 
@@ -464,7 +571,7 @@ impl Checker<'_> {
                     }
                 }
                 "set" => {
-                    self.expect_kind(k, v, &key_path, ValueKind::StringMap);
+                    self.expect_kind(k, v, &key_path, ValueKind::Table);
                 }
                 "scope" => self.scope_value(k, v, &key_path),
                 "allow_lossy" => {
@@ -526,4 +633,29 @@ pub(super) fn is_http_url(url: &str) -> bool {
         Some(rest) => !rest.is_empty(),
         None => lower.starts_with("{{"),
     }
+}
+
+/// An item's value as plain TOML, for the rules of [`crate::inputs`].
+fn plain_value(item: &Item) -> Option<toml::Value> {
+    match item {
+        Item::Value(v) => value_text_of(v),
+        Item::Table(t) => {
+            let table: toml::Table = toml::from_str(&t.to_string()).ok()?;
+            Some(toml::Value::Table(table))
+        }
+        _ => None,
+    }
+}
+
+fn value_text_of(v: &toml_edit::Value) -> Option<toml::Value> {
+    let mut doc: toml::Table = toml::from_str(&format!("v = {}", v.to_string().trim())).ok()?;
+    doc.remove("v")
+}
+
+fn list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

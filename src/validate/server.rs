@@ -32,7 +32,11 @@ impl Checker<'_> {
             let name = k.get();
             let key_path = format!("{at}.{}", segment(name));
             if let Some(concept) = concept_of(name) {
-                if self.expect_kind(k, v, &key_path, concept.kind) {
+                if let Some(s) = v.as_str()
+                    && self.templated_kind(s, v, &key_path, concept.kind)
+                {
+                    // checked against the input's type
+                } else if self.expect_kind(k, v, &key_path, concept.kind) {
                     self.secrets_in(name, v, &key_path);
                     if concept.id == "tool_approval_overrides" {
                         self.tool_overrides(k, v, &key_path);
@@ -61,7 +65,11 @@ impl Checker<'_> {
                     help,
                 );
             }
-            self.templates_in(v, &key_path);
+            let shell = table
+                .get("command")
+                .and_then(Item::as_str)
+                .is_some_and(crate::template::is_shell);
+            self.templates_in(v, &key_path, !(shell && name == "args"));
         }
         self.transport(at, key, table);
         self.spelling_conflicts(at, table);
@@ -205,6 +213,46 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+
+    /// A string that is one expression (`"{{props.timeout}}"`) in a field of another kind: it
+    /// renders to that kind when the input's type allows. Returns whether `s` is such a
+    /// template (checked here), so the kind check does not apply.
+    fn templated_kind(&mut self, s: &str, item: &Item, at: &str, kind: ValueKind) -> bool {
+        use crate::inputs::InputType;
+        let t = s.trim();
+        let sole = t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none();
+        let convertible = matches!(
+            kind,
+            ValueKind::Integer | ValueKind::Number | ValueKind::Bool | ValueKind::StringList
+        );
+        if !sole || !convertible {
+            return false;
+        }
+        let Some(input) = crate::template::prop_refs(s).into_iter().next() else {
+            return true;
+        };
+        let fits = match self.input_types.get(&input) {
+            None | Some(InputType::String) => true,
+            Some(InputType::Number) => matches!(kind, ValueKind::Integer | ValueKind::Number),
+            Some(InputType::Bool) => kind == ValueKind::Bool,
+            Some(InputType::Array) => kind == ValueKind::StringList,
+            Some(InputType::Object) => false,
+        };
+        if !fits && let Some(ty) = self.input_types.get(&input) {
+            self.error(
+                "wrong-type",
+                format!(
+                    "`{s}` gives input `{input}`, which is {}, but the field holds {}",
+                    ty.name(),
+                    kind.describe()
+                ),
+                item.span(),
+                at,
+                format!("declare `[inputs.{input}]` with a type that fits, or use another input"),
+            );
+        }
+        true
     }
 
     /// Whether `item` has `kind`; reports an error (per element for lists and maps) when not.
@@ -386,37 +434,61 @@ impl Checker<'_> {
                 format!("this looks like a literal secret ({reason})"),
                 span,
                 &key_path,
-                "reference the environment instead, e.g. `{{env.API_TOKEN}}`, and declare an input with `secret = true` under `[inputs]`",
+                secrets::LITERAL_SECRET_HELP,
             );
         }
     }
 
     /// Template checks on every string inside `item`.
-    fn templates_in(&mut self, item: &Item, at: &str) {
+    fn templates_in(&mut self, item: &Item, at: &str, bare: bool) {
         if let Some(value) = item.as_value() {
-            self.templates_value(value, at);
+            self.templates_value(value, at, bare);
         } else if let Some(table) = item.as_table_like() {
             for (k, v) in entries(table) {
-                self.templates_in(v, &format!("{at}.{}", segment(k.get())));
+                self.templates_in(v, &format!("{at}.{}", segment(k.get())), bare);
             }
         }
     }
 
-    fn templates_value(&mut self, value: &Value, at: &str) {
+    fn templates_value(&mut self, value: &Value, at: &str, bare: bool) {
         match value {
             Value::String(s) => {
-                for issue in templates::check(s.value(), &self.inputs) {
-                    self.error(issue.code, issue.message, value.span(), at, issue.help);
+                for r in crate::template::literal_refs(s.value(), bare) {
+                    let span =
+                        templates::span_in_literal(self.text, value.span(), s.value(), r.offset);
+                    self.warning(
+                        "literal-reference",
+                        format!(
+                            "`{}` is an environment reference in one host's syntax; hosts that \
+                             do not expand it would receive the text",
+                            r.written
+                        ),
+                        span,
+                        at,
+                        format!(
+                            "write `{}`: dotpack writes each host's own reference syntax",
+                            r.template
+                        ),
+                    );
+                }
+                for issue in templates::check(s.value(), &self.inputs, &self.input_types) {
+                    let span = templates::span_in_literal(
+                        self.text,
+                        value.span(),
+                        s.value(),
+                        issue.offset,
+                    );
+                    self.error(issue.code, issue.message, span, at, issue.help);
                 }
             }
             Value::Array(array) => {
                 for (i, v) in array.iter().enumerate() {
-                    self.templates_value(v, &format!("{at}[{i}]"));
+                    self.templates_value(v, &format!("{at}[{i}]"), bare);
                 }
             }
             Value::InlineTable(t) => {
                 for (k, v) in t.iter() {
-                    self.templates_value(v, &format!("{at}.{}", segment(k)));
+                    self.templates_value(v, &format!("{at}.{}", segment(k)), bare);
                 }
             }
             _ => {}

@@ -17,6 +17,7 @@ mod registry;
 mod registry_trust;
 mod search_info;
 mod state_model;
+mod templates;
 mod tree;
 mod trust;
 mod trust_props;

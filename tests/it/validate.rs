@@ -106,7 +106,7 @@ fn wrong_kind_points_at_item() {
 fn undeclared_input_in_template() {
     fails_with(
         "[servers.a]\nurl = \"http://127.0.0.1:{{props.port}}/mcp\"\n",
-        &["dotpack.toml:2:7", "[inputs.port]"],
+        &["dotpack.toml:2:25", "[inputs.port]"],
     );
 }
 
@@ -234,4 +234,16 @@ fetch = "^^1"
         .stderr
         .clone();
     insta::assert_snapshot!(String::from_utf8_lossy(&out));
+}
+
+#[test]
+fn template_errors_point_inside_the_string() {
+    fails_with(
+        "[inputs.a]\ndefault = \"1\"\n\n[servers.a]\ncommand = \"x\"\nargs = [\"@if(props.a)unclosed\"]\n",
+        &["dotpack.toml:6:10", "`@if(props.a)` is never closed"],
+    );
+    fails_with(
+        "[servers.a]\ncommand = \"x\"\nargs = [\"--v={{ctx.a}}\"]\n",
+        &["dotpack.toml:3:14", "unknown context `ctx`"],
+    );
 }
