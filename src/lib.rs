@@ -18,6 +18,7 @@ pub mod inspect;
 pub mod install;
 pub mod lock;
 pub mod manifest;
+pub mod mcp;
 pub mod ops;
 pub mod output;
 pub mod plan;
