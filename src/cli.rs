@@ -118,6 +118,53 @@ pub enum Command {
     Hosts,
     /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
     Doctor(DoctorArgs),
+    /// Start an MCP server and show its name, version, capabilities and tools
+    #[command(
+        after_help = "Examples:\n  dotpack probe figma                 # a server of this project\n  dotpack probe --package time        # the newest `time` package from the registry\n  dotpack probe github --json"
+    )]
+    Probe(ProbeArgs),
+    /// Call one tool of an MCP server and print its result
+    #[command(
+        after_help = "Examples:\n  dotpack call time get_current_time --args '{\"timezone\": \"UTC\"}'\n  dotpack call search query --args '{\"q\": \"mcp\"}' --json"
+    )]
+    Call(CallArgs),
+}
+
+/// Which server `probe` and `call` start, and how long they wait for it.
+#[derive(Debug, Args, Clone)]
+pub struct ServerArgs {
+    /// A server of the project (its own [servers.NAME] or a locked package's); with --package,
+    /// which of the package's servers (needed only when it declares several)
+    #[arg(value_name = "SERVER", required_unless_present = "package")]
+    pub name: Option<String>,
+    /// Start a server of this package from the registry (its newest version) instead
+    #[arg(long, value_name = "PACKAGE")]
+    pub package: Option<String>,
+    /// With --package: set an input of the package, --set port=4000 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "package")]
+    pub set: Vec<String>,
+    /// Seconds the server may take to start and answer `initialize` (default: the server's
+    /// `startup_timeout_sec`, else 10)
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CallArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The tool to call (with --package and no SERVER, the only positional argument)
+    #[arg(value_name = "TOOL")]
+    pub tool: Option<String>,
+    /// The tool's arguments, a JSON object (default: {})
+    #[arg(long, value_name = "JSON")]
+    pub args: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -4,6 +4,7 @@
 //! and everything they need (manifest, registry, resolver, lock) lives in modules here.
 
 pub mod apply;
+pub mod bridged;
 pub mod claims;
 pub mod cli;
 pub mod commands;
@@ -22,6 +23,7 @@ pub mod mcp;
 pub mod ops;
 pub mod output;
 pub mod plan;
+pub mod probe;
 pub mod project;
 pub mod registry;
 pub mod resolve;

@@ -13,6 +13,7 @@ pub mod init;
 pub mod install;
 pub mod list;
 pub mod lock;
+pub mod probe;
 pub mod registry;
 pub mod remove;
 pub mod rollback;
@@ -78,6 +79,8 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Registry(cmd) => registry::run(cmd, printer),
         Command::Doctor(args) => doctor::run(settings, args, printer),
         Command::Hosts => hosts::run(settings, printer),
+        Command::Probe(args) => probe::probe(settings, args, printer),
+        Command::Call(args) => probe::call(settings, args, printer),
     }
 }
 
