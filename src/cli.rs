@@ -75,7 +75,7 @@ pub enum Command {
     #[command(visible_alias = "rm")]
     Remove(RemoveArgs),
     /// Resolve dependencies and write dotpack.lock
-    Lock(DryRunArgs),
+    Lock(LockArgs),
     /// Move locked packages to the newest versions their requirements allow, and reinstall
     Update(UpdateArgs),
     /// Search the registry by name, description and keywords
@@ -128,6 +128,9 @@ pub enum Command {
         after_help = "Examples:\n  dotpack call time get_current_time --args '{\"timezone\": \"UTC\"}'\n  dotpack call search query --args '{\"q\": \"mcp\"}' --json"
     )]
     Call(CallArgs),
+    /// Start every server with pinned tools and report tools added, removed or changed since
+    /// they were pinned (exit 1 on any change); `--update` accepts them
+    Verify(VerifyArgs),
 }
 
 /// Which server `probe` and `call` start, and how long they wait for it.
@@ -214,6 +217,30 @@ pub struct DryRunArgs {
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct LockArgs {
+    #[command(flatten)]
+    pub dry: DryRunArgs,
+    /// Also start every server and record the sha256 of each of its tools (name, description,
+    /// input schema), for `dotpack verify` (always, with `[settings] pin_tools = true`)
+    #[arg(long)]
+    pub pin_tools: bool,
+}
+
+/// `dotpack verify`: which servers, and whether to accept what changed.
+#[derive(Debug, Args, Clone)]
+pub struct VerifyArgs {
+    /// Only these servers (default: every server with pinned tools)
+    #[arg(value_name = "SERVER")]
+    pub servers: Vec<String>,
+    /// Accept the servers' tools as they are now: record the new pins in dotpack.lock
+    #[arg(long)]
+    pub update: bool,
+    /// Seconds each server may take to start and answer `initialize`
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -22,6 +22,7 @@ pub mod manifest;
 pub mod mcp;
 pub mod ops;
 pub mod output;
+pub mod pins;
 pub mod plan;
 pub mod probe;
 pub mod project;

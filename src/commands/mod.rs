@@ -21,6 +21,7 @@ pub mod search;
 pub mod uninstall;
 pub mod update;
 pub mod validate;
+pub mod verify;
 
 use anyhow::Result;
 
@@ -81,6 +82,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Hosts => hosts::run(settings, printer),
         Command::Probe(args) => probe::probe(settings, args, printer),
         Command::Call(args) => probe::call(settings, args, printer),
+        Command::Verify(args) => replanning(printer, || verify::run(settings, &args, printer)),
     }
 }
 
@@ -99,7 +101,8 @@ fn access(command: &Command) -> crate::txn::Access {
         Command::Import(a) if a.into => writes(a.dry_run),
         Command::Rollback(a) => writes(a.dry_run),
         Command::Init(a) => writes(a.dry_run),
-        Command::Lock(a) => writes(a.dry_run),
+        Command::Lock(a) => writes(a.dry.dry_run),
+        Command::Verify(a) => writes(!a.update),
         Command::Gc(a) => writes(a.dry_run),
         _ => Read,
     }

@@ -158,7 +158,7 @@ impl Transport for Http {
         }
     }
 
-    fn stderr_tail(&self) -> String {
+    fn stderr_tail(&mut self) -> String {
         String::new()
     }
 

@@ -106,7 +106,7 @@ pub(crate) trait Transport {
     fn request(&mut self, id: u64, message: &Value, timeout: Duration) -> Result<Value, Failure>;
     fn notify(&mut self, message: &Value) -> Result<(), Failure>;
     /// The end of the server's stderr, for errors.
-    fn stderr_tail(&self) -> String;
+    fn stderr_tail(&mut self) -> String;
     /// Ends the connection; the transport is unusable afterwards. `graceful`: let a child exit
     /// on its own first (after a failure it is terminated at once).
     fn close(&mut self, graceful: bool);

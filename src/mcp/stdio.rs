@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -42,6 +43,8 @@ pub struct Stdio {
     stdin: Option<ChildStdin>,
     lines: Receiver<Line>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Set when stderr reached its end.
+    stderr_done: Arc<AtomicBool>,
     grace: Duration,
 }
 
@@ -77,15 +80,21 @@ impl Stdio {
             thread::spawn(move || read_lines(stdout, &tx));
         }
         let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_done = Arc::new(AtomicBool::new(stderr.is_none()));
         if let Some(stderr) = stderr {
             let keep = Arc::clone(&tail);
-            thread::spawn(move || read_tail(stderr, &keep));
+            let done = Arc::clone(&stderr_done);
+            thread::spawn(move || {
+                read_tail(stderr, &keep);
+                done.store(true, Ordering::Release);
+            });
         }
         Ok(Stdio {
             child: Some(child),
             stdin,
             lines,
             stderr: tail,
+            stderr_done,
             grace,
         })
     }
@@ -228,7 +237,16 @@ impl Transport for Stdio {
         self.write(message)
     }
 
-    fn stderr_tail(&self) -> String {
+    fn stderr_tail(&mut self) -> String {
+        // A server that exited may still have stderr in the pipe: read it to the end first.
+        let exited = self
+            .child
+            .as_mut()
+            .is_some_and(|c| matches!(c.try_wait(), Ok(Some(_))));
+        let until = Instant::now() + Duration::from_millis(500);
+        while exited && !self.stderr_done.load(Ordering::Acquire) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(5));
+        }
         let bytes: Vec<u8> = match self.stderr.lock() {
             Ok(tail) => tail.iter().copied().collect(),
             Err(_) => return String::new(),

@@ -263,6 +263,7 @@ mod tests {
                 })
                 .collect(),
             claims: vec![],
+            tools: Default::default(),
         }
     }
 
