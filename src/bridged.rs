@@ -2,10 +2,16 @@
 //! `POST /call`) reached through `dotpack bridge URL`, a stdio MCP server every host can run.
 //!
 //! Such a server is expanded into an ordinary stdio server before it is translated for a host
-//! (and before `dotpack probe` starts it): `command` is this dotpack, `args` are
-//! `["bridge", URL, "--header-env", "NAME=VAR", …]`, and each header of `http_headers` travels in
-//! the environment variable VAR, so a header written `"Bearer {{env.TOKEN}}"` becomes an env
-//! reference in the host's own syntax and never a literal secret in `args`.
+//! (and before `dotpack probe` starts it): `command` is this dotpack and `args` are
+//! `["bridge", URL, …]`. A header of `http_headers` never puts a secret in `args`:
+//!
+//! - a literal value (`X-Team = "blue"`) is `--header X-Team=blue`;
+//! - a value that is an env reference after some text (`"Bearer {{env.TOKEN}}"`, or just
+//!   `"{{env.TOKEN}}"`) is `--header-env Authorization=TOKEN --header-prefix "Authorization=Bearer "`
+//!   with `env.TOKEN = "{{env.TOKEN}}"`: the variable is passed through under its own name, which
+//!   every host can write (Codex as `env_vars`);
+//! - any other template travels whole in `DOTPACK_HEADER_<NAME>` (`--header-env
+//!   NAME=DOTPACK_HEADER_<NAME>`), rendered in the host's own interpolation syntax.
 
 use std::collections::BTreeMap;
 
@@ -67,15 +73,55 @@ pub fn expand(server: &Server) -> Server {
     };
     let mut args = vec!["bridge".to_string(), url.to_string()];
     for (name, value) in headers {
-        let var = header_var(&name);
-        args.push("--header-env".to_string());
-        args.push(format!("{name}={var}"));
-        out.env.insert(var, value);
+        let parts = crate::template::parse_parts(&value, &BTreeMap::new()).unwrap_or_default();
+        match parts.as_slice() {
+            _ if !value.contains("{{") && !value.contains('@') => {
+                args.extend(["--header".to_string(), format!("{name}={value}")]);
+            }
+            [
+                crate::template::Part::Env {
+                    names,
+                    default: None,
+                },
+            ] if names.len() == 1 => {
+                passthrough(&mut out, &mut args, &name, &names[0], None);
+            }
+            [
+                crate::template::Part::Text(prefix),
+                crate::template::Part::Env {
+                    names,
+                    default: None,
+                },
+            ] if names.len() == 1 => {
+                passthrough(&mut out, &mut args, &name, &names[0], Some(prefix));
+            }
+            _ => {
+                let var = header_var(&name);
+                args.extend(["--header-env".to_string(), format!("{name}={var}")]);
+                out.env.insert(var, value);
+            }
+        }
     }
     out.command = Some(command());
     out.args = Some(args);
     out.url = None;
     out
+}
+
+/// Header `name` read from `var`, passed through the environment under its own name.
+fn passthrough(
+    out: &mut Server,
+    args: &mut Vec<String>,
+    name: &str,
+    var: &str,
+    prefix: Option<&str>,
+) {
+    args.extend(["--header-env".to_string(), format!("{name}={var}")]);
+    if let Some(prefix) = prefix {
+        args.extend(["--header-prefix".to_string(), format!("{name}={prefix}")]);
+    }
+    out.env
+        .insert(var.to_string(), format!("{{{{env.{var}}}}}"));
 }
 
 #[cfg(test)]
@@ -87,7 +133,7 @@ mod tests {
         let server: Server = toml::from_str(
             r#"
 bridge = "http://127.0.0.1:8000"
-http_headers = { Authorization = "Bearer {{env.TOKEN}}", X-Team = "blue" }
+http_headers = { Authorization = "Bearer {{env.TOKEN}}", X-Team = "blue", X-Both = "{{env.A}}:{{env.B}}" }
 enabled_tools = ["search"]
 "#,
         )
@@ -99,15 +145,17 @@ enabled_tools = ["search"]
                 "bridge",
                 "http://127.0.0.1:8000",
                 "--header-env",
-                "Authorization=DOTPACK_HEADER_AUTHORIZATION",
+                "Authorization=TOKEN",
+                "--header-prefix",
+                "Authorization=Bearer ",
                 "--header-env",
-                "X-Team=DOTPACK_HEADER_X_TEAM"
+                "X-Both=DOTPACK_HEADER_X_BOTH",
+                "--header",
+                "X-Team=blue",
             ]
         );
-        assert_eq!(
-            out.env["DOTPACK_HEADER_AUTHORIZATION"],
-            "Bearer {{env.TOKEN}}"
-        );
+        assert_eq!(out.env["TOKEN"], "{{env.TOKEN}}");
+        assert_eq!(out.env["DOTPACK_HEADER_X_BOTH"], "{{env.A}}:{{env.B}}");
         assert!(!out.extensions.contains_key("bridge"));
         assert!(!out.extensions.contains_key("http_headers"));
         assert!(out.extensions.contains_key("enabled_tools"));

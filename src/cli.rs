@@ -131,6 +131,29 @@ pub enum Command {
     /// Start every server with pinned tools and report tools added, removed or changed since
     /// they were pinned (exit 1 on any change); `--update` accepts them
     Verify(VerifyArgs),
+    /// Serve the tools of a plain HTTP tool service (GET URL/tools, POST URL/call) as a stdio
+    /// MCP server; what hosts run for a server declaring `bridge = "URL"`
+    Bridge(BridgeArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct BridgeArgs {
+    /// The tool service's base URL
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// A header sent with every request to the service: --header K=V (repeatable)
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// A header whose value is read from an environment variable: --header-env
+    /// Authorization=API_TOKEN (repeatable; how installed bridges get their secrets)
+    #[arg(long = "header-env", value_name = "NAME=VAR")]
+    pub header_env: Vec<String>,
+    /// Text put before the value of a --header-env header: --header-prefix "Authorization=Bearer "
+    #[arg(long = "header-prefix", value_name = "NAME=TEXT")]
+    pub header_prefix: Vec<String>,
+    /// Seconds one request to the service may take
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
 }
 
 /// Which server `probe` and `call` start, and how long they wait for it.

@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod adopt;
+pub mod bridge;
 mod declare;
 pub mod doctor;
 pub mod history;
@@ -44,7 +45,7 @@ pub struct UsageError(pub String);
 /// Runs one parsed command, after rolling back any transaction a dead dotpack left half done
 /// (except `doctor`, which examines and repairs what stops recovery).
 pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<()> {
-    if !matches!(command, Command::Doctor(_)) {
+    if !matches!(command, Command::Doctor(_) | Command::Bridge(_)) {
         recover(settings, access(&command), printer)?;
     }
     match command {
@@ -82,6 +83,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Hosts => hosts::run(settings, printer),
         Command::Probe(args) => probe::probe(settings, args, printer),
         Command::Call(args) => probe::call(settings, args, printer),
+        Command::Bridge(args) => bridge::run(args, printer),
         Command::Verify(args) => replanning(printer, || verify::run(settings, &args, printer)),
     }
 }

@@ -7,6 +7,7 @@
 //! server, what happened and the end of its stderr. A child process is always reaped: closing
 //! the client, dropping it, and every error path end the process (and its process group).
 
+pub mod bridge;
 mod http;
 pub mod jsonrpc;
 mod stdio;
