@@ -206,6 +206,13 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
         .collect::<Result<Vec<_>>>()?;
     let mut env = BTreeMap::new();
     for (name, value) in &def.env {
+        // A variable passed through by reference (`X = "{{env.X}}"`) that is not set here stays
+        // unset for the server, as under a host.
+        if let Some(var) = crate::template::sole_env_ref(value, &located.props)
+            && lookup(&var).is_none()
+        {
+            continue;
+        }
         env.insert(name.clone(), render(value)?);
     }
     let cwd = match def.extensions.get("cwd").and_then(toml::Value::as_str) {

@@ -160,7 +160,9 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
                 let changes = diff(pinned, &now);
                 changed |= !changes.is_empty();
                 failed |= !p.unknown_names.is_empty();
-                print_server(printer, &p.server, tools.len(), &changes, &p.unknown_names);
+                if !printer.json {
+                    print_server(printer, &p.server, tools.len(), &changes, &p.unknown_names);
+                }
                 report.push(json!({
                     "server": p.server,
                     "status": if changes.is_empty() { "ok" } else { "changed" },

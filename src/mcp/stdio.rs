@@ -108,25 +108,21 @@ impl Stdio {
         stdin
             .write_all(line.as_bytes())
             .and_then(|()| stdin.flush())
-            .map_err(|e| {
-                Failure(format!(
-                    "stopped reading its input ({e}){}",
-                    self.exit_note()
-                ))
+            .map_err(|e| match self.exit_status() {
+                Some(status) => Failure(format!("exited before answering ({status})")),
+                None => Failure(format!("stopped reading its input ({e})")),
             })
     }
 
-    /// `: it exited with status N` when the child has exited, waiting briefly for it.
-    fn exit_note(&mut self) -> String {
-        let Some(child) = self.child.as_mut() else {
-            return String::new();
-        };
+    /// How the child exited, when it has (waiting briefly for it).
+    fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        let child = self.child.as_mut()?;
         let until = Instant::now() + Duration::from_millis(200);
         loop {
             match child.try_wait() {
-                Ok(Some(status)) => return format!("; it exited with {status}"),
+                Ok(Some(status)) => return Some(status),
                 Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
-                _ => return String::new(),
+                _ => return None,
             }
         }
     }
@@ -176,10 +172,10 @@ impl Transport for Stdio {
             let text = match line {
                 Line::Text(text) => text,
                 Line::Eof => {
-                    return Err(Failure(format!(
-                        "closed its output before answering{}",
-                        self.exit_note()
-                    )));
+                    return Err(Failure(match self.exit_status() {
+                        Some(status) => format!("exited before answering ({status})"),
+                        None => "closed its output before answering".to_string(),
+                    }));
                 }
                 Line::TooLong => {
                     return Err(Failure(format!(

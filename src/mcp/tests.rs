@@ -87,7 +87,7 @@ fn a_server_that_exits_at_once_says_so_with_its_stderr() {
     );
     assert!(err.contains("MCP server `bad`"), "{err}");
     assert!(
-        err.contains("exited with exit status: 3") || err.contains("closed its output"),
+        err.contains("exited before answering (exit status: 3)"),
         "{err}"
     );
     assert!(err.contains("missing API key"), "{err}");

@@ -8,6 +8,7 @@ mod http_registry;
 mod import;
 mod model;
 mod model_regressions;
+mod probe;
 mod project_cmds;
 mod registry;
 mod registry_trust;
