@@ -12,6 +12,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: every answer has a Content-Length
+    disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
+
     def log_message(self, *args):
         pass
 
