@@ -80,7 +80,7 @@ pub enum Command {
     #[command(visible_alias = "rm")]
     Remove(RemoveArgs),
     /// Resolve dependencies and write dotpack.lock
-    Lock(DryRunArgs),
+    Lock(LockArgs),
     /// Move locked packages to the newest versions their requirements allow, and reinstall
     Update(UpdateArgs),
     /// Search the registry by name, description and keywords
@@ -144,6 +144,22 @@ pub enum Command {
         after_help = "Examples:\n  dotpack man | man -l -\n  dotpack man add > dotpack-add.1"
     )]
     Man(ManArgs),
+    /// Start an MCP server and show its name, version, capabilities and tools
+    #[command(
+        after_help = "Examples:\n  dotpack probe figma                 # a server of this project\n  dotpack probe --package time        # the newest `time` package from the registry\n  dotpack probe github --json"
+    )]
+    Probe(ProbeArgs),
+    /// Call one tool of an MCP server and print its result
+    #[command(
+        after_help = "Examples:\n  dotpack call time get_current_time --args '{\"timezone\": \"UTC\"}'\n  dotpack call search query --args '{\"q\": \"mcp\"}' --json"
+    )]
+    Call(CallArgs),
+    /// Start every server with pinned tools and report tools added, removed or changed since
+    /// they were pinned (exit 1 on any change); `--update` accepts them
+    Verify(VerifyArgs),
+    /// Serve the tools of a plain HTTP tool service (GET URL/tools, POST URL/call) as a stdio
+    /// MCP server; what hosts run for a server declaring `bridge = "URL"`
+    Bridge(BridgeArgs),
 }
 
 #[derive(Debug, Args, Clone)]
@@ -158,6 +174,63 @@ pub struct ManArgs {
     /// A command (default: the top-level page, which lists every command)
     #[arg(value_name = "COMMAND")]
     pub command: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct BridgeArgs {
+    /// The tool service's base URL
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// A header sent with every request to the service: --header K=V (repeatable)
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// A header whose value is read from an environment variable: --header-env
+    /// Authorization=API_TOKEN (repeatable; how installed bridges get their secrets)
+    #[arg(long = "header-env", value_name = "NAME=VAR")]
+    pub header_env: Vec<String>,
+    /// Text put before the value of a --header-env header: --header-prefix "Authorization=Bearer "
+    #[arg(long = "header-prefix", value_name = "NAME=TEXT")]
+    pub header_prefix: Vec<String>,
+    /// Seconds one request to the service may take
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+}
+
+/// Which server `probe` and `call` start, and how long they wait for it.
+#[derive(Debug, Args, Clone)]
+pub struct ServerArgs {
+    /// A server of the project (its own [servers.NAME] or a locked package's); with --package,
+    /// which of the package's servers (needed only when it declares several)
+    #[arg(value_name = "SERVER", required_unless_present = "package")]
+    pub name: Option<String>,
+    /// Start a server of this package from the registry (its newest version) instead
+    #[arg(long, value_name = "PACKAGE")]
+    pub package: Option<String>,
+    /// With --package: set an input of the package, --set port=4000 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "package")]
+    pub set: Vec<String>,
+    /// Seconds the server may take to start and answer `initialize` (default: the server's
+    /// `startup_timeout_sec`, else 10)
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CallArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The tool to call (with --package and no SERVER, the only positional argument)
+    #[arg(value_name = "TOOL")]
+    pub tool: Option<String>,
+    /// The tool's arguments, a JSON object (default: {})
+    #[arg(long, value_name = "JSON")]
+    pub args: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -207,6 +280,30 @@ pub struct DryRunArgs {
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct LockArgs {
+    #[command(flatten)]
+    pub dry: DryRunArgs,
+    /// Also start every server and record the sha256 of each of its tools (name, description,
+    /// input schema), for `dotpack verify` (always, with `[settings] pin_tools = true`)
+    #[arg(long)]
+    pub pin_tools: bool,
+}
+
+/// `dotpack verify`: which servers, and whether to accept what changed.
+#[derive(Debug, Args, Clone)]
+pub struct VerifyArgs {
+    /// Only these servers (default: every server with pinned tools)
+    #[arg(value_name = "SERVER")]
+    pub servers: Vec<String>,
+    /// Accept the servers' tools as they are now: record the new pins in dotpack.lock
+    #[arg(long)]
+    pub update: bool,
+    /// Seconds each server may take to start and answer `initialize`
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
 }
 
 #[derive(Debug, Args, Clone)]

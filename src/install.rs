@@ -265,6 +265,8 @@ pub fn desired(
                 crate::validate::secrets::LITERAL_SECRET_HELP
             );
         }
+        // A server with `bridge` is written as `dotpack bridge URL` (see `crate::bridged`).
+        let def = def.as_ref().map(crate::bridged::expand);
         let inputs = match (own, &def) {
             (true, Some(server)) => own_fingerprint(manifest, server),
             _ => inputs_fingerprint(spec),

@@ -4,6 +4,7 @@
 //! and everything they need (manifest, registry, resolver, lock) lives in modules here.
 
 pub mod apply;
+pub mod bridged;
 pub mod claims;
 pub mod cli;
 pub mod commands;
@@ -20,9 +21,12 @@ pub mod inspect;
 pub mod install;
 pub mod lock;
 pub mod manifest;
+pub mod mcp;
 pub mod ops;
 pub mod output;
+pub mod pins;
 pub mod plan;
+pub mod probe;
 pub mod project;
 pub mod registry;
 pub mod resolve;

@@ -34,6 +34,19 @@ pub struct Lockfile {
     pub packages: Vec<LockedPackage>,
     /// Entries dotpack wrote into project-scope host files (see [`crate::claims`]).
     pub claims: Vec<Claim>,
+    /// Pinned tools: server name -> tool name -> its pin (`dotpack lock --pin-tools`, checked by
+    /// `dotpack verify`). Empty in locks without pins.
+    pub tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
+}
+
+/// What is pinned of one tool: `tool = { tool = "sha256:…", description = "sha256:…" }`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolPin {
+    /// `sha256:<hex>` of the tool's canonical JSON: name, description and input schema.
+    pub tool: String,
+    /// `sha256:<hex>` of its description alone, so a changed description can be called out.
+    pub description: String,
 }
 
 impl Lockfile {
@@ -44,6 +57,7 @@ impl Lockfile {
             requirements: BTreeMap::new(),
             packages: Vec::new(),
             claims: Vec::new(),
+            tools: BTreeMap::new(),
         }
     }
 }
@@ -88,6 +102,17 @@ impl Lockfile {
         packages.sort_by(|a, b| a.name.cmp(&b.name));
         for package in packages {
             emit_package(&mut out, package);
+        }
+        for (server, tools) in &self.tools {
+            out.push_str(&format!("\n[tools.{}]\n", key(server)));
+            for (tool, pin) in tools {
+                out.push_str(&format!(
+                    "{} = {{ tool = {}, description = {} }}\n",
+                    key(tool),
+                    string(&pin.tool),
+                    string(&pin.description)
+                ));
+            }
         }
         out.push_str(&claims::emit(&self.claims));
         out

@@ -116,6 +116,9 @@ impl HostDecl {
 pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_generations: Option<u32>,
+    /// `dotpack lock` records the tools of every server (see `dotpack lock --pin-tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin_tools: Option<bool>,
 }
 
 /// `[inputs.NAME]`: a value the user supplies at install time.

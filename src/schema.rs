@@ -212,6 +212,10 @@ fn settings() -> Value {
                 "maximum": u32::MAX,
                 "description": "How many generations `dotpack gc` keeps.",
             },
+            "pin_tools": {
+                "type": "boolean",
+                "description": "`dotpack lock` records the tools of every server (see `dotpack lock --pin-tools`).",
+            },
         }),
     )
 }
@@ -256,12 +260,16 @@ fn server() -> Value {
             properties.insert(field.to_string(), shape);
         }
     }
+    properties.insert(
+        crate::bridged::FIELD.to_string(),
+        json!({"type": "string", "description": "A plain HTTP tool service (GET /tools, POST /call) served to hosts through `dotpack bridge URL` (docs/probe.md)."}),
+    );
     json!({
         "type": "object",
-        "description": "One MCP server: `command` (+ `args`, `env`) for a local process, or `url` for a remote one; every other field is a canonical name from the concept table (docs/host-matrix.md).",
+        "description": "One MCP server: `command` (+ `args`, `env`) for a local process, `url` for a remote one, or `bridge` for a plain HTTP tool service; every other field is a canonical name from the concept table (docs/host-matrix.md).",
         "additionalProperties": false,
         "properties": properties,
-        "oneOf": [{"required": ["command"]}, {"required": ["url"]}],
+        "oneOf": [{"required": ["command"]}, {"required": ["url"]}, {"required": [crate::bridged::FIELD]}],
     })
 }
 
@@ -345,6 +353,7 @@ mod tests {
             )]),
             settings: Some(Settings {
                 keep_generations: Some(3),
+                pin_tools: Some(true),
             }),
         }
     }
@@ -426,7 +435,9 @@ mod tests {
             .as_object()
             .unwrap();
         let fields: Vec<&str> = crate::concepts::canonical_fields().collect();
-        assert_eq!(properties.len(), fields.len());
+        // Plus `bridge`, a server kind of its own (`crate::bridged`).
+        assert_eq!(properties.len(), fields.len() + 1);
+        assert!(properties.contains_key(crate::bridged::FIELD));
         for field in fields {
             assert!(properties.contains_key(field), "{field}");
         }

@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod adopt;
+pub mod bridge;
 pub mod completions;
 mod declare;
 pub mod doctor;
@@ -15,6 +16,7 @@ pub mod install;
 pub mod list;
 pub mod lock;
 pub mod outdated;
+pub mod probe;
 pub mod registry;
 pub mod remove;
 pub mod rollback;
@@ -23,6 +25,7 @@ pub mod tree;
 pub mod uninstall;
 pub mod update;
 pub mod validate;
+pub mod verify;
 
 use anyhow::Result;
 
@@ -50,7 +53,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
     // state a folder is in.
     if !matches!(
         command,
-        Command::Doctor(_) | Command::Completions(_) | Command::Man(_)
+        Command::Doctor(_) | Command::Completions(_) | Command::Man(_) | Command::Bridge(_)
     ) {
         recover(settings, access(&command), printer)?;
     }
@@ -92,6 +95,10 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Hosts => hosts::run(settings, printer),
         Command::Completions(args) => completions::completions(args, printer),
         Command::Man(args) => completions::man(args, printer),
+        Command::Probe(args) => probe::probe(settings, args, printer),
+        Command::Call(args) => probe::call(settings, args, printer),
+        Command::Bridge(args) => bridge::run(args, printer),
+        Command::Verify(args) => replanning(printer, || verify::run(settings, &args, printer)),
     }
 }
 
@@ -110,7 +117,8 @@ fn access(command: &Command) -> crate::txn::Access {
         Command::Import(a) if a.into => writes(a.dry_run),
         Command::Rollback(a) => writes(a.dry_run),
         Command::Init(a) => writes(a.dry_run),
-        Command::Lock(a) => writes(a.dry_run),
+        Command::Lock(a) => writes(a.dry.dry_run),
+        Command::Verify(a) => writes(!a.update),
         Command::Gc(a) => writes(a.dry_run),
         _ => Read,
     }

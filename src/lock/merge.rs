@@ -158,6 +158,13 @@ pub fn recover(
         requirements,
         packages: packages.into_values().collect(),
         claims: claims.into_values().collect(),
+        // Pins of either side; where both pinned a server, ours. `dotpack verify` checks them.
+        tools: theirs
+            .tools
+            .clone()
+            .into_iter()
+            .chain(ours.tools.clone())
+            .collect(),
     };
     Ok(Some(Recovered {
         lock,

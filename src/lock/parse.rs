@@ -11,7 +11,7 @@ use std::path::Path;
 use semver::Version;
 use toml_edit::{Document, Item, Table};
 
-use super::{LOCK_VERSION, LockedPackage, Lockfile};
+use super::{LOCK_VERSION, LockedPackage, Lockfile, ToolPin};
 use crate::claims::Claim;
 use crate::diag::{Diagnostic, Diagnostics};
 
@@ -86,12 +86,14 @@ impl Reader<'_> {
         let mut requirements = BTreeMap::new();
         let mut packages = Vec::new();
         let mut claims = Vec::new();
+        let mut tools = BTreeMap::new();
         for (key, item) in root.iter() {
             match key {
                 "version" => version = self.version(item),
                 "manifest" => requirements = self.manifest(item),
                 "package" => packages = self.packages(item),
                 "claim" => claims = self.claims(item),
+                "tools" => tools = self.tools(item),
                 other => {
                     let span = root.key(other).and_then(|k| k.span());
                     self.error(
@@ -111,7 +113,63 @@ impl Reader<'_> {
             requirements,
             packages,
             claims,
+            tools,
         })
+    }
+
+    /// `[tools.SERVER]` tables of `TOOL = { tool = "sha256:…", description = "sha256:…" }` pins.
+    fn tools(&mut self, item: &Item) -> BTreeMap<String, BTreeMap<String, ToolPin>> {
+        let mut out = BTreeMap::new();
+        let Some(servers) = item.as_table_like() else {
+            self.error(
+                "lock-field",
+                item.span(),
+                "`tools` must be written as [tools.SERVER] tables",
+            );
+            return out;
+        };
+        for (server, tools) in servers.iter() {
+            let Some(tools) = tools.as_table_like() else {
+                self.error(
+                    "lock-field",
+                    tools.span(),
+                    format!("`tools.{server}` must be a table of tool pins"),
+                );
+                continue;
+            };
+            let mut pins = BTreeMap::new();
+            for (tool, pin) in tools.iter() {
+                let field = |key: &str| {
+                    pin.as_table_like()
+                        .and_then(|t| t.get(key))
+                        .and_then(Item::as_str)
+                        .filter(|s| is_sha256(s))
+                        .map(str::to_string)
+                };
+                let only_known = pin
+                    .as_table_like()
+                    .is_some_and(|t| t.iter().all(|(k, _)| k == "tool" || k == "description"));
+                match (field("tool"), field("description")) {
+                    (Some(tool_pin), Some(description)) if only_known => {
+                        pins.insert(
+                            tool.to_string(),
+                            ToolPin {
+                                tool: tool_pin,
+                                description,
+                            },
+                        );
+                    }
+                    _ => self.error_with_help(
+                        "lock-tool-pin",
+                        pin.span(),
+                        format!("the pin of tool `{tool}` of server `{server}` must be {{ tool = \"sha256:…\", description = \"sha256:…\" }}"),
+                        "run `dotpack verify --update` to pin the server's tools again",
+                    ),
+                }
+            }
+            out.insert(server.to_string(), pins);
+        }
+        out
     }
 
     fn version(&mut self, item: &Item) -> Option<u32> {
@@ -383,7 +441,7 @@ mod fast {
     use semver::Version;
     use serde::Deserialize;
 
-    use super::{LOCK_VERSION, LockedPackage, Lockfile, is_sha256};
+    use super::{LOCK_VERSION, LockedPackage, Lockfile, ToolPin, is_sha256};
     use crate::claims::Claim;
 
     #[derive(Deserialize)]
@@ -396,6 +454,8 @@ mod fast {
         package: Vec<RawPackage>,
         #[serde(default)]
         claim: Vec<Claim>,
+        #[serde(default)]
+        tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
     }
 
     #[derive(Deserialize)]
@@ -420,6 +480,8 @@ mod fast {
         manifest: BTreeMap<String, String>,
         #[serde(default)]
         package: Vec<RawPackage>,
+        #[serde(default)]
+        tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
     }
 
     /// A lock as dotpack writes it: the claims (most of a large lock) read without the TOML
@@ -431,6 +493,7 @@ mod fast {
             version: head.version,
             manifest: head.manifest,
             package: head.package,
+            tools: head.tools,
             claim: crate::claims::read_emitted(claims)?,
         })
     }
@@ -443,6 +506,11 @@ mod fast {
                 .values()
                 .any(|req| semver::VersionReq::parse(req).is_err())
             || raw.package.iter().any(|p| !is_sha256(&p.checksum))
+            || raw
+                .tools
+                .values()
+                .flat_map(|t| t.values())
+                .any(|p: &ToolPin| !is_sha256(&p.tool) || !is_sha256(&p.description))
         {
             return None;
         }
@@ -473,6 +541,7 @@ mod fast {
             requirements: raw.manifest,
             packages,
             claims: raw.claim,
+            tools: raw.tools,
         })
     }
 }

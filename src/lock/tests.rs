@@ -51,6 +51,24 @@ fn sample() -> Lockfile {
             owners: vec![],
             project: None,
         }],
+        tools: [(
+            "figma".to_string(),
+            [
+                ("get code".to_string(), pin('e')),
+                ("get_image".to_string(), pin('f')),
+            ]
+            .into_iter()
+            .collect(),
+        )]
+        .into_iter()
+        .collect(),
+    }
+}
+
+fn pin(c: char) -> ToolPin {
+    ToolPin {
+        tool: format!("sha256:{}", c.to_string().repeat(64)),
+        description: format!("sha256:{}", "0".repeat(64)),
     }
 }
 
@@ -162,4 +180,36 @@ fn fast_and_spanned_readers_agree_on_a_valid_lock() {
     let fast = parse(Path::new("dotpack.lock"), &text).unwrap();
     let spanned = super::parse::parse_spanned(Path::new("dotpack.lock"), &text).unwrap();
     assert_eq!(fast, spanned);
+}
+
+#[test]
+fn tool_pins_sit_between_packages_and_claims_and_round_trip() {
+    let text = sample().emit();
+    let at = text
+        .find("[tools.figma]\n\"get code\" = { tool = \"sha256:")
+        .unwrap();
+    assert!(text.rfind("[[package]]").unwrap() < at && at < text.find("[[claim]]").unwrap());
+    let spanned = super::parse::parse_spanned(Path::new("dotpack.lock"), &text).unwrap();
+    assert_eq!(spanned, sorted(sample()));
+}
+
+#[test]
+fn a_lock_without_tool_pins_still_parses() {
+    let mut lock = sample();
+    lock.tools.clear();
+    let text = lock.emit();
+    assert!(!text.contains("[tools."));
+    assert!(
+        parse(Path::new("dotpack.lock"), &text)
+            .unwrap()
+            .tools
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_bad_tool_pin_is_reported_with_its_line() {
+    let d = diags("version = 1\n\n[tools.figma]\nget_code = { tool = \"md5:abc\" }\n");
+    assert_eq!(d[0].code, "lock-tool-pin");
+    assert_eq!(d[0].line, Some(4));
 }

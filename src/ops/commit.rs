@@ -206,12 +206,14 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 .unwrap_or_default();
         }
     }
+    crate::pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
     let lock_text = lock.emit();
     // A project that locks nothing (no dependency, no claim) needs no lock file: none is written,
     // and `--locked` has nothing to hold.
     let nothing_locked = project.lock.is_none()
         && lock.packages.is_empty()
         && lock.claims.is_empty()
+        && lock.tools.is_empty()
         && lock.requirements.is_empty();
     if settings.locked
         && !nothing_locked

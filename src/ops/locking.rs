@@ -269,6 +269,7 @@ mod tests {
                 })
                 .collect(),
             claims: vec![],
+            tools: Default::default(),
         }
     }
 

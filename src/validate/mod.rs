@@ -10,6 +10,7 @@
 //! warnings: they are descriptive metadata, and newer package fields should not make an older
 //! dotpack refuse a package.
 
+mod bridge;
 pub mod secrets;
 mod sections;
 mod server;

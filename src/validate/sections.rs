@@ -30,7 +30,7 @@ const INPUT_KEYS: &[&str] = &[
     "items",
 ];
 const REGISTRY_KEYS: &[&str] = &["path", "url"];
-const SETTINGS_KEYS: &[&str] = &["keep_generations"];
+const SETTINGS_KEYS: &[&str] = &["keep_generations", "pin_tools"];
 const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy", "scope"];
 const REQ_EXAMPLES: &str =
     "write a semver requirement such as `^1.2`, `~1.2.3`, `=1.0.0`, `>=1, <2` or `*`";
@@ -474,6 +474,9 @@ impl Checker<'_> {
                             "write a small count such as `keep_generations = 10`",
                         );
                     }
+                }
+                "pin_tools" => {
+                    self.expect_kind(k, v, &at, ValueKind::Bool);
                 }
                 _ => self.unknown_key(k, v, "settings", SETTINGS_KEYS, false),
             }

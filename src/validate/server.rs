@@ -31,7 +31,9 @@ impl Checker<'_> {
         for (k, v) in entries(table) {
             let name = k.get();
             let key_path = format!("{at}.{}", segment(name));
-            if let Some(concept) = concept_of(name) {
+            if name == crate::bridged::FIELD {
+                self.bridge_url(k, v, &key_path);
+            } else if let Some(concept) = concept_of(name) {
                 if let Some(s) = v.as_str()
                     && self.templated_kind(s, v, &key_path, concept.kind)
                 {
@@ -77,6 +79,9 @@ impl Checker<'_> {
 
     /// Exactly one of `command`/`url`; `args` with `command`; `type` agreeing with both.
     fn transport(&mut self, at: &str, key: &Key, table: &dyn TableLike) {
+        if table.contains_key(crate::bridged::FIELD) {
+            return self.bridge_transport(at, table);
+        }
         let command = table.get_key_value("command");
         let url = table.get_key_value("url");
         let transport = match (command, url) {

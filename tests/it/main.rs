@@ -12,6 +12,7 @@ mod json_writers;
 mod model;
 mod model_regressions;
 mod output;
+mod probe;
 mod project_cmds;
 mod registry;
 mod registry_trust;

@@ -1,0 +1,175 @@
+//! Servers that declare `bridge = "http://…"`: a plain HTTP tool service (`GET /tools`,
+//! `POST /call`) reached through `dotpack bridge URL`, a stdio MCP server every host can run.
+//!
+//! Such a server is expanded into an ordinary stdio server before it is translated for a host
+//! (and before `dotpack probe` starts it): `command` is this dotpack and `args` are
+//! `["bridge", URL, …]`. A header of `http_headers` never puts a secret in `args`:
+//!
+//! - a literal value (`X-Team = "blue"`) is `--header X-Team=blue`;
+//! - a value that is an env reference after some text (`"Bearer {{env.TOKEN}}"`, or just
+//!   `"{{env.TOKEN}}"`) is `--header-env Authorization=TOKEN --header-prefix "Authorization=Bearer "`
+//!   with `env.TOKEN = "{{env.TOKEN}}"`: the variable is passed through under its own name, which
+//!   every host can write (Codex as `env_vars`);
+//! - any other template travels whole in `DOTPACK_HEADER_<NAME>` (`--header-env
+//!   NAME=DOTPACK_HEADER_<NAME>`), rendered in the host's own interpolation syntax.
+
+use std::collections::BTreeMap;
+
+use crate::manifest::Server;
+
+/// The canonical field naming the HTTP tool service.
+pub const FIELD: &str = "bridge";
+
+/// The environment variable that replaces the absolute path of the running dotpack as the
+/// command written for bridged servers (e.g. `dotpack`, found on the host's PATH).
+pub const COMMAND_ENV: &str = "DOTPACK_BRIDGE_COMMAND";
+
+/// The URL a bridged server declares, when it declares one.
+pub fn url_of(server: &Server) -> Option<&str> {
+    server.extensions.get(FIELD).and_then(toml::Value::as_str)
+}
+
+/// The command written for bridged servers: `$DOTPACK_BRIDGE_COMMAND` when set, else the
+/// absolute path of the running dotpack, else `dotpack`.
+pub fn command() -> String {
+    match std::env::var(COMMAND_ENV) {
+        Ok(command) if !command.trim().is_empty() => command,
+        _ => std::env::current_exe()
+            .ok()
+            .and_then(|p| p.to_str().map(str::to_string))
+            .unwrap_or_else(|| "dotpack".to_string()),
+    }
+}
+
+/// The environment variable carrying header `name` to the bridge: `DOTPACK_HEADER_` and the
+/// name in capitals with every other character as `_` (`X-Api-Key` -> `DOTPACK_HEADER_X_API_KEY`).
+pub fn header_var(name: &str) -> String {
+    let tail: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("DOTPACK_HEADER_{tail}")
+}
+
+/// `server` as the stdio server hosts run: unchanged when it declares no `bridge`.
+pub fn expand(server: &Server) -> Server {
+    let Some(url) = url_of(server) else {
+        return server.clone();
+    };
+    let mut out = server.clone();
+    out.extensions.remove(FIELD);
+    let headers: BTreeMap<String, String> = match out.extensions.remove("http_headers") {
+        Some(toml::Value::Table(table)) => table
+            .into_iter()
+            .filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string())))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    let mut args = vec!["bridge".to_string(), url.to_string()];
+    for (name, value) in headers {
+        let parts =
+            crate::template::parse_parts(&value, &crate::template::Context::new(&BTreeMap::new()))
+                .unwrap_or_default();
+        match parts.as_slice() {
+            _ if !value.contains("{{") && !value.contains('@') => {
+                args.extend(["--header".to_string(), format!("{name}={value}")]);
+            }
+            [
+                crate::template::Part::Env {
+                    names,
+                    default: None,
+                },
+            ] if names.len() == 1 => {
+                passthrough(&mut out, &mut args, &name, &names[0], None);
+            }
+            [
+                crate::template::Part::Text(prefix),
+                crate::template::Part::Env {
+                    names,
+                    default: None,
+                },
+            ] if names.len() == 1 => {
+                passthrough(&mut out, &mut args, &name, &names[0], Some(prefix));
+            }
+            _ => {
+                let var = header_var(&name);
+                args.extend(["--header-env".to_string(), format!("{name}={var}")]);
+                out.env.insert(var, value);
+            }
+        }
+    }
+    out.command = Some(command());
+    out.args = Some(args);
+    out.url = None;
+    out
+}
+
+/// Header `name` read from `var`, passed through the environment under its own name.
+fn passthrough(
+    out: &mut Server,
+    args: &mut Vec<String>,
+    name: &str,
+    var: &str,
+    prefix: Option<&str>,
+) {
+    args.extend(["--header-env".to_string(), format!("{name}={var}")]);
+    if let Some(prefix) = prefix {
+        args.extend(["--header-prefix".to_string(), format!("{name}={prefix}")]);
+    }
+    out.env
+        .insert(var.to_string(), format!("{{{{env.{var}}}}}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bridged_server_becomes_dotpack_bridge_with_headers_in_env() {
+        let server: Server = toml::from_str(
+            r#"
+bridge = "http://127.0.0.1:8000"
+http_headers = { Authorization = "Bearer {{env.TOKEN}}", X-Team = "blue", X-Both = "{{env.A}}:{{env.B}}" }
+enabled_tools = ["search"]
+"#,
+        )
+        .unwrap();
+        let out = expand(&server);
+        assert_eq!(
+            out.args.unwrap(),
+            [
+                "bridge",
+                "http://127.0.0.1:8000",
+                "--header-env",
+                "Authorization=TOKEN",
+                "--header-prefix",
+                "Authorization=Bearer ",
+                "--header-env",
+                "X-Both=DOTPACK_HEADER_X_BOTH",
+                "--header",
+                "X-Team=blue",
+            ]
+        );
+        assert_eq!(out.env["TOKEN"], "{{env.TOKEN}}");
+        assert_eq!(out.env["DOTPACK_HEADER_X_BOTH"], "{{env.A}}:{{env.B}}");
+        assert!(!out.extensions.contains_key("bridge"));
+        assert!(!out.extensions.contains_key("http_headers"));
+        assert!(out.extensions.contains_key("enabled_tools"));
+        assert!(out.command.is_some());
+    }
+
+    #[test]
+    fn other_servers_are_unchanged() {
+        let server = Server {
+            url: Some("https://x/mcp".to_string()),
+            ..Server::default()
+        };
+        assert_eq!(expand(&server), server);
+    }
+}

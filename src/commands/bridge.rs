@@ -1,0 +1,63 @@
+//! `dotpack bridge URL`: serve a plain HTTP tool service as a stdio MCP server, on this process's
+//! stdin and stdout, until stdin ends.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::cli::BridgeArgs;
+use crate::commands::UsageError;
+use crate::mcp::bridge::{BridgeConfig, serve};
+use crate::output::Printer;
+
+pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
+    if !(args.url.starts_with("http://") || args.url.starts_with("https://")) {
+        return Err(UsageError(format!("`{}` is not an http(s) URL", args.url)).into());
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(
+            UsageError("--timeout must be a positive number of seconds".to_string()).into(),
+        );
+    }
+    let mut headers = BTreeMap::new();
+    for header in &args.headers {
+        let (name, value) = split(header, "--header")?;
+        headers.insert(name, value);
+    }
+    let mut prefixes = BTreeMap::new();
+    for prefix in &args.header_prefix {
+        let (name, text) = split(prefix, "--header-prefix")?;
+        prefixes.insert(name, text);
+    }
+    for header in &args.header_env {
+        let (name, var) = split(header, "--header-env")?;
+        match std::env::var(&var) {
+            Ok(value) => {
+                let prefix = prefixes.get(&name).map(String::as_str).unwrap_or("");
+                headers.insert(name, format!("{prefix}{value}"));
+            }
+            Err(_) => printer.warning(format!(
+                "dotpack bridge: header `{name}` is not sent: the environment variable {var} is not set"
+            )),
+        }
+    }
+    let config = BridgeConfig {
+        url: args.url.clone(),
+        headers,
+        timeout: Duration::from_secs_f64(args.timeout.min(3600.0)),
+    };
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    serve(config, stdin, stdout, std::io::stderr())?;
+    Ok(())
+}
+
+fn split(text: &str, flag: &str) -> Result<(String, String)> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.to_string()))
+        }
+        _ => Err(UsageError(format!("{flag} {text}: expected NAME=VALUE")).into()),
+    }
+}

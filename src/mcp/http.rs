@@ -1,0 +1,246 @@
+//! The streamable HTTP transport: every message is a POST of JSON to the server's URL, answered
+//! by JSON (`application/json`) or by a stream of server-sent events (`text/event-stream`) that
+//! carries the response among the server's own requests and notifications. The session id the
+//! server gives in `initialize`'s answer (`Mcp-Session-Id`) goes with every later message, and
+//! closing deletes the session.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::jsonrpc::{self, Incoming};
+use super::{Failure, Transport};
+
+/// The largest response body read: 64 MiB.
+const MAX_BODY: u64 = 64 * 1024 * 1024;
+/// How long a notification or the closing DELETE may take.
+const SHORT: Duration = Duration::from_secs(5);
+
+pub struct Http {
+    url: String,
+    headers: BTreeMap<String, String>,
+    agent: ureq::Agent,
+    session: Option<String>,
+    protocol_version: Option<String>,
+    closed: bool,
+}
+
+impl Http {
+    pub fn new(url: &str, headers: &BTreeMap<String, String>) -> Http {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .user_agent(concat!("dotpack/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        Http {
+            url: url.to_string(),
+            headers: headers.clone(),
+            agent,
+            session: None,
+            protocol_version: None,
+            closed: false,
+        }
+    }
+
+    fn post(
+        &self,
+        message: &Value,
+        timeout: Duration,
+    ) -> Result<ureq::http::Response<ureq::Body>, Failure> {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        for (name, value) in &self.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        if let Some(session) = &self.session {
+            request = request.header("Mcp-Session-Id", session.as_str());
+        }
+        if let Some(version) = &self.protocol_version {
+            request = request.header("MCP-Protocol-Version", version.as_str());
+        }
+        request
+            .send(message.to_string())
+            .map_err(|e| Failure(format!("could not be reached at {}: {e}", self.url)))
+    }
+
+    fn status_failure(&self, response: ureq::http::Response<ureq::Body>) -> Failure {
+        let status = response.status().as_u16();
+        let mut body = String::new();
+        let _ = response
+            .into_body()
+            .into_with_config()
+            .limit(4096)
+            .reader()
+            .read_to_string(&mut body);
+        let hint = match status {
+            401 | 403 => " (it wants credentials: set the server's `http_headers`)",
+            404 if self.session.is_some() => " (the session expired)",
+            _ => "",
+        };
+        Failure(format!(
+            "answered HTTP {status}{hint} at {}{}",
+            self.url,
+            if body.trim().is_empty() {
+                String::new()
+            } else {
+                format!(": {}", super::stdio::excerpt(&body))
+            }
+        ))
+    }
+}
+
+impl Transport for Http {
+    fn request(&mut self, id: u64, message: &Value, timeout: Duration) -> Result<Value, Failure> {
+        let response = self.post(message, timeout)?;
+        if !response.status().is_success() {
+            return Err(self.status_failure(response));
+        }
+        if let Some(session) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            self.session = Some(session.to_string());
+        }
+        let kind = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let body = response
+            .into_body()
+            .into_with_config()
+            .limit(MAX_BODY)
+            .reader();
+        let found = if kind.starts_with("text/event-stream") {
+            self.find_in_events(id, body)?
+        } else if kind.starts_with("application/json") {
+            let value: Value = serde_json::from_reader(body)
+                .map_err(|e| Failure(format!("answered with JSON that does not parse: {e}")))?;
+            self.find_in_messages(id, value)?
+        } else {
+            return Err(Failure(format!(
+                "answered with Content-Type `{kind}`; an MCP server answers with application/json or text/event-stream"
+            )));
+        };
+        let Some(found) = found else {
+            return Err(Failure(format!(
+                "ended its answer without a response to `{}`",
+                message.get("method").and_then(Value::as_str).unwrap_or("?")
+            )));
+        };
+        if message.get("method").and_then(Value::as_str) == Some("initialize") {
+            self.protocol_version = found
+                .get("result")
+                .and_then(|r| r.get("protocolVersion"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        Ok(found)
+    }
+
+    fn notify(&mut self, message: &Value) -> Result<(), Failure> {
+        let response = self.post(message, SHORT)?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            Err(self.status_failure(response))
+        }
+    }
+
+    fn stderr_tail(&mut self) -> String {
+        String::new()
+    }
+
+    fn close(&mut self, _graceful: bool) {
+        if std::mem::replace(&mut self.closed, true) {
+            return;
+        }
+        if let Some(session) = &self.session {
+            let mut request = self
+                .agent
+                .delete(&self.url)
+                .config()
+                .timeout_global(Some(SHORT))
+                .build()
+                .header("Mcp-Session-Id", session.as_str());
+            for (name, value) in &self.headers {
+                request = request.header(name.as_str(), value.as_str());
+            }
+            let _ = request.call();
+        }
+    }
+}
+
+impl Http {
+    /// The response to request `id` among `value` (one message or a batch), answering the
+    /// server's requests on the way.
+    fn find_in_messages(&mut self, id: u64, value: Value) -> Result<Option<Value>, Failure> {
+        let messages = match value {
+            Value::Array(batch) => batch,
+            one => vec![one],
+        };
+        for message in messages {
+            match jsonrpc::classify(message.clone()) {
+                Ok(Incoming::Response { id: got, .. }) if jsonrpc::is_id(&got, id) => {
+                    return Ok(Some(message));
+                }
+                Ok(Incoming::Request { id, method, .. }) => {
+                    let answer = jsonrpc::answer(id, &method);
+                    let _ = self.post(&answer, SHORT);
+                }
+                Ok(_) => {}
+                Err(why) => return Err(Failure(format!("answered with {why}"))),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Reads server-sent events until one carries the response to request `id`.
+    fn find_in_events(&mut self, id: u64, body: impl Read) -> Result<Option<Value>, Failure> {
+        let mut reader = BufReader::new(body);
+        let mut data = String::new();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = reader
+                .read_line(&mut line)
+                .map_err(|e| Failure(format!("broke off its event stream: {e}")))?;
+            let text = line.trim_end_matches(['\r', '\n']);
+            if n == 0 || text.is_empty() {
+                if !data.is_empty() {
+                    let value: Value = serde_json::from_str(&data).map_err(|_| {
+                        Failure(format!(
+                            "sent an event that is not JSON: {}",
+                            super::stdio::excerpt(&data)
+                        ))
+                    })?;
+                    data.clear();
+                    if let Some(found) = self.find_in_messages(id, value)? {
+                        return Ok(Some(found));
+                    }
+                }
+                if n == 0 {
+                    return Ok(None);
+                }
+                continue;
+            }
+            if let Some(rest) = text.strip_prefix("data:") {
+                if !data.is_empty() {
+                    data.push('\n');
+                }
+                data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+            }
+        }
+    }
+}

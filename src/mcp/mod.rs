@@ -1,0 +1,401 @@
+//! An MCP client: JSON-RPC 2.0 over stdio (a child process) or streamable HTTP.
+//!
+//! It knows nothing of manifests or hosts: a caller describes how to reach a server
+//! ([`Endpoint`]), and [`Client::connect`] runs the `initialize` handshake, after which tools
+//! can be listed and called. Every step has a timeout; a server that writes something that is
+//! not JSON-RPC, exits, floods its output or does not answer fails with an error naming the
+//! server, what happened and the end of its stderr. A child process is always reaped: closing
+//! the client, dropping it, and every error path end the process (and its process group).
+
+pub mod bridge;
+mod http;
+pub mod jsonrpc;
+mod stdio;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use jsonrpc::{Incoming, Outcome};
+
+/// The protocol revisions this client speaks, newest first; it offers the first.
+pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// At most this many pages of `tools/list` (a server whose cursor never ends is an error).
+const MAX_PAGES: usize = 1000;
+
+/// How to reach a server.
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    /// Spawn `command` with `args` in `cwd`, with `env` added to dotpack's environment.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    /// POST JSON-RPC to `url` with `headers`.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// How long each step may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    /// Starting the server and answering `initialize`.
+    pub initialize: Duration,
+    /// Every later request (`tools/list`, one page; `tools/call`).
+    pub request: Duration,
+    /// After closing stdin, how long a server may take to exit before it is terminated.
+    pub grace: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            initialize: Duration::from_secs(10),
+            request: Duration::from_secs(30),
+            grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Why talking to a server failed.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    /// The transport failed: the server could not start, exited, wrote junk, flooded its output,
+    /// did not answer in time, or the HTTP request failed.
+    #[error("MCP server `{server}` {what}{}", stderr_lines(.stderr))]
+    Failed {
+        server: String,
+        what: String,
+        /// The end of the server's stderr (stdio only), possibly empty.
+        stderr: String,
+    },
+    /// The server answered a request with a JSON-RPC error.
+    #[error("MCP server `{server}` answered `{method}` with error {code}: {message}")]
+    Rpc {
+        server: String,
+        method: String,
+        code: i64,
+        message: String,
+    },
+}
+
+fn stderr_lines(stderr: &str) -> String {
+    let stderr = stderr.trim_end();
+    if stderr.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = stderr.lines().map(|l| format!("\n    {l}")).collect();
+    format!("\n  its stderr ended with:{}", lines.concat())
+}
+
+/// A transport failure before the server name and stderr are attached.
+#[derive(Debug)]
+pub(crate) struct Failure(pub String);
+
+/// What both transports do: send a request and wait for its response (answering the server's
+/// own requests meanwhile), send a notification, and end the connection.
+pub(crate) trait Transport {
+    fn request(&mut self, id: u64, message: &Value, timeout: Duration) -> Result<Value, Failure>;
+    fn notify(&mut self, message: &Value) -> Result<(), Failure>;
+    /// The end of the server's stderr, for errors.
+    fn stderr_tail(&mut self) -> String;
+    /// Ends the connection; the transport is unusable afterwards. `graceful`: let a child exit
+    /// on its own first (after a failure it is terminated at once).
+    fn close(&mut self, graceful: bool);
+}
+
+/// What the server said about itself in `initialize`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    pub protocol_version: String,
+    pub capabilities: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// One tool as `tools/list` gives it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tool {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
+}
+
+impl Tool {
+    /// `sha256:<hex>` of the tool's canonical JSON: name, description and input schema, keys
+    /// sorted at every level. What `dotpack lock --pin-tools` records.
+    pub fn pin(&self) -> String {
+        let value = json!({
+            "name": self.name,
+            "description": self.description.clone().unwrap_or_default(),
+            "inputSchema": self.input_schema,
+        });
+        let digest = Sha256::digest(jsonrpc::canonical(&value).as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        format!("sha256:{hex}")
+    }
+
+    /// The first line of the description, for listings.
+    pub fn summary(&self) -> &str {
+        self.description
+            .as_deref()
+            .and_then(|d| d.trim().lines().next())
+            .unwrap_or("")
+            .trim()
+    }
+}
+
+/// A connected, initialized MCP session.
+pub struct Client {
+    name: String,
+    transport: Box<dyn Transport>,
+    timeouts: Timeouts,
+    next_id: u64,
+    info: ServerInfo,
+    failed: bool,
+}
+
+impl Client {
+    /// Starts or reaches the server at `endpoint` (called `name` in errors) and runs the
+    /// handshake: `initialize` offering the newest protocol revision, accepting the server's
+    /// choice when it is one this client speaks, then `notifications/initialized`.
+    pub fn connect(
+        name: &str,
+        endpoint: &Endpoint,
+        timeouts: Timeouts,
+    ) -> Result<Client, McpError> {
+        let transport: Box<dyn Transport> = match endpoint {
+            Endpoint::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => Box::new(
+                stdio::Stdio::spawn(command, args, env, cwd.as_deref(), timeouts.grace).map_err(
+                    |Failure(what)| McpError::Failed {
+                        server: name.to_string(),
+                        what,
+                        stderr: String::new(),
+                    },
+                )?,
+            ),
+            Endpoint::Http { url, headers } => Box::new(http::Http::new(url, headers)),
+        };
+        let mut client = Client {
+            name: name.to_string(),
+            transport,
+            timeouts,
+            next_id: 1,
+            info: ServerInfo::default(),
+            failed: false,
+        };
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSIONS[0],
+            "capabilities": {},
+            "clientInfo": { "name": "dotpack", "version": env!("CARGO_PKG_VERSION") },
+        });
+        let result = client.call("initialize", Some(params), timeouts.initialize)?;
+        client.info = client.server_info(&result)?;
+        client
+            .transport
+            .notify(&jsonrpc::notification("notifications/initialized", None))
+            .map_err(|f| client.failure(f))?;
+        Ok(client)
+    }
+
+    /// What the server said about itself.
+    pub fn info(&self) -> &ServerInfo {
+        &self.info
+    }
+
+    /// Every tool, following `nextCursor` through every page.
+    pub fn list_tools(&mut self) -> Result<Vec<Tool>, McpError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let result = self.call("tools/list", params, self.timeouts.request)?;
+            let Some(items) = result.get("tools").and_then(Value::as_array) else {
+                return Err(self.broken("answered `tools/list` without a `tools` array"));
+            };
+            for item in items {
+                tools.push(self.tool(item)?);
+            }
+            match result.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_string()),
+                _ => return Ok(tools),
+            }
+        }
+        Err(self.broken(&format!(
+            "gave more than {MAX_PAGES} pages of tools (a `nextCursor` that never ends?)"
+        )))
+    }
+
+    /// Calls tool `tool` with `arguments` and returns the result object as the server sent it
+    /// (`content`, `structuredContent`, `isError`). A tool that fails is a result with
+    /// `isError: true`, not an error.
+    pub fn call_tool(&mut self, tool: &str, arguments: Value) -> Result<Value, McpError> {
+        let params = json!({ "name": tool, "arguments": arguments });
+        self.call("tools/call", Some(params), self.timeouts.request)
+    }
+
+    /// Ends the session: stdin closed, then the process terminated after the grace period
+    /// (an HTTP session is deleted).
+    pub fn close(mut self) {
+        let graceful = !self.failed;
+        self.transport.close(graceful);
+    }
+
+    fn call(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Value, McpError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = jsonrpc::request(id, method, params);
+        let raw = self
+            .transport
+            .request(id, &message, timeout)
+            .map_err(|f| self.failure(f))?;
+        match jsonrpc::classify(raw) {
+            Ok(Incoming::Response {
+                outcome: Outcome::Result(result),
+                ..
+            }) => Ok(result),
+            Ok(Incoming::Response {
+                outcome: Outcome::Error { code, message },
+                ..
+            }) => Err(McpError::Rpc {
+                server: self.name.clone(),
+                method: method.to_string(),
+                code,
+                message,
+            }),
+            Ok(_) | Err(_) => Err(self.broken(&format!("sent no response to `{method}`"))),
+        }
+    }
+
+    fn server_info(&mut self, result: &Value) -> Result<ServerInfo, McpError> {
+        let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
+            return Err(self.broken("answered `initialize` without a `protocolVersion`"));
+        };
+        if !PROTOCOL_VERSIONS.contains(&version) {
+            return Err(self.broken(&format!(
+                "chose protocol version {version}, which dotpack does not speak (it speaks {})",
+                PROTOCOL_VERSIONS.join(", ")
+            )));
+        }
+        let text = |key: &str| {
+            result
+                .get("serverInfo")
+                .and_then(|i| i.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        Ok(ServerInfo {
+            name: text("name"),
+            version: text("version"),
+            protocol_version: version.to_string(),
+            capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        })
+    }
+
+    fn tool(&mut self, item: &Value) -> Result<Tool, McpError> {
+        let Some(name) = item.get("name").and_then(Value::as_str) else {
+            return Err(self.broken("listed a tool without a `name`"));
+        };
+        Ok(Tool {
+            name: name.to_string(),
+            description: item
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            input_schema: item.get("inputSchema").cloned().unwrap_or(json!({})),
+        })
+    }
+
+    fn failure(&mut self, Failure(what): Failure) -> McpError {
+        self.failed = true;
+        McpError::Failed {
+            server: self.name.clone(),
+            what,
+            stderr: self.transport.stderr_tail(),
+        }
+    }
+
+    fn broken(&mut self, what: &str) -> McpError {
+        self.failure(Failure(what.to_string()))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // `close` already ran when it was called; closing twice does nothing.
+        self.transport.close(!self.failed);
+    }
+}
+
+/// The text of a `tools/call` result for people: its text content, one block per line; other
+/// content (images, resources) summarised; `structuredContent` as JSON when there is no text.
+pub fn result_text(result: &Value) -> String {
+    let mut out = Vec::new();
+    for block in result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => out.push(
+                block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            Some(kind) => out.push(format!(
+                "[{kind} content{}]",
+                block
+                    .get("mimeType")
+                    .and_then(Value::as_str)
+                    .map(|m| format!(", {m}"))
+                    .unwrap_or_default()
+            )),
+            None => out.push(block.to_string()),
+        }
+    }
+    if out.is_empty()
+        && let Some(structured) = result.get("structuredContent")
+    {
+        out.push(structured.to_string());
+    }
+    out.join("\n")
+}
+
+/// Whether a `tools/call` result says the tool failed.
+pub fn is_error(result: &Value) -> bool {
+    result.get("isError").and_then(Value::as_bool) == Some(true)
+}
+
+#[cfg(test)]
+mod tests;

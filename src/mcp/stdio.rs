@@ -1,0 +1,348 @@
+//! The stdio transport: a child process reading newline-delimited JSON-RPC on stdin and writing
+//! it on stdout. A thread reads stdout line by line (each line and the whole output bounded) and
+//! another keeps the end of stderr; the child runs in its own process group, so ending it ends
+//! whatever it started too.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::jsonrpc::{self, Incoming};
+use super::{Failure, Transport};
+
+/// The longest line a server may write: 16 MiB.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// The most a server may write on stdout over one session: 256 MiB.
+pub const MAX_OUTPUT: usize = 256 * 1024 * 1024;
+/// How much of stderr is kept (its end).
+const STDERR_KEEP: usize = 8 * 1024;
+/// Lines of stderr shown in an error.
+const STDERR_LINES: usize = 12;
+
+/// What the stdout thread saw.
+enum Line {
+    Text(String),
+    TooLong,
+    TooMuch,
+    NotUtf8,
+    Eof,
+    Error(String),
+}
+
+pub struct Stdio {
+    child: Option<Child>,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Line>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Set when stderr reached its end.
+    stderr_done: Arc<AtomicBool>,
+    grace: Duration,
+}
+
+impl Stdio {
+    pub fn spawn(
+        command: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&Path>,
+        grace: Duration,
+    ) -> Result<Stdio, Failure> {
+        let mut cmd = Command::new(command);
+        cmd.args(args)
+            .envs(env)
+            .stdin(Pipe::piped())
+            .stdout(Pipe::piped())
+            .stderr(Pipe::piped())
+            .process_group(0);
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            Failure(format!(
+                "could not be started: `{command}`{}: {e}",
+                cwd.map(|c| format!(" in {}", c.display()))
+                    .unwrap_or_default()
+            ))
+        })?;
+        let stdin = child.stdin.take();
+        let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+        let (tx, lines) = mpsc::channel();
+        if let Some(stdout) = stdout {
+            thread::spawn(move || read_lines(stdout, &tx));
+        }
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_done = Arc::new(AtomicBool::new(stderr.is_none()));
+        if let Some(stderr) = stderr {
+            let keep = Arc::clone(&tail);
+            let done = Arc::clone(&stderr_done);
+            thread::spawn(move || {
+                read_tail(stderr, &keep);
+                done.store(true, Ordering::Release);
+            });
+        }
+        Ok(Stdio {
+            child: Some(child),
+            stdin,
+            lines,
+            stderr: tail,
+            stderr_done,
+            grace,
+        })
+    }
+
+    fn write(&mut self, message: &Value) -> Result<(), Failure> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(Failure("is closed".to_string()));
+        };
+        let mut line = message.to_string();
+        line.push('\n');
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .map_err(|e| match self.exit_status() {
+                Some(status) => Failure(format!("exited before answering ({status})")),
+                None => Failure(format!("stopped reading its input ({e})")),
+            })
+    }
+
+    /// How the child exited, when it has (waiting briefly for it).
+    fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        let child = self.child.as_mut()?;
+        let until = Instant::now() + Duration::from_millis(200);
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Signals the child's process group (the child leads it).
+    fn signal(&self, signal: rustix::process::Signal) {
+        if let Some(child) = &self.child {
+            let pid = rustix::process::Pid::from_child(child);
+            let _ = rustix::process::kill_process_group(pid, signal);
+        }
+    }
+
+    /// Waits up to `limit` for the child to exit; true when it has (and was reaped).
+    fn wait_for_exit(&mut self, limit: Duration) -> bool {
+        let Some(child) = self.child.as_mut() else {
+            return true;
+        };
+        let until = Instant::now() + limit;
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) => return true,
+                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(5)),
+                Ok(None) => return false,
+                Err(_) => return false,
+            }
+        }
+    }
+}
+
+impl Transport for Stdio {
+    fn request(&mut self, id: u64, message: &Value, timeout: Duration) -> Result<Value, Failure> {
+        self.write(message)?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(Failure(format!(
+                        "did not answer `{}` within {:.1} s",
+                        message.get("method").and_then(Value::as_str).unwrap_or("?"),
+                        timeout.as_secs_f64()
+                    )));
+                }
+                Err(RecvTimeoutError::Disconnected) => Line::Eof,
+            };
+            let text = match line {
+                Line::Text(text) => text,
+                Line::Eof => {
+                    return Err(Failure(match self.exit_status() {
+                        Some(status) => format!("exited before answering ({status})"),
+                        None => "closed its output before answering".to_string(),
+                    }));
+                }
+                Line::TooLong => {
+                    return Err(Failure(format!(
+                        "wrote a line longer than {} MiB on stdout",
+                        MAX_LINE / 1024 / 1024
+                    )));
+                }
+                Line::TooMuch => {
+                    return Err(Failure(format!(
+                        "wrote more than {} MiB on stdout",
+                        MAX_OUTPUT / 1024 / 1024
+                    )));
+                }
+                Line::NotUtf8 => {
+                    return Err(Failure(
+                        "wrote a line that is not UTF-8 on stdout".to_string(),
+                    ));
+                }
+                Line::Error(e) => return Err(Failure(format!("could not be read: {e}"))),
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            let parsed: Value = serde_json::from_str(&text).map_err(|_| {
+                Failure(format!(
+                    "wrote something that is not JSON-RPC on stdout: {}",
+                    excerpt(&text)
+                ))
+            })?;
+            let messages = match parsed {
+                Value::Array(batch) => batch,
+                one => vec![one],
+            };
+            for message in messages {
+                match jsonrpc::classify(message.clone()) {
+                    Ok(Incoming::Response { id: got, .. }) if jsonrpc::is_id(&got, id) => {
+                        return Ok(message);
+                    }
+                    Ok(Incoming::Response { .. }) | Ok(Incoming::Notification { .. }) => {}
+                    Ok(Incoming::Request { id, method, .. }) => {
+                        self.write(&jsonrpc::answer(id, &method))?;
+                    }
+                    Err(why) => {
+                        return Err(Failure(format!(
+                            "wrote {why} on stdout: {}",
+                            excerpt(&text)
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    fn notify(&mut self, message: &Value) -> Result<(), Failure> {
+        self.write(message)
+    }
+
+    fn stderr_tail(&mut self) -> String {
+        // A server that exited may still have stderr in the pipe: read it to the end first.
+        let exited = self
+            .child
+            .as_mut()
+            .is_some_and(|c| matches!(c.try_wait(), Ok(Some(_))));
+        let until = Instant::now() + Duration::from_millis(500);
+        while exited && !self.stderr_done.load(Ordering::Acquire) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(5));
+        }
+        let bytes: Vec<u8> = match self.stderr.lock() {
+            Ok(tail) => tail.iter().copied().collect(),
+            Err(_) => return String::new(),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.trim_end().lines().collect();
+        let from = lines.len().saturating_sub(STDERR_LINES);
+        lines[from..]
+            .iter()
+            .map(|l| excerpt(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn close(&mut self, graceful: bool) {
+        if self.child.is_none() {
+            return;
+        }
+        // Closing stdin is how a stdio server is asked to stop.
+        self.stdin = None;
+        if !(graceful && self.wait_for_exit(self.grace)) {
+            self.signal(rustix::process::Signal::TERM);
+            if !self.wait_for_exit(Duration::from_millis(500)) {
+                self.signal(rustix::process::Signal::KILL);
+            }
+        }
+        // Whatever the child started in its group goes with it.
+        self.signal(rustix::process::Signal::KILL);
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Stdio {
+    fn drop(&mut self) {
+        self.close(false);
+    }
+}
+
+/// Reads newline-delimited lines, bounding each line and the total.
+fn read_lines(stdout: impl Read, tx: &mpsc::Sender<Line>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut total = 0usize;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let limit = (MAX_LINE + 1) as u64;
+        let n = match (&mut reader).take(limit).read_until(b'\n', &mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = tx.send(Line::Error(e.to_string()));
+                return;
+            }
+        };
+        if n == 0 {
+            let _ = tx.send(Line::Eof);
+            return;
+        }
+        total += n;
+        let line = if buf.len() > MAX_LINE {
+            Line::TooLong
+        } else if total > MAX_OUTPUT {
+            Line::TooMuch
+        } else {
+            let end = buf.len() - usize::from(buf.ends_with(b"\n"));
+            match std::str::from_utf8(&buf[..end]) {
+                Ok(s) => Line::Text(s.trim_end_matches('\r').to_string()),
+                Err(_) => Line::NotUtf8,
+            }
+        };
+        let stop = !matches!(line, Line::Text(_));
+        if tx.send(line).is_err() || stop {
+            return;
+        }
+    }
+}
+
+/// Keeps the last [`STDERR_KEEP`] bytes of stderr, reading until it closes.
+fn read_tail(mut stderr: impl Read, tail: &Mutex<VecDeque<u8>>) {
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = match stderr.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let Ok(mut tail) = tail.lock() else { return };
+        tail.extend(&buf[..n]);
+        let excess = tail.len().saturating_sub(STDERR_KEEP);
+        tail.drain(..excess);
+    }
+}
+
+/// At most 200 characters of `text`, for messages.
+pub(crate) fn excerpt(text: &str) -> String {
+    const MAX: usize = 200;
+    let text = text.trim();
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}

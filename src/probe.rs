@@ -1,0 +1,288 @@
+//! From a server's name to a live MCP connection: find its definition (the project's own
+//! `[servers.NAME]`, a locked package's server, or a package from the registry), render it with
+//! its inputs as `install` does, resolve its `{{env.X}}` references from dotpack's environment,
+//! and describe how to reach it ([`crate::mcp::Endpoint`]).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+
+use crate::install::{LOCAL_PACKAGE, props_for};
+use crate::manifest::{DependencySpec, Manifest, Server};
+use crate::mcp::{Endpoint, Timeouts};
+use crate::resolve::RegistrySet;
+use crate::template::{Part, Props};
+
+/// A server definition with the input values it renders with.
+#[derive(Clone, Debug)]
+pub struct Located {
+    pub server: String,
+    /// The package declaring it ([`LOCAL_PACKAGE`] for the project's own servers).
+    pub package: String,
+    pub def: Server,
+    pub props: Props,
+}
+
+/// Server `name` of the project: its own `[servers.NAME]`, else the locked package declaring it.
+pub fn locate(
+    manifest: &Manifest,
+    lock: Option<&crate::lock::Lockfile>,
+    registries: &RegistrySet,
+    name: &str,
+) -> Result<Located> {
+    if let Some(def) = manifest.servers.get(name) {
+        let props = props_for(LOCAL_PACKAGE, manifest, None).map_err(problems)?;
+        return Ok(Located {
+            server: name.to_string(),
+            package: LOCAL_PACKAGE.to_string(),
+            def: def.clone(),
+            props,
+        });
+    }
+    let locked = lock
+        .into_iter()
+        .flat_map(|l| &l.packages)
+        .find(|p| p.servers.iter().any(|s| s == name));
+    let Some(locked) = locked else {
+        let known = server_names(manifest, lock);
+        let hint = match crate::suggest::closest(name, known.iter().map(String::as_str)) {
+            Some(close) => format!("did you mean `{close}`? "),
+            None => String::new(),
+        };
+        bail!(
+            "the project has no server named `{name}`\n  help: {hint}{}",
+            if known.is_empty() {
+                "the project declares no servers; `dotpack probe --package NAME` probes a package from the registry".to_string()
+            } else {
+                format!("its servers are: {}", known.join(", "))
+            }
+        );
+    };
+    let Some(source) = registries.by_source(&locked.source) else {
+        bail!(
+            "dotpack.lock pins {} {} from `{}`, which is not a configured registry",
+            locked.name,
+            locked.version,
+            locked.source
+        );
+    };
+    let package =
+        crate::registry::load_locked(source, &locked.name, &locked.version, &locked.checksum)?;
+    let spec = manifest.dependencies.get(&locked.name);
+    let props = props_for(&locked.name, &package, spec).map_err(problems)?;
+    let Some(def) = package.servers.get(name) else {
+        bail!(
+            "package `{}` {} does not declare server `{name}` any more\n  help: run `dotpack lock`",
+            locked.name,
+            locked.version
+        );
+    };
+    Ok(Located {
+        server: name.to_string(),
+        package: locked.name.clone(),
+        def: def.clone(),
+        props,
+    })
+}
+
+/// Every server name of the project, sorted: its own and its locked packages'.
+pub fn server_names(manifest: &Manifest, lock: Option<&crate::lock::Lockfile>) -> Vec<String> {
+    let mut names: Vec<String> = manifest.servers.keys().cloned().collect();
+    names.extend(
+        lock.into_iter()
+            .flat_map(|l| &l.packages)
+            .flat_map(|p| p.servers.iter().cloned()),
+    );
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Server `server` (or its only server) of `package` as `registries` serves its newest version,
+/// with inputs from `set`.
+pub fn from_registry(
+    registries: &RegistrySet,
+    package: &str,
+    server: Option<&str>,
+    set: BTreeMap<String, String>,
+) -> Result<Located> {
+    let mut found = None;
+    for source in registries.all() {
+        if let Some(lines) = source.versions(package)?
+            && let Some(line) = crate::commands::search::newest(&lines)
+        {
+            found = Some((source, line.vers.clone()));
+            break;
+        }
+    }
+    let Some((source, version)) = found else {
+        bail!(
+            "package `{package}` is not in the registry\n  help: `dotpack search WORD` finds packages"
+        );
+    };
+    let manifest = crate::registry::load_package(source, package, &version)?;
+    let spec = DependencySpec::Detailed(crate::manifest::DetailedDependency {
+        version: semver::VersionReq::STAR,
+        registry: None,
+        set: set
+            .into_iter()
+            .map(|(k, v)| (k, toml::Value::String(v)))
+            .collect(),
+        allow_lossy: Vec::new(),
+        scope: None,
+    });
+    let props = props_for(package, &manifest, Some(&spec)).map_err(problems)?;
+    let names: Vec<&str> = manifest.servers.keys().map(String::as_str).collect();
+    let name = match (server, names.as_slice()) {
+        (Some(name), _) => name,
+        (None, [only]) => only,
+        (None, _) => bail!(
+            "package `{package}` declares several servers: {}\n  help: name one: `dotpack probe --package {package} SERVER`",
+            names.join(", ")
+        ),
+    };
+    let Some(def) = manifest.servers.get(name) else {
+        bail!(
+            "package `{package}` {version} has no server `{name}`\n  help: its servers are: {}",
+            names.join(", ")
+        );
+    };
+    Ok(Located {
+        server: name.to_string(),
+        package: package.to_string(),
+        def: def.clone(),
+        props,
+    })
+}
+
+fn problems(list: Vec<String>) -> anyhow::Error {
+    anyhow::anyhow!("{}", list.join("\n"))
+}
+
+/// How to reach `located`: templates rendered with its props, environment references resolved
+/// from `lookup` (dotpack's own environment), a bridged server started as `dotpack bridge`.
+pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
+    let def = crate::bridged::expand(&located.def);
+    let render = |s: &str| render(s, &located.props, lookup, &located.server);
+    if let Some(url) = &def.url {
+        let mut headers = BTreeMap::new();
+        if let Some(toml::Value::Table(table)) = def.extensions.get("http_headers") {
+            for (name, value) in table {
+                if let Some(value) = value.as_str() {
+                    headers.insert(name.clone(), render(value)?);
+                }
+            }
+        }
+        if let Some(toml::Value::Table(table)) = def.extensions.get("env_http_headers") {
+            for (name, var) in table {
+                if let Some(value) = var.as_str().and_then(lookup) {
+                    headers.insert(name.clone(), value);
+                }
+            }
+        }
+        if let Some(var) = def
+            .extensions
+            .get("bearer_token_env_var")
+            .and_then(toml::Value::as_str)
+            && let Some(token) = lookup(var)
+        {
+            headers.insert("Authorization".to_string(), format!("Bearer {token}"));
+        }
+        return Ok(Endpoint::Http {
+            url: render(url)?,
+            headers,
+        });
+    }
+    let Some(command) = &def.command else {
+        bail!(
+            "server `{}` has neither `command` nor `url`",
+            located.server
+        );
+    };
+    let args = def
+        .args
+        .iter()
+        .flatten()
+        .map(|a| render(a))
+        .collect::<Result<Vec<_>>>()?;
+    let mut env = BTreeMap::new();
+    for (name, value) in &def.env {
+        // A variable passed through by reference (`X = "{{env.X}}"`) that is not set here stays
+        // unset for the server, as under a host.
+        if let Some(var) =
+            crate::template::sole_env_ref(value, &crate::template::Context::new(&located.props))
+            && lookup(&var).is_none()
+        {
+            continue;
+        }
+        env.insert(name.clone(), render(value)?);
+    }
+    let cwd = match def.extensions.get("cwd").and_then(toml::Value::as_str) {
+        Some(dir) => Some(PathBuf::from(render(dir)?)),
+        None => None,
+    };
+    Ok(Endpoint::Stdio {
+        command: render(command)?,
+        args,
+        env,
+        cwd,
+    })
+}
+
+/// `s` with props substituted and every `{{env.X}}` replaced by the variable's value (the first
+/// set one of `env.A|env.B`, else the default); a reference to nothing set is an error.
+fn render(
+    s: &str,
+    props: &Props,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    server: &str,
+) -> Result<String> {
+    let parts = crate::template::parse_parts(s, &crate::template::Context::new(props))
+        .map_err(|e| anyhow::anyhow!("server `{server}`: {e}"))?;
+    let mut out = String::new();
+    for part in parts {
+        match part {
+            Part::Text(text) => out.push_str(&text),
+            Part::Env { names, default } => {
+                match names.iter().find_map(|n| lookup(n)).or(default) {
+                    Some(value) => out.push_str(&value),
+                    None => bail!(
+                        "server `{server}` reads the environment variable {}, which is not set\n  help: export {}=… and run the command again",
+                        names.join(" or "),
+                        names.first().map(String::as_str).unwrap_or("VAR")
+                    ),
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The process environment, for [`endpoint`].
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// The timeouts for `def`: `startup_timeout_sec` (or `_ms`) bounds `initialize` when set;
+/// `initialize` (from the command line) overrides it.
+pub fn timeouts(def: &Server, initialize: Option<Duration>) -> Timeouts {
+    let mut t = Timeouts::default();
+    let number = |key: &str| {
+        def.extensions.get(key).and_then(|v| match v {
+            toml::Value::Integer(i) => u64::try_from(*i).ok().map(|i| i as f64),
+            toml::Value::Float(f) if *f >= 0.0 => Some(*f),
+            _ => None,
+        })
+    };
+    if let Some(secs) = number("startup_timeout_sec") {
+        t.initialize = Duration::from_secs_f64(secs.min(3600.0));
+    } else if let Some(ms) = number("startup_timeout_ms") {
+        t.initialize = Duration::from_secs_f64((ms / 1000.0).min(3600.0));
+    }
+    if let Some(d) = initialize {
+        t.initialize = d;
+    }
+    t
+}
