@@ -144,6 +144,10 @@ pub enum Command {
         after_help = "Examples:\n  dotpack man | man -l -\n  dotpack man add > dotpack-add.1"
     )]
     Man(ManArgs),
+    /// The package names of the configured registries, one per line, for shell completion
+    /// (reads caches only, never the network)
+    #[command(name = "__complete-packages", hide = true)]
+    CompletePackages,
     /// Start an MCP server and show its name, version, capabilities and tools
     #[command(
         after_help = "Examples:\n  dotpack probe figma                 # a server of this project\n  dotpack probe --package time        # the newest `time` package from the registry\n  dotpack probe github --json"

@@ -12,7 +12,60 @@ pub fn completions(args: CompletionsArgs, printer: &Printer) -> Result<()> {
     let mut command = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "dotpack", &mut script);
+    // Package names after `add`, `info` and `why`, where the shell lets a script add words:
+    // they come from `dotpack __complete-packages`, which reads the registries' caches only.
+    match args.shell {
+        clap_complete::Shell::Bash => script.extend_from_slice(BASH_PACKAGES.as_bytes()),
+        clap_complete::Shell::Fish => script.extend_from_slice(FISH_PACKAGES.as_bytes()),
+        _ => {}
+    }
     printer.out_bytes(&script);
+    Ok(())
+}
+
+const BASH_PACKAGES: &str = r#"
+_dotpack_with_packages() {
+    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+    if [[ ${COMP_CWORD} -ge 2 && "$cur" != -* ]]; then
+        case "${COMP_WORDS[1]}" in
+            add | info | why)
+                case "$prev" in
+                    --set | --host | --scope | --registry | --manifest-path | --color) ;;
+                    *)
+                        COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete-packages 2>/dev/null)" -- "$cur"))
+                        return 0
+                        ;;
+                esac
+                ;;
+        esac
+    fi
+    _dotpack "$@"
+}
+complete -F _dotpack_with_packages -o bashdefault -o default dotpack
+"#;
+
+const FISH_PACKAGES: &str = r#"complete -c dotpack -n "__fish_seen_subcommand_from add info why" -f -a "(dotpack __complete-packages 2>/dev/null)"
+"#;
+
+/// `dotpack __complete-packages`: every package name of the default and declared registries,
+/// from the embedded index and the caches (offline: a TAB never waits for the network).
+pub fn packages(settings: &crate::ops::Settings, printer: &Printer) -> Result<()> {
+    let settings = crate::ops::Settings {
+        offline: true,
+        ..settings.clone()
+    };
+    let manifest = crate::ops::optional_manifest(&settings);
+    let registries = crate::ops::registries(&settings, manifest.as_ref())?;
+    let mut names = std::collections::BTreeSet::new();
+    let sources = std::iter::once(registries.default_index())
+        .chain(registries.named_all().map(|(_, source)| source));
+    for source in sources {
+        // A registry that cannot answer from its cache adds nothing.
+        names.extend(source.names().unwrap_or_default());
+    }
+    for name in names {
+        printer.out(name);
+    }
     Ok(())
 }
 

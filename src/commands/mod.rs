@@ -53,7 +53,11 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
     // state a folder is in.
     if !matches!(
         command,
-        Command::Doctor(_) | Command::Completions(_) | Command::Man(_) | Command::Bridge(_)
+        Command::Doctor(_)
+            | Command::Completions(_)
+            | Command::Man(_)
+            | Command::CompletePackages
+            | Command::Bridge(_)
     ) {
         recover(settings, access(&command), printer)?;
     }
@@ -95,6 +99,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Hosts => hosts::run(settings, printer),
         Command::Completions(args) => completions::completions(args, printer),
         Command::Man(args) => completions::man(args, printer),
+        Command::CompletePackages => completions::packages(settings, printer),
         Command::Probe(args) => probe::probe(settings, args, printer),
         Command::Call(args) => probe::call(settings, args, printer),
         Command::Bridge(args) => bridge::run(args, printer),

@@ -69,6 +69,15 @@ printf '%s\n' "${{COMPREPLY[@]}}"
         .arg("-c")
         .arg(&script)
         .env("HOME", env.home.path())
+        .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
         .current_dir(&env.project)
         .output()
     {
@@ -100,6 +109,37 @@ fn bash_completes_subcommands_and_their_flags() {
     assert_eq!(offers, ["--host"]);
     let offers = bash_offers(&env, &["dotpack", "completions", "z"]).unwrap();
     assert_eq!(offers, ["zsh"]);
+}
+
+#[test]
+fn bash_completes_package_names_from_the_registry() {
+    let env = Env::new();
+    let Some(offers) = bash_offers(&env, &["dotpack", "add", "fi"]) else {
+        return;
+    };
+    assert_eq!(offers, ["figma", "figma-remote", "filesystem"]);
+    let offers = bash_offers(&env, &["dotpack", "info", "figma", "con"]).unwrap();
+    assert_eq!(offers, ["context7"]);
+    // A flag's value is not a package name; flags still complete.
+    let offers = bash_offers(&env, &["dotpack", "add", "--host", "fi"]).unwrap();
+    assert!(!offers.contains(&"figma".to_string()), "{offers:?}");
+    let offers = bash_offers(&env, &["dotpack", "add", "--ho"]).unwrap();
+    assert_eq!(offers, ["--host"]);
+}
+
+#[test]
+fn fish_completes_package_names_too() {
+    let env = Env::new();
+    let out = env
+        .dotpack()
+        .args(["completions", "fish"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("__complete-packages"), "{text}");
+    let out = env.dotpack().arg("__complete-packages").output().unwrap();
+    let names = String::from_utf8(out.stdout).unwrap();
+    assert!(names.lines().any(|n| n == "figma"), "{names}");
 }
 
 #[test]

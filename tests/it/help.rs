@@ -8,7 +8,7 @@ use crate::support::Env;
 
 fn paths(cmd: &clap::Command, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
     out.push(prefix.clone());
-    for sub in cmd.get_subcommands() {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let mut p = prefix.clone();
         p.push(sub.get_name().to_string());
         paths(sub, p, out);
