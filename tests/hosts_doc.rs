@@ -3,6 +3,9 @@
 //! to rewrite it after changing an adapter. Every adapter must also have its own section
 //! (`### id`) in the hand-written part, where unconfirmed facts and choices are explained.
 
+#[path = "common/generated_block.rs"]
+mod generated_block;
+
 use dotpack::formats::Format;
 use dotpack::hosts::{ADAPTERS, HostAdapter, HostEnv, Scope};
 
@@ -84,24 +87,7 @@ fn render_table() -> String {
 #[test]
 #[cfg_attr(target_os = "macos", ignore)]
 fn hosts_doc_table_is_current_and_every_host_has_a_section() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hosts.md");
-    let have = std::fs::read_to_string(&path).unwrap();
-    let (Some(start), Some(end)) = (have.find(BEGIN), have.find(END)) else {
-        panic!("docs/hosts.md lacks the generated table markers");
-    };
-    let want = format!(
-        "{}{}{}",
-        &have[..start],
-        render_table(),
-        &have[end + END.len()..]
-    );
-    if std::env::var_os("UPDATE_DOCS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-    }
-    assert!(
-        have == want,
-        "docs/hosts.md is out of date: run `UPDATE_DOCS=1 cargo test --test hosts_doc`"
-    );
+    let have = generated_block::check("docs/hosts.md", BEGIN, END, &render_table(), "hosts_doc");
     for host in ADAPTERS {
         assert!(
             have.contains(&format!("\n### `{}`", host.id)),

@@ -2,6 +2,9 @@
 //! syntax, so the documented spellings are the ones dotpack writes. Run with `UPDATE_DOCS=1` to
 //! rewrite it after changing an adapter.
 
+#[path = "common/generated_block.rs"]
+mod generated_block;
+
 use dotpack::concepts::concept_of;
 use dotpack::hosts::ADAPTERS;
 use dotpack::template::{EnvSyntax, env_ref};
@@ -43,22 +46,11 @@ fn render_table() -> String {
 
 #[test]
 fn templates_doc_reference_table_is_current() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/templates.md");
-    let have = std::fs::read_to_string(&path).unwrap_or_default();
-    let (Some(start), Some(end)) = (have.find(BEGIN), have.find(END)) else {
-        panic!("docs/templates.md lacks the generated table markers");
-    };
-    let want = format!(
-        "{}{}{}",
-        &have[..start],
-        render_table(),
-        &have[end + END.len()..]
-    );
-    if std::env::var_os("UPDATE_DOCS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-    }
-    assert!(
-        have == want,
-        "docs/templates.md is out of date: run `UPDATE_DOCS=1 cargo test --test templates_doc`"
+    generated_block::check(
+        "docs/templates.md",
+        BEGIN,
+        END,
+        &render_table(),
+        "templates_doc",
     );
 }
