@@ -85,7 +85,7 @@ pub fn check_host_file(host: &HostAdapter, file: &str, text: &str) -> Vec<Findin
         let mut strings = Vec::new();
         collect_strings("", entry, &mut strings);
         for (path, value) in &strings {
-            if let Some(written) = foreign_reference(host.env_syntax, value) {
+            if let Some(written) = foreign_reference(host, value) {
                 out.push(finding(
                     "unexpanded-reference",
                     name,
@@ -214,7 +214,7 @@ fn collect_strings(path: &str, value: &Value, out: &mut Vec<(String, String)>) {
 }
 
 /// A reference in `value` written in a syntax the host does not expand, as written.
-fn foreign_reference(host: EnvSyntax, value: &str) -> Option<&str> {
+fn foreign_reference<'v>(host: &HostAdapter, value: &'v str) -> Option<&'v str> {
     let mut rest = value;
     while let Some(start) = rest.find(['$', '{']) {
         let tail = &rest[start..];
@@ -233,7 +233,7 @@ fn foreign_reference(host: EnvSyntax, value: &str) -> Option<&str> {
             && let Some(end) = tail.find('}')
         {
             let written = &tail[..=end];
-            if !expands(host, syntax) {
+            if syntax != host.env_syntax && !host.also_expands.contains(&syntax) {
                 return Some(written);
             }
             rest = &tail[end + 1..];
@@ -242,11 +242,6 @@ fn foreign_reference(host: EnvSyntax, value: &str) -> Option<&str> {
         rest = &tail[1..];
     }
     None
-}
-
-/// Whether a host using `host` also expands references written as `written`.
-fn expands(host: EnvSyntax, written: EnvSyntax) -> bool {
-    host == written
 }
 
 fn reference_fix(host: &HostAdapter, written: &str) -> String {
@@ -299,6 +294,13 @@ mod tests {
         );
         assert!(codes("claude-code", cursor).is_empty());
         assert!(codes("cursor", &cursor.replace("${TOKEN}", "${env:TOKEN}")).is_empty());
+        // Hermes reads `${env:VAR}` as well as its own `${VAR}`.
+        let hermes = "mcp_servers:\n  a:\n    command: x\n    env:\n      T: \"${env:TOKEN}\"\n";
+        assert!(codes("hermes", hermes).is_empty());
+        assert_eq!(
+            codes("hermes", &hermes.replace("${env:TOKEN}", "{env:TOKEN}")),
+            ["unexpanded-reference"]
+        );
     }
 
     #[test]

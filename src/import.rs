@@ -29,7 +29,9 @@ use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
 use crate::hosts::HostAdapter;
 use crate::translate::{Unit, canonical_unit, convert, rank};
 
-pub use render::{ManifestServer, manifest_server, servers_toml, toml_table};
+pub use render::{
+    ManifestServer, manifest_server, manifest_server_reading, servers_toml, toml_table,
+};
 pub use secrets::{SecretAt, find_secrets};
 
 /// A value that looks like a real credential.

@@ -1002,6 +1002,7 @@ mod tests {
         user_markers: &[],
         env_syntax: EnvSyntax::DollarBrace,
         remote_wrapper: None,
+        also_expands: &[],
         transport_types: TransportTypes {
             stdio: None,
             http: None,

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::import::{Source, print_warnings};
 use crate::commands::declare::{self, Edits};
 use crate::hosts::{HostAdapter, Scope};
-use crate::import::{ManifestServer, manifest_server};
+use crate::import::{ManifestServer, manifest_server_reading};
 use crate::ops::{self, Outcome, Project, Settings};
 use crate::output::Printer;
 use crate::plan::{Action, Mode};
@@ -79,7 +79,7 @@ pub(super) fn candidates(
                 }
                 continue;
             }
-            let server = manifest_server(name, fields, source.host.env_syntax);
+            let server = manifest_server_reading(name, fields, &syntaxes(source.host));
             if let Some(problem) = &server.problem {
                 if report {
                     printer.warning(format!(
@@ -351,7 +351,7 @@ fn entry_in(f: &crate::plan::FilePlan, name: &str) -> Option<Map<String, Value>>
     let entry = entries.into_iter().find(|(n, _)| n == name)?;
     let imported = crate::import::import_entries(host, vec![entry]);
     let fields = imported.servers.get(name)?;
-    Some(manifest_server(name, fields, host.env_syntax).fields)
+    Some(manifest_server_reading(name, fields, &syntaxes(host)).fields)
 }
 
 /// What the user must do now: export the variables secrets moved into, and what was left out.
@@ -388,4 +388,11 @@ fn report(printer: &Printer, candidates: &BTreeMap<String, Candidate>, dry_run: 
             "the host files read keep their literal values: remove them there once the variables are set",
         );
     }
+}
+
+/// The reference syntaxes `host` expands: its own, then the others it also reads.
+fn syntaxes(host: &HostAdapter) -> Vec<crate::template::EnvSyntax> {
+    std::iter::once(host.env_syntax)
+        .chain(host.also_expands.iter().copied())
+        .collect()
 }

@@ -18,6 +18,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Home(".aws/amazonq")],
     env_syntax: EnvSyntax::EnvColon,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("http"),

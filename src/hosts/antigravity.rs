@@ -18,6 +18,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Home(".gemini/antigravity")],
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: None,
         http: None,

@@ -23,6 +23,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[CLAUDE_JSON, UserPath::Home(".claude")],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("http"),

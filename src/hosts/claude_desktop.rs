@@ -22,6 +22,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Config("Claude")],
     env_syntax: EnvSyntax::None,
     remote_wrapper: Some(&["npx", "-y", "mcp-remote"]),
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: None,
         http: None,

@@ -26,6 +26,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     )],
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("streamableHttp"),

@@ -28,6 +28,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     }],
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: None,
         http: None,

@@ -21,6 +21,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Home(".continue")],
     env_syntax: EnvSyntax::Secrets,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("streamable-http"),

@@ -27,6 +27,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     }],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("http"),

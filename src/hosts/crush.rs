@@ -19,6 +19,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Config("crush")],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("http"),

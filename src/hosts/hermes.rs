@@ -26,6 +26,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Home(".hermes")],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
+    also_expands: &[EnvSyntax::EnvColon],
     transport_types: TransportTypes {
         stdio: None,
         http: None,

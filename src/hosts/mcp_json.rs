@@ -20,6 +20,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Home(".config/mcp/mcp.json")],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("stdio"),
         http: Some("http"),

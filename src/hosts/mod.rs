@@ -197,6 +197,9 @@ pub struct HostAdapter {
     /// How `{{env.X}}` is written in this host's values.
     pub env_syntax: EnvSyntax,
     pub transport_types: TransportTypes,
+    /// Reference syntaxes the host expands besides `env_syntax` (Hermes also reads
+    /// `${env:VAR}`); dotpack never writes them, `doctor` does not flag them.
+    pub also_expands: &'static [EnvSyntax],
     /// For a host that runs stdio servers only: the command and first arguments of a wrapper
     /// that bridges to a remote server whose URL follows (`npx -y mcp-remote URL`). Used only
     /// with the user's consent (`--allow-lossy=transport`), and recorded as a drop.

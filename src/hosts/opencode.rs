@@ -21,6 +21,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Config("opencode")],
     env_syntax: EnvSyntax::BraceEnv,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: Some("local"),
         http: Some("remote"),

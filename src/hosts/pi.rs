@@ -29,6 +29,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     }],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: None,
         http: None,

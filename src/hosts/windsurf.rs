@@ -19,6 +19,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Home(".codeium/windsurf")],
     env_syntax: EnvSyntax::EnvColon,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: None,
         http: None,

@@ -23,6 +23,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_markers: &[UserPath::Config("zed")],
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
+    also_expands: &[],
     transport_types: TransportTypes {
         stdio: None,
         http: None,

@@ -88,6 +88,16 @@ pub fn manifest_server(
     fields: &Map<String, Value>,
     syntax: EnvSyntax,
 ) -> ManifestServer {
+    manifest_server_reading(name, fields, &[syntax])
+}
+
+/// [`manifest_server`] for a host that expands several reference syntaxes (Hermes reads both
+/// `${X}` and `${env:X}`): each becomes `{{env.X}}`.
+pub fn manifest_server_reading(
+    name: &str,
+    fields: &Map<String, Value>,
+    syntaxes: &[EnvSyntax],
+) -> ManifestServer {
     let mut fields = fields.clone();
     let mut left_out = Vec::new();
     fields.retain(|key, value| {
@@ -113,7 +123,7 @@ pub fn manifest_server(
         fields.insert("args".to_string(), Value::Array(Vec::new()));
     }
     for value in fields.values_mut() {
-        to_templates(value, syntax);
+        to_templates(value, syntaxes);
     }
     let (moved, kept_secrets) = move_secrets(name, &mut fields);
     let order: Vec<String> = fields.keys().cloned().collect();
@@ -144,7 +154,7 @@ fn stringify(value: Option<&mut Value>) {
 
 /// Every string in `value` as a template: the host's references become `{{env.X}}`, and text
 /// that would read as a template is escaped.
-fn to_templates(value: &mut Value, syntax: EnvSyntax) {
+fn to_templates(value: &mut Value, syntax: &[EnvSyntax]) {
     match value {
         Value::String(s) => *s = template_of(s, syntax),
         Value::Array(items) => items.iter_mut().for_each(|v| to_templates(v, syntax)),
@@ -166,11 +176,11 @@ const DIRECTIVES: &[&str] = &[
 ];
 
 /// `s`, written by a host with reference syntax `syntax`, as a dotpack template.
-fn template_of(s: &str, syntax: EnvSyntax) -> String {
+fn template_of(s: &str, syntax: &[EnvSyntax]) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(c) = rest.chars().next() {
-        if let Some((reference, len)) = host_reference(rest, syntax) {
+        if let Some((reference, len)) = syntax.iter().find_map(|x| host_reference(rest, *x)) {
             out.push_str(&reference);
             rest = &rest[len..];
         } else if rest.starts_with("{{") {
@@ -232,7 +242,7 @@ mod tests {
 
     #[test]
     fn host_references_become_templates_and_braces_are_escaped() {
-        let t = |s, syntax| template_of(s, syntax);
+        let t = |s, syntax| template_of(s, &[syntax]);
         assert_eq!(
             t("Bearer ${TOKEN}", EnvSyntax::DollarBrace),
             "Bearer {{env.TOKEN}}"
@@ -244,6 +254,9 @@ mod tests {
         assert_eq!(t("${env:HOME}/x", EnvSyntax::EnvColon), "{{env.HOME}}/x");
         assert_eq!(t("${HOME}", EnvSyntax::EnvColon), "${HOME}");
         assert_eq!(t("{env:KEY}", EnvSyntax::BraceEnv), "{{env.KEY}}");
+        // A host that reads two syntaxes (Hermes) has both made references.
+        let both = [EnvSyntax::DollarBrace, EnvSyntax::EnvColon];
+        assert_eq!(template_of("${A}-${env:B}", &both), "{{env.A}}-{{env.B}}");
         assert_eq!(
             t("Bearer ${{ secrets.KEY }}", EnvSyntax::Secrets),
             "Bearer {{env.KEY}}"

@@ -16,6 +16,7 @@ const fn bare(id: &'static str) -> HostAdapter {
         user_markers: &[],
         env_syntax: EnvSyntax::DollarBrace,
         remote_wrapper: None,
+        also_expands: &[],
         transport_types: TransportTypes {
             stdio: None,
             http: None,
