@@ -111,25 +111,7 @@ pub fn commit_one(w: &FileWrite, staged: Option<crate::fsutil::Staged>) -> Resul
 /// [`crate::fsutil::sync_dir`] before it relies on the new name (a transaction syncs each folder
 /// once, however many of its files it replaced). The file's bytes are flushed.
 pub fn write_one_unsynced(w: &FileWrite) -> Result<Option<PathBuf>> {
-    match &w.after {
-        Some(text) => {
-            if let Some(parent) = w.path.parent() {
-                create_dirs(parent)?;
-            }
-            let options = crate::fsutil::WriteOptions {
-                sync_dir: false,
-                ..crate::fsutil::WriteOptions::SHARED
-            };
-            crate::fsutil::write_atomic_with(&w.path, text.as_bytes(), options)?;
-            let real = crate::fsutil::real_target(&w.path)?;
-            Ok(real.parent().map(Path::to_path_buf))
-        }
-        None => {
-            remove(&w.path)?;
-            remove_empty_dirs(&w.path, w.remove_dirs);
-            Ok(None)
-        }
-    }
+    commit_one(w, stage_one(w)?)
 }
 
 /// Removes up to `levels` folders above `path`, innermost first, while they are empty: the

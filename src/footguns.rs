@@ -233,7 +233,7 @@ fn foreign_reference<'v>(host: &HostAdapter, value: &'v str) -> Option<&'v str> 
             && let Some(end) = tail.find('}')
         {
             let written = &tail[..=end];
-            if syntax != host.env_syntax && !host.also_expands.contains(&syntax) {
+            if !host.reference_syntaxes().contains(&syntax) {
                 return Some(written);
             }
             rest = &tail[end + 1..];

@@ -105,7 +105,7 @@ pub fn translate(
                 field: crate::concepts::WRAPPED_TRANSPORT.to_string(),
                 concept: "remote_via_wrapper",
                 security: true,
-                supported_on: hosts_with_url(),
+                supported_on: concept_of("url").map_or_else(Vec::new, supported_hosts),
             });
             (&wrapped, Transport::Stdio)
         }
@@ -210,19 +210,6 @@ fn wrap_remote(host: &HostAdapter, server: &Server, transport: Transport) -> Opt
         env: server.env.clone(),
         url: None,
         extensions,
-    })
-}
-
-/// Hosts that reach remote servers themselves, for the message about a wrapped one.
-fn hosts_with_url() -> Vec<&'static str> {
-    concept_of("url").map_or_else(Vec::new, |c| {
-        let mut hosts: Vec<&'static str> = Vec::new();
-        for h in c.hosts.iter().filter(|h| h.form != Form::Legacy) {
-            if !hosts.contains(&h.host) {
-                hosts.push(h.host);
-            }
-        }
-        hosts
     })
 }
 
@@ -861,18 +848,23 @@ const NO_ENV_IN_HEADER: &str = "make the whole value `{{env.X}}` (sent from env 
 const NO_ENV_IN_FIELD: &str = "write a literal value, or remove this host from the project's hosts";
 
 fn dropped(concept: &Concept, field: &str) -> Dropped {
-    let mut supported_on: Vec<&'static str> = Vec::new();
-    for h in concept.hosts.iter().filter(|h| h.form != Form::Legacy) {
-        if !supported_on.contains(&h.host) {
-            supported_on.push(h.host);
-        }
-    }
     Dropped {
         field: field.to_string(),
         concept: concept.id,
         security: concept.security,
-        supported_on,
+        supported_on: supported_hosts(concept),
     }
+}
+
+/// The hosts that write `concept` (legacy spellings, read only, do not count), once each.
+fn supported_hosts(concept: &Concept) -> Vec<&'static str> {
+    let mut hosts: Vec<&'static str> = Vec::new();
+    for h in concept.hosts.iter().filter(|h| h.form != Form::Legacy) {
+        if !hosts.contains(&h.host) {
+            hosts.push(h.host);
+        }
+    }
+    hosts
 }
 
 /// Merges `new` into `old`: objects key by key, lists as a union, equal scalars as one.
@@ -981,7 +973,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::hosts::{FileFormat, TransportTypes, adapter};
+    use crate::hosts::adapter;
 
     fn server(toml: &str) -> Server {
         toml::from_str(toml).unwrap()
@@ -993,23 +985,8 @@ mod tests {
 
     /// A host with no adapter file yet, to show translation needs only the table and the adapter.
     const KIRO: HostAdapter = HostAdapter {
-        id: "kiro",
-        format: FileFormat::Json,
-        container: crate::formats::Container::new(&["mcpServers"]),
         project_file: Some(".kiro/settings/mcp.json"),
-        user_file: None,
-        project_markers: &[],
-        user_markers: &[],
-        env_syntax: EnvSyntax::DollarBrace,
-        remote_wrapper: None,
-        also_expands: &[],
-        transport_types: TransportTypes {
-            stdio: None,
-            http: None,
-            sse: None,
-            speaks_sse: true,
-        },
-        hooks: crate::hosts::EntryHooks::NONE,
+        ..HostAdapter::bare("kiro")
     };
 
     #[test]

@@ -18,22 +18,15 @@ fn user_file(host: &HostAdapter) -> String {
         return "-".to_string();
     };
     let path = path.display().to_string();
-    let honoured: Vec<String> = [
-        "CLAUDE_CONFIG_DIR",
-        "CODEX_HOME",
-        "GEMINI_CLI_HOME",
-        "COPILOT_HOME",
-        "PI_CODING_AGENT_DIR",
-        "XDG_CONFIG_HOME",
-    ]
-    .iter()
-    .filter(|var| {
-        let moved = HostEnv::new("~").with_var(var, "/moved");
-        host.path(Scope::User, std::path::Path::new("."), &moved)
-            .is_some_and(|p| p.display().to_string() != path)
-    })
-    .map(|var| format!("`${var}`"))
-    .collect();
+    let honoured: Vec<String> = dotpack::hosts::honoured_vars()
+        .into_iter()
+        .filter(|var| {
+            let moved = HostEnv::new("~").with_var(var, "/moved");
+            host.path(Scope::User, std::path::Path::new("."), &moved)
+                .is_some_and(|p| p.display().to_string() != path)
+        })
+        .map(|var| format!("`${var}`"))
+        .collect();
     if honoured.is_empty() {
         format!("`{path}`")
     } else {

@@ -79,7 +79,7 @@ pub(super) fn candidates(
                 }
                 continue;
             }
-            let server = manifest_server_reading(name, fields, &syntaxes(source.host));
+            let server = manifest_server_reading(name, fields, &source.host.reference_syntaxes());
             if let Some(problem) = &server.problem {
                 if report {
                     printer.warning(format!(
@@ -351,7 +351,7 @@ fn entry_in(f: &crate::plan::FilePlan, name: &str) -> Option<Map<String, Value>>
     let entry = entries.into_iter().find(|(n, _)| n == name)?;
     let imported = crate::import::import_entries(host, vec![entry]);
     let fields = imported.servers.get(name)?;
-    Some(manifest_server_reading(name, fields, &syntaxes(host)).fields)
+    Some(manifest_server_reading(name, fields, &host.reference_syntaxes()).fields)
 }
 
 /// What the user must do now: export the variables secrets moved into, and what was left out.
@@ -388,11 +388,4 @@ fn report(printer: &Printer, candidates: &BTreeMap<String, Candidate>, dry_run: 
             "the host files read keep their literal values: remove them there once the variables are set",
         );
     }
-}
-
-/// The reference syntaxes `host` expands: its own, then the others it also reads.
-fn syntaxes(host: &HostAdapter) -> Vec<crate::template::EnvSyntax> {
-    std::iter::once(host.env_syntax)
-        .chain(host.also_expands.iter().copied())
-        .collect()
 }

@@ -20,11 +20,6 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
     also_expands: &[],
-    transport_types: TransportTypes {
-        stdio: None,
-        http: None,
-        sse: None,
-        speaks_sse: false,
-    },
+    transport_types: TransportTypes::untyped(false),
     hooks: EntryHooks::NONE,
 };

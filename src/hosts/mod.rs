@@ -177,6 +177,19 @@ impl fmt::Debug for EntryHooks {
     }
 }
 
+impl TransportTypes {
+    /// No `type` is ever written: the host tells the transport from `command` or `url`.
+    /// `speaks_sse`: whether it can reach a legacy SSE server at all.
+    pub const fn untyped(speaks_sse: bool) -> TransportTypes {
+        TransportTypes {
+            stdio: None,
+            http: None,
+            sse: None,
+            speaks_sse,
+        }
+    }
+}
+
 /// Everything dotpack needs to know about one host beyond the concept table.
 #[derive(Clone, Copy, Debug)]
 pub struct HostAdapter {
@@ -206,6 +219,28 @@ pub struct HostAdapter {
     pub remote_wrapper: Option<&'static [&'static str]>,
     /// Whole-entry conversions beyond the concept table, both directions.
     pub hooks: EntryHooks,
+}
+
+#[cfg(test)]
+impl HostAdapter {
+    /// A JSON host `id` with a `mcpServers` container, no files, `${VAR}` references and no
+    /// transport labels: for tests of what the concept table alone does for a host.
+    pub(crate) const fn bare(id: &'static str) -> HostAdapter {
+        HostAdapter {
+            id,
+            format: FileFormat::Json,
+            container: Container::new(&["mcpServers"]),
+            project_file: None,
+            user_file: None,
+            project_markers: &[],
+            user_markers: &[],
+            env_syntax: EnvSyntax::DollarBrace,
+            remote_wrapper: None,
+            also_expands: &[],
+            transport_types: TransportTypes::untyped(true),
+            hooks: EntryHooks::NONE,
+        }
+    }
 }
 
 /// Adapters are compared by host id: there is one adapter per id.
@@ -260,6 +295,13 @@ impl HostAdapter {
         }
     }
 
+    /// The reference syntaxes the host expands: its own first, then [`HostAdapter::also_expands`].
+    pub fn reference_syntaxes(&self) -> Vec<EnvSyntax> {
+        std::iter::once(self.env_syntax)
+            .chain(self.also_expands.iter().copied())
+            .collect()
+    }
+
     /// Whether the host has a config file at `scope`.
     pub fn has_scope(&self, scope: Scope) -> bool {
         match scope {
@@ -308,6 +350,19 @@ impl HostAdapter {
     }
 }
 
+/// Every environment variable some adapter's user file or marker honours (`CODEX_HOME`,
+/// `XDG_CONFIG_HOME`, …), sorted: what [`HostEnv::from_env`] reads.
+pub fn honoured_vars() -> Vec<&'static str> {
+    let mut vars: Vec<&'static str> = ADAPTERS
+        .iter()
+        .flat_map(|a| a.user_file.iter().chain(a.user_markers))
+        .filter_map(UserPath::var)
+        .collect();
+    vars.sort_unstable();
+    vars.dedup();
+    vars
+}
+
 /// The parts of the process environment that decide where host files live. Built once at the
 /// edge ([`HostEnv::from_env`]) so nothing deeper reads environment variables, and faked in tests.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -353,11 +408,7 @@ impl HostEnv {
             .or_else(|| get("USERPROFILE"))
             .ok_or(HostEnvError::NoHome)?;
         let mut env = HostEnv::new(home);
-        let honoured = ADAPTERS
-            .iter()
-            .flat_map(|a| a.user_file.iter().chain(a.user_markers))
-            .filter_map(UserPath::var);
-        for var in honoured {
+        for var in honoured_vars() {
             if let Some(dir) = get(var)
                 && (var != XDG_CONFIG_HOME || dir.is_absolute())
             {

@@ -30,11 +30,6 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
     also_expands: &[],
-    transport_types: TransportTypes {
-        stdio: None,
-        http: None,
-        sse: None,
-        speaks_sse: true,
-    },
+    transport_types: TransportTypes::untyped(true),
     hooks: EntryHooks::NONE,
 };

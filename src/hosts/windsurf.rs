@@ -20,11 +20,6 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     env_syntax: EnvSyntax::EnvColon,
     remote_wrapper: None,
     also_expands: &[],
-    transport_types: TransportTypes {
-        stdio: None,
-        http: None,
-        sse: None,
-        speaks_sse: true,
-    },
+    transport_types: TransportTypes::untyped(true),
     hooks: EntryHooks::NONE,
 };

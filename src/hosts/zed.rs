@@ -24,12 +24,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
     also_expands: &[],
-    transport_types: TransportTypes {
-        stdio: None,
-        http: None,
-        sse: None,
-        speaks_sse: false,
-    },
+    transport_types: TransportTypes::untyped(false),
     hooks: EntryHooks {
         from_host,
         ..EntryHooks::NONE

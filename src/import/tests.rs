@@ -1,31 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::hosts::{EntryHooks, FileFormat, TransportTypes, adapter};
-use crate::template::EnvSyntax;
-
-/// An adapter for a host that has no adapter file here, to show import needs only the table.
-const fn bare(id: &'static str) -> HostAdapter {
-    HostAdapter {
-        id,
-        format: FileFormat::Json,
-        container: crate::formats::Container::new(&["mcpServers"]),
-        project_file: None,
-        user_file: None,
-        project_markers: &[],
-        user_markers: &[],
-        env_syntax: EnvSyntax::DollarBrace,
-        remote_wrapper: None,
-        also_expands: &[],
-        transport_types: TransportTypes {
-            stdio: None,
-            http: None,
-            sse: None,
-            speaks_sse: true,
-        },
-        hooks: EntryHooks::NONE,
-    }
-}
+use crate::hosts::{EntryHooks, adapter};
 
 fn import(host: &HostAdapter, entry: Value) -> (Value, Vec<(&'static str, String)>) {
     let imported = import_entries(host, vec![("s".to_string(), entry)]);
@@ -102,7 +78,7 @@ fn legacy_and_host_spellings_become_canonical() {
     );
     assert!(w.is_empty(), "{w:?}");
     let (s, _) = import(
-        &bare("windsurf"),
+        &HostAdapter::bare("windsurf"),
         json!({"serverUrl": "https://x", "disabled": true, "disabledTools": ["t"]}),
     );
     assert_eq!(
@@ -156,7 +132,7 @@ fn codex_fields_keep_their_canonical_names_and_units() {
 #[test]
 fn seconds_become_milliseconds_for_the_call_timeout() {
     let (s, _) = import(
-        &bare("zed"),
+        &HostAdapter::bare("zed"),
         json!({"command": "x", "args": [], "timeout": 60}),
     );
     assert_eq!(s, json!({"command": "x", "args": [], "timeout": 60000}));
@@ -164,7 +140,7 @@ fn seconds_become_milliseconds_for_the_call_timeout() {
 
 #[test]
 fn command_arrays_split_into_command_and_args() {
-    let opencode = bare("opencode");
+    let opencode = HostAdapter::bare("opencode");
     let (s, w) = import(
         &opencode,
         json!({"type": "local", "command": ["npx", "-y", "srv"], "environment": {"A": "{env:A}"}, "enabled": true}),
@@ -182,7 +158,7 @@ fn command_arrays_split_into_command_and_args() {
 #[test]
 fn nested_host_fields_are_taken_out_of_their_tables() {
     let (s, w) = import(
-        &bare("continue"),
+        &HostAdapter::bare("continue"),
         json!({"url": "https://x", "requestOptions": {"headers": {"A": "1"}, "verifySsl": false}}),
     );
     assert_eq!(
@@ -240,7 +216,7 @@ fn literal_secrets_are_reported_where_they_are() {
 #[test]
 fn disabled_entries_are_imported_marked() {
     let (s, _) = import(
-        &bare("cline"),
+        &HostAdapter::bare("cline"),
         json!({"command": "x", "args": [], "disabled": true}),
     );
     assert_eq!(s["enabled"], json!(false));
@@ -248,7 +224,7 @@ fn disabled_entries_are_imported_marked() {
 
 #[test]
 fn hooks_run_before_the_table() {
-    let mut host = bare("zed");
+    let mut host = HostAdapter::bare("zed");
     host.hooks = EntryHooks {
         from_host: |entry| {
             if let Some(Value::Object(cmd)) = entry.remove("command") {

@@ -248,9 +248,9 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         ..Default::default()
     };
     if let Some(plan) = host_plan {
-        summary = host_summary(&plan);
-        warnings = host_warnings(&plan);
         report.files = super::report::files(&plan);
+        summary = host_summary(&report.files);
+        warnings = host_warnings(&plan);
         all_writes.extend(file_writes(plan));
     }
     all_writes.append(&mut writes);
@@ -463,47 +463,23 @@ pub fn keep_generations(manifest: &LoadedManifest) -> usize {
 }
 
 /// One `(verb, line)` per file that changes, with counts.
-fn host_summary(plan: &Plan) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for file in &plan.files {
-        let count = |a: Action| file.changes.iter().filter(|c| c.action == a).count();
-        let mut parts = Vec::new();
-        for (action, word) in [
-            (Action::Add, "added"),
-            (Action::Update, "updated"),
-            (Action::Remove, "removed"),
-            (Action::Adopt, "adopted"),
-            (Action::Share, "shared with other projects"),
-            (Action::Release, "left to other projects"),
-        ] {
-            let n = count(action);
-            if n > 0 {
-                parts.push(format!("{n} {word}"));
-            }
-        }
-        if parts.is_empty() {
-            continue;
-        }
-        let verb = if !file.is_changed() {
-            "Claimed"
-        } else if file.before.is_none() {
-            "Created"
-        } else if file.after.is_none() {
-            "Deleted"
-        } else {
-            "Updated"
-        };
-        out.push((
-            verb.to_string(),
-            format!(
-                "{} ({}): {}",
-                file.target.claim_file,
-                file.target.host.id,
-                parts.join(", ")
-            ),
-        ));
-    }
-    out
+fn host_summary(files: &[super::report::FileReport]) -> Vec<(String, String)> {
+    files
+        .iter()
+        .filter(|file| file.entries() > 0)
+        .map(|file| {
+            let parts: Vec<String> = file
+                .parts()
+                .iter()
+                .filter(|(names, _)| !names.is_empty())
+                .map(|(names, word)| format!("{} {word}", names.len()))
+                .collect();
+            (
+                file.verb().to_string(),
+                format!("{} ({}): {}", file.file, file.host, parts.join(", ")),
+            )
+        })
+        .collect()
 }
 
 /// The warnings of a plan: dropped fields, then hand edits kept.

@@ -37,6 +37,12 @@ pub struct FileReport {
     pub removed: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub adopted: Vec<String>,
+    /// User-scope entries another project declares the same way: this one became an owner too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<String>,
+    /// User-scope entries this project no longer declares, left to their other owners.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub released: Vec<String>,
     /// Fields dropped as lossy, as `server.field`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
@@ -70,18 +76,46 @@ pub fn files(plan: &Plan) -> Vec<FileReport> {
             updated: names(Action::Update),
             removed: names(Action::Remove),
             adopted: names(Action::Adopt),
+            shared: names(Action::Share),
+            released: names(Action::Release),
             dropped: file
                 .changes
                 .iter()
                 .flat_map(|c| c.dropped.iter().map(move |d| format!("{}.{d}", c.server)))
                 .collect(),
         };
-        if report.added.len() + report.updated.len() + report.removed.len() + report.adopted.len()
-            > 0
-            || file.is_changed()
-        {
+        if report.entries() > 0 || file.is_changed() {
             out.push(report);
         }
     }
     out
+}
+
+impl FileReport {
+    /// How many entries the file's change is about.
+    pub fn entries(&self) -> usize {
+        self.parts().iter().map(|(names, _)| names.len()).sum()
+    }
+
+    /// Each list of entries with the word status lines use for it.
+    pub fn parts(&self) -> [(&[String], &'static str); 6] {
+        [
+            (&self.added, "added"),
+            (&self.updated, "updated"),
+            (&self.removed, "removed"),
+            (&self.adopted, "adopted"),
+            (&self.shared, "shared with other projects"),
+            (&self.released, "left to other projects"),
+        ]
+    }
+
+    /// The status line's verb: `Created`, `Updated`, `Deleted` or `Claimed`.
+    pub fn verb(&self) -> &'static str {
+        match self.action {
+            "create" => "Created",
+            "delete" => "Deleted",
+            "claim" => "Claimed",
+            _ => "Updated",
+        }
+    }
 }

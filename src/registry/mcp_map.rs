@@ -70,43 +70,18 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
     })?;
     let description = string(top, "description").unwrap_or_default();
     let server = server_name(short);
-    let mut m = Manifest::default();
     let packages = top.get("packages").and_then(Value::as_array);
     let remotes = top.get("remotes").and_then(Value::as_array);
     let mut reasons = Vec::new();
-    let mut done = false;
-    for package in packages.into_iter().flatten() {
-        match m.package(package) {
-            Ok(()) => {
-                done = true;
-                break;
-            }
-            Err(e) => {
-                reasons.push(e.reason);
-                m = Manifest::default();
-            }
-        }
-    }
-    if !done {
-        for remote in remotes.into_iter().flatten() {
-            match m.remote(remote) {
-                Ok(()) => {
-                    done = true;
-                    break;
-                }
-                Err(e) => {
-                    reasons.push(e.reason);
-                    m = Manifest::default();
-                }
-            }
-        }
-    }
-    if !done {
+    // The first package dotpack can run, else the first remote it can reach.
+    let mapped = first_mapped(packages, Manifest::package, &mut reasons)
+        .or_else(|| first_mapped(remotes, Manifest::remote, &mut reasons));
+    let Some(m) = mapped else {
         if reasons.is_empty() {
             return fail("the document has neither `packages` nor `remotes`");
         }
         return fail(reasons.join("; "));
-    }
+    };
     Ok(Mapped {
         manifest: m.render(&name, &version, &description, &server),
         name,
@@ -114,6 +89,23 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
         description,
         server,
     })
+}
+
+/// The manifest of the first of `items` that `map` accepts; the reasons of those it refused are
+/// added to `reasons`.
+fn first_mapped(
+    items: Option<&Vec<Value>>,
+    map: fn(&mut Manifest, &Value) -> Result<(), MapError>,
+    reasons: &mut Vec<String>,
+) -> Option<Manifest> {
+    for item in items.into_iter().flatten() {
+        let mut m = Manifest::default();
+        match map(&mut m, item) {
+            Ok(()) => return Some(m),
+            Err(e) => reasons.push(e.reason),
+        }
+    }
+    None
 }
 
 /// The snake_case drafts of mid-2025 named fields differently (`registry_name`,
@@ -350,11 +342,8 @@ impl Manifest {
         };
         Ok(match (named, flag, value) {
             (true, Some(flag), Some(v)) => vec![flag, v],
-            (true, Some(flag), None) if a.get("value").is_none() => {
-                // An optional named flag without a value to fill in is left out.
-                let _ = flag;
-                Vec::new()
-            }
+            // An optional named flag without a value to fill in is left out.
+            (true, Some(_), None) => Vec::new(),
             (true, None, _) => return fail("a named argument has no `name`"),
             (_, _, Some(v)) => vec![v],
             (_, _, None) => Vec::new(),

@@ -11,7 +11,7 @@ use dotpack::hosts::{ADAPTERS, HostAdapter, HostEnv, Scope};
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::Env;
+use crate::support::{Env, assert_success};
 
 const SERVER: &str = "[servers.alpha]\ncommand = \"node\"\nargs = [\"alpha.js\", \"--flag\"]\nenv = { LEVEL = \"debug\" }\n";
 
@@ -217,11 +217,7 @@ fn doctor_names_host_footguns_and_their_fixes() {
         "{\"mcpServers\": {\"r\": {\"url\": \"https://r.example/mcp\"}}}",
     );
     let out = env.dotpack().args(["doctor", "--json"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let codes: Vec<&str> = json["hosts"]
         .as_array()

@@ -13,7 +13,7 @@ use dotpack::manifest::Server;
 use dotpack::template::Props;
 use serde_json::{Value, json};
 
-use crate::support::Env;
+use crate::support::{Env, assert_success};
 
 /// Canonical servers every host can hold: a `docker run` wrapper with a literal secret in `env`,
 /// an `npx mcp-remote` wrapper, a unicode name with a Windows path, and a remote server.
@@ -495,11 +495,7 @@ fn init_import_merges_identical_servers_claimed_in_both_hosts() {
     env.write(".mcp.json", claude);
     env.write(".cursor/mcp.json", cursor);
     let out = env.dotpack().args(["init", "--import"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let manifest = env.read("dotpack.toml");
     assert_eq!(manifest.matches("[servers.fs]").count(), 1, "{manifest}");
     let lock = env.read("dotpack.lock");

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{Env, build_registry, package};
+use crate::support::{Env, assert_success, build_registry, package};
 
 const ESC: &str = "\u{1b}[";
 
@@ -32,11 +32,7 @@ fn dry_run(env: &Env, reg: &PathBuf, args: &[&str], vars: &[(&str, &str)]) -> (S
         .args(["add", "alpha", "--dry-run"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
-use crate::support::{Env, repo_root};
+use crate::support::{Env, assert_success, repo_root};
 
 const TOOLS: &str = r#"[
  {"name": "add", "description": "Add two numbers", "schema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}},
@@ -176,11 +176,7 @@ fn python_sdk_server_over_stdio_is_probed_and_called() {
         .args(["probe", "py", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let probe = stdout_json(&out);
     assert_eq!(probe["schema"], 1);
     assert_eq!(probe["serverInfo"]["name"], "pydemo");
@@ -225,11 +221,7 @@ fn python_sdk_server_over_streamable_http_is_probed_and_called() {
         .args(["probe", "pyhttp", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let probe = stdout_json(&out);
     assert_eq!(probe["serverInfo"]["name"], "pydemo");
     assert_eq!(tool_names(&probe), ["add", "greet"]);
@@ -270,11 +262,7 @@ fn bridge_lists_service_tools_with_schemas_and_calls_them() {
         .args(["probe", "svc", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let probe = stdout_json(&out);
     assert_eq!(probe["serverInfo"]["name"], "dotpack-bridge");
     assert_eq!(tool_names(&probe), ["add", "fail", "secret"]);
@@ -382,11 +370,7 @@ fn python_sdk_client_drives_the_bridge() {
         .args(["bridge", &service.url])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let seen = stdout_json(&out);
     assert_eq!(seen["server"], "dotpack-bridge");
     let names: Vec<&str> = seen["tools"]

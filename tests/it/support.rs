@@ -44,16 +44,9 @@ impl Env {
             .env_remove("HTTPS_PROXY")
             .env_remove("https_proxy")
             .env_remove("ALL_PROXY")
-            .env_remove("all_proxy")
-            .env_remove("CODEX_HOME");
+            .env_remove("all_proxy");
         // Every variable a host adapter honours, so host files resolve inside the temp HOME.
-        for var in [
-            "XDG_CONFIG_HOME",
-            "CLAUDE_CONFIG_DIR",
-            "PI_CODING_AGENT_DIR",
-            "COPILOT_HOME",
-            "GEMINI_CLI_HOME",
-        ] {
+        for var in dotpack::hosts::honoured_vars() {
             cmd.env_remove(var);
         }
         cmd
@@ -79,6 +72,15 @@ impl Env {
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.project.join(rel)).expect("read file")
     }
+}
+
+/// Fails the test, showing the command's stderr, unless it exited with 0.
+pub fn assert_success(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The repository root (for `manifests/` and `registry-index/`).

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{Env, build_registry, package};
+use crate::support::{Env, assert_success, build_registry, package};
 
 /// A project with `app` and `tool` declared and installed into Claude Code and Codex: `app`
 /// needs `lib` and `util`, `lib` needs `util`, `util` needs `base`. Returns the registry.
@@ -48,11 +48,7 @@ fn publish_newer(env: &Env) -> PathBuf {
 }
 
 fn stdout(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(out);
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 

@@ -4,14 +4,10 @@
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{Env, StaticServer, build_registry, package};
+use crate::support::{Env, StaticServer, assert_success, build_registry, package};
 
 fn stderr(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(out);
     String::from_utf8(out.stderr.clone()).unwrap()
 }
 
