@@ -2,7 +2,6 @@
 //! stdin and stdout, until stdin ends.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use anyhow::Result;
 
@@ -15,11 +14,7 @@ pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
     if !(args.url.starts_with("http://") || args.url.starts_with("https://")) {
         return Err(UsageError(format!("`{}` is not an http(s) URL", args.url)).into());
     }
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(
-            UsageError("--timeout must be a positive number of seconds".to_string()).into(),
-        );
-    }
+    let timeout = super::timeout_flag(args.timeout)?;
     let mut headers = BTreeMap::new();
     for header in &args.headers {
         let (name, value) = split(header, "--header")?;
@@ -45,7 +40,7 @@ pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
     let config = BridgeConfig {
         url: args.url.clone(),
         headers,
-        timeout: Duration::from_secs_f64(args.timeout.min(3600.0)),
+        timeout,
     };
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();

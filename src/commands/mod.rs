@@ -156,6 +156,16 @@ fn replanning(printer: &Printer, mut command: impl FnMut() -> Result<()>) -> Res
     command()
 }
 
+/// A `--timeout SECS` flag as a duration: a positive number of seconds, at most an hour.
+pub fn timeout_flag(secs: f64) -> Result<std::time::Duration> {
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(
+            UsageError("--timeout must be a positive number of seconds".to_string()).into(),
+        );
+    }
+    Ok(std::time::Duration::from_secs_f64(secs.min(3600.0)))
+}
+
 /// The exit code for a failed command: 2 for bad usage, 1 for everything else.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     if err.downcast_ref::<UsageError>().is_some() {

@@ -2,7 +2,6 @@
 //! show what it offers, or call one of its tools.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
@@ -119,17 +118,7 @@ pub fn locate(settings: &Settings, args: &ServerArgs, printer: &Printer) -> Resu
 /// Starts `located` and runs the handshake.
 pub fn connect(located: &Located, args: &ServerArgs) -> Result<Client> {
     let endpoint = crate::probe::endpoint(located, &crate::probe::process_env)?;
-    let initialize = match args.timeout {
-        Some(secs) if secs.is_finite() && secs > 0.0 => {
-            Some(Duration::from_secs_f64(secs.min(3600.0)))
-        }
-        Some(_) => {
-            return Err(
-                UsageError("--timeout must be a positive number of seconds".to_string()).into(),
-            );
-        }
-        None => None,
-    };
+    let initialize = args.timeout.map(super::timeout_flag).transpose()?;
     let timeouts = crate::probe::timeouts(&located.def, initialize);
     Client::connect(&located.server, &endpoint, timeouts)
         .with_context(|| format!("cannot probe server `{}`", located.server))

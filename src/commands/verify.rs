@@ -123,17 +123,7 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
         }
         args.servers.clone()
     };
-    let timeout = match args.timeout {
-        Some(secs) if secs.is_finite() && secs > 0.0 => {
-            Some(Duration::from_secs_f64(secs.min(3600.0)))
-        }
-        Some(_) => {
-            return Err(
-                UsageError("--timeout must be a positive number of seconds".to_string()).into(),
-            );
-        }
-        None => None,
-    };
+    let timeout = args.timeout.map(super::timeout_flag).transpose()?;
     let registries = ops::registries(settings, Some(&project.manifest))?;
     let probed = probe_servers(
         &project.manifest.manifest,
