@@ -22,6 +22,10 @@ pub struct FileWrite {
     /// When the file is deleted: how many of its folders dotpack created with it, removed too
     /// when they are empty.
     pub remove_dirs: u32,
+    /// Variables whose values `before` and `after` hold as markers (`--resolve-env`): the
+    /// values are put in when the file is written, which also makes it readable by its owner
+    /// only (see [`crate::resolved`]).
+    pub resolved: Vec<String>,
 }
 
 impl FileWrite {
@@ -87,10 +91,17 @@ pub fn stage_one(w: &FileWrite) -> Result<Option<crate::fsutil::Staged>> {
     if let Some(parent) = w.path.parent() {
         create_dirs(parent)?;
     }
+    let holds_values = !w.resolved.is_empty() && !crate::resolved::vars_in(text).is_empty();
     let options = crate::fsutil::WriteOptions {
         sync_dir: false,
+        owner_only: holds_values,
         ..crate::fsutil::WriteOptions::SHARED
     };
+    if holds_values {
+        let text = crate::resolved::materialize(text, &w.resolved)
+            .map_err(|e| anyhow::anyhow!("{}: {e:#}", w.display))?;
+        return crate::fsutil::stage(&w.path, text.as_bytes(), options).map(Some);
+    }
     crate::fsutil::stage(&w.path, text.as_bytes(), options).map(Some)
 }
 
@@ -162,6 +173,7 @@ mod tests {
             before: before.map(str::to_string),
             after: after.map(str::to_string),
             remove_dirs: 0,
+            resolved: Vec::new(),
         }
     }
 

@@ -58,6 +58,11 @@ pub struct Claim {
     /// user-level manifest in `$DOTPACK_HOME`). The entry leaves with its last owner.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub owners: Vec<String>,
+    /// Environment variables whose current values the entry holds (`--resolve-env`, user
+    /// scope only): names, never values. Reading the file replaces those values with markers
+    /// (see [`crate::resolved`]), and the entry is translated with `--resolve-env` again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolved_env: Vec<String>,
     /// Read from claims files written before `owners`: the one project that installed it.
     #[serde(default, skip_serializing)]
     pub project: Option<String>,
@@ -213,6 +218,9 @@ pub fn emit(claims: &[Claim]) -> String {
             owners.sort();
             owners.dedup();
             push_strings_field(&mut out, "owners", owners.into_iter());
+        }
+        if !c.resolved_env.is_empty() {
+            push_strings_field(&mut out, "resolved_env", c.resolved_env.iter());
         }
     }
     out
@@ -404,6 +412,7 @@ mod tests {
             created_file: false,
             created_dirs: 0,
             owners: vec![],
+            resolved_env: Vec::new(),
             project: None,
         }
     }

@@ -386,6 +386,11 @@ pub struct InstallArgs {
     /// the project, such as a link to your home folder's config
     #[arg(long)]
     pub write_outside_project: bool,
+    /// At user scope, where a host cannot read an environment variable in a field (Codex
+    /// `args`, `url`), write the variable's current value instead; the file becomes readable by
+    /// you only, and the value never enters dotpack.lock, claims, history or output
+    #[arg(long)]
+    pub resolve_env: bool,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -548,6 +553,7 @@ impl InstallArgs {
             lossy: lossy_policy(&self.allow_lossy)?,
             dry_run: self.dry_run,
             write_outside_project: self.write_outside_project,
+            resolve_env: self.resolve_env,
         })
     }
 }

@@ -246,7 +246,7 @@ fn foreign_reference<'v>(host: &HostAdapter, value: &'v str) -> Option<&'v str> 
 
 fn reference_fix(host: &HostAdapter, written: &str) -> String {
     match host.env_syntax {
-        EnvSyntax::None => format!(
+        EnvSyntax::None | EnvSyntax::Resolved => format!(
             "{} expands no variables: declare the server in dotpack.toml with `{{{{env.NAME}}}}` and dotpack writes what the host can read{}",
             host.name(),
             if host.id == "codex" {

@@ -18,6 +18,9 @@ pub struct WriteOptions {
     /// fsync the folder after the rename, so the new name survives a power loss. A caller
     /// writing many files into one folder can skip it and call [`sync_dir`] once.
     pub sync_dir: bool,
+    /// The file holds a secret: readable and writable by its owner only (0600), whatever its
+    /// mode was.
+    pub owner_only: bool,
 }
 
 impl WriteOptions {
@@ -27,6 +30,7 @@ impl WriteOptions {
         new_mode: 0o666,
         sync_file: true,
         sync_dir: true,
+        owner_only: false,
     };
 
     /// Files only dotpack reads that may hold secrets (snapshots of `~/.claude.json`): 0600.
@@ -114,6 +118,13 @@ pub fn stage(path: &Path, bytes: &[u8], options: WriteOptions) -> Result<Staged>
             }
         })
         .with_context(|| format!("cannot write {}", target.display()))?;
+    #[cfg(unix)]
+    let old_perms = if options.owner_only {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o600))
+    } else {
+        old_perms
+    };
     if let Some(perms) = old_perms {
         std::fs::set_permissions(tmp.path(), perms)
             .with_context(|| format!("cannot set permissions on {}", target.display()))?;

@@ -438,14 +438,18 @@ pub struct PlanRequest<'a> {
     /// archive) is translated again, since claims record versions, not checksums.
     pub previous: Option<&'a Lockfile>,
     pub mode: Mode,
+    /// `--resolve-env` (see [`crate::resolved`]).
+    pub resolve_env: bool,
 }
 
 /// Reads the current bytes of every target, loads the packages whose entries may change, and
 /// plans.
 pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
     let placed = request.placed;
-    let files = read_targets(&placed.targets)?;
+    let mut files = read_targets(&placed.targets)?;
+    redact_resolved(&placed.targets, &mut files, request.claims);
     let parsed = parse_targets(&placed.targets, &files);
+    check_resolved(&placed.targets, &parsed, request.claims)?;
     let sync = matches!(request.mode, Mode::Sync);
     let by_entry: BTreeMap<(&str, &str), &Claim> = request
         .claims
@@ -521,6 +525,7 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         force: request.force,
         lossy: request.lossy,
         mode: request.mode,
+        resolve_env: request.resolve_env,
     };
     Ok(plan::plan(&input)?)
 }
@@ -542,6 +547,69 @@ fn parse_targets<'f>(
         }
     }
     out
+}
+
+/// The variables whose values `claims` say `target`'s file holds (`--resolve-env`).
+pub fn resolved_vars(target: &Target, claims: &[Claim]) -> Vec<String> {
+    let mut vars: Vec<String> = claims
+        .iter()
+        .filter(|c| c.file == target.claim_file && !c.resolved_env.is_empty())
+        .flat_map(|c| c.resolved_env.iter().cloned())
+        .collect();
+    vars.sort();
+    vars.dedup();
+    vars
+}
+
+/// Replaces, in the text of every target, the values `--resolve-env` wrote (as its claims say)
+/// with their markers: dotpack plans, compares, prints and snapshots the marker form only.
+pub fn redact_resolved(
+    targets: &[Target],
+    files: &mut BTreeMap<PathBuf, Option<String>>,
+    claims: &[Claim],
+) {
+    for t in targets {
+        let vars = resolved_vars(t, claims);
+        if vars.is_empty() {
+            continue;
+        }
+        if let Some(text) = files.get_mut(&t.path).and_then(Option::as_mut) {
+            *text = crate::resolved::redact(text, &vars);
+        }
+    }
+}
+
+/// An entry written with `--resolve-env` that no longer matches its claim once the current
+/// values are replaced by markers holds values dotpack cannot recognise (the variable changed or
+/// is unset, or the entry was edited): changing the file would copy them into the history, so
+/// the command stops and says how to go on.
+fn check_resolved(
+    targets: &[Target],
+    parsed: &BTreeMap<PathBuf, ParsedFile<'_>>,
+    claims: &[Claim],
+) -> Result<()> {
+    for t in targets {
+        let Some(file) = parsed.get(&t.path) else {
+            continue;
+        };
+        for c in claims
+            .iter()
+            .filter(|c| c.file == t.claim_file && !c.resolved_env.is_empty())
+        {
+            let Some(entry) = file.entries.get(&c.server) else {
+                continue;
+            };
+            if crate::claims::entry_hash(entry) != c.entry {
+                let vars = c.resolved_env.join(", ");
+                bail!(
+                    "{}: entry `{}` holds values `--resolve-env` wrote from {vars}, and they are not the current values of {vars}; dotpack will not change the file, since that would copy them into its history\n  help: export {vars} with the values the entry was written with, or delete the entry from the file by hand",
+                    t.claim_file,
+                    c.server
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The current text of every target (`None` when absent). A folder where the file should be, or

@@ -132,6 +132,9 @@ pub struct FilePlan {
     /// When the file is deleted: how many of its folders dotpack created with it, to remove too
     /// when they are empty.
     pub remove_dirs: u32,
+    /// Variables whose values `before` and `after` hold as markers (`--resolve-env`): the
+    /// claims' before and after the change.
+    pub resolved: Vec<String>,
 }
 
 impl FilePlan {
@@ -377,6 +380,9 @@ pub struct PlanInput<'a> {
     pub force: bool,
     pub lossy: &'a LossyPolicy,
     pub mode: Mode,
+    /// `--resolve-env`: at user scope, write a reference a host cannot express as the
+    /// variable's current value (see [`crate::resolved`]).
+    pub resolve_env: bool,
 }
 
 /// Computes the plan. Pure: reads only its input.
@@ -616,17 +622,22 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 .push(change(d, Action::Unchanged, c.dropped.clone()));
             return;
         }
-        let translation = match translate::translate(self.target.host, &d.server, def, &d.props) {
-            Ok(t) => t,
-            Err(error) => {
-                self.problems.push(Problem::Translate {
-                    host: self.target.host.id.to_string(),
-                    server: d.server.clone(),
-                    error,
-                });
-                return;
-            }
-        };
+        // The user's `--resolve-env` is remembered by the claim: the entry is written the same
+        // way when it is updated later.
+        let resolve = self.target.scope == crate::hosts::Scope::User
+            && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
+        let translation =
+            match translate::translate_with(self.target.host, &d.server, def, &d.props, resolve) {
+                Ok(t) => t,
+                Err(error) => {
+                    self.problems.push(Problem::Translate {
+                        host: self.target.host.id.to_string(),
+                        server: d.server.clone(),
+                        error,
+                    });
+                    return;
+                }
+            };
         self.check_lossy(d, claim, &translation.dropped);
         let dropped: Vec<String> = translation
             .dropped
@@ -642,8 +653,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 .push(Pending::Upsert(d.server.clone(), translation.entry));
         }
         let owners = self.owners_with_me(claim);
-        self.claims
-            .push(self.make_claim(d, new_hash, dropped.clone(), owners));
+        let mut made = self.make_claim(d, new_hash, dropped.clone(), owners);
+        made.resolved_env = translation.resolved;
+        self.claims.push(made);
         self.changes.push(change(d, action, dropped));
     }
 
@@ -853,6 +865,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             created_file: false,
             created_dirs: 0,
             owners,
+            resolved_env: Vec::new(),
             project: None,
         }
     }
@@ -898,6 +911,15 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         } else {
             0
         };
+        let mut resolved: Vec<String> = self
+            .old_claims
+            .values()
+            .flat_map(|c| c.resolved_env.iter())
+            .chain(claims.iter().flat_map(|c| c.resolved_env.iter()))
+            .cloned()
+            .collect();
+        resolved.sort();
+        resolved.dedup();
         Ok((
             FilePlan {
                 target: self.target.clone(),
@@ -905,6 +927,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 after,
                 changes: self.changes,
                 remove_dirs,
+                resolved,
             },
             claims,
             self.warnings,

@@ -41,6 +41,9 @@ pub struct Translation {
     /// `(canonical field, host field)` for every value written under another name, including
     /// env references forwarded by name (`env.TOKEN` → `env_vars`).
     pub renamed: Vec<(String, String)>,
+    /// Variables whose current value the entry holds (`--resolve-env`), as markers
+    /// (see [`crate::resolved`]).
+    pub resolved: Vec<String>,
 }
 
 /// A lossy field left out because the host cannot express it.
@@ -86,8 +89,23 @@ pub fn translate(
     server: &Server,
     props: &Props,
 ) -> Result<Translation, TranslateError> {
+    translate_with(host, server_name, server, props, false)
+}
+
+/// [`translate`]; with `resolve_env`, a reference the host cannot express in a field is written
+/// as the variable's current value (through a marker, see [`crate::resolved`]) instead of being
+/// refused.
+pub fn translate_with(
+    host: &HostAdapter,
+    server_name: &str,
+    server: &Server,
+    props: &Props,
+    resolve_env: bool,
+) -> Result<Translation, TranslateError> {
     let mut t = Translator {
         host,
+        resolve_env,
+        markers: std::cell::RefCell::default(),
         cx: Context::for_host(props, host.id),
         items: Vec::new(),
         dropped: Vec::new(),
@@ -126,10 +144,24 @@ pub fn translate(
             }
         })?;
     }
+    // A marker dotpack did not render came from a package or an input: writing it would put
+    // the value of any variable into the file.
+    let resolved = crate::resolved::vars_in(&entry.to_string());
+    if let Some(forged) = resolved.iter().find(|v| !t.markers.borrow().contains(v)) {
+        return Err(TranslateError::Unsupported {
+            host: host.id,
+            field: "(entry)".to_string(),
+            reason: format!(
+                "a value holds `{}`, which dotpack reserves for values it writes with --resolve-env",
+                crate::resolved::marker(forged)
+            ),
+        });
+    }
     Ok(Translation {
         entry,
         dropped: t.dropped,
         renamed: t.renamed,
+        resolved,
     })
 }
 
@@ -307,6 +339,10 @@ struct Item {
 
 struct Translator<'a> {
     host: &'a HostAdapter,
+    /// `--resolve-env`: write a reference the host cannot express as the variable's value.
+    resolve_env: bool,
+    /// The variables rendered as markers: the only markers an entry may hold.
+    markers: std::cell::RefCell<Vec<String>>,
     cx: Context<'a>,
     items: Vec<Item>,
     dropped: Vec<Dropped>,
@@ -342,19 +378,45 @@ impl Translator<'_> {
     /// Renders one string for the host. `fix` completes the message when the host cannot
     /// interpolate an environment reference here.
     fn render(&self, field: &str, s: &str, fix: &str) -> Result<String, TranslateError> {
-        render_for_host(s, &self.cx, self.host.env_syntax).map_err(|source| match source {
+        let mut resolving = false;
+        let rendered = match render_for_host(s, &self.cx, self.host.env_syntax) {
+            Err(TemplateError::EnvUnsupported(_)) if self.resolve_env => {
+                resolving = true;
+                render_for_host(s, &self.cx, EnvSyntax::Resolved)
+            }
+            other => other,
+        };
+        let rendered = rendered.map_err(|source| match source {
             TemplateError::EnvUnsupported(var) => self.unsupported(
                 field,
                 format!(
                     "it reads environment variables only by name, not inside a value \
-                     (`{{{{env.{var}}}}}`): {fix}"
+                     (`{{{{env.{var}}}}}`): {fix}; or, at user scope, pass --resolve-env to \
+                     write the variable's current value into the file (readable by you only)"
                 ),
             ),
             source => TranslateError::Template {
                 field: field.to_string(),
                 source,
             },
-        })
+        })?;
+        // A value written in place of a marker must exist and be writable now, not when the
+        // transaction is half done.
+        if resolving {
+            // Only the variables the template itself names: a marker inside a prop's value is
+            // not the user's consent to write that variable.
+            let named = crate::template::env_refs(s);
+            for var in crate::resolved::vars_in(&rendered)
+                .into_iter()
+                .filter(|v| named.contains(v))
+            {
+                if let Err(why) = crate::resolved::value_of(&var) {
+                    return Err(self.unsupported(field, format!("{why:#}")));
+                }
+                self.markers.borrow_mut().push(var);
+            }
+        }
+        Ok(rendered)
     }
 
     /// Queues `value` under `key`; a second value for the same key is merged (headers from

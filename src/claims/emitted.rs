@@ -70,6 +70,7 @@ struct Fields {
     created_file: Option<bool>,
     created_dirs: Option<u32>,
     owners: Option<Vec<String>>,
+    resolved_env: Option<Vec<String>>,
 }
 
 impl Fields {
@@ -91,6 +92,7 @@ impl Fields {
             "created_file" => once(&mut self.created_file, boolean(value)?),
             "created_dirs" => once(&mut self.created_dirs, integer(value)?),
             "owners" => once(&mut self.owners, strings(value)?),
+            "resolved_env" => once(&mut self.resolved_env, strings(value)?),
             _ => None,
         }
     }
@@ -112,6 +114,7 @@ impl Fields {
             created_file: self.created_file.unwrap_or(false),
             created_dirs: self.created_dirs.unwrap_or(0),
             owners: self.owners.unwrap_or_default(),
+            resolved_env: self.resolved_env.unwrap_or_default(),
             project: None,
         })
     }
@@ -312,6 +315,7 @@ mod tests {
                         created_file: cf,
                         created_dirs: cd,
                         owners,
+                        resolved_env: Vec::new(),
                         project: None,
                     }
                 },

@@ -63,6 +63,7 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         before: None,
         after: Some(text),
         remove_dirs: 0,
+        resolved: Vec::new(),
     }];
     if !global && let Some(ignore) = ignore_state_folder(&dir)? {
         writes.push(ignore);
@@ -219,5 +220,6 @@ fn ignore_state_folder(dir: &Path) -> Result<Option<FileWrite>> {
         before: old,
         after: Some(text),
         remove_dirs: 0,
+        resolved: Vec::new(),
     }))
 }

@@ -47,7 +47,8 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     let claims = crate::ops::all_claims(&project);
     let mut placed = crate::ops::place(settings, &project, manifest, lock, &claims)?;
     filter_targets(&mut placed, &options.hosts, options.scope);
-    let files = crate::install::read_targets(&placed.targets)?;
+    let mut files = crate::install::read_targets(&placed.targets)?;
+    crate::install::redact_resolved(&placed.targets, &mut files, &claims);
     let inputs = |package: &str, server: &str| fingerprint_of(&manifest.manifest, package, server);
     let rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
     let rows: Vec<Row> = rows

@@ -255,6 +255,9 @@ fn user_scope_writes(
         lossy: &Default::default(),
         previous: project.lock.as_ref(),
         mode: Mode::Sync,
+        // An entry of the restored state was written before, so one that needs a value
+        // resolved was written with `--resolve-env`, whose claim this rollback may have undone.
+        resolve_env: true,
     })?;
     for warning in &plan.warnings {
         printer.warning(warning);

@@ -205,7 +205,7 @@ fn host_reference(s: &str, syntax: EnvSyntax) -> Option<(String, usize)> {
         EnvSyntax::EnvColon => ("${env:", '}'),
         EnvSyntax::BraceEnv => ("{env:", '}'),
         EnvSyntax::Secrets => ("${{", '}'),
-        EnvSyntax::None => return None,
+        EnvSyntax::None | EnvSyntax::Resolved => return None,
     };
     let body = s.strip_prefix(open)?;
     let end = body.find(close)?;

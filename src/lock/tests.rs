@@ -49,6 +49,7 @@ fn sample() -> Lockfile {
             created_file: false,
             created_dirs: 0,
             owners: vec![],
+            resolved_env: Vec::new(),
             project: None,
         }],
         tools: [(

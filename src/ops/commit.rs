@@ -45,6 +45,7 @@ pub fn plan_hosts(
         lossy: &options.lossy,
         previous: project.lock.as_ref(),
         mode,
+        resolve_env: options.resolve_env,
     })?;
     Ok((plan, placed))
 }
@@ -263,6 +264,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             before: (!project.new_manifest).then(|| project.manifest.text.clone()),
             after: Some(text),
             remove_dirs: 0,
+            resolved: Vec::new(),
         });
     }
     if !nothing_locked {
@@ -277,6 +279,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             before: project.lock_text.clone(),
             after: Some(lock_text),
             remove_dirs: 0,
+            resolved: Vec::new(),
         });
     }
     let writes = all_writes;
@@ -402,6 +405,7 @@ fn user_claims_file(project: &Project, user: &[Claim]) -> Option<FileWrite> {
         before: current.text.clone(),
         after: text,
         remove_dirs: 0,
+        resolved: Vec::new(),
     })
 }
 
@@ -427,6 +431,7 @@ pub fn file_writes(plan: Plan) -> Vec<FileWrite> {
             before: file.before,
             after: file.after,
             remove_dirs: file.remove_dirs,
+            resolved: file.resolved,
         })
         .collect()
 }

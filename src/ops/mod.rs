@@ -141,6 +141,9 @@ pub struct InstallOptions {
     pub dry_run: bool,
     /// `--write-outside-project`: a project host file may resolve outside the project.
     pub write_outside_project: bool,
+    /// `--resolve-env`: at user scope, write a reference a host cannot express as the
+    /// variable's current value (see [`crate::resolved`]).
+    pub resolve_env: bool,
 }
 
 impl Settings {

@@ -97,6 +97,10 @@ pub enum EnvSyntax {
     Secrets,
     /// The host cannot interpolate environment variables in config values (Codex).
     None,
+    /// The host cannot interpolate here, and the user asked for the variable's current value
+    /// (`--resolve-env`): a marker, `<dotpack:env:VAR>`, that dotpack replaces with the value
+    /// only when it writes the file. No default can be written.
+    Resolved,
 }
 
 impl EnvSyntax {
@@ -108,6 +112,7 @@ impl EnvSyntax {
             EnvSyntax::BraceEnv => format!("{{env:{name}}}"),
             EnvSyntax::Secrets => format!("${{{{ secrets.{name} }}}}"),
             EnvSyntax::None => format!("{{{{env.{name}}}}}"),
+            EnvSyntax::Resolved => format!("<dotpack:env:{name}>"),
         }
     }
 }

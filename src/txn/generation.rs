@@ -260,6 +260,11 @@ pub fn states_at(generations: &[Generation], k: u64) -> BTreeMap<PathBuf, FileSt
                     if f.host.is_some() {
                         state.record.host = f.host.clone();
                     }
+                    for var in &f.resolved {
+                        if !state.record.resolved.contains(var) {
+                            state.record.resolved.push(var.clone());
+                        }
+                    }
                 }
             }
         }
@@ -314,6 +319,7 @@ mod tests {
             host: None,
             before: before.map(str::to_string),
             after: after.map(str::to_string),
+            resolved: Vec::new(),
         }
     }
 

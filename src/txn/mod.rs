@@ -61,6 +61,25 @@ pub struct FileRecord {
     pub host: Option<String>,
     pub before: Option<String>,
     pub after: Option<String>,
+    /// Variables whose values the file holds and its snapshots hold as markers
+    /// (`--resolve-env`): restoring a snapshot writes their current values, and the file is
+    /// compared with a snapshot after replacing those values with markers again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolved: Vec<String>,
+}
+
+impl FileRecord {
+    /// `bytes` as this record's snapshots hold them: the values of its resolved variables
+    /// replaced by markers.
+    pub fn comparable(&self, bytes: Option<Vec<u8>>) -> Option<Vec<u8>> {
+        match bytes {
+            Some(b) if !self.resolved.is_empty() => Some(match String::from_utf8(b) {
+                Ok(text) => crate::resolved::redact(&text, &self.resolved).into_bytes(),
+                Err(e) => e.into_bytes(),
+            }),
+            other => other,
+        }
+    }
 }
 
 /// Where a transaction keeps its journal and generation, which locks it takes, and which paths
@@ -192,6 +211,7 @@ pub fn apply(
             host: w.host.clone(),
             before,
             after,
+            resolved: w.resolved.clone(),
         });
     }
     store.sync();
@@ -272,6 +292,12 @@ impl Stamp {
 /// Fails with [`Conflict`] when `w`'s file no longer holds the bytes the plan was made on.
 fn check_unchanged(w: &FileWrite) -> Result<()> {
     let now = std::fs::read(&w.path).ok();
+    let now = match now {
+        Some(bytes) if !w.resolved.is_empty() => Some(
+            crate::resolved::redact(&String::from_utf8_lossy(&bytes), &w.resolved).into_bytes(),
+        ),
+        other => other,
+    };
     if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
         return Err(Conflict {
             display: w.display.clone(),

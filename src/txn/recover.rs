@@ -96,7 +96,7 @@ pub fn inspect(
             Ok(()) => {
                 let current = read_regular(&file.path)
                     .map_err(|e| stuck(&describe(&journal), format!("{e:#}")))?;
-                let hash = current.as_deref().map(store::hash);
+                let hash = file.comparable(current).as_deref().map(store::hash);
                 if hash == file.before {
                     Now::Before
                 } else if hash == file.after {
@@ -174,6 +174,7 @@ fn restore_write(store: &Store, record: &FileRecord, file: &FileNow) -> Result<F
         before: record.after.clone(),
         after: before,
         remove_dirs: 0,
+        resolved: record.resolved.clone(),
     })
 }
 

@@ -70,7 +70,8 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
     };
     for (path, file) in generation::states_at(generations, target) {
         let display = places.boundary.display(&path);
-        let current = super::recover::read_regular(&path)?;
+        // Values `--resolve-env` wrote are compared, merged and planned as their markers.
+        let current = file.record.comparable(super::recover::read_regular(&path)?);
         let current_hash = current.as_deref().map(store::hash);
         if current_hash == file.at_k {
             continue;
@@ -105,6 +106,7 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
             before: current,
             after,
             remove_dirs: 0,
+            resolved: file.record.resolved.clone(),
         });
     }
     Ok(out)

@@ -476,6 +476,19 @@ impl Checker<'_> {
                         ),
                     );
                 }
+                if let Some(at_marker) = s.value().find("<dotpack:env:") {
+                    let span =
+                        templates::span_in_literal(self.text, value.span(), s.value(), at_marker);
+                    self.error(
+                        "reserved-marker",
+                        "`<dotpack:env:…>` is reserved for the values dotpack writes with \
+                         --resolve-env; a package cannot write it"
+                            .to_string(),
+                        span,
+                        at,
+                        "write `{{env.NAME}}` for an environment variable".to_string(),
+                    );
+                }
                 for issue in templates::check(s.value(), &self.inputs, &self.input_types) {
                     let span = templates::span_in_literal(
                         self.text,
