@@ -364,3 +364,32 @@ fn info_shows_input_types_and_allowed_values() {
             "level [one of \"debug\", \"info\", default \"info\"]",
         ));
 }
+
+#[test]
+fn the_curated_filesystem_package_spreads_its_directories_into_arguments() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n",
+    );
+    env.dotpack()
+        .args(["add", "filesystem", "--set", "allowed_dirs+=~/src"])
+        .args(["--set", "allowed_dirs+=~/docs"])
+        .assert()
+        .success();
+    assert_eq!(
+        json(&env, ".mcp.json")["mcpServers"]["filesystem"]["args"],
+        serde_json::json!([
+            "-y",
+            "@modelcontextprotocol/server-filesystem",
+            "~/src",
+            "~/docs"
+        ])
+    );
+    assert!(
+        env.read("dotpack.toml")
+            .contains(r#"set = { allowed_dirs = ["~/src", "~/docs"] }"#),
+        "{}",
+        env.read("dotpack.toml")
+    );
+}
