@@ -32,6 +32,9 @@ pub enum State {
     Undeclared,
     /// No longer declared, and edited by hand since dotpack wrote it (kept unless `--force`).
     UndeclaredEdited,
+    /// Written with `--resolve-env`, and the values in it are not the variables' current ones
+    /// (unset or changed), so dotpack cannot tell it from a hand edit.
+    Unresolved,
 }
 
 impl State {
@@ -46,6 +49,9 @@ impl State {
             State::Undeclared => "no longer declared (`dotpack install` removes it)",
             State::UndeclaredEdited => {
                 "no longer declared, edited by hand (`dotpack install --force` removes it)"
+            }
+            State::Unresolved => {
+                "holds values `--resolve-env` wrote that the environment does not (export the variables it was written with)"
             }
         }
     }
@@ -102,6 +108,9 @@ pub fn inspect(
             let state = match file_claims.get(slot.server.as_str()) {
                 Some(claim) if claim.is_owned_by(owner) => match entry {
                     None => State::Missing,
+                    Some(e) if entry_hash(e) != claim.entry && !claim.resolved_env.is_empty() => {
+                        State::Unresolved
+                    }
                     Some(e) if entry_hash(e) != claim.entry => State::Edited,
                     Some(_)
                         if claim.version != slot.version

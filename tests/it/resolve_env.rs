@@ -148,6 +148,11 @@ fn changing_the_file_needs_the_value_and_rollback_restores_it_from_the_environme
     let written = std::fs::read(codex_file(&env)).unwrap();
 
     // Unset (or changed), the value is not recognised: nothing is changed.
+    env.with_registry(&registry, &["status"])
+        .env_remove("TOK_SECRET")
+        .assert()
+        .failure()
+        .stdout(contains("holds values `--resolve-env` wrote"));
     env.with_registry(&registry, &["remove", "tok"])
         .env_remove("TOK_SECRET")
         .assert()
