@@ -50,7 +50,12 @@ fn search_one(
     words: &[String],
     hits: &mut Vec<Hit>,
 ) -> Result<()> {
-    if let Some(found) = source.search(&words.join(" "))? {
+    let searched = match source.search(&words.join(" ")) {
+        // Offline, a search the cache has not seen finds nothing in this registry.
+        Err(RegistryError::NotCached { .. }) => return Ok(()),
+        other => other?,
+    };
+    if let Some(found) = searched {
         for f in found {
             let (line, refused) = match f.result {
                 Ok(line) => (line, None),
