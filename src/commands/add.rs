@@ -295,8 +295,9 @@ pub fn refused_message(name: &str, source: &dyn IndexSource, refused: &[Refusal]
 
 /// The error for a package the registry does not have, with close names when there are some.
 pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
-    // A registry that searches itself is asked about the name's last part instead of listed.
-    let word = name.rsplit('/').next().unwrap_or(name);
+    // A registry that searches itself is asked about the name's namespace (`io.github.user`
+    // of `io.github.user/weathr`) instead of listed whole.
+    let word = name.split('/').next().unwrap_or(name);
     let names = match source.search(word) {
         Ok(Some(found)) => found.into_iter().map(|f| f.name).collect(),
         Ok(None) => source.names()?,

@@ -2,6 +2,7 @@
 //! `server.json` fixtures in `tests/fixtures/mcp-registry/`, driven through `search`, `info`,
 //! `add` (into every host), `install --locked`, `--offline`, and a document changed after locking.
 
+use predicates::prelude::*;
 use predicates::str::contains;
 
 use crate::support::{Env, snapshot};
@@ -63,6 +64,23 @@ fn search_follows_the_cursor_and_lists_what_cannot_be_installed_with_the_reason(
             "200 /v0.1/servers?search=io&version=latest&limit=100&cursor=4",
         ]
     );
+    assert!(
+        text.contains("io.github.acme/calver = \"2025.10.01\"") && text.contains("not semver"),
+        "{text}"
+    );
+    // Offline, the same search comes from the cache; one the cache has not seen finds nothing.
+    server.clear_requests();
+    env.dotpack()
+        .args(["--offline", "search", "io"])
+        .assert()
+        .success()
+        .stdout(contains("io.github.acme/weather = \"1.1.0\""));
+    env.dotpack()
+        .args(["--offline", "search", "tickets"])
+        .assert()
+        .success()
+        .stdout(contains("tickets").not());
+    assert_eq!(server.requests(), Vec::<String>::new());
     let json = env
         .dotpack()
         .args(["search", "dotnet", "--json"])
@@ -410,4 +428,45 @@ fn names_with_a_slash_work_in_tree_why_outdated_and_remove() {
     assert!(!env.read("dotpack.toml").contains("io.github.acme/weather"));
     let claude = std::fs::read_to_string(env.project.join(".mcp.json")).unwrap_or_default();
     assert!(!claude.contains("weather"), "{claude}");
+}
+
+#[test]
+fn a_url_naming_the_v0_api_is_used_as_it_is() {
+    let env = Env::new();
+    let server = McpServer::fixtures();
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\nhosts = [\"claude-code\"]\n\n[registries]\nmcp = {{ url = \"{}/v0\", kind = \"mcp-registry\" }}\n",
+            server.url()
+        ),
+    );
+    env.dotpack()
+        .args(["add", "com.example/notes"])
+        .assert()
+        .success();
+    assert_eq!(
+        server.requests(),
+        [
+            "200 /v0/servers/com.example%2Fnotes/versions",
+            "200 /v0/servers/com.example%2Fnotes/versions/0.3.0",
+        ]
+    );
+    assert!(
+        env.read("dotpack.lock")
+            .contains(&format!("source = \"mcp-registry+{}/v0/\"", server.url()))
+    );
+}
+
+#[test]
+fn a_mistyped_name_gets_close_names_from_the_registry_search() {
+    let env = Env::new();
+    let server = McpServer::fixtures();
+    project(&env, &server);
+    env.dotpack()
+        .args(["add", "io.github.acme/weathr"])
+        .assert()
+        .failure()
+        .stderr(contains("package `io.github.acme/weathr` was not found"))
+        .stderr(contains("did you mean `io.github.acme/weather`,"));
 }

@@ -192,7 +192,11 @@ fn route(target: &str, state: &State) -> (u16, Value) {
             .map(|(_, v)| v.clone())
     };
     let not_found = (404, json!({"error": "Server not found"}));
-    let Some(rest) = path.strip_prefix("/v0.1/servers") else {
+    // `v0.1` is the stable API; `v0` serves the same, as the official registry does.
+    let Some(rest) = path
+        .strip_prefix("/v0.1/servers")
+        .or_else(|| path.strip_prefix("/v0/servers"))
+    else {
         return not_found;
     };
     let latest_names: Vec<&Value> = latest(&state.docs);
