@@ -69,7 +69,11 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
     };
     let manifest = crate::registry::load_package(source, name, &line.vers)?;
     if printer.json {
-        printer.json_out(&json_info(line, &lines, &manifest));
+        let mut value = json_info(line, &lines, &manifest);
+        if !refused.is_empty() {
+            value["refused"] = refused_json(&refused);
+        }
+        printer.json_out(&value);
         return Ok(());
     }
     print_info(printer, line, &lines, &manifest);
@@ -79,18 +83,22 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
     Ok(())
 }
 
+/// `[{"version", "reason"}]` of the versions a registry lists that dotpack cannot install.
+fn refused_json(refused: &[Refusal]) -> serde_json::Value {
+    refused
+        .iter()
+        .map(|r| json!({"version": r.version, "reason": r.reason}))
+        .collect()
+}
+
 /// A package the registry lists but dotpack cannot install: every version with the reason.
 fn print_refused(printer: &Printer, name: &str, source_id: &str, refused: &[Refusal]) {
     if printer.json {
-        let versions: Vec<_> = refused
-            .iter()
-            .map(|r| json!({"version": r.version, "reason": r.reason}))
-            .collect();
         printer.json_out(&json!({
             "name": name,
             "registry": source_id,
             "installable": false,
-            "refused": versions,
+            "refused": refused_json(refused),
         }));
         return;
     }

@@ -190,7 +190,8 @@ impl IndexSource for McpRegistry {
             .list("version=latest&", MAX_LIST_PAGES)?
             .iter()
             .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
-            .filter(|n| is_registry_name(n))
+            // Names with capitals cannot be installed (dotpack's names are lowercase).
+            .filter(|n| is_registry_name(n) && check_lowercase(n).is_ok())
             .map(str::to_string)
             .collect();
         names.sort();

@@ -118,6 +118,20 @@ fn info_shows_the_mapped_package_or_why_it_cannot_be_installed() {
         .success()
         .stdout(contains("cannot be installed"))
         .stdout(contains("1.0.0: `nuget` packages (`Acme.DotnetTool`)"));
+    let json = env
+        .dotpack()
+        .args(["info", "io.github.acme/calver", "--json"])
+        .assert()
+        .success();
+    let value: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    assert_eq!(value["installable"], false);
+    assert_eq!(value["refused"][0]["version"], "2025.10.01");
+    assert!(
+        value["refused"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not semver")
+    );
     env.dotpack()
         .args(["info", "io.github.old/legacy"])
         .assert()
