@@ -286,7 +286,8 @@ impl IndexSource for McpRegistry {
                     .map(str::to_string),
                 result: line_of(&doc, &meta),
             };
-            // A registry that ignores `version=latest` lists every version: keep the newest.
+            // A registry that ignores `version=latest` lists every version: keep the newest
+            // that is not deleted.
             let newer = match (found.get(&hit.name), &hit.result) {
                 (None, _) => true,
                 (
@@ -294,7 +295,7 @@ impl IndexSource for McpRegistry {
                         result: Ok(old), ..
                     }),
                     Ok(new),
-                ) => new.vers > old.vers,
+                ) => (old.yanked, &new.vers) > (new.yanked, &old.vers),
                 (Some(Found { result: Err(_), .. }), Ok(_)) => true,
                 (Some(_), Err(_)) => false,
             };

@@ -484,3 +484,36 @@ fn a_mistyped_name_gets_close_names_from_the_registry_search() {
         .stderr(contains("package `io.github.acme/weathr` was not found"))
         .stderr(contains("did you mean `io.github.acme/weather`,"));
 }
+
+#[test]
+fn a_deleted_version_is_yanked_and_a_registry_without_latest_still_lists_each_server_once() {
+    let env = Env::new();
+    let server = McpServer::fixtures();
+    project(&env, &server);
+    server.delete("io.github.acme/weather", "1.1.0");
+    env.dotpack()
+        .args(["add", "io.github.acme/weather"])
+        .assert()
+        .success();
+    let lock = env.read("dotpack.lock");
+    assert!(lock.contains("version = \"1.0.0\""), "{lock}");
+    env.dotpack()
+        .args(["info", "io.github.acme/weather"])
+        .assert()
+        .success()
+        .stdout(contains("versions: 1.0.0, 1.1.0 (yanked)"));
+
+    server.ignore_latest();
+    let out = env.dotpack().args(["search", "weather"]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert_eq!(
+        text.matches("io.github.acme/weather =").count(),
+        1,
+        "{text}"
+    );
+    // 1.1.0 is deleted: the newest the registry still offers is 1.0.0.
+    assert!(
+        text.contains("io.github.acme/weather = \"1.0.0\""),
+        "{text}"
+    );
+}

@@ -29,6 +29,10 @@ struct State {
     max_page: usize,
     /// `(path?query, status)` of every request.
     log: Vec<(String, u16)>,
+    /// `(name, version)` of the versions whose status is `deleted`.
+    deleted: Vec<(String, String)>,
+    /// Whether `version=latest` is ignored, as by a subregistry that does not implement it.
+    ignore_latest: bool,
 }
 
 /// The documents under `tests/fixtures/mcp-registry/`, in file name order.
@@ -53,6 +57,8 @@ impl McpServer {
             docs,
             max_page,
             log: Vec::new(),
+            deleted: Vec::new(),
+            ignore_latest: false,
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
@@ -110,6 +116,17 @@ impl McpServer {
         }
     }
 
+    /// Marks `name` at `version` as deleted in its `_meta`, as the registry does.
+    pub fn delete(&self, name: &str, version: &str) {
+        let mut state = self.state.lock().expect("state");
+        state.deleted.push((name.to_string(), version.to_string()));
+    }
+
+    /// Lists every version, whatever `version=latest` asks.
+    pub fn ignore_latest(&self) {
+        self.state.lock().expect("state").ignore_latest = true;
+    }
+
     pub fn document(&self, name: &str, version: &str) -> Value {
         let state = self.state.lock().expect("state");
         state
@@ -150,12 +167,20 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn entry(doc: &Value, latest: bool) -> Value {
+fn entry(doc: &Value, latest: bool, deleted: &[(String, String)]) -> Value {
+    let status = if deleted
+        .iter()
+        .any(|(n, v)| doc["name"] == n.as_str() && doc["version"] == v.as_str())
+    {
+        "deleted"
+    } else {
+        "active"
+    };
     json!({
         "server": doc,
         "_meta": {
             "io.modelcontextprotocol.registry/official": {
-                "status": "active",
+                "status": status,
                 "publishedAt": "2025-10-01T00:00:00Z",
                 "isLatest": latest,
             }
@@ -203,7 +228,7 @@ fn route(target: &str, state: &State) -> (u16, Value) {
     let is_latest = |doc: &Value| latest_names.contains(&doc);
     if rest.is_empty() || rest == "/" {
         let word = param("search").unwrap_or_default().to_lowercase();
-        let only_latest = param("version").as_deref() == Some("latest");
+        let only_latest = param("version").as_deref() == Some("latest") && !state.ignore_latest;
         let matching: Vec<&Value> = state
             .docs
             .iter()
@@ -223,7 +248,7 @@ fn route(target: &str, state: &State) -> (u16, Value) {
             .iter()
             .skip(start)
             .take(limit)
-            .map(|d| entry(d, is_latest(d)))
+            .map(|d| entry(d, is_latest(d), &state.deleted))
             .collect();
         let next = (start + limit < matching.len()).then(|| (start + limit).to_string());
         let count = page.len();
@@ -241,14 +266,17 @@ fn route(target: &str, state: &State) -> (u16, Value) {
     }
     match parts.as_slice() {
         [_, "versions"] => {
-            let list: Vec<Value> = versions.iter().map(|d| entry(d, is_latest(d))).collect();
+            let list: Vec<Value> = versions
+                .iter()
+                .map(|d| entry(d, is_latest(d), &state.deleted))
+                .collect();
             let count = list.len();
             (200, json!({"servers": list, "metadata": {"count": count}}))
         }
         [_, "versions", version] => {
             let version = decode(version);
             match versions.iter().find(|d| d["version"] == version.as_str()) {
-                Some(doc) => (200, entry(doc, is_latest(doc))),
+                Some(doc) => (200, entry(doc, is_latest(doc), &state.deleted)),
                 None => not_found,
             }
         }
