@@ -262,9 +262,28 @@ pub struct RegistrySpec {
     /// A local directory holding an index, relative to the manifest's folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathBuf>,
-    /// A base URL serving an index as static files.
+    /// A base URL serving an index as static files, or the MCP Registry API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// What `url` serves: dotpack's own sparse index (the default) or the MCP Registry API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<RegistryKind>,
+}
+
+/// `kind` of a `[registries.NAME]` entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegistryKind {
+    /// dotpack's own layout: a sparse index of `.tar.gz` packages.
+    #[default]
+    Dotpack,
+    /// The official MCP Registry's REST API (`/v0.1/servers`), or a mirror of it.
+    McpRegistry,
+}
+
+impl RegistryKind {
+    /// Every spelling of `kind`, for messages and the schema.
+    pub const NAMES: &[&str] = &["dotpack", "mcp-registry"];
 }
 
 impl Manifest {

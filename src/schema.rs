@@ -28,6 +28,10 @@ pub fn directive() -> String {
 /// Names of packages, servers, inputs and registries (as `validate::is_valid_name` checks).
 const NAME_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9_-]*$";
 
+/// Package names: a plain name, or an MCP Registry name (as `validate::is_valid_package_name`).
+const PACKAGE_NAME_PATTERN: &str =
+    "^([A-Za-z0-9][A-Za-z0-9_-]*|[A-Za-z0-9][A-Za-z0-9.-]*/[A-Za-z0-9._-]+)$";
+
 /// A semver version: `1.2.3`, `1.0.0-beta.2`, `1.0.0+build`.
 const VERSION_PATTERN: &str =
     r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$";
@@ -105,7 +109,7 @@ fn package() -> Value {
     let mut table = strict(
         "What a published package says about itself.",
         json!({
-            "name": {"type": "string", "pattern": NAME_PATTERN, "description": "The package name: letters, digits, `-` and `_`, starting with a letter or digit."},
+            "name": {"type": "string", "pattern": PACKAGE_NAME_PATTERN, "description": "The package name: letters, digits, `-` and `_`, starting with a letter or digit; or an MCP Registry name, `namespace/name`."},
             "version": {"type": "string", "pattern": VERSION_PATTERN, "description": "A full semver version, such as `0.3.1`."},
             "description": string("One line saying what the package's servers do."),
             "keywords": string_list("Words `dotpack search` matches."),
@@ -184,10 +188,12 @@ fn dependencies() -> Value {
         }),
     );
     detailed["required"] = json!(["version"]);
-    named(
+    let mut table = named(
         "Packages this project installs, each with a semver requirement.",
         json!({"anyOf": [requirement, detailed]}),
-    )
+    );
+    table["propertyNames"] = json!({"pattern": PACKAGE_NAME_PATTERN});
+    table
 }
 
 fn registry() -> Value {
@@ -195,7 +201,8 @@ fn registry() -> Value {
         "A registry index in a local folder or at an http(s) URL.",
         json!({
             "path": string("A folder holding an index, relative to this manifest's folder."),
-            "url": {"type": "string", "pattern": "^https?://", "description": "A base URL serving an index as static files."},
+            "url": {"type": "string", "pattern": "^https?://", "description": "A base URL serving an index as static files, or the MCP Registry API (`kind = \"mcp-registry\"`)."},
+            "kind": {"enum": crate::manifest::RegistryKind::NAMES, "description": "What `url` serves: `dotpack` (the default), dotpack's own index, or `mcp-registry`, the MCP Registry API (https://registry.modelcontextprotocol.io or a mirror)."},
         }),
     );
     table["oneOf"] = json!([{"required": ["path"]}, {"required": ["url"]}]);
@@ -287,7 +294,7 @@ mod tests {
     use super::*;
     use crate::manifest::{
         DependencySpec, DetailedDependency, HostDecl, Input, Manifest, PackageMeta,
-        ProjectSettings, RegistrySpec, Settings,
+        ProjectSettings, RegistryKind, RegistrySpec, Settings,
     };
 
     /// A manifest with every field of every section set. Adding a field to a manifest type
@@ -349,6 +356,7 @@ mod tests {
                 RegistrySpec {
                     path: Some("p".into()),
                     url: None,
+                    kind: Some(RegistryKind::McpRegistry),
                 },
             )]),
             settings: Some(Settings {

@@ -21,7 +21,8 @@ use crate::ops::{self, Finish, Project, RegistryFlag, Settings};
 use crate::output::Printer;
 use crate::plan::Mode;
 use crate::project::ManifestEditor;
-use crate::registry::{IndexLine, IndexSource};
+use crate::registry::{ArchiveKind, IndexLine, IndexSource, Refusal};
+use crate::resolve::RegistrySet;
 
 pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;
@@ -65,13 +66,26 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     for spec in &args.packages {
         let (name, req) = parse_spec(spec)?;
         let existing = project.manifest.manifest.dependencies.get(&name);
-        let dep_registry = registry
+        let mut dep_registry = registry
             .clone()
             .or_else(|| existing.and_then(|d| d.registry()).map(str::to_string));
+        let chosen = match &dep_registry {
+            None => mcp_registry_for(&registries, &name)?,
+            Some(_) => None,
+        };
+        if chosen.is_some() {
+            dep_registry = chosen.clone();
+        }
         let source = registries.for_dependency(dep_registry.as_deref(), &name)?;
         let Some(versions) = source.versions(&name)? else {
             bail!("{}", unknown_package(&name, source)?);
         };
+        if !versions.iter().any(|l| !l.yanked) {
+            let refused = source.refused(&name);
+            if !refused.is_empty() {
+                bail!("{}", refused_message(&name, source, &refused));
+            }
+        }
         let req = match (req, existing) {
             (Some(req), _) => {
                 check_satisfiable(&name, &req, &versions)?;
@@ -87,7 +101,7 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
             (None, None) => default_requirement(&name, &versions)?,
         };
         editor.set_dependency(&name, &req)?;
-        if let Some(r) = &registry {
+        if let Some(r) = registry.as_ref().or(chosen.as_ref()) {
             editor.set_dependency_key(&name, "registry", Some(r))?;
         }
         if let Some(s) = scope {
@@ -182,9 +196,9 @@ fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
         Some((name, req)) => (name, Some(req.trim())),
         None => (spec, None),
     };
-    if !crate::validate::is_valid_name(name) {
+    if !crate::validate::is_valid_package_name(name) {
         return Err(UsageError(format!(
-            "`{name}` is not a valid package name: use letters, digits, `-` and `_`, starting with a letter or digit"
+            "`{name}` is not a valid package name: use letters, digits, `-` and `_`, starting with a letter or digit, or an MCP Registry name such as `io.github.user/weather`"
         ))
         .into());
     }
@@ -246,9 +260,50 @@ fn default_requirement(name: &str, versions: &[IndexLine]) -> Result<String> {
     })
 }
 
+/// For an MCP Registry name (`io.github.user/weather`) that names no registry: the first
+/// `kind = "mcp-registry"` registry under `[registries]`, which `add` then records on the
+/// dependency. No such registry is an error saying how to declare one.
+fn mcp_registry_for(registries: &RegistrySet, name: &str) -> Result<Option<String>> {
+    if !crate::registry::mcp::is_registry_name(name) {
+        return Ok(None);
+    }
+    let found = registries
+        .named_all()
+        .find(|(_, source)| source.archive_kind() == ArchiveKind::ServerJson)
+        .map(|(registry, _)| registry.to_string());
+    if found.is_none() {
+        bail!(
+            "`{name}` is an MCP Registry name, and no registry under [registries] is an MCP registry\n  help: add to dotpack.toml\n\n    [registries]\n    mcp = {{ url = \"{}\", kind = \"mcp-registry\" }}\n",
+            crate::registry::mcp::OFFICIAL_URL
+        );
+    }
+    Ok(found)
+}
+
+/// The error for a package whose every version the registry lists is one dotpack refuses.
+pub fn refused_message(name: &str, source: &dyn IndexSource, refused: &[Refusal]) -> String {
+    let reasons: Vec<String> = refused
+        .iter()
+        .map(|r| format!("  {name} {}: {}", r.version, r.reason))
+        .collect();
+    format!(
+        "`{name}` cannot be installed from the registry {}: dotpack installs nothing it cannot map without loss\n{}",
+        source.source_id(),
+        reasons.join("\n")
+    )
+}
+
 /// The error for a package the registry does not have, with close names when there are some.
 pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
-    let names = source.names()?;
+    // A registry that searches itself is asked about the name's namespace (`io.github.user`
+    // of `io.github.user/weathr`) instead of listed whole.
+    let word = name.split('/').next().unwrap_or(name);
+    let names = match source.search(word) {
+        Ok(Some(found)) => found.into_iter().map(|f| f.name).collect(),
+        Ok(None) => source.names()?,
+        // Suggestions are a courtesy: offline or failing, the error stays the same.
+        Err(_) => Vec::new(),
+    };
     let close = crate::suggest::close_names(name, names.iter().map(String::as_str), 3);
     let help = if close.is_empty() {
         "search the registry with `dotpack search WORDS`".to_string()

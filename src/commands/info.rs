@@ -9,7 +9,7 @@ use crate::commands::{UsageError, add::unknown_package, search::newest};
 use crate::manifest::{Manifest, Server};
 use crate::ops::{self, Settings};
 use crate::output::Printer;
-use crate::registry::IndexLine;
+use crate::registry::{IndexLine, Refusal};
 
 pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()> {
     let (name, req) = match args.package.split_once('@') {
@@ -48,6 +48,11 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
     let Some((source, lines)) = found else {
         bail!("{}", unknown_package(name, sources[0])?);
     };
+    let refused = source.refused(name);
+    if lines.is_empty() && !refused.is_empty() {
+        print_refused(printer, name, source.source_id(), &refused);
+        return Ok(());
+    }
     let chosen: Option<&IndexLine> = match &req {
         Some(req) => lines
             .iter()
@@ -64,11 +69,44 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
     };
     let manifest = crate::registry::load_package(source, name, &line.vers)?;
     if printer.json {
-        printer.json_out(&json_info(line, &lines, &manifest));
+        let mut value = json_info(line, &lines, &manifest);
+        if !refused.is_empty() {
+            value["refused"] = refused_json(&refused);
+        }
+        printer.json_out(&value);
         return Ok(());
     }
     print_info(printer, line, &lines, &manifest);
+    for r in &refused {
+        printer.out(format!("cannot be installed: {} ({})", r.version, r.reason));
+    }
     Ok(())
+}
+
+/// `[{"version", "reason"}]` of the versions a registry lists that dotpack cannot install.
+fn refused_json(refused: &[Refusal]) -> serde_json::Value {
+    refused
+        .iter()
+        .map(|r| json!({"version": r.version, "reason": r.reason}))
+        .collect()
+}
+
+/// A package the registry lists but dotpack cannot install: every version with the reason.
+fn print_refused(printer: &Printer, name: &str, source_id: &str, refused: &[Refusal]) {
+    if printer.json {
+        printer.json_out(&json!({
+            "name": name,
+            "registry": source_id,
+            "installable": false,
+            "refused": refused_json(refused),
+        }));
+        return;
+    }
+    printer.out(format!("{name} (registry {source_id})"));
+    printer.out("cannot be installed: dotpack installs nothing it cannot map without loss");
+    for r in refused {
+        printer.out(format!("  {}: {}", r.version, r.reason));
+    }
 }
 
 /// Every version of a package, oldest first, yanked ones marked: for "no version matches".

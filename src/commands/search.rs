@@ -14,6 +14,8 @@ struct Hit {
     line: IndexLine,
     /// The `[registries]` name it came from; `None` for the default registry.
     registry: Option<String>,
+    /// Why dotpack cannot install it (a `server.json` it cannot map), when it cannot.
+    refused: Option<(String, String)>,
 }
 
 pub fn run(settings: &Settings, args: SearchArgs, printer: &Printer) -> Result<()> {
@@ -48,6 +50,32 @@ fn search_one(
     words: &[String],
     hits: &mut Vec<Hit>,
 ) -> Result<()> {
+    let searched = match source.search(&words.join(" ")) {
+        // Offline, a search the cache has not seen finds nothing in this registry.
+        Err(RegistryError::NotCached { .. }) => return Ok(()),
+        other => other?,
+    };
+    if let Some(found) = searched {
+        for f in found {
+            let (line, refused) = match f.result {
+                Ok(line) => (line, None),
+                Err(reason) => (
+                    refused_line(&f.name, f.description),
+                    Some((f.version, reason)),
+                ),
+            };
+            let score = score(&line, words);
+            if score > 0 {
+                hits.push(Hit {
+                    score,
+                    line,
+                    registry: registry.clone(),
+                    refused,
+                });
+            }
+        }
+        return Ok(());
+    }
     for name in source.names()? {
         let lines = match source.versions(&name) {
             Ok(Some(lines)) => lines,
@@ -64,10 +92,26 @@ fn search_one(
                 score,
                 line: line.clone(),
                 registry: registry.clone(),
+                refused: None,
             });
         }
     }
     Ok(())
+}
+
+/// A line to score a package that cannot be installed by its name and description.
+fn refused_line(name: &str, description: Option<String>) -> IndexLine {
+    IndexLine {
+        name: name.to_string(),
+        vers: semver::Version::new(0, 0, 0),
+        deps: Vec::new(),
+        cksum: String::new(),
+        yanked: true,
+        servers: Vec::new(),
+        description,
+        keywords: Vec::new(),
+        v: 1,
+    }
 }
 
 fn sort_and_print(args: &SearchArgs, mut hits: Vec<Hit>, printer: &Printer) -> Result<()> {
@@ -80,7 +124,9 @@ fn sort_and_print(args: &SearchArgs, mut hits: Vec<Hit>, printer: &Printer) -> R
             .map(|h| {
                 json!({
                     "name": h.line.name,
-                    "version": h.line.vers.to_string(),
+                    "version": h.refused.as_ref().map_or_else(|| h.line.vers.to_string(), |(v, _)| v.clone()),
+                    "installable": h.refused.is_none(),
+                    "reason": h.refused.as_ref().map(|(_, r)| r),
                     "description": h.line.description,
                     "keywords": h.line.keywords,
                     "servers": h.line.servers,
@@ -101,8 +147,14 @@ fn sort_and_print(args: &SearchArgs, mut hits: Vec<Hit>, printer: &Printer) -> R
         .max()
         .unwrap_or(0);
     for hit in &hits {
-        let head = format!("{} = \"{}\"", hit.line.name, hit.line.vers);
-        let desc = hit.line.description.as_deref().unwrap_or("");
+        let head = match &hit.refused {
+            Some((version, _)) => format!("{} = \"{version}\"", hit.line.name),
+            None => format!("{} = \"{}\"", hit.line.name, hit.line.vers),
+        };
+        let desc = match &hit.refused {
+            Some((_, reason)) => format!("cannot be installed: {reason}"),
+            None => hit.line.description.clone().unwrap_or_default(),
+        };
         let from = hit
             .registry
             .as_ref()

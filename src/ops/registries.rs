@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::manifest::LoadedManifest;
+use crate::manifest::{LoadedManifest, RegistryKind};
 use crate::registry::{self, IndexSource};
 use crate::resolve::{RegistrySet, RootDep};
 
@@ -71,7 +71,17 @@ fn open_named(
     name: &str,
     spec: &crate::manifest::RegistrySpec,
 ) -> Result<Box<dyn IndexSource>> {
+    let kind = spec.kind.unwrap_or_default();
     match (&spec.path, &spec.url) {
+        (None, Some(url)) if kind == RegistryKind::McpRegistry => {
+            let source =
+                registry::mcp::McpRegistry::open(url, &settings.dotpack_home, settings.network())
+                    .with_context(|| format!("registry `{name}` in [registries]"))?;
+            Ok(Box::new(source))
+        }
+        (Some(_), None) if kind == RegistryKind::McpRegistry => bail!(
+            "registry `{name}` in [registries] is an `mcp-registry`, which is an API: give its `url` (https://registry.modelcontextprotocol.io or a mirror), not a `path`"
+        ),
         (Some(path), None) => {
             let full = root.join(path);
             let source =

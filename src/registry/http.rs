@@ -77,23 +77,8 @@ impl HttpIndex {
         cache_dir: &Path,
         network: Network,
     ) -> Result<HttpIndex, RegistryError> {
-        let base = normalize_url(base_url)?;
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            // Redirects are followed by `Remote::get`, which checks where each one goes.
-            .max_redirects(0)
-            .timeout_connect(Some(Duration::from_secs(15)))
-            .timeout_global(Some(Duration::from_secs(120)))
-            .user_agent(concat!("dotpack/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .new_agent();
         Ok(HttpIndex {
-            remote: Arc::new(Remote {
-                base,
-                agent,
-                dir: cache_dir.to_path_buf(),
-                network,
-            }),
+            remote: Arc::new(Remote::new(base_url, cache_dir, network)?),
             source_id: source_id.into(),
             inner: OnceLock::new(),
         })
@@ -172,6 +157,44 @@ impl IndexSource for HttpIndex {
             store(path, &body);
         }
         Ok(body)
+    }
+}
+
+/// An HTTP API that is not in dotpack's layout (the MCP Registry's REST API), read through the
+/// same revalidated cache, redirect rule and `--offline` rule as [`HttpIndex`].
+pub struct CachedApi(Remote);
+
+impl CachedApi {
+    /// Prepares the API at `base_url`, caching under `cache_dir`; nothing is fetched yet.
+    pub fn open(base_url: &str, cache_dir: &Path, network: Network) -> Result<Self, RegistryError> {
+        Ok(CachedApi(Remote::new(base_url, cache_dir, network)?))
+    }
+
+    /// `rel` (a path and query under the base URL) as an absolute URL.
+    pub fn url(&self, rel: &str) -> String {
+        self.0.url(rel)
+    }
+
+    /// The cache folder.
+    pub fn dir(&self) -> &Path {
+        &self.0.dir
+    }
+
+    /// Whether `--offline` forbids requests.
+    pub fn offline(&self) -> bool {
+        self.0.network.offline
+    }
+
+    /// The current body of `rel`, cached at `cache_rel` (a relative path of plain segments that
+    /// the caller derives, never from a server), revalidated with its ETag; offline, the cached
+    /// copy or [`RegistryError::NotCached`] naming `what`. `None` for 404 and 410.
+    pub fn fetch(
+        &self,
+        rel: &str,
+        cache_rel: &str,
+        what: &str,
+    ) -> Result<Option<Vec<u8>>, RegistryError> {
+        self.0.fetch_as(rel, cache_rel, || what.to_string())
     }
 }
 
@@ -371,6 +394,25 @@ struct Remote {
 }
 
 impl Remote {
+    fn new(base_url: &str, cache_dir: &Path, network: Network) -> Result<Remote, RegistryError> {
+        let base = normalize_url(base_url)?;
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // Redirects are followed by `Remote::get`, which checks where each one goes.
+            .max_redirects(0)
+            .timeout_connect(Some(Duration::from_secs(15)))
+            .timeout_global(Some(Duration::from_secs(120)))
+            .user_agent(concat!("dotpack/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        Ok(Remote {
+            base,
+            agent,
+            dir: cache_dir.to_path_buf(),
+            network,
+        })
+    }
+
     fn url(&self, rel: &str) -> String {
         format!("{}{rel}", self.base)
     }
@@ -514,7 +556,17 @@ impl Remote {
     /// fetched when not, read from the cache alone when offline. `None` when the server has no
     /// such file.
     fn fetch(&self, rel: &str) -> Result<Option<Vec<u8>>, RegistryError> {
-        let path = self.index_cache_path(rel);
+        self.fetch_as(rel, rel, || describe(rel))
+    }
+
+    /// [`Remote::fetch`] of `rel`, cached at `cache_rel`; `what` names it in the offline error.
+    fn fetch_as(
+        &self,
+        rel: &str,
+        cache_rel: &str,
+        what: impl FnOnce() -> String,
+    ) -> Result<Option<Vec<u8>>, RegistryError> {
+        let path = self.index_cache_path(cache_rel);
         let cached = std::fs::read(&path)
             .ok()
             .and_then(|bytes| CacheEntry::decode(&bytes));
@@ -523,7 +575,7 @@ impl Remote {
             return match cached {
                 Some(entry) => Ok(Some(entry.body)),
                 None => Err(RegistryError::NotCached {
-                    what: describe(rel),
+                    what: what(),
                     url: self.url(rel),
                 }),
             };

@@ -119,9 +119,9 @@ fn check_dialect(top: &Map<String, Value>) -> Result<(), MapError> {
         return fail(format!(
             "the document uses the snake_case draft of server.json ({}); only the camelCase schema (2025-09-29 or later) is read: ask the publisher to republish it",
             if schema.is_empty() {
-                "no $schema"
+                "no `$schema`".to_string()
             } else {
-                &schema
+                format!("`$schema` {schema}")
             }
         ));
     }

@@ -11,6 +11,7 @@ pub mod dir;
 pub mod embedded;
 pub mod http;
 pub mod index;
+pub mod mcp;
 pub mod mcp_map;
 pub mod memory;
 pub mod package;
@@ -131,6 +132,50 @@ pub trait IndexSource: Send + Sync {
 
     /// The bytes of the archive of `line`, verified against `line.cksum`.
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError>;
+
+    /// What [`IndexSource::archive`] returns: a `.tar.gz` unless the source says otherwise.
+    fn archive_kind(&self) -> ArchiveKind {
+        ArchiveKind::TarGz
+    }
+
+    /// The versions of `name` that the registry lists but dotpack cannot install, each with the
+    /// reason (a `server.json` that cannot be mapped without loss, a version that is not semver).
+    /// Known after [`IndexSource::versions`] of `name`; empty for dotpack's own registries.
+    fn refused(&self, _name: &str) -> Vec<Refusal> {
+        Vec::new()
+    }
+
+    /// The packages matching `query` when the registry searches itself (an API with a search
+    /// endpoint), or `None` when `search` must walk [`IndexSource::names`].
+    fn search(&self, _query: &str) -> Result<Option<Vec<Found>>, RegistryError> {
+        Ok(None)
+    }
+}
+
+/// The format of a source's archives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArchiveKind {
+    /// A `.tar.gz` holding the package's `dotpack.toml`.
+    TarGz,
+    /// One `server.json` document of the MCP Registry, mapped by [`mcp_map`].
+    ServerJson,
+}
+
+/// A version a registry lists that dotpack cannot install.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub version: String,
+    pub reason: String,
+}
+
+/// One package found by a registry's own search: its newest line when it can be installed, or
+/// why it cannot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub name: String,
+    pub version: String,
+    pub description: Option<String>,
+    pub result: Result<IndexLine, String>,
 }
 
 /// Opens the registry a command reads: the built-in index when `location` is `None`; the index
@@ -189,6 +234,18 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
         (**self).archive(line)
+    }
+
+    fn archive_kind(&self) -> ArchiveKind {
+        (**self).archive_kind()
+    }
+
+    fn refused(&self, name: &str) -> Vec<Refusal> {
+        (**self).refused(name)
+    }
+
+    fn search(&self, query: &str) -> Result<Option<Vec<Found>>, RegistryError> {
+        (**self).search(query)
     }
 }
 

@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use semver::Version;
 
 use super::archive::{package_manifest, sha256_hex};
-use super::{IndexLine, IndexSource, RegistryError};
+use super::{ArchiveKind, IndexLine, IndexSource, RegistryError};
 use crate::manifest::Manifest;
 
 /// The checksum of `line` as `dotpack.lock` writes it: `sha256:` and lowercase hex.
@@ -102,9 +102,20 @@ pub fn package_of_line(
             .into());
         }
     }
-    let label = format!("{name}-{version}.tar.gz");
-    let text = package_manifest(&bytes, &label)?;
-    let path = std::path::PathBuf::from(format!("{label}/dotpack.toml"));
+    let (text, path, label) = match source.archive_kind() {
+        ArchiveKind::TarGz => {
+            let label = format!("{name}-{version}.tar.gz");
+            let text = package_manifest(&bytes, &label)?;
+            (text, format!("{label}/dotpack.toml"), label)
+        }
+        ArchiveKind::ServerJson => {
+            // The manifest is not in the document: dotpack maps it, deterministically.
+            let label = format!("{name}@{version}/server.json");
+            let text = super::mcp::manifest_text(&bytes, &label)?;
+            (text, label.clone(), label)
+        }
+    };
+    let path = std::path::PathBuf::from(path);
     let loaded = crate::manifest::parse(&path, text)
         .with_context(|| format!("the manifest inside {label} is invalid"))?;
     check_matches_index(source.source_id(), line, &loaded.manifest)?;

@@ -261,6 +261,13 @@ pub fn is_valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// Package names: a plain name ([`is_valid_name`]) or an MCP Registry server name
+/// (`io.github.user/weather`, see [`crate::registry::mcp::is_registry_name`]), which only an
+/// `mcp-registry` source serves. dotpack's own indexes keep refusing anything but plain names.
+pub fn is_valid_package_name(name: &str) -> bool {
+    is_valid_name(name) || crate::registry::mcp::is_registry_name(name)
+}
+
 /// A key as it appears in a key path: bare when it can be, quoted otherwise.
 pub(crate) fn segment(name: &str) -> String {
     if !name.is_empty()

@@ -4,7 +4,7 @@
 use semver::{Version, VersionReq};
 use toml_edit::{Item, Key};
 
-use super::{Checker, entries, is_valid_name, segment, type_name};
+use super::{Checker, entries, is_valid_package_name, segment, type_name};
 use crate::concepts::{ValueKind, canonical_fields, is_known_host};
 
 const PACKAGE_KEYS: &[&str] = &[
@@ -29,7 +29,7 @@ const INPUT_KEYS: &[&str] = &[
     "max",
     "items",
 ];
-const REGISTRY_KEYS: &[&str] = &["path", "url"];
+const REGISTRY_KEYS: &[&str] = &["path", "url", "kind"];
 const SETTINGS_KEYS: &[&str] = &["keep_generations", "pin_tools"];
 const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy", "scope"];
 const REQ_EXAMPLES: &str =
@@ -48,14 +48,14 @@ impl Checker<'_> {
                         .expect_kind(k, v, &at, ValueKind::String)
                         .then(|| v.as_str())
                         .flatten()
-                        && !is_valid_name(name)
+                        && !is_valid_package_name(name)
                     {
                         self.error(
                             "invalid-name",
                             format!("package name `{name}` is not valid"),
                             v.span(),
                             &at,
-                            "use letters, digits, `-` and `_`, starting with a letter or digit (lowercase recommended)",
+                            "use letters, digits, `-` and `_`, starting with a letter or digit (lowercase recommended); an MCP Registry name is `namespace/name`",
                         );
                     }
                 }
@@ -253,7 +253,7 @@ impl Checker<'_> {
         }
         for (i, name) in item.as_array().into_iter().flatten().enumerate() {
             if let Some(n) = name.as_str()
-                && !is_valid_name(n)
+                && !is_valid_package_name(n)
             {
                 self.error(
                     "invalid-name",
@@ -433,8 +433,35 @@ impl Checker<'_> {
                         );
                     }
                 }
+                "kind" => {
+                    if let Some(kind) = self
+                        .expect_kind(k, v, &key_path, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                        && !crate::manifest::RegistryKind::NAMES.contains(&kind)
+                    {
+                        self.error(
+                            "unknown-registry-kind",
+                            format!("registry kind `{kind}` is not one dotpack reads"),
+                            v.span(),
+                            &key_path,
+                            "write `kind = \"mcp-registry\"` for the MCP Registry API, or leave `kind` out for dotpack's own index",
+                        );
+                    }
+                }
                 _ => self.unknown_key(k, v, at, REGISTRY_KEYS, false),
             }
+        }
+        if table.get("kind").and_then(|v| v.as_str()) == Some("mcp-registry")
+            && table.contains_key("path")
+        {
+            self.error(
+                "registry-source",
+                "an `mcp-registry` registry is an API: it needs `url`, not `path`",
+                key.span(),
+                at,
+                "write `url = \"https://registry.modelcontextprotocol.io\"` or a mirror's URL",
+            );
         }
         match (table.contains_key("path"), table.contains_key("url")) {
             (true, true) => self.error(
@@ -490,13 +517,13 @@ impl Checker<'_> {
         for (k, v) in entries(table) {
             let name = k.get();
             let at = format!("dependencies.{}", segment(name));
-            if !is_valid_name(name) {
+            if !is_valid_package_name(name) {
                 self.error(
                     "invalid-name",
                     format!("`{name}` is not a valid package name"),
                     k.span(),
                     &at,
-                    "names start with a letter or digit and hold only letters, digits, `-` and `_`",
+                    "names start with a letter or digit and hold only letters, digits, `-` and `_`; an MCP Registry name is `namespace/name` (`io.github.user/weather`, quoted as a TOML key)",
                 );
             } else if name.chars().any(|c| c.is_ascii_uppercase()) {
                 self.error(

@@ -1,6 +1,7 @@
 //! Integration tests: drive the built `dotpack` binary in a temporary HOME and project.
 
 mod support;
+mod support_mcp;
 
 mod completions;
 mod every_host;
@@ -9,6 +10,7 @@ mod hosts;
 mod http_registry;
 mod import;
 mod json_writers;
+mod mcp_registry;
 mod model;
 mod model_regressions;
 mod output;

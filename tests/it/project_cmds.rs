@@ -90,7 +90,7 @@ fn add_with_bad_requirement_is_a_usage_error() {
         .code(2)
         .stderr(contains("is not a version requirement"));
     env.dotpack()
-        .args(["add", "bad/name"])
+        .args(["add", "bad:name"])
         .assert()
         .code(2)
         .stderr(contains("not a valid package name"));

@@ -1,0 +1,144 @@
+use super::*;
+use serde_json::json;
+
+#[test]
+fn registry_names_are_namespace_slash_name_and_never_a_path_trick() {
+    for good in [
+        "io.github.user/weather",
+        "com.example/my-server",
+        "ai.x/a_b.c",
+        "a/b",
+    ] {
+        assert!(is_registry_name(good), "{good}");
+    }
+    for bad in [
+        "weather",
+        "/weather",
+        "io.github.user/",
+        "a/b/c",
+        "../x",
+        "a/..",
+        "./a",
+        "a/.",
+        "-a/b",
+        "a b/c",
+        "a/b\\c",
+        "io.github.user/wea%2Fther",
+        "",
+    ] {
+        assert!(!is_registry_name(bad), "{bad}");
+    }
+}
+
+#[test]
+fn registry_names_stay_out_of_dotpack_indexes() {
+    // A sparse index reads plain names only, so an MCP name cannot become an index path there.
+    assert!(!crate::registry::index::is_plain_name(
+        "io.github.user/weather"
+    ));
+}
+
+#[test]
+fn names_and_versions_are_encoded_as_one_path_segment() {
+    assert_eq!(encode("io.github.user/weather"), "io.github.user%2Fweather");
+    assert_eq!(encode("1.0.0+build.1"), "1.0.0%2Bbuild.1");
+    assert_eq!(encode("a b&c=d"), "a%20b%26c%3Dd");
+}
+
+#[test]
+fn canonical_json_ignores_key_order_and_whitespace_but_not_values() {
+    let a: Value =
+        serde_json::from_str(r#"{"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}}"#).unwrap();
+    let b: Value = serde_json::from_str(r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#).unwrap();
+    assert_eq!(canonical(&a), canonical(&b));
+    assert_eq!(
+        String::from_utf8(canonical(&b)).unwrap(),
+        r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
+    );
+    let c: Value = serde_json::from_str(r#"{"a":{"x":"t","y":[1,{"c":3,"d":2}]},"b":1}"#).unwrap();
+    assert_ne!(canonical(&a), canonical(&c));
+}
+
+fn weather(version: &str) -> Value {
+    json!({
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
+        "name": "io.github.user/weather",
+        "description": "Weather",
+        "version": version,
+        "packages": [{"registryType": "npm", "identifier": "@user/weather", "version": version,
+                      "transport": {"type": "stdio"}}]
+    })
+}
+
+#[test]
+fn a_document_becomes_a_line_pinned_to_its_canonical_bytes() {
+    let doc = weather("1.2.0");
+    let line = line_of(&doc, &Value::Null).unwrap();
+    assert_eq!(line.name, "io.github.user/weather");
+    assert_eq!(line.vers, Version::new(1, 2, 0));
+    assert_eq!(line.servers, ["weather"]);
+    assert_eq!(line.cksum, sha256_hex(&canonical(&doc)));
+    assert!(!line.yanked);
+    let deleted = json!({OFFICIAL_META: {"status": "deleted"}});
+    assert!(line_of(&doc, &deleted).unwrap().yanked);
+    let text = manifest_text(&canonical(&doc), "label").unwrap();
+    assert!(text.contains("npx"), "{text}");
+}
+
+#[test]
+fn refusals_say_why() {
+    let reason = line_of(&weather("2025.1"), &Value::Null).unwrap_err();
+    assert!(reason.contains("not semver"), "{reason}");
+    let mut capital = weather("1.0.0");
+    capital["name"] = json!("io.github.User/weather");
+    let reason = line_of(&capital, &Value::Null).unwrap_err();
+    assert!(reason.contains("lowercase"), "{reason}");
+    let mut nuget = weather("1.0.0");
+    nuget["packages"][0]["registryType"] = json!("nuget");
+    let reason = line_of(&nuget, &Value::Null).unwrap_err();
+    assert!(reason.contains("nuget"), "{reason}");
+    let err = manifest_text(
+        &canonical(&nuget),
+        "io.github.user/weather@1.0.0/server.json",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("io.github.user/weather@1.0.0/server.json"),
+        "{err}"
+    );
+    assert!(err.contains("cannot be installed"), "{err}");
+}
+
+#[test]
+fn the_api_version_is_v0_1_unless_the_url_names_one() {
+    let home = tempfile::tempdir().unwrap();
+    let open = |url: &str| McpRegistry::open(url, home.path(), Network::default()).unwrap();
+    let official = open(OFFICIAL_URL);
+    assert_eq!(official.prefix, "v0.1/");
+    assert_eq!(
+        official.source_id(),
+        "mcp-registry+https://registry.modelcontextprotocol.io/"
+    );
+    assert_eq!(open("https://mirror.example/v0").prefix, "");
+    assert_eq!(open("https://mirror.example/v0.1/").prefix, "");
+    assert!(McpRegistry::open("ftp://x", home.path(), Network::default()).is_err());
+}
+
+#[test]
+fn plain_names_are_not_looked_up() {
+    let home = tempfile::tempdir().unwrap();
+    let offline = Network {
+        offline: true,
+        allow_redirects: false,
+    };
+    let registry = McpRegistry::open("http://127.0.0.1:9/", home.path(), offline).unwrap();
+    // No request (offline with an empty cache would be an error): the name cannot be there.
+    assert!(registry.versions("figma").unwrap().is_none());
+    let err = registry
+        .versions("io.github.user/weather")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("package `io.github.user/weather`"), "{err}");
+    assert!(err.contains("--offline"), "{err}");
+}
