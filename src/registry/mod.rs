@@ -3,7 +3,9 @@
 //! A registry is a sparse index (one file per package, one JSON line per version, at a path
 //! derived from the name, as in Cargo's sparse index) plus `.tar.gz` archives checked against the
 //! sha256 in the index. The same layout is read from the index compiled into the binary, from a
-//! local directory, or from a static HTTP(S) server through a cache ([`http`]).
+//! local directory, or from a static HTTP(S) server through a cache ([`http`]). The MCP Registry
+//! ([`mcp`]) is a source of another kind: an API whose `server.json` documents are mapped to
+//! packages ([`mcp_map`]) instead of unpacked ([`ArchiveKind`]).
 
 pub mod archive;
 pub mod build;
