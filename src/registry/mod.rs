@@ -14,6 +14,8 @@ pub mod index;
 pub mod mcp_map;
 pub mod memory;
 pub mod package;
+pub mod publish;
+pub mod server_json;
 mod sparse;
 
 pub use package::{check_pin, load_locked, load_package, package_of_line, pin_of};
@@ -210,7 +212,7 @@ mod tests {
             home.path(),
             Network {
                 offline: true,
-                allow_redirects: false,
+                ..Network::default()
             },
         )
         .unwrap();
