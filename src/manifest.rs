@@ -265,6 +265,10 @@ pub struct RegistrySpec {
     /// A base URL serving an index as static files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The environment variable holding a bearer token for a private `url` registry. The
+    /// token itself never appears in dotpack.toml.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
 }
 
 impl Manifest {

@@ -196,6 +196,7 @@ fn registry() -> Value {
         json!({
             "path": string("A folder holding an index, relative to this manifest's folder."),
             "url": {"type": "string", "pattern": "^https?://", "description": "A base URL serving an index as static files."},
+            "token_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "description": "With `url`: the environment variable holding a bearer token for this registry, sent only to its scheme, host and port."},
         }),
     );
     table["oneOf"] = json!([{"required": ["path"]}, {"required": ["url"]}]);
@@ -349,6 +350,7 @@ mod tests {
                 RegistrySpec {
                     path: Some("p".into()),
                     url: None,
+                    token_env: None,
                 },
             )]),
             settings: Some(Settings {

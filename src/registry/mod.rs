@@ -170,9 +170,20 @@ pub fn open_url(
     dotpack_home: &Path,
     network: Network,
 ) -> Result<HttpIndex, RegistryError> {
+    open_url_with_auth(url, dotpack_home, network, None)
+}
+
+/// [`open_url`] for a private registry whose token `auth` holds (see [`http::Auth`]). The
+/// token is not part of the registry's identity: its source and cache are those of the URL.
+pub fn open_url_with_auth(
+    url: &str,
+    dotpack_home: &Path,
+    network: Network,
+    auth: Option<http::Auth>,
+) -> Result<HttpIndex, RegistryError> {
     let base = http::normalize_url(url)?;
     let cache = http::cache_dir(dotpack_home, &base);
-    HttpIndex::open(&base, format!("registry+{base}"), &cache, network)
+    HttpIndex::open_with_auth(&base, format!("registry+{base}"), &cache, network, auth)
 }
 
 /// A shared registry is a registry too, so `open` can hand out the process-wide built-in index.

@@ -286,12 +286,31 @@ impl Mapper<'_> {
             if !arg.starts_with('-') {
                 break;
             }
+            let value = args.get(i + 1);
             match arg.as_str() {
                 "-i" | "--interactive" | "--rm" => {}
-                "-e" | "--env" if args.get(i + 1).is_some_and(|v| server.env.contains_key(v)) => {
+                "-e" | "--env" if value.is_some_and(|v| server.env.contains_key(v)) => i += 1,
+                flag if takes_value(flag) => {
+                    let Some(value) = value else {
+                        return fail(self.field("args"), format!("`{flag}` needs a value"));
+                    };
+                    let mut named = Map::new();
+                    named.insert("type".into(), json!("named"));
+                    named.insert("name".into(), json!(flag));
+                    let field = self.field("args");
+                    if whole_reference(value).is_some() {
+                        self.describe(value, &field, &mut named)?;
+                    } else {
+                        let (value, variables) = self.template(value, &field)?;
+                        named.insert("value".into(), json!(value));
+                        if !variables.is_empty() {
+                            named.insert("variables".into(), Value::Object(variables));
+                        }
+                    }
+                    runtime.push(Value::Object(named));
                     i += 1;
                 }
-                _ => runtime.push(arg.clone()),
+                _ => runtime.extend(self.arguments(std::slice::from_ref(arg))?),
             }
             i += 1;
         }
@@ -306,7 +325,6 @@ impl Mapper<'_> {
         }
         package.insert("registryType".into(), json!("oci"));
         package.insert("identifier".into(), json!(image));
-        let runtime = self.arguments(&runtime)?;
         Ok((args[i + 1..].to_vec(), runtime))
     }
 
@@ -542,6 +560,49 @@ impl Mapper<'_> {
         }
         Ok(Value::Object(out))
     }
+}
+
+/// Whether the `docker run` flag `flag` (written without `=`) takes the next word as its value.
+fn takes_value(flag: &str) -> bool {
+    matches!(
+        flag,
+        "-e" | "--env"
+            | "--env-file"
+            | "-v"
+            | "--volume"
+            | "--mount"
+            | "-p"
+            | "--publish"
+            | "--network"
+            | "--name"
+            | "-w"
+            | "--workdir"
+            | "-u"
+            | "--user"
+            | "--entrypoint"
+            | "-l"
+            | "--label"
+            | "--platform"
+            | "--cpus"
+            | "-m"
+            | "--memory"
+            | "--add-host"
+            | "--dns"
+            | "-h"
+            | "--hostname"
+            | "--device"
+            | "--cap-add"
+            | "--cap-drop"
+            | "--security-opt"
+            | "--tmpfs"
+            | "--ulimit"
+            | "--pull"
+            | "--runtime"
+            | "--shm-size"
+            | "--gpus"
+            | "--log-driver"
+            | "--log-opt"
+    )
 }
 
 /// A header whose value is `prefix` and the secret environment variable `var`.

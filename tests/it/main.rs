@@ -14,6 +14,7 @@ mod model_regressions;
 mod output;
 mod probe;
 mod project_cmds;
+mod publish;
 mod registry;
 mod registry_trust;
 mod search_info;
