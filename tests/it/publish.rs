@@ -27,7 +27,7 @@ fn publish(env: &Env, dir: &Path, index: &Path) {
         .stderr(contains("Published"));
 }
 
-fn locked_version(env: &Env, project: &Path, name: &str) -> String {
+fn locked_version(project: &Path, name: &str) -> String {
     let lock = std::fs::read_to_string(project.join("dotpack.lock")).unwrap();
     let at = lock
         .find(&format!("name = \"{name}\""))
@@ -94,7 +94,7 @@ fn published_package_is_added_from_the_folder_served_over_http() {
         .success();
     let host = env.read(".mcp.json");
     assert!(host.contains("alpha-mcp@1.0.0"), "{host}");
-    assert_eq!(locked_version(&env, &env.project, "alpha"), "1.0.0");
+    assert_eq!(locked_version(&env.project, "alpha"), "1.0.0");
 }
 
 #[test]
@@ -152,7 +152,7 @@ fn yank_skips_the_version_for_new_resolutions_but_locked_installs_keep_it() {
         .args(["--registry", &url, "add", "alpha"])
         .assert()
         .success();
-    assert_eq!(locked_version(&env, &first, "alpha"), "1.1.0");
+    assert_eq!(locked_version(&first, "alpha"), "1.1.0");
 
     env.dotpack_in(env.home.path())
         .args(["yank", "alpha@1.1.0", "--index"])
@@ -181,7 +181,7 @@ fn yank_skips_the_version_for_new_resolutions_but_locked_installs_keep_it() {
         .args(["--registry", &url, "add", "alpha"])
         .assert()
         .success();
-    assert_eq!(locked_version(&env, &second, "alpha"), "1.0.0");
+    assert_eq!(locked_version(&second, "alpha"), "1.0.0");
 
     // --undo makes it the newest again.
     env.dotpack_in(env.home.path())
@@ -195,7 +195,7 @@ fn yank_skips_the_version_for_new_resolutions_but_locked_installs_keep_it() {
         .args(["--registry", &url, "add", "alpha"])
         .assert()
         .success();
-    assert_eq!(locked_version(&env, &third, "alpha"), "1.1.0");
+    assert_eq!(locked_version(&third, "alpha"), "1.1.0");
 }
 
 #[test]
