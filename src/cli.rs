@@ -571,7 +571,7 @@ impl GlobalArgs {
             var(http::RETRIES_ENV).as_deref(),
             var(http::RETRY_DELAY_ENV).as_deref(),
         )
-        .map_err(|e| crate::commands::UsageError(format!("{e}\n  help: fix or unset it")))?;
+        .map_err(|e| anyhow::anyhow!("{e}\n  help: fix or unset it"))?;
         Ok(Settings {
             host_env,
             dotpack_home,

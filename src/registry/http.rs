@@ -173,6 +173,10 @@ impl IndexSource for HttpIndex {
         self.inner()?.names()
     }
 
+    fn is_remote(&self) -> bool {
+        !self.remote.network.offline
+    }
+
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
         let inner = self.inner()?;
         let rel = inner.config().archive_path(&line.name, &line.vers);

@@ -133,6 +133,12 @@ pub trait IndexSource: Send + Sync {
 
     /// The bytes of the archive of `line`, verified against `line.cksum`.
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError>;
+
+    /// Whether lookups cost a network round trip, so that a resolution reads index files
+    /// ahead, several at once (see `resolve::prefetch`). Local registries answer at once.
+    fn is_remote(&self) -> bool {
+        false
+    }
 }
 
 /// Opens the registry a command reads: the built-in index when `location` is `None`; the index
@@ -202,6 +208,10 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
         (**self).archive(line)
+    }
+
+    fn is_remote(&self) -> bool {
+        (**self).is_remote()
     }
 }
 

@@ -11,6 +11,7 @@ mod import;
 mod json_writers;
 mod model;
 mod model_regressions;
+mod network;
 mod output;
 mod probe;
 mod project_cmds;
