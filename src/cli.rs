@@ -667,6 +667,13 @@ pub fn main() -> ExitCode {
     };
     let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
     printer.start_logging(cli.global.verbose);
+    // A spinner for slow registry requests: on a terminal only, and not when the log or
+    // --quiet asks for plain lines.
+    crate::registry::progress::enable(
+        std::io::IsTerminal::is_terminal(&std::io::stderr())
+            && !cli.global.quiet
+            && cli.global.verbose == 0,
+    );
     let settings = match cli.global.settings() {
         Ok(settings) => settings,
         Err(err) => {

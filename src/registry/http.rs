@@ -90,6 +90,8 @@ pub struct HttpIndex {
     source_id: String,
     /// Opened on first use, so commands that never look anything up never touch the network.
     inner: OnceLock<SparseIndex<HttpFiles>>,
+    /// Held while `config.json` is read, so lookups started side by side read it once.
+    opening: std::sync::Mutex<()>,
 }
 
 impl HttpIndex {
@@ -137,6 +139,7 @@ impl HttpIndex {
             }),
             source_id: source_id.into(),
             inner: OnceLock::new(),
+            opening: std::sync::Mutex::new(()),
         })
     }
 
@@ -146,6 +149,12 @@ impl HttpIndex {
     }
 
     fn inner(&self) -> Result<&SparseIndex<HttpFiles>, RegistryError> {
+        if let Some(inner) = self.inner.get() {
+            return Ok(inner);
+        }
+        // Whoever holds the lock reads `config.json`; the others wait and find it read. A
+        // poisoned lock only means another thread failed: reading again is still right.
+        let _opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(inner) = self.inner.get() {
             return Ok(inner);
         }
@@ -543,6 +552,7 @@ impl Remote {
         url: &str,
         validators: Option<&Validators>,
     ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        let _progress = super::progress::Request::start(&loggable(url));
         let mut request = self.agent.get(url);
         if let Some((name, value)) = validators.and_then(Validators::conditional_headers) {
             request = request.header(name, value);

@@ -14,6 +14,7 @@ pub mod index;
 pub mod mcp_map;
 pub mod memory;
 pub mod package;
+pub mod progress;
 pub mod publish;
 pub mod server_json;
 mod sparse;

@@ -41,21 +41,12 @@ pub(super) fn prefetch(registries: &RegistrySet, root: &[RootDep]) -> Result<usi
         })
         .collect();
     let mut read = 0;
-    let mut first = true;
     while !level.is_empty() {
-        let lookup =
-            |w: &Wanted| find(registries, &w.name, w.explicit.as_deref(), w.via.as_deref());
-        // The very first lookup alone: it also reads the registry's `config.json`, which the
-        // others would otherwise all fetch at once.
-        let mut found = Vec::with_capacity(level.len());
-        let rest = if first && !level.is_empty() {
-            found.push(lookup(&level[0]));
-            &level[1..]
-        } else {
-            &level[..]
-        };
-        first = false;
-        found.extend(crate::fsutil::par_map(rest, lookup));
+        // A registry's `config.json` is read once, by the first of these lookups (see
+        // `HttpIndex`); the others wait for it, then run side by side.
+        let found = crate::fsutil::par_map(&level, |w| {
+            find(registries, &w.name, w.explicit.as_deref(), w.via.as_deref())
+        });
         read += found.len();
         let mut next = Vec::new();
         for (wanted, result) in level.iter().zip(found) {

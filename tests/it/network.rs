@@ -340,3 +340,22 @@ fn search_covers_every_registry_and_names_each_result_s_registry() {
         .stdout(contains("weather-alpha"))
         .stderr(contains("registry corp was not searched"));
 }
+
+#[test]
+fn slow_requests_show_no_progress_on_a_pipe() {
+    let env = Env::new();
+    let index = alpha_registry(&env);
+    // Longer than the moment after which a terminal gets a spinner.
+    let server = slow_server(&index, Duration::from_millis(600));
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    let out = env
+        .dotpack()
+        .args(["--registry", &server.url, "add", "alpha"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("in flight"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    assert!(!stderr.contains('\r'), "{stderr}");
+}
