@@ -106,6 +106,10 @@ impl Drop for Request {
 fn show_later(bar: ProgressBar, over: Arc<AtomicBool>) {
     std::thread::spawn(move || {
         std::thread::sleep(DELAY);
+        // Under the lock the burst's end takes, so a burst that just ended is never drawn.
+        let Ok(_state) = STATE.lock() else {
+            return;
+        };
         if over.load(Ordering::SeqCst) {
             return;
         }

@@ -205,10 +205,16 @@ impl Mapper<'_> {
                 let Some(spec) = args.get(skip) else {
                     return fail(self.field("args"), "`npx` needs the npm package to run");
                 };
-                let (identifier, version) = match spec[1..].rfind('@') {
-                    Some(i) => (&spec[..=i], Some(&spec[i + 2..])),
+                // `@scope/name@1.0`: the version follows the last `@` that is not the first
+                // character (a scope's).
+                let first = spec.chars().next().map_or(0, char::len_utf8);
+                let (identifier, version) = match spec[first..].rfind('@') {
+                    Some(at) => (&spec[..first + at], Some(&spec[first + at + 1..])),
                     None => (spec.as_str(), None),
                 };
+                if identifier.is_empty() || identifier.starts_with('-') {
+                    return fail(self.field("args"), "`npx` needs the npm package to run");
+                }
                 package.insert("registryType".into(), json!("npm"));
                 package.insert("identifier".into(), json!(identifier));
                 if let Some(v) = version {
@@ -712,6 +718,25 @@ env = { WEATHER_KEY = "{{env.WEATHER_KEY}}" }
         for (text, field) in cases {
             let err = to_server_json(&manifest(&text), None).unwrap_err();
             assert_eq!(err.field, field, "{err}");
+        }
+    }
+
+    #[test]
+    fn odd_npm_specs_never_panic() {
+        let empty = NPM.replace("@acme/weather-mcp@1.2.0", "");
+        assert_eq!(
+            to_server_json(&manifest(&empty), None).unwrap_err().field,
+            "servers.weather.args"
+        );
+        for (spec, identifier, version) in [
+            ("é@1", "é", Some("1")),
+            ("@scope/x", "@scope/x", None),
+            ("@scope/x@2.0.0", "@scope/x", Some("2.0.0")),
+        ] {
+            let text = NPM.replace("@acme/weather-mcp@1.2.0", spec);
+            let doc = to_server_json(&manifest(&text), None).unwrap();
+            assert_eq!(doc["packages"][0]["identifier"], identifier, "{spec}");
+            assert_eq!(doc["packages"][0]["version"].as_str(), version, "{spec}");
         }
     }
 
