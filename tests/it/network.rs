@@ -359,3 +359,68 @@ fn slow_requests_show_no_progress_on_a_pipe() {
     assert!(!stderr.contains('\u{1b}'), "{stderr}");
     assert!(!stderr.contains('\r'), "{stderr}");
 }
+
+/// A proxy in front of `upstream` that drops the first `drops` connections without an answer
+/// (the server closed or reset them), then passes requests through.
+fn dropping_server(upstream: String, drops: usize) -> (String, Arc<AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    let upstream = upstream
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = vec![0u8; 16 * 1024];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            if counter.fetch_add(1, Ordering::SeqCst) < drops {
+                drop(stream);
+                continue;
+            }
+            let Ok(mut up) = std::net::TcpStream::connect(&upstream) else {
+                continue;
+            };
+            let _ = up.write_all(&buf[..n]);
+            let mut answer = Vec::new();
+            let _ = up.read_to_end(&mut answer);
+            let _ = stream.write_all(&answer);
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn a_connection_closed_before_the_answer_is_retried() {
+    let env = Env::new();
+    let index = alpha_registry(&env);
+    let server = StaticServer::start(&index);
+    let (url, seen) = dropping_server(server.url(), 2);
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    env.dotpack()
+        .args(["--registry", &url, "add", "alpha"])
+        .env("DOTPACK_HTTP_RETRY_DELAY_MS", "10")
+        .assert()
+        .success();
+    // Two dropped, then config.json, the index file and the archive.
+    assert_eq!(seen.load(Ordering::SeqCst), 5);
+    assert!(env.read(".mcp.json").contains("alpha-mcp@1.0.0"));
+    // Without retries the same hiccup is the end.
+    let (url, _) = dropping_server(server.url(), 1);
+    let other = env.home.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("dotpack.toml"),
+        "[project]\nhosts = [\"claude-code\"]\n",
+    )
+    .unwrap();
+    env.dotpack_in(&other)
+        .args(["--registry", &url, "add", "alpha"])
+        .env("DOTPACK_HTTP_RETRIES", "0")
+        .assert()
+        .code(1)
+        .stderr(contains("cannot reach"));
+}
