@@ -56,6 +56,7 @@ pub fn package(manifest_path: &Path) -> Result<Packed, BuildError> {
 /// not), an invalid manifest, and dependencies the index cannot satisfy. Returns the new line.
 pub fn publish(manifest_path: &Path, index: &Path) -> Result<(IndexLine, BuildReport), BuildError> {
     let candidate = load(manifest_path)?;
+    let _lock = lock_index(index)?;
     let mut published = Published::new(index);
     if published
         .lines(&candidate.line.name)?
@@ -72,6 +73,32 @@ pub fn publish(manifest_path: &Path, index: &Path) -> Result<(IndexLine, BuildRe
     let source = manifest_path.parent().unwrap_or(Path::new("."));
     let report = write_index(vec![candidate], source, index, false)?;
     Ok((line, report))
+}
+
+/// The file whose exclusive lock makes publishers of one folder (on one machine or a shared
+/// file system that supports locks) take turns; hidden, so it is never served as a package.
+const LOCK_FILE: &str = ".dotpack-publish.lock";
+
+/// Waits for, and holds until dropped, the publish lock of the registry folder `index`
+/// (created when missing). A file system without locks is used unlocked, as Cargo does.
+fn lock_index(index: &Path) -> Result<std::fs::File, BuildError> {
+    let io = |e: std::io::Error| RegistryError::Io {
+        path: display_path(&index.join(LOCK_FILE)),
+        reason: e.to_string(),
+    };
+    std::fs::create_dir_all(index).map_err(io)?;
+    let file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(index.join(LOCK_FILE))
+        .map_err(io)?;
+    match file.lock() {
+        Ok(()) => Ok(file),
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => Ok(file),
+        Err(e) => Err(io(e).into()),
+    }
 }
 
 fn load(manifest_path: &Path) -> Result<Candidate, BuildError> {
@@ -108,6 +135,10 @@ pub fn yank(
     }
     let path = join(index, &index_path(name));
     let label = display_path(&path);
+    if !path.is_file() {
+        return Err(not_found().into());
+    }
+    let _lock = lock_index(index)?;
     let text = read_optional(&path)?.ok_or_else(not_found)?;
     let mut found = false;
     let mut changed = false;
