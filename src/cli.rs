@@ -130,6 +130,18 @@ pub enum Command {
     /// Registry maintenance
     #[command(subcommand)]
     Registry(RegistryCommand),
+    /// Build the deterministic .tar.gz archive of the package in this folder and print its
+    /// path and sha256
+    Package(PackageArgs),
+    /// Publish the package in this folder to a registry folder (`--index DIR`), or print its
+    /// server.json for the official MCP Registry (`--server-json`)
+    #[command(
+        after_help = "Examples:\n  dotpack publish --index ../registry       # then serve ../registry with any static web server\n  dotpack publish --server-json --out server.json"
+    )]
+    Publish(PublishArgs),
+    /// Mark a published version as yanked (`--undo`: clear the mark): new resolutions skip it,
+    /// lock files that pin it keep working
+    Yank(YankArgs),
     /// List every host dotpack can write: whether it is in use here and its file at each scope
     Hosts,
     /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
@@ -485,6 +497,46 @@ pub struct ValidateArgs {
     pub path: Option<PathBuf>,
 }
 
+#[derive(Debug, Args, Clone)]
+pub struct PackageArgs {
+    /// Folder to write NAME-VERSION.tar.gz into (default: .dotpack-package in the package's
+    /// folder; a hidden folder is never packed itself)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct PublishArgs {
+    /// The registry folder to publish into (created when missing). Default: --registry or
+    /// DOTPACK_REGISTRY when it is a folder
+    #[arg(long, value_name = "DIR", conflicts_with = "server_json")]
+    pub index: Option<PathBuf>,
+    /// Instead of publishing, print the package as a server.json document for the official MCP
+    /// Registry (schema 2025-12-11)
+    #[arg(long)]
+    pub server_json: bool,
+    /// With --server-json: write the document to FILE instead of stdout
+    #[arg(long, value_name = "FILE", requires = "server_json")]
+    pub out: Option<PathBuf>,
+    /// With --server-json: the registry name, NAMESPACE/NAME (default: io.github.OWNER/NAME
+    /// from a GitHub `repository` in [package])
+    #[arg(long, value_name = "NAMESPACE/NAME", requires = "server_json")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct YankArgs {
+    /// The version to yank, as NAME@VERSION
+    #[arg(value_name = "NAME@VERSION")]
+    pub package: String,
+    /// The registry folder. Default: --registry or DOTPACK_REGISTRY when it is a folder
+    #[arg(long, value_name = "DIR")]
+    pub index: Option<PathBuf>,
+    /// Clear the yanked mark instead
+    #[arg(long)]
+    pub undo: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum RegistryCommand {
     /// Build (or extend) a registry index from a folder of package manifests
@@ -516,6 +568,15 @@ impl GlobalArgs {
         let registry_env = std::env::var("DOTPACK_REGISTRY")
             .ok()
             .filter(|v| !v.is_empty());
+        use crate::registry::http;
+        let var = |name: &str| std::env::var(name).ok();
+        let http = http::network_from_env(
+            crate::registry::Network::default(),
+            var(http::TIMEOUT_ENV).as_deref(),
+            var(http::RETRIES_ENV).as_deref(),
+            var(http::RETRY_DELAY_ENV).as_deref(),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}\n  help: fix or unset it"))?;
         Ok(Settings {
             host_env,
             dotpack_home,
@@ -534,6 +595,7 @@ impl GlobalArgs {
             command_line: std::iter::once("dotpack".to_string())
                 .chain(std::env::args().skip(1))
                 .collect(),
+            http,
         })
     }
 }
@@ -611,6 +673,13 @@ pub fn main() -> ExitCode {
     };
     let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
     printer.start_logging(cli.global.verbose);
+    // A spinner for slow registry requests: on a terminal only, and not when the log or
+    // --quiet asks for plain lines.
+    crate::registry::progress::enable(
+        std::io::IsTerminal::is_terminal(&std::io::stderr())
+            && !cli.global.quiet
+            && cli.global.verbose == 0,
+    );
     let settings = match cli.global.settings() {
         Ok(settings) => settings,
         Err(err) => {

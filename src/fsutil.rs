@@ -40,12 +40,16 @@ impl WriteOptions {
     };
 }
 
+/// The most items [`par_map`] works on at once (so also the most requests in flight when it
+/// fetches).
+pub const PAR_MAP_THREADS: usize = 8;
+
 /// Runs `f` on every item on a few threads and returns the results in order. fsync is the cost
 /// of every writing command: flushes issued together are committed together by the file system
 /// (one journal commit for many files), so a transaction flushes its files side by side instead
 /// of one after the other.
 pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    const THREADS: usize = 8;
+    const THREADS: usize = PAR_MAP_THREADS;
     if items.len() < 2 {
         return items.iter().map(f).collect();
     }

@@ -268,6 +268,10 @@ pub struct RegistrySpec {
     /// What `url` serves: dotpack's own sparse index (the default) or the MCP Registry API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<RegistryKind>,
+    /// The environment variable holding a bearer token for a private `url` registry. The
+    /// token itself never appears in dotpack.toml.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
 }
 
 /// `kind` of a `[registries.NAME]` entry.

@@ -3,6 +3,7 @@
 //! One version per name is the model dotpack needs: a host config holds one entry per server
 //! name, so two versions of one package could never be installed side by side.
 
+mod prefetch;
 mod provider;
 pub mod ranges;
 mod report;
@@ -197,6 +198,9 @@ pub fn resolve_counting(
     registries: &RegistrySet,
     opts: &ResolveOptions,
 ) -> Result<(Resolution, usize), ResolveError> {
+    if let Err(err) = prefetch::prefetch(registries, root) {
+        return Err(with_suggestions(err, registries, root));
+    }
     let provider = Provider::new(registries, root, &opts.preferred);
     match pubgrub::resolve(&provider, Pkg::Root, root_version()) {
         Ok(selected) => Ok((resolution(&provider, selected), provider.packages_reached())),

@@ -203,6 +203,7 @@ fn registry() -> Value {
             "path": string("A folder holding an index, relative to this manifest's folder."),
             "url": {"type": "string", "pattern": "^https?://", "description": "A base URL serving an index as static files, or the MCP Registry API (`kind = \"mcp-registry\"`)."},
             "kind": {"enum": crate::manifest::RegistryKind::NAMES, "description": "What `url` serves: `dotpack` (the default), dotpack's own index, or `mcp-registry`, the MCP Registry API (https://registry.modelcontextprotocol.io or a mirror)."},
+            "token_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "description": "With `url`: the environment variable holding a bearer token for this registry, sent only to its scheme, host and port."},
         }),
     );
     table["oneOf"] = json!([{"required": ["path"]}, {"required": ["url"]}]);
@@ -357,6 +358,7 @@ mod tests {
                     path: Some("p".into()),
                     url: None,
                     kind: Some(RegistryKind::McpRegistry),
+                    token_env: None,
                 },
             )]),
             settings: Some(Settings {

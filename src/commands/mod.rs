@@ -17,6 +17,7 @@ pub mod list;
 pub mod lock;
 pub mod outdated;
 pub mod probe;
+pub mod publish;
 pub mod registry;
 pub mod remove;
 pub mod rollback;
@@ -95,6 +96,9 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Why(args) => tree::why(settings, args, printer),
         Command::Outdated => outdated::run(settings, printer),
         Command::Registry(cmd) => registry::run(cmd, printer),
+        Command::Package(args) => publish::package(settings, &args, printer),
+        Command::Publish(args) => publish::publish(settings, &args, printer),
+        Command::Yank(args) => publish::yank(settings, &args, printer),
         Command::Doctor(args) => doctor::run(settings, args, printer),
         Command::Hosts => hosts::run(settings, printer),
         Command::Completions(args) => completions::completions(args, printer),

@@ -37,11 +37,33 @@ pub fn run(settings: &Settings, args: SearchArgs, printer: &Printer) -> Result<(
         };
     let words: Vec<String> = args.query.iter().map(|w| w.to_lowercase()).collect();
     let mut hits = Vec::new();
-    for (registry, source) in sources {
-        search_one(source, &registry, &words, &mut hits)?;
+    let several = sources.len() > 1;
+    let mut failed = Vec::new();
+    for (registry, source) in &sources {
+        // With several registries, every hit names its own, the default one included.
+        let label = match registry {
+            Some(name) => Some(name.clone()),
+            None if several => Some(DEFAULT_LABEL.to_string()),
+            None => None,
+        };
+        if let Err(e) = search_one(*source, &label, &words, &mut hits) {
+            if !several {
+                return Err(e);
+            }
+            // One registry that cannot answer does not hide the others' results.
+            let name = label.as_deref().unwrap_or(DEFAULT_LABEL);
+            printer.warning(format!("registry {name} was not searched: {e:#}"));
+            failed.push(name.to_string());
+        }
+    }
+    if several && failed.len() == sources.len() {
+        anyhow::bail!("no registry could be searched ({})", failed.join(", "));
     }
     sort_and_print(&args, hits, printer)
 }
+
+/// How hits of the default registry are labelled when several registries are searched.
+const DEFAULT_LABEL: &str = "default";
 
 /// The hits of one registry.
 fn search_one(
@@ -76,8 +98,11 @@ fn search_one(
         }
         return Ok(());
     }
-    for name in source.names()? {
-        let lines = match source.versions(&name) {
+    let names = source.names()?;
+    // Each package's index file is its own request to an HTTP registry: a few at once.
+    let found = crate::fsutil::par_map(&names, |name| source.versions(name));
+    for found in found {
+        let lines = match found {
             Ok(Some(lines)) => lines,
             // Offline, search what is cached.
             Ok(None) | Err(RegistryError::NotCached { .. }) => continue,

@@ -40,7 +40,7 @@ pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result
 
 /// The manifest to check: PATH itself, `PATH/dotpack.toml`, or the nearest `dotpack.toml` in
 /// the current folder or its parents.
-fn manifest_path(arg: Option<&Path>, cwd: &Path) -> Result<PathBuf> {
+pub(crate) fn manifest_path(arg: Option<&Path>, cwd: &Path) -> Result<PathBuf> {
     if let Some(path) = arg {
         let path = cwd.join(path);
         let path = if path.is_dir() {

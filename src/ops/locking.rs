@@ -191,6 +191,7 @@ pub fn resolve_lock(
         "resolved"
     );
     check_server_names(resolution.packages.iter().map(|p| &p.line))?;
+    let mut to_check = Vec::new();
     for pkg in &resolution.packages {
         let line = &pkg.line;
         let locked = old
@@ -211,8 +212,14 @@ pub fn resolve_lock(
                 line.name
             );
         };
-        package_of_line(source, line, None)?;
+        to_check.push((source, line));
     }
+    // Each archive may be a download: a few at once. The first error in resolution order wins.
+    crate::fsutil::par_map(&to_check, |(source, line)| {
+        package_of_line(*source, line, None).map(|_| ())
+    })
+    .into_iter()
+    .collect::<Result<(), _>>()?;
     Ok(resolution.to_lockfile(&root))
 }
 

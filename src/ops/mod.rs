@@ -60,6 +60,9 @@ pub struct Settings {
     pub wait: crate::txn::Wait,
     /// The command line, recorded in generations (see [`Settings::recorded_command`]).
     pub command_line: Vec<String>,
+    /// Timeout and retries of HTTP registries (`DOTPACK_HTTP_TIMEOUT`, `DOTPACK_HTTP_RETRIES`,
+    /// `DOTPACK_HTTP_RETRY_DELAY_MS`); `offline` and redirects come from [`Settings::network`].
+    pub http: crate::registry::Network,
 }
 
 impl Settings {
@@ -72,6 +75,7 @@ impl Settings {
         crate::registry::Network {
             offline: self.offline,
             allow_redirects,
+            ..self.http
         }
     }
 
@@ -90,6 +94,7 @@ impl Settings {
             dotpack_home: home.join(".dotpack"),
             wait: crate::txn::Wait::Block,
             command_line: vec!["dotpack".to_string()],
+            http: crate::registry::Network::default(),
         }
     }
 

@@ -90,8 +90,13 @@ fn open_named(
             Ok(Box::new(source))
         }
         (None, Some(url)) => {
-            let source = registry::open_url(url, &settings.dotpack_home, settings.network())
-                .with_context(|| format!("registry `{name}` in [registries]"))?;
+            let auth = spec
+                .token_env
+                .as_deref()
+                .map(registry::http::Auth::from_env);
+            let source =
+                registry::open_url_with_auth(url, &settings.dotpack_home, settings.network(), auth)
+                    .with_context(|| format!("registry `{name}` in [registries]"))?;
             Ok(Box::new(source))
         }
         _ => bail!("registry `{name}` needs exactly one of `path` or `url` in [registries.{name}]"),

@@ -52,6 +52,14 @@ pub enum BuildError {
         first: String,
         second: String,
     },
+    #[error(
+        "{name} {version} is already published in {index}; nothing was written\n  help: a published version never changes, because lock files pin its checksum; raise `version` in [package] and publish again (or `dotpack yank {name}@{version}` to withdraw it)"
+    )]
+    AlreadyPublished {
+        name: String,
+        version: Version,
+        index: String,
+    },
     #[error("{file}: {reason}")]
     Dependency { file: String, reason: String },
     #[error("{file}: package name `{name}` may only contain ASCII letters, digits, `-` and `_`")]
@@ -59,16 +67,28 @@ pub enum BuildError {
 }
 
 /// One package version found in the source, packed.
-struct Candidate {
-    manifest: LoadedManifest,
-    line: IndexLine,
-    archive: Vec<u8>,
+pub(super) struct Candidate {
+    pub(super) manifest: LoadedManifest,
+    pub(super) line: IndexLine,
+    pub(super) archive: Vec<u8>,
 }
 
 /// Builds (or extends) the index at `out` from the package manifests under `source`. With
 /// `check`, writes nothing and reports in [`BuildReport::changed_files`] what would change.
 pub fn build(source: &Path, out: &Path, check: bool) -> Result<BuildReport, BuildError> {
-    let mut candidates = load_candidates(source)?;
+    let candidates = load_candidates(source)?;
+    write_index(candidates, source, out, check)
+}
+
+/// Adds `candidates` (packed package versions, sorted by name and version) to the index at
+/// `out`: archives first, then index files, then `names.txt`, each written atomically and only
+/// when its bytes change. `source` names where the candidates came from, in messages.
+pub(super) fn write_index(
+    mut candidates: Vec<Candidate>,
+    source: &Path,
+    out: &Path,
+    check: bool,
+) -> Result<BuildReport, BuildError> {
     let (config, config_text) = read_or_default_config(out)?;
     let mut published = Published::new(out);
     let mut report = BuildReport::default();
@@ -166,12 +186,6 @@ fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
         let Some(package) = loaded.manifest.package.clone() else {
             continue;
         };
-        if !is_plain_name(&package.name) {
-            return Err(BuildError::BadName {
-                file: display_path(&path),
-                name: package.name,
-            });
-        }
         let mut key_version = package.version.clone();
         key_version.build = semver::BuildMetadata::EMPTY;
         let key = (package.name.to_ascii_lowercase(), key_version);
@@ -184,40 +198,60 @@ fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
             });
         }
         seen.insert(key, path.clone());
-        let archive = pack(
-            loaded.root(),
-            &format!("{}-{}", package.name, package.version),
-        )?;
-        let m = &loaded.manifest;
-        let line = IndexLine {
-            name: package.name.clone(),
-            vers: package.version.clone(),
-            deps: m
-                .dependencies
-                .iter()
-                .map(|(name, spec)| IndexDep {
-                    name: name.clone(),
-                    req: spec.req().clone(),
-                })
-                .collect(),
-            cksum: sha256_hex(&archive),
-            yanked: false,
-            servers: m.servers.keys().cloned().collect(),
-            description: package.description.clone(),
-            keywords: package.keywords.clone(),
-            v: 1,
-        };
-        candidates.push(Candidate {
-            manifest: loaded,
-            line,
-            archive,
-        });
+        candidates.push(pack_manifest(loaded)?);
     }
     if !problems.is_empty() {
         return Err(Diagnostics(problems).into());
     }
     candidates.sort_by(|a, b| (&a.line.name, &a.line.vers).cmp(&(&b.line.name, &b.line.vers)));
     Ok(candidates)
+}
+
+/// Packs the package whose manifest is `loaded` (it must have `[package]`) and describes it as
+/// the index line that publishes it.
+pub(super) fn pack_manifest(loaded: LoadedManifest) -> Result<Candidate, BuildError> {
+    let path = loaded.path.clone();
+    let Some(package) = loaded.manifest.package.clone() else {
+        return Err(RegistryError::Other(format!(
+            "{}: not a package: it has no [package] section\n  help: add `[package]` with `name` and `version`",
+            display_path(&path)
+        ))
+        .into());
+    };
+    if !is_plain_name(&package.name) {
+        return Err(BuildError::BadName {
+            file: display_path(&path),
+            name: package.name,
+        });
+    }
+    let archive = pack(
+        loaded.root(),
+        &format!("{}-{}", package.name, package.version),
+    )?;
+    let m = &loaded.manifest;
+    let line = IndexLine {
+        name: package.name.clone(),
+        vers: package.version.clone(),
+        deps: m
+            .dependencies
+            .iter()
+            .map(|(name, spec)| IndexDep {
+                name: name.clone(),
+                req: spec.req().clone(),
+            })
+            .collect(),
+        cksum: sha256_hex(&archive),
+        yanked: false,
+        servers: m.servers.keys().cloned().collect(),
+        description: package.description.clone(),
+        keywords: package.keywords.clone(),
+        v: 1,
+    };
+    Ok(Candidate {
+        manifest: loaded,
+        line,
+        archive,
+    })
 }
 
 /// The names of the packages already published in `out` (none when it is not an index yet).
@@ -315,13 +349,13 @@ fn check_dependencies(
 }
 
 /// The index files already in `out`, read on first use.
-struct Published {
+pub(super) struct Published {
     out: PathBuf,
     files: BTreeMap<String, (String, Vec<IndexLine>)>,
 }
 
 impl Published {
-    fn new(out: &Path) -> Self {
+    pub(super) fn new(out: &Path) -> Self {
         Published {
             out: out.to_path_buf(),
             files: BTreeMap::new(),
@@ -345,7 +379,7 @@ impl Published {
             .ok_or_else(|| RegistryError::Other(format!("index file of {key} vanished")).into())
     }
 
-    fn lines(&mut self, name: &str) -> Result<&[IndexLine], BuildError> {
+    pub(super) fn lines(&mut self, name: &str) -> Result<&[IndexLine], BuildError> {
         Ok(&self.load(name)?.1)
     }
 
@@ -397,16 +431,16 @@ fn published_copy(
 }
 
 /// Same version for a registry: build metadata is ignored, as Cargo does.
-fn same_version(a: &Version, b: &Version) -> bool {
+pub(super) fn same_version(a: &Version, b: &Version) -> bool {
     (a.major, a.minor, a.patch, &a.pre) == (b.major, b.minor, b.patch, &b.pre)
 }
 
-fn join(root: &Path, rel: &str) -> PathBuf {
+pub(super) fn join(root: &Path, rel: &str) -> PathBuf {
     rel.split('/')
         .fold(root.to_path_buf(), |path, part| path.join(part))
 }
 
-fn read_optional(path: &Path) -> Result<Option<String>, BuildError> {
+pub(super) fn read_optional(path: &Path) -> Result<Option<String>, BuildError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -420,7 +454,7 @@ fn read_optional(path: &Path) -> Result<Option<String>, BuildError> {
 
 /// Writes through a temporary file and a rename ([`crate::fsutil::write_atomic_with`]), so a
 /// reader never sees half a file. Not flushed to disk: an index is rebuilt from its manifests.
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
+pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
     let parent = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| RegistryError::Io {
         path: display_path(path),

@@ -37,18 +37,43 @@ use super::index::is_plain_name;
 use super::sparse::{FileStore, SparseIndex, read_config, verify_archive};
 use super::{IndexLine, IndexSource, RegistryError};
 
+mod auth;
 mod redirect;
+mod retry;
 
+pub use auth::Auth;
 pub use redirect::ALLOW_REDIRECTS_ENV;
+pub use retry::{RETRIES_ENV, RETRY_DELAY_ENV, TIMEOUT_ENV, from_env as network_from_env};
 
 /// How dotpack may use the network for HTTP registries, decided once from flags and the
 /// environment.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Network {
     /// `--offline`, `--frozen`: no request at all, only the cache.
     pub offline: bool,
     /// `DOTPACK_ALLOW_REDIRECTS=1`: follow redirects to other origins than the registry's.
     pub allow_redirects: bool,
+    /// How long to wait for a connection, and then for the server to start answering
+    /// (`DOTPACK_HTTP_TIMEOUT`, seconds; default 30).
+    pub timeout: Duration,
+    /// How many times a request is tried again after a 5xx or a reset connection
+    /// (`DOTPACK_HTTP_RETRIES`; default 3).
+    pub retries: u32,
+    /// The wait before the first retry, doubled before each next one
+    /// (`DOTPACK_HTTP_RETRY_DELAY_MS`; default 250 ms).
+    pub retry_delay: Duration,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network {
+            offline: false,
+            allow_redirects: false,
+            timeout: retry::DEFAULT_TIMEOUT,
+            retries: retry::DEFAULT_RETRIES,
+            retry_delay: retry::DEFAULT_RETRY_DELAY,
+        }
+    }
 }
 
 /// The optional listing of package names at the root of an index, one per line, sorted.
@@ -65,6 +90,8 @@ pub struct HttpIndex {
     source_id: String,
     /// Opened on first use, so commands that never look anything up never touch the network.
     inner: OnceLock<SparseIndex<HttpFiles>>,
+    /// Held while `config.json` is read, so lookups started side by side read it once.
+    opening: std::sync::Mutex<()>,
 }
 
 impl HttpIndex {
@@ -77,10 +104,23 @@ impl HttpIndex {
         cache_dir: &Path,
         network: Network,
     ) -> Result<HttpIndex, RegistryError> {
+        Self::open_with_auth(base_url, source_id, cache_dir, network, None)
+    }
+
+    /// [`HttpIndex::open`] for a private registry: `auth` is sent to the registry's own origin
+    /// only (see [`Auth`]).
+    pub fn open_with_auth(
+        base_url: &str,
+        source_id: impl Into<String>,
+        cache_dir: &Path,
+        network: Network,
+        auth: Option<Auth>,
+    ) -> Result<HttpIndex, RegistryError> {
         Ok(HttpIndex {
-            remote: Arc::new(Remote::new(base_url, cache_dir, network)?),
+            remote: Arc::new(Remote::new(base_url, cache_dir, network, auth)?),
             source_id: source_id.into(),
             inner: OnceLock::new(),
+            opening: std::sync::Mutex::new(()),
         })
     }
 
@@ -90,6 +130,12 @@ impl HttpIndex {
     }
 
     fn inner(&self) -> Result<&SparseIndex<HttpFiles>, RegistryError> {
+        if let Some(inner) = self.inner.get() {
+            return Ok(inner);
+        }
+        // Whoever holds the lock reads `config.json`; the others wait and find it read. A
+        // poisoned lock only means another thread failed: reading again is still right.
+        let _opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(inner) = self.inner.get() {
             return Ok(inner);
         }
@@ -115,6 +161,10 @@ impl IndexSource for HttpIndex {
 
     fn names(&self) -> Result<Vec<String>, RegistryError> {
         self.inner()?.names()
+    }
+
+    fn is_remote(&self) -> bool {
+        !self.remote.network.offline
     }
 
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
@@ -167,7 +217,7 @@ pub struct CachedApi(Remote);
 impl CachedApi {
     /// Prepares the API at `base_url`, caching under `cache_dir`; nothing is fetched yet.
     pub fn open(base_url: &str, cache_dir: &Path, network: Network) -> Result<Self, RegistryError> {
-        Ok(CachedApi(Remote::new(base_url, cache_dir, network)?))
+        Ok(CachedApi(Remote::new(base_url, cache_dir, network, None)?))
     }
 
     /// `rel` (a path and query under the base URL) as an absolute URL.
@@ -391,17 +441,27 @@ struct Remote {
     /// The cache folder of this registry.
     dir: PathBuf,
     network: Network,
+    /// The token of a private registry, sent to its own origin only.
+    auth: Option<Auth>,
 }
 
 impl Remote {
-    fn new(base_url: &str, cache_dir: &Path, network: Network) -> Result<Remote, RegistryError> {
+    fn new(
+        base_url: &str,
+        cache_dir: &Path,
+        network: Network,
+        auth: Option<Auth>,
+    ) -> Result<Remote, RegistryError> {
         let base = normalize_url(base_url)?;
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             // Redirects are followed by `Remote::get`, which checks where each one goes.
             .max_redirects(0)
-            .timeout_connect(Some(Duration::from_secs(15)))
-            .timeout_global(Some(Duration::from_secs(120)))
+            .timeout_connect(Some(network.timeout))
+            // A server that accepts the connection and never answers is a stall, not a slow
+            // download: it gets `timeout` to start answering.
+            .timeout_recv_response(Some(network.timeout))
+            .timeout_global(Some(network.timeout.max(Duration::from_secs(120))))
             .user_agent(concat!("dotpack/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
@@ -410,6 +470,7 @@ impl Remote {
             agent,
             dir: cache_dir.to_path_buf(),
             network,
+            auth,
         })
     }
 
@@ -500,25 +561,95 @@ impl Remote {
         Ok(Some(Fetched::Body { body, validators }))
     }
 
-    /// One GET of `url`, redirects not followed.
+    /// One GET of `url`, redirects not followed, tried again with growing waits after a 5xx
+    /// or a reset connection ([`retry`]); never after a 4xx or a timeout.
     fn call(
         &self,
         url: &str,
         validators: Option<&Validators>,
     ) -> Result<ureq::http::Response<ureq::Body>, RegistryError> {
+        let policy = retry::Policy::from(&self.network);
+        let mut attempt = 0;
+        loop {
+            let result = self.call_once(url, validators);
+            let retry = match &result {
+                Ok(response) => retry::is_retryable_status(response.status().as_u16()),
+                Err(e) => retry::is_retryable_error(e),
+            };
+            let Some(wait) = policy.wait_before(attempt + 1).filter(|_| retry) else {
+                return result.map_err(|e| self.transport_error(url, e, validators, attempt));
+            };
+            attempt += 1;
+            tracing::debug!(
+                url = %loggable(url),
+                attempt,
+                wait_ms = wait.as_millis() as u64,
+                outcome = %match &result {
+                    Ok(response) => response.status().as_u16().to_string(),
+                    Err(e) => e.to_string(),
+                },
+                "retrying"
+            );
+            std::thread::sleep(wait);
+        }
+    }
+
+    fn call_once(
+        &self,
+        url: &str,
+        validators: Option<&Validators>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        let _progress = super::progress::Request::start(&loggable(url));
         let mut request = self.agent.get(url);
         if let Some((name, value)) = validators.and_then(Validators::conditional_headers) {
             request = request.header(name, value);
         }
-        request.call().map_err(|e| RegistryError::Network {
-            url: url.to_string(),
-            reason: e.to_string(),
+        if let Some(value) = self
+            .auth
+            .as_ref()
+            .and_then(|a| a.header_for(&self.base, url))
+        {
+            request = request.header("Authorization", value);
+        }
+        request.call()
+    }
+
+    /// A failed request as an error naming the URL and what to try.
+    fn transport_error(
+        &self,
+        url: &str,
+        e: ureq::Error,
+        validators: Option<&Validators>,
+        retries: u32,
+    ) -> RegistryError {
+        if let ureq::Error::Timeout(_) = e {
+            return RegistryError::Network {
+                url: loggable(url),
+                reason: format!("no answer within {}s", self.network.timeout.as_secs_f64()),
+                help: format!(
+                    "the server did not answer in time; try again later, or set {}=SECONDS to wait longer{}",
+                    retry::TIMEOUT_ENV,
+                    if validators.is_some() {
+                        ", or pass --offline to use what is cached"
+                    } else {
+                        ""
+                    }
+                ),
+            };
+        }
+        let mut reason = e.to_string();
+        if retries > 0 {
+            reason.push_str(&format!(" (after {} attempts)", retries + 1));
+        }
+        RegistryError::Network {
+            url: loggable(url),
+            reason,
             help: if validators.is_some() {
                 "check your connection, or pass --offline to use what is cached".to_string()
             } else {
                 "check the URL and your connection".to_string()
             },
-        })
+        }
     }
 
     /// A redirect from `from` to `to` is followed when `to` is on the registry's own origin, or
@@ -538,7 +669,10 @@ impl Remote {
 
     fn status_error(&self, url: &str, status: u16, cached: bool) -> RegistryError {
         let mut help = match status {
-            401 | 403 => "the server refused access to the registry".to_string(),
+            401 | 403 => match &self.auth {
+                Some(auth) => auth.refused_help(),
+                None => auth::no_token_help(),
+            },
             500..=599 => "the registry's server failed; try again later".to_string(),
             _ => "check the registry URL".to_string(),
         };
@@ -757,7 +891,7 @@ mod tests {
         let url = "http://127.0.0.1:9/reg/";
         let offline = Network {
             offline: true,
-            allow_redirects: false,
+            ..Network::default()
         };
         let index =
             HttpIndex::open(url, "registry+x", &cache_dir(home.path(), url), offline).unwrap();

@@ -17,6 +17,9 @@ pub mod mcp;
 pub mod mcp_map;
 pub mod memory;
 pub mod package;
+pub mod progress;
+pub mod publish;
+pub mod server_json;
 mod sparse;
 
 pub use package::{check_pin, load_locked, load_package, package_of_line, pin_of};
@@ -135,6 +138,11 @@ pub trait IndexSource: Send + Sync {
     /// The bytes of the archive of `line`, verified against `line.cksum`.
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError>;
 
+    /// Whether lookups cost a network round trip, so that a resolution reads index files
+    /// ahead, several at once (see `resolve::prefetch`). Local registries answer at once.
+    fn is_remote(&self) -> bool {
+        false
+    }
     /// What [`IndexSource::archive`] returns: a `.tar.gz` unless the source says otherwise.
     fn archive_kind(&self) -> ArchiveKind {
         ArchiveKind::TarGz
@@ -215,9 +223,20 @@ pub fn open_url(
     dotpack_home: &Path,
     network: Network,
 ) -> Result<HttpIndex, RegistryError> {
+    open_url_with_auth(url, dotpack_home, network, None)
+}
+
+/// [`open_url`] for a private registry whose token `auth` holds (see [`http::Auth`]). The
+/// token is not part of the registry's identity: its source and cache are those of the URL.
+pub fn open_url_with_auth(
+    url: &str,
+    dotpack_home: &Path,
+    network: Network,
+    auth: Option<http::Auth>,
+) -> Result<HttpIndex, RegistryError> {
     let base = http::normalize_url(url)?;
     let cache = http::cache_dir(dotpack_home, &base);
-    HttpIndex::open(&base, format!("registry+{base}"), &cache, network)
+    HttpIndex::open_with_auth(&base, format!("registry+{base}"), &cache, network, auth)
 }
 
 /// A shared registry is a registry too, so `open` can hand out the process-wide built-in index.
@@ -236,6 +255,10 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
         (**self).archive(line)
+    }
+
+    fn is_remote(&self) -> bool {
+        (**self).is_remote()
     }
 
     fn archive_kind(&self) -> ArchiveKind {
@@ -269,7 +292,7 @@ mod tests {
             home.path(),
             Network {
                 offline: true,
-                allow_redirects: false,
+                ..Network::default()
             },
         )
         .unwrap();

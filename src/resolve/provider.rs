@@ -154,32 +154,43 @@ impl<'a> Provider<'a> {
         Ok(known)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn find(
-        &self,
-        name: &str,
-        explicit: Option<&str>,
-        via: Option<&str>,
-    ) -> Result<Option<(Option<String>, Arc<Vec<IndexLine>>)>, ResolveError> {
-        if let Some(registry) = explicit {
-            let index = self.registries.named(registry, name)?;
-            return Ok(index
-                .versions(name)?
-                .map(|l| (Some(registry.to_string()), l)));
-        }
-        if let Some(registry) = via {
-            let index = self.registries.named(registry, name)?;
-            if let Some(lines) = index.versions(name)? {
-                return Ok(Some((Some(registry.to_string()), lines)));
-            }
-        }
-        Ok(self
-            .registries
-            .default_index()
-            .versions(name)?
-            .map(|l| (None, l)))
+    fn find(&self, name: &str, explicit: Option<&str>, via: Option<&str>) -> Found {
+        find(self.registries, name, explicit, via)
     }
+}
 
+/// What looking a package up gives: the registry it was found in (`None`: the default one) and
+/// its lines, or `None` when no registry has it.
+pub(super) type Found = Result<Option<(Option<String>, Arc<Vec<IndexLine>>)>, ResolveError>;
+
+/// The versions of `name`: from the registry a root requirement names (`explicit`), else from
+/// the registry of the package that depends on it (`via`) when it has it, else from the default
+/// registry.
+pub(super) fn find(
+    registries: &RegistrySet,
+    name: &str,
+    explicit: Option<&str>,
+    via: Option<&str>,
+) -> Found {
+    if let Some(registry) = explicit {
+        let index = registries.named(registry, name)?;
+        return Ok(index
+            .versions(name)?
+            .map(|l| (Some(registry.to_string()), l)));
+    }
+    if let Some(registry) = via {
+        let index = registries.named(registry, name)?;
+        if let Some(lines) = index.versions(name)? {
+            return Ok(Some((Some(registry.to_string()), lines)));
+        }
+    }
+    Ok(registries
+        .default_index()
+        .versions(name)?
+        .map(|l| (None, l)))
+}
+
+impl<'a> Provider<'a> {
     /// Records the edge and returns its version set over the versions the registry has.
     fn constraint(
         &self,

@@ -29,7 +29,7 @@ const INPUT_KEYS: &[&str] = &[
     "max",
     "items",
 ];
-const REGISTRY_KEYS: &[&str] = &["path", "url", "kind"];
+const REGISTRY_KEYS: &[&str] = &["path", "url", "kind", "token_env"];
 const SETTINGS_KEYS: &[&str] = &["keep_generations", "pin_tools"];
 const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy", "scope"];
 const REQ_EXAMPLES: &str =
@@ -430,6 +430,31 @@ impl Checker<'_> {
                             v.span(),
                             &key_path,
                             "write `url = \"https://…\"`, or `path = \"…\"` for a local folder",
+                        );
+                    }
+                }
+                "token_env" => {
+                    if let Some(var) = self
+                        .expect_kind(k, v, &key_path, ValueKind::String)
+                        .then(|| v.as_str())
+                        .flatten()
+                        && !crate::translate::is_env_name(var)
+                    {
+                        self.error(
+                            "invalid-env-name",
+                            format!("`{var}` is not an environment variable name"),
+                            v.span(),
+                            &key_path,
+                            "name the variable that holds the token, like `token_env = \"CORP_TOKEN\"` (never the token itself)",
+                        );
+                    }
+                    if !table.contains_key("url") {
+                        self.error(
+                            "token-without-url",
+                            "`token_env` is for a registry at a `url`",
+                            k.span(),
+                            &key_path,
+                            "remove `token_env`; a local folder needs no token",
                         );
                     }
                 }

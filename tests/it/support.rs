@@ -164,6 +164,12 @@ struct ServerState {
     /// `(prefix, target)`: a request whose path starts with `prefix` gets a 302 to `target`
     /// followed by the rest of its path.
     redirect: Option<(String, String)>,
+    /// The `Authorization` header of every request (`None` when absent), in order.
+    authorization: Vec<Option<String>>,
+    /// `(status, n)`: the next `n` requests get `status`, then files are served again.
+    fail_next: Option<(u16, usize)>,
+    /// When set, a request without exactly this `Authorization` gets 401.
+    require_authorization: Option<String>,
 }
 
 impl StaticServer {
@@ -215,6 +221,28 @@ impl StaticServer {
         self.state.lock().expect("server state").fail = status;
     }
 
+    /// Answer the next `n` requests with `status`, then serve files again.
+    pub fn fail_next(&self, status: u16, n: usize) {
+        self.state.lock().expect("server state").fail_next = Some((status, n));
+    }
+
+    /// The `Authorization` header of every request so far (`None`: not sent).
+    pub fn authorizations(&self) -> Vec<Option<String>> {
+        self.state
+            .lock()
+            .expect("server state")
+            .authorization
+            .clone()
+    }
+
+    /// Answer 401 to every request that does not carry exactly `value` as `Authorization`.
+    pub fn require_authorization(&self, value: &str) {
+        self.state
+            .lock()
+            .expect("server state")
+            .require_authorization = Some(value.to_string());
+    }
+
     /// Answer every request whose path starts with `prefix` with `302 Found` and a `Location` of
     /// `target` followed by the rest of the path (`target` may be a full URL or a path).
     pub fn redirect(&self, prefix: &str, target: &str) {
@@ -251,22 +279,40 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
         return;
     };
     let path = path.split('?').next().unwrap_or_default().to_string();
-    let if_none_match = lines.find_map(|l| {
-        let (name, value) = l.split_once(':')?;
-        name.eq_ignore_ascii_case("if-none-match")
-            .then(|| value.trim().to_string())
-    });
+    let headers: Vec<&str> = lines.collect();
+    let header = |wanted: &str| {
+        headers.iter().find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case(wanted)
+                .then(|| value.trim().to_string())
+        })
+    };
+    let if_none_match = header("if-none-match");
+    let authorization = header("authorization");
     let rel = path.trim_start_matches('/');
     let file = (!rel.split('/').any(|p| p == ".." || p.is_empty()))
         .then(|| std::fs::read(root.join(rel)).ok())
         .flatten();
     let (fail, redirect) = {
-        let state = state.lock().expect("server state");
+        let mut state = state.lock().expect("server state");
+        state.authorization.push(authorization.clone());
+        let mut fail = state.fail;
+        if let Some((status, n)) = state.fail_next
+            && n > 0
+        {
+            fail = Some(status);
+            state.fail_next = Some((status, n - 1));
+        }
+        if let Some(required) = &state.require_authorization
+            && authorization.as_deref() != Some(required.as_str())
+        {
+            fail = Some(401);
+        }
         let redirect = state.redirect.as_ref().and_then(|(prefix, target)| {
             let rest = path.strip_prefix(prefix.as_str())?;
             Some(format!("{target}{rest}"))
         });
-        (state.fail, redirect)
+        (fail, redirect)
     };
     let (status, headers, body) = match (fail, redirect, file) {
         (Some(status), _, _) => (status, String::new(), b"server error".to_vec()),
@@ -290,6 +336,7 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
         200 => "OK",
         302 => "Found",
         304 => "Not Modified",
+        401 => "Unauthorized",
         404 => "Not Found",
         _ => "Error",
     };

@@ -1,0 +1,175 @@
+//! `dotpack package`, `dotpack publish` and `dotpack yank`: make a package available in a
+//! registry folder (served as static files), or describe it for the official MCP Registry.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use crate::cli::{PackageArgs, PublishArgs, YankArgs};
+use crate::diag::display_path;
+use crate::ops::Settings;
+use crate::output::Printer;
+use crate::registry::build::BuildError;
+use crate::registry::publish::{self, YankOutcome};
+
+use super::UsageError;
+
+/// The folder `package` writes into when `--out` is not given: hidden, so packing never
+/// includes an earlier archive.
+const PACKAGE_DIR: &str = ".dotpack-package";
+
+pub fn package(settings: &Settings, args: &PackageArgs, printer: &Printer) -> Result<()> {
+    let manifest = package_manifest(settings)?;
+    let packed = publish::package(&manifest).map_err(build_error)?;
+    let dir = match &args.out {
+        Some(dir) => settings.cwd.join(dir),
+        None => manifest
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(PACKAGE_DIR),
+    };
+    let path = dir.join(packed.file_name());
+    fs_err::create_dir_all(&dir)?;
+    crate::fsutil::write_atomic(&path, &packed.archive)
+        .with_context(|| format!("cannot write {}", display_path(&path)))?;
+    if printer.json {
+        printer.json_out(&json!({
+            "name": packed.name,
+            "version": packed.version.to_string(),
+            "path": display_path(&path),
+            "sha256": packed.sha256,
+            "bytes": packed.archive.len(),
+        }));
+    } else {
+        printer.status(
+            "Packaged",
+            format!(
+                "{} {} ({} bytes)",
+                packed.name,
+                packed.version,
+                packed.archive.len()
+            ),
+        );
+        printer.out(format!("{}\nsha256:{}", display_path(&path), packed.sha256));
+    }
+    Ok(())
+}
+
+pub fn publish(settings: &Settings, args: &PublishArgs, printer: &Printer) -> Result<()> {
+    let manifest = package_manifest(settings)?;
+    if args.server_json {
+        return server_json(settings, &manifest, args, printer);
+    }
+    let index = index_folder(settings, args.index.as_deref(), "publish")?;
+    let (line, report) = publish::publish(&manifest, &index).map_err(build_error)?;
+    if printer.json {
+        printer.json_out(&json!({
+            "name": line.name,
+            "version": line.vers.to_string(),
+            "sha256": line.cksum,
+            "index": display_path(&index),
+            "files": report.changed_files.iter().map(|p| display_path(p)).collect::<Vec<_>>(),
+        }));
+    } else {
+        printer.status(
+            "Published",
+            format!("{} {} to {}", line.name, line.vers, display_path(&index)),
+        );
+        printer.out(format!("sha256:{}", line.cksum));
+    }
+    Ok(())
+}
+
+fn server_json(
+    settings: &Settings,
+    manifest: &Path,
+    args: &PublishArgs,
+    printer: &Printer,
+) -> Result<()> {
+    let loaded = crate::manifest::load(manifest)?;
+    let doc = crate::registry::server_json::to_server_json(&loaded.manifest, args.name.as_deref())
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot be published as a server.json: {e}",
+                display_path(manifest)
+            )
+        })?;
+    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    match &args.out {
+        Some(out) => {
+            let path = settings.cwd.join(out);
+            crate::fsutil::write_atomic(&path, text.as_bytes())
+                .with_context(|| format!("cannot write {}", display_path(&path)))?;
+            printer.status("Wrote", display_path(&path));
+        }
+        None => printer.out(text.trim_end()),
+    }
+    Ok(())
+}
+
+pub fn yank(settings: &Settings, args: &YankArgs, printer: &Printer) -> Result<()> {
+    let Some((name, version)) = args.package.split_once('@') else {
+        return Err(UsageError(format!(
+            "`{}` names no version: write NAME@VERSION, like figma@0.3.1",
+            args.package
+        ))
+        .into());
+    };
+    let version: semver::Version = version.trim_start_matches('=').parse().map_err(|e| {
+        UsageError(format!(
+            "`{version}` in `{}` is not a version ({e}): write NAME@VERSION, like figma@0.3.1",
+            args.package
+        ))
+    })?;
+    let index = index_folder(settings, args.index.as_deref(), "yank")?;
+    let outcome = publish::yank(&index, name, &version, !args.undo).map_err(build_error)?;
+    let (verb, state) = if args.undo {
+        ("Unyanked", "not yanked")
+    } else {
+        ("Yanked", "already yanked")
+    };
+    match outcome {
+        YankOutcome::Changed(_) => printer.status(verb, format!("{name} {version}")),
+        YankOutcome::Unchanged => {
+            printer.note(format!("{name} {version} is {state}; nothing to do"))
+        }
+    }
+    Ok(())
+}
+
+/// The `dotpack.toml` of the package in the current folder (or `--manifest-path`).
+fn package_manifest(settings: &Settings) -> Result<PathBuf> {
+    super::validate::manifest_path(settings.manifest_path.as_deref(), &settings.cwd)
+}
+
+/// The registry folder: `--index`, else `--registry` or `DOTPACK_REGISTRY` when it is a folder.
+fn index_folder(settings: &Settings, flag: Option<&Path>, command: &str) -> Result<PathBuf> {
+    if let Some(dir) = flag {
+        return Ok(settings.cwd.join(dir));
+    }
+    let location = settings
+        .registry_flag
+        .as_ref()
+        .or(settings.registry_env.as_ref());
+    match location {
+        Some(location) if !crate::registry::http::is_url(location) && !location.contains("://") => {
+            Ok(settings.cwd.join(location))
+        }
+        Some(url) => bail!(
+            "`{url}` is a URL; `dotpack {command}` writes a registry folder\n  help: run it where the folder is and pass `--index DIR`, then upload the folder to the web server"
+        ),
+        None => Err(UsageError(format!(
+            "`dotpack {command}` needs the registry folder: pass --index DIR"
+        ))
+        .into()),
+    }
+}
+
+/// Manifest diagnostics travel as themselves, so they are printed with their source excerpt.
+fn build_error(err: BuildError) -> anyhow::Error {
+    match err {
+        BuildError::Manifest(diags) => anyhow::Error::from(diags),
+        other => anyhow::Error::from(other),
+    }
+}
