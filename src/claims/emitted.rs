@@ -34,8 +34,15 @@ pub(crate) fn split(text: &str) -> Option<(&str, &str)> {
 pub(crate) fn read(text: &str) -> Option<Vec<Claim>> {
     let mut claims = Vec::new();
     let mut current: Option<Fields> = None;
-    for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+    for piece in text.split_inclusive('\n') {
+        // `\r` only as part of a `\r\n` line ending; TOML refuses a lone one.
+        let line = piece
+            .strip_suffix("\r\n")
+            .or_else(|| piece.strip_suffix('\n'))
+            .unwrap_or(piece);
+        if line.contains('\r') {
+            return None;
+        }
         if line.is_empty() {
             continue;
         }

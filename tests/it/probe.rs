@@ -159,6 +159,10 @@ fn tool_names(probe: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The Python SDK imports for seconds on a loaded machine: the budget is an upper bound, and a
+/// server that answers returns at once.
+const SDK_TIMEOUT: &str = "90";
+
 #[test]
 fn python_sdk_server_over_stdio_is_probed_and_called() {
     let Some(python) = sdk_python() else { return };
@@ -173,7 +177,7 @@ fn python_sdk_server_over_stdio_is_probed_and_called() {
     );
     let out = env
         .dotpack()
-        .args(["probe", "py", "--json"])
+        .args(["probe", "py", "--json", "--timeout", SDK_TIMEOUT])
         .output()
         .unwrap();
     assert_success(&out);
@@ -187,12 +191,13 @@ fn python_sdk_server_over_stdio_is_probed_and_called() {
         json!(["a", "b"])
     );
     env.dotpack()
-        .args(["probe", "py"])
+        .args(["probe", "py", "--timeout", SDK_TIMEOUT])
         .assert()
         .success()
         .stdout(predicates::str::contains("add    Add two integers.\n"));
     env.dotpack()
-        .args(["call", "py", "add", "--args", r#"{"a": 2, "b": 40}"#])
+        .args(["call", "py", "add", "--timeout", SDK_TIMEOUT])
+        .args(["--args", r#"{"a": 2, "b": 40}"#])
         .assert()
         .success()
         .stdout("42\n");
@@ -218,7 +223,7 @@ fn python_sdk_server_over_streamable_http_is_probed_and_called() {
     );
     let out = env
         .dotpack()
-        .args(["probe", "pyhttp", "--json"])
+        .args(["probe", "pyhttp", "--json", "--timeout", SDK_TIMEOUT])
         .output()
         .unwrap();
     assert_success(&out);

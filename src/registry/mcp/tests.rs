@@ -130,7 +130,7 @@ fn plain_names_are_not_looked_up() {
     let home = tempfile::tempdir().unwrap();
     let offline = Network {
         offline: true,
-        allow_redirects: false,
+        ..Network::default()
     };
     let registry = McpRegistry::open("http://127.0.0.1:9/", home.path(), offline).unwrap();
     // No request (offline with an empty cache would be an error): the name cannot be there.
