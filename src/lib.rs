@@ -30,6 +30,7 @@ pub mod probe;
 pub mod project;
 pub mod registry;
 pub mod resolve;
+pub mod resources;
 pub mod schema;
 pub mod suggest;
 pub mod targets;

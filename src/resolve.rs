@@ -278,6 +278,7 @@ impl Resolution {
                 .collect(),
             packages: self.packages.iter().map(locked_package).collect(),
             claims: Vec::new(),
+            files: Vec::new(),
             tools: BTreeMap::new(),
         }
     }

@@ -380,6 +380,7 @@ mod tests {
                 })
                 .collect(),
             claims: Vec::new(),
+            files: Vec::new(),
             tools: Default::default(),
         }
     }

@@ -86,6 +86,7 @@ impl Reader<'_> {
         let mut requirements = BTreeMap::new();
         let mut packages = Vec::new();
         let mut claims = Vec::new();
+        let mut files = Vec::new();
         let mut tools = BTreeMap::new();
         for (key, item) in root.iter() {
             match key {
@@ -93,6 +94,7 @@ impl Reader<'_> {
                 "manifest" => requirements = self.manifest(item),
                 "package" => packages = self.packages(item),
                 "claim" => claims = self.claims(item),
+                "file" => files = self.files(item),
                 "tools" => tools = self.tools(item),
                 other => {
                     let span = root.key(other).and_then(|k| k.span());
@@ -113,8 +115,38 @@ impl Reader<'_> {
             requirements,
             packages,
             claims,
+            files,
             tools,
         })
+    }
+
+    /// `[[file]]` tables: the resource files dotpack wrote.
+    fn files(&mut self, item: &Item) -> Vec<crate::resources::FileClaim> {
+        let Some(array) = item.as_array_of_tables() else {
+            self.error(
+                "lock-file",
+                item.span(),
+                "`file` must be written as [[file]] tables",
+            );
+            return Vec::new();
+        };
+        let mut files = Vec::new();
+        for table in array.iter() {
+            let mut doc = toml_edit::DocumentMut::new();
+            for (k, v) in table.iter() {
+                doc.insert(k, v.clone());
+            }
+            match crate::resources::parse_claim(&doc.to_string()) {
+                Ok(claim) => files.push(claim),
+                Err(reason) => self.error_with_help(
+                    "lock-file",
+                    table.span(),
+                    format!("a [[file]] entry is invalid: {reason}"),
+                    "restore dotpack.lock from version control; deleting the entry makes dotpack treat the file as not its own",
+                ),
+            }
+        }
+        files
     }
 
     /// `[tools.SERVER]` tables of `TOOL = { tool = "sha256:…", description = "sha256:…" }` pins.
@@ -455,6 +487,8 @@ mod fast {
         #[serde(default)]
         claim: Vec<Claim>,
         #[serde(default)]
+        file: Vec<crate::resources::FileClaim>,
+        #[serde(default)]
         tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
     }
 
@@ -481,6 +515,8 @@ mod fast {
         #[serde(default)]
         package: Vec<RawPackage>,
         #[serde(default)]
+        file: Vec<crate::resources::FileClaim>,
+        #[serde(default)]
         tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
     }
 
@@ -494,6 +530,7 @@ mod fast {
             manifest: head.manifest,
             package: head.package,
             tools: head.tools,
+            file: head.file,
             claim: crate::claims::read_emitted(claims)?,
         })
     }
@@ -541,6 +578,7 @@ mod fast {
             requirements: raw.manifest,
             packages,
             claims: raw.claim,
+            files: raw.file,
             tools: raw.tools,
         })
     }

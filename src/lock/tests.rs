@@ -51,6 +51,7 @@ fn sample() -> Lockfile {
             owners: vec![],
             project: None,
         }],
+        files: Vec::new(),
         tools: [(
             "figma".to_string(),
             [

@@ -34,7 +34,7 @@ pub fn plan_hosts(
     let claims = all_claims(project);
     let placed = place(settings, project, manifest, lock, &claims)?;
     check_inside_project(&placed, manifest.root(), options.write_outside_project)?;
-    let plan = crate::install::plan_targets(PlanRequest {
+    let mut plan = crate::install::plan_targets(PlanRequest {
         placed: &placed,
         lock,
         manifest: &manifest.manifest,
@@ -44,8 +44,23 @@ pub fn plan_hosts(
         force: options.force,
         lossy: &options.lossy,
         previous: project.lock.as_ref(),
-        mode,
+        mode: mode.clone(),
     })?;
+    let file_claims: &[crate::resources::FileClaim] =
+        project.lock.as_ref().map_or(&[], |l| &l.files);
+    let resources = crate::resources::project::plan_project(&crate::resources::project::Request {
+        manifest,
+        lock,
+        registries,
+        claims: file_claims,
+        global: project.global,
+        force: options.force,
+        lossy: &options.lossy,
+        mode: &mode,
+    })?;
+    plan.files.extend(resources.files);
+    plan.warnings.extend(resources.warnings);
+    plan.resources = Some(resources.claims);
     Ok((plan, placed))
 }
 
@@ -193,6 +208,13 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 .into_iter()
                 .partition(|c| c.scope == "user");
             lock.claims = claims;
+            lock.files = plan.resources.take().unwrap_or_else(|| {
+                project
+                    .lock
+                    .as_ref()
+                    .map(|l| l.files.clone())
+                    .unwrap_or_default()
+            });
             if let Some(write) = user_claims_file(project, &user) {
                 writes.push(write);
             }
@@ -204,6 +226,11 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 .as_ref()
                 .map(|l| l.claims.clone())
                 .unwrap_or_default();
+            lock.files = project
+                .lock
+                .as_ref()
+                .map(|l| l.files.clone())
+                .unwrap_or_default();
         }
     }
     crate::pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
@@ -213,6 +240,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     let nothing_locked = project.lock.is_none()
         && lock.packages.is_empty()
         && lock.claims.is_empty()
+        && lock.files.is_empty()
         && lock.tools.is_empty()
         && lock.requirements.is_empty();
     if settings.locked

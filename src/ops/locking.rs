@@ -269,6 +269,7 @@ mod tests {
                 })
                 .collect(),
             claims: vec![],
+            files: Vec::new(),
             tools: Default::default(),
         }
     }

@@ -203,6 +203,11 @@ fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
             cksum: sha256_hex(&archive),
             yanked: false,
             servers: m.servers.keys().cloned().collect(),
+            resources: m
+                .resources()
+                .into_iter()
+                .map(|(kind, name, _)| crate::resources::label(kind, name))
+                .collect(),
             description: package.description.clone(),
             keywords: package.keywords.clone(),
             v: 1,

@@ -1,0 +1,736 @@
+//! Planning resource files: what each file (or memory block) must become, from the bytes read
+//! beforehand ([`read_disk`]) and the claims. Pure: [`plan`] reads only its input.
+//!
+//! | on disk | claim | outcome |
+//! | --- | --- | --- |
+//! | absent | none | written |
+//! | present (or a skill's folder present) | none | collision naming it, unless `--force` |
+//! | present | another package | collision naming both packages, unless `--force` |
+//! | as claimed | this package | unchanged, or updated when the package's file changed |
+//! | edited by hand | this package | kept and reported, unless `--force` |
+//! | claimed, no longer wanted | this package | deleted (with the folders dotpack made), unless edited by hand |
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use semver::Version;
+
+use super::block::{block_body, block_content, remove_block, upsert_block};
+use super::claim::{FileClaim, hash};
+use super::layout::{Shape, hosts_with, layout_of};
+use super::{Kind, Resource, label, render};
+use crate::hosts::Scope;
+use crate::plan::{Action, EntryChange, FilePlan, LossyPolicy, Mode, Target};
+use crate::translate::Dropped;
+
+/// One resource of one package, wanted at one host and scope.
+#[derive(Clone, Debug)]
+pub struct Want<'a> {
+    pub host: &'static str,
+    pub scope: Scope,
+    pub package: &'a str,
+    pub version: &'a Version,
+    pub resource: &'a Resource,
+    /// `allow_lossy` of the package's dependency in `dotpack.toml`.
+    pub allow_lossy: &'a [String],
+}
+
+/// A file (or block) some resource wants, in one host's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DesiredFile {
+    /// Relative to the project root, `/`-separated.
+    pub file: String,
+    pub block: Option<String>,
+    pub hosts: Vec<&'static str>,
+    pub kind: Kind,
+    pub name: String,
+    pub package: String,
+    pub version: Version,
+    pub text: String,
+    /// A skill's folder (relative), which must not exist unowned.
+    pub folder: Option<String>,
+    pub dropped: Vec<String>,
+}
+
+impl DesiredFile {
+    fn key(&self) -> (&str, &str) {
+        (&self.file, self.block.as_deref().unwrap_or(""))
+    }
+}
+
+/// What is on disk for the paths a plan looks at, read once.
+#[derive(Clone, Debug, Default)]
+pub struct Disk {
+    /// Each file's text (`None`: absent).
+    pub files: BTreeMap<String, Option<String>>,
+    /// How many folders above each absent file do not exist (below the project root).
+    pub missing_dirs: BTreeMap<String, u32>,
+    /// Whether each skill folder exists.
+    pub folders: BTreeMap<String, bool>,
+}
+
+/// The resource half of a plan.
+#[derive(Clone, Debug, Default)]
+pub struct PlanOutput {
+    pub files: Vec<FilePlan>,
+    /// The new project-scope file claims, complete.
+    pub claims: Vec<FileClaim>,
+    pub warnings: Vec<String>,
+}
+
+/// The files the wanted resources become, each in its host's shape; lossy kinds and fields are
+/// refused (into `problems`) unless `lossy` or the dependency's `allow_lossy` allows dropping
+/// them. Two hosts that read the same file (`AGENTS.md`) share one copy.
+pub fn desired_files(
+    wants: &[Want<'_>],
+    lossy: &LossyPolicy,
+    claims: &[FileClaim],
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Vec<DesiredFile> {
+    let mut lossy_lines = Vec::new();
+    let mut lossy_names = BTreeSet::new();
+    let mut out: Vec<DesiredFile> = Vec::new();
+    for want in wants {
+        let r = want.resource;
+        let what = label(r.kind, &r.name);
+        let row = layout_of(want.host, r.kind);
+        let place = row.and_then(|l| match want.scope {
+            Scope::Project => l.project,
+            Scope::User => l.user,
+        });
+        let (Some(row), Some(place)) = (row, place) else {
+            let drop = kind_dropped(r.kind, want.scope);
+            if lossy.allows(&drop, want.allow_lossy) {
+                warnings.push(format!(
+                    "{}: {} `{}` of package `{}` left out: {} has no {}-scope {}",
+                    want.host,
+                    r.kind,
+                    r.name,
+                    want.package,
+                    want.host,
+                    want.scope,
+                    r.kind.section()
+                ));
+            } else {
+                lossy_names.insert(r.kind.section().to_string());
+                lossy_lines.push(format!(
+                    "  {}: {what} of package `{}`: {} keeps no {} at {} scope; supported on {}",
+                    want.host,
+                    want.package,
+                    want.host,
+                    r.kind.section(),
+                    want.scope,
+                    list_or_none(&drop.supported_on)
+                ));
+            }
+            continue;
+        };
+        let place = place.replace("{name}", &r.name);
+        let output = render(row, r, &place);
+        let mut refused = false;
+        // A field dropped with the file's last install stays allowed, as for server entries.
+        let allowed_before = |field: &str| {
+            claims.iter().any(|c| {
+                c.package == want.package
+                    && c.kind == r.kind
+                    && c.name == r.name
+                    && c.hosts.iter().any(|h| h == want.host)
+                    && c.dropped.iter().any(|d| d == field)
+            })
+        };
+        for field in &output.dropped {
+            let drop = field_dropped(r.kind, field);
+            if !lossy.allows(&drop, want.allow_lossy) && !allowed_before(field) {
+                refused = true;
+                lossy_names.insert(field.clone());
+                lossy_lines.push(format!(
+                    "  {}: {what} of package `{}`: frontmatter `{field}` has no equivalent there",
+                    want.host, want.package
+                ));
+            }
+        }
+        if refused {
+            continue;
+        }
+        let block = (row.shape == Shape::MemoryBlock).then(|| r.name.clone());
+        let folder = (row.shape == Shape::SkillFolder).then(|| place.clone());
+        for (file, text) in output.files {
+            let new = DesiredFile {
+                file,
+                block: block.clone(),
+                hosts: vec![want.host],
+                kind: r.kind,
+                name: r.name.clone(),
+                package: want.package.to_string(),
+                version: want.version.clone(),
+                text,
+                folder: folder.clone(),
+                dropped: output.dropped.clone(),
+            };
+            match out.iter_mut().find(|d| d.key() == new.key()) {
+                Some(same)
+                    if same.text == new.text
+                        && same.package == new.package
+                        && same.kind == new.kind =>
+                {
+                    if !same.hosts.contains(&want.host) {
+                        same.hosts.push(want.host);
+                    }
+                }
+                Some(other) => problems.push(format!(
+                    "{}{}: {} of package `{}` and {} of package `{}` both want it, differently\n  help: rename one of them, or leave one host out with --host",
+                    new.file,
+                    new.block.as_deref().map(|b| format!(" (block {b})")).unwrap_or_default(),
+                    label(other.kind, &other.name),
+                    other.package,
+                    what,
+                    want.package
+                )),
+                None => out.push(new),
+            }
+        }
+    }
+    if !lossy_lines.is_empty() {
+        let names: Vec<String> = lossy_names.iter().map(|n| format!("\"{n}\"")).collect();
+        problems.push(format!(
+            "installing would leave out resources these hosts cannot keep:\n{}\n  help: use `--allow-lossy` to leave them out; `allow_lossy = [{}]` on the dependency in dotpack.toml to record it; or `--host` to leave those hosts out",
+            lossy_lines.join("\n"),
+            names.join(", ")
+        ));
+    }
+    out
+}
+
+fn list_or_none(hosts: &[&str]) -> String {
+    if hosts.is_empty() {
+        "no known host".to_string()
+    } else {
+        hosts.join(", ")
+    }
+}
+
+/// A whole kind a host cannot keep, as the lossy policy reads it (named by its section).
+fn kind_dropped(kind: Kind, scope: Scope) -> Dropped {
+    Dropped {
+        field: kind.section().to_string(),
+        concept: kind.section(),
+        security: false,
+        supported_on: hosts_with(kind, scope == Scope::User),
+    }
+}
+
+/// A frontmatter field a host cannot express.
+fn field_dropped(kind: Kind, field: &str) -> Dropped {
+    Dropped {
+        field: field.to_string(),
+        concept: kind.section(),
+        security: false,
+        supported_on: Vec::new(),
+    }
+}
+
+/// The paths a plan must read: every wanted file, every claimed file, and every skill folder.
+pub fn paths_to_read(
+    desired: &[DesiredFile],
+    claims: &[FileClaim],
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    let files = desired
+        .iter()
+        .map(|d| d.file.clone())
+        .chain(claims.iter().map(|c| c.file.clone()))
+        .collect();
+    let folders = desired.iter().filter_map(|d| d.folder.clone()).collect();
+    (files, folders)
+}
+
+/// Reads what is on disk for `files` and `folders` (relative to `root`). A path that resolves
+/// outside the project (through a link) is refused: a repository cannot make dotpack write
+/// elsewhere. A folder where a file should be, or a file that is not UTF-8, is an error naming it.
+pub fn read_disk(
+    root: &Path,
+    files: &BTreeSet<String>,
+    folders: &BTreeSet<String>,
+) -> Result<Disk> {
+    let real_root = crate::fsutil::resolve(root);
+    let mut disk = Disk::default();
+    let inside = |rel: &str| -> Result<PathBuf> {
+        if super::check_path(rel).is_err() {
+            bail!(
+                "dotpack.lock names `{rel}`, which is not a path inside the project; restore dotpack.lock from version control"
+            );
+        }
+        let path = root.join(rel);
+        let real = crate::fsutil::resolve(&path);
+        if !real.starts_with(&real_root) {
+            bail!(
+                "{rel} resolves to {}, outside the project; dotpack writes resource files only inside the project\n  help: replace the link with a folder",
+                real.display()
+            );
+        }
+        Ok(path)
+    };
+    for rel in files {
+        let path = inside(rel)?;
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
+                anyhow::anyhow!("{rel} is not UTF-8 text; dotpack leaves it alone\n  help: move it away, or leave this host out with --host")
+            })?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(_) if path.is_dir() => bail!(
+                "{rel} is a folder where dotpack would write a file\n  help: move the folder away, or leave this host out with --host"
+            ),
+            Err(e) => bail!("cannot read {rel}: {e}"),
+        };
+        if text.is_none() {
+            let mut missing = 0;
+            for dir in path.ancestors().skip(1) {
+                if dir == root || !dir.starts_with(root) || dir.exists() {
+                    break;
+                }
+                missing += 1;
+            }
+            disk.missing_dirs.insert(rel.clone(), missing);
+        }
+        disk.files.insert(rel.clone(), text);
+    }
+    for rel in folders {
+        let path = inside(rel)?;
+        disk.folders
+            .insert(rel.clone(), std::fs::symlink_metadata(&path).is_ok());
+    }
+    Ok(disk)
+}
+
+/// Everything a resource plan is computed from.
+pub struct PlanInput<'a> {
+    pub root: &'a Path,
+    pub desired: &'a [DesiredFile],
+    pub disk: &'a Disk,
+    /// The project's file claims (from `dotpack.lock`).
+    pub claims: &'a [FileClaim],
+    pub force: bool,
+    pub mode: &'a Mode,
+}
+
+/// Plans every resource file: the file plans, the new claims and warnings; or every problem.
+pub fn plan(input: &PlanInput<'_>) -> Result<PlanOutput, Vec<String>> {
+    let mut p = Planner {
+        input,
+        out: PlanOutput::default(),
+        problems: Vec::new(),
+    };
+    let mut by_file: BTreeMap<&str, (Vec<&DesiredFile>, Vec<&FileClaim>)> = BTreeMap::new();
+    for d in input.desired {
+        by_file.entry(&d.file).or_default().0.push(d);
+    }
+    for c in input.claims {
+        by_file.entry(&c.file).or_default().1.push(c);
+    }
+    for (file, (desired, claims)) in by_file {
+        let memory =
+            desired.iter().any(|d| d.block.is_some()) || claims.iter().any(|c| c.block.is_some());
+        if memory {
+            p.blocks(file, &desired, &claims);
+        } else {
+            p.whole(file, desired.first().copied(), claims.first().copied());
+        }
+    }
+    if p.problems.is_empty() {
+        p.out.claims.sort_by(|a, b| a.key().cmp(&b.key()));
+        Ok(p.out)
+    } else {
+        Err(p.problems)
+    }
+}
+
+struct Planner<'i, 'a> {
+    input: &'i PlanInput<'a>,
+    out: PlanOutput,
+    problems: Vec<String>,
+}
+
+impl Planner<'_, '_> {
+    fn before(&self, file: &str) -> Option<String> {
+        self.input.disk.files.get(file).cloned().flatten()
+    }
+
+    fn claim_of(&self, d: &DesiredFile, old: Option<&FileClaim>, sha256: String) -> FileClaim {
+        FileClaim {
+            file: d.file.clone(),
+            block: d.block.clone(),
+            hosts: d.hosts.iter().map(|h| h.to_string()).collect(),
+            scope: Scope::Project.to_string(),
+            kind: d.kind,
+            name: d.name.clone(),
+            package: d.package.clone(),
+            version: d.version.clone(),
+            sha256,
+            created_dirs: old.map_or(0, |c| c.created_dirs),
+            lead: old.and_then(|c| c.lead.clone()),
+            created_file: old.is_some_and(|c| c.created_file),
+            dropped: d.dropped.clone(),
+        }
+    }
+
+    fn file_plan(
+        &self,
+        file: &str,
+        host: &str,
+        before: Option<String>,
+        after: Option<String>,
+        changes: Vec<EntryChange>,
+        remove_dirs: u32,
+    ) -> Option<FilePlan> {
+        let host = crate::hosts::adapter(host)?;
+        Some(FilePlan {
+            target: Target {
+                host,
+                scope: Scope::Project,
+                path: self.input.root.join(file),
+                claim_file: file.to_string(),
+                missing_dirs: self.input.disk.missing_dirs.get(file).copied().unwrap_or(0),
+            },
+            before,
+            after,
+            changes,
+            remove_dirs,
+        })
+    }
+
+    fn push(&mut self, plan: Option<FilePlan>) {
+        if let Some(plan) = plan {
+            self.out.files.push(plan);
+        }
+    }
+
+    /// A whole file: at most one resource wants it, at most one claim holds it.
+    fn whole(&mut self, file: &str, d: Option<&DesiredFile>, claim: Option<&FileClaim>) {
+        let before = self.before(file);
+        let on_disk = before.as_deref().map(hash);
+        let force = self.input.force;
+        let keep_only = !matches!(self.input.mode, Mode::Sync);
+        let Some(d) = d else {
+            if let Some(c) = claim {
+                self.release_file(c, before);
+            }
+            return;
+        };
+        if keep_only {
+            if let Some(c) = claim {
+                self.out.claims.push(c.clone());
+            }
+            return;
+        }
+        let change = |action| EntryChange {
+            server: label(d.kind, &d.name),
+            package: d.package.clone(),
+            action,
+            dropped: d.dropped.clone(),
+        };
+        let new_hash = hash(&d.text);
+        let host = d.hosts[0];
+        let Some(c) = claim else {
+            let unowned_folder = d.folder.as_ref().filter(|f| {
+                self.input.disk.folders.get(*f).copied().unwrap_or(false)
+                    && !self
+                        .input
+                        .claims
+                        .iter()
+                        .any(|c| c.file.starts_with(&format!("{f}/")))
+            });
+            if !force {
+                if let Some(folder) = unowned_folder {
+                    self.problems.push(format!(
+                        "{folder}/ already exists and was not written by dotpack (package `{}` wants {} there)\n  help: move it away, or `--force` writes the skill's files into it",
+                        d.package,
+                        label(d.kind, &d.name)
+                    ));
+                    return;
+                }
+                if before.is_some() {
+                    self.problems.push(format!(
+                        "{file} already exists and was not written by dotpack (package `{}` wants {} there)\n  help: move it away, or `--force` replaces it",
+                        d.package,
+                        label(d.kind, &d.name)
+                    ));
+                    return;
+                }
+            }
+            let mut claim = self.claim_of(d, None, new_hash);
+            claim.created_dirs = self.input.disk.missing_dirs.get(file).copied().unwrap_or(0);
+            let action = if before.is_some() {
+                Action::Update
+            } else {
+                Action::Add
+            };
+            self.out.claims.push(claim);
+            let plan = self.file_plan(
+                file,
+                host,
+                before,
+                Some(d.text.clone()),
+                vec![change(action)],
+                0,
+            );
+            self.push(plan);
+            return;
+        };
+        if c.package != d.package && before.is_some() && !force {
+            self.problems.push(format!(
+                "{file} belongs to package `{}`, and package `{}` wants {} there too\n  help: remove one of the two packages from dotpack.toml",
+                c.package,
+                d.package,
+                label(d.kind, &d.name)
+            ));
+            return;
+        }
+        match on_disk {
+            None => {
+                // The claim's folders are kept as recorded, so a clone that writes the file
+                // again gives the same lock (`install --locked`).
+                self.out.claims.push(self.claim_of(d, Some(c), new_hash));
+                let plan = self.file_plan(
+                    file,
+                    host,
+                    None,
+                    Some(d.text.clone()),
+                    vec![change(Action::Add)],
+                    0,
+                );
+                self.push(plan);
+            }
+            Some(h) if h != c.sha256 && !force => {
+                self.out.warnings.push(format!(
+                    "{file}: edited by hand since dotpack wrote it; kept as it is (`--force` replaces it)"
+                ));
+                self.out.claims.push(c.clone());
+                let plan = self.file_plan(
+                    file,
+                    host,
+                    before.clone(),
+                    before,
+                    vec![change(Action::KeptEdited)],
+                    0,
+                );
+                self.push(plan);
+            }
+            Some(h) => {
+                let action = if h == new_hash {
+                    Action::Unchanged
+                } else {
+                    Action::Update
+                };
+                self.out.claims.push(self.claim_of(d, Some(c), new_hash));
+                let plan = self.file_plan(
+                    file,
+                    host,
+                    before,
+                    Some(d.text.clone()),
+                    vec![change(action)],
+                    0,
+                );
+                self.push(plan);
+            }
+        }
+    }
+
+    /// A claimed whole file nothing wants any more: deleted, unless edited by hand.
+    fn release_file(&mut self, c: &FileClaim, before: Option<String>) {
+        let change = |action| EntryChange {
+            server: c.label(),
+            package: c.package.clone(),
+            action,
+            dropped: Vec::new(),
+        };
+        let host = c
+            .hosts
+            .first()
+            .map_or("claude-code", String::as_str)
+            .to_string();
+        let Some(text) = before else {
+            let plan = self.file_plan(&c.file, &host, None, None, vec![change(Action::Forget)], 0);
+            self.push(plan);
+            return;
+        };
+        if hash(&text) != c.sha256 && !self.input.force {
+            self.out.warnings.push(format!(
+                "{}: edited by hand since dotpack wrote it; kept (`--force` removes it)",
+                c.file
+            ));
+            self.out.claims.push(c.clone());
+            let plan = self.file_plan(
+                &c.file,
+                &host,
+                Some(text.clone()),
+                Some(text),
+                vec![change(Action::KeptEdited)],
+                0,
+            );
+            self.push(plan);
+            return;
+        }
+        let plan = self.file_plan(
+            &c.file,
+            &host,
+            Some(text),
+            None,
+            vec![change(Action::Remove)],
+            c.created_dirs,
+        );
+        self.push(plan);
+    }
+
+    /// An instructions file holding memory blocks: every block edited in place, one after the
+    /// other, on the file's text.
+    fn blocks(&mut self, file: &str, desired: &[&DesiredFile], claims: &[&FileClaim]) {
+        let before = self.before(file);
+        let force = self.input.force;
+        let keep_only = !matches!(self.input.mode, Mode::Sync);
+        let created_file = before.is_none() || claims.iter().any(|c| c.created_file);
+        let mut text = before.clone().unwrap_or_default();
+        let mut changes = Vec::new();
+        let mut host = desired
+            .first()
+            .map(|d| d.hosts[0].to_string())
+            .or_else(|| claims.first().and_then(|c| c.hosts.first().cloned()))
+            .unwrap_or_default();
+        let claim_of_block = |name: &str| {
+            claims
+                .iter()
+                .find(|c| c.block.as_deref() == Some(name))
+                .copied()
+        };
+        let mut new_claims = Vec::new();
+        let mut problems = Vec::new();
+        for d in desired {
+            let Some(name) = d.block.as_deref() else {
+                problems.push(format!(
+                    "{file}: {} of package `{}` wants the whole file, which holds memory blocks",
+                    label(d.kind, &d.name),
+                    d.package
+                ));
+                continue;
+            };
+            let claim = claim_of_block(name);
+            if keep_only {
+                if let Some(c) = claim {
+                    new_claims.push(c.clone());
+                }
+                continue;
+            }
+            let change = |action| EntryChange {
+                server: label(d.kind, &d.name),
+                package: d.package.clone(),
+                action,
+                dropped: Vec::new(),
+            };
+            let body = block_body(&d.text, &text);
+            let new_hash = hash(&body);
+            let current = block_content(&text, name).map(hash);
+            match (claim, current) {
+                (None, Some(_)) if !force => {
+                    problems.push(format!(
+                        "{file} already holds a `dotpack:begin {name}` block that dotpack did not write (package `{}` wants {} there)\n  help: remove the block, or `--force` replaces it",
+                        d.package,
+                        label(d.kind, &d.name)
+                    ));
+                }
+                (Some(c), Some(_)) if c.package != d.package && !force => {
+                    problems.push(format!(
+                        "{file} block `{name}` belongs to package `{}`, and package `{}` wants it too\n  help: remove one of the two packages from dotpack.toml",
+                        c.package, d.package
+                    ));
+                }
+                (Some(c), Some(h)) if h != c.sha256 && !force => {
+                    self.out.warnings.push(format!(
+                        "{file} block `{name}`: edited by hand since dotpack wrote it; kept as it is (`--force` replaces it)"
+                    ));
+                    new_claims.push(c.clone());
+                    changes.push(change(Action::KeptEdited));
+                }
+                (claim, current) => {
+                    let (edited, lead) = upsert_block(&text, name, &body);
+                    let action = match current {
+                        None => Action::Add,
+                        Some(h) if h == new_hash => Action::Unchanged,
+                        Some(_) => Action::Update,
+                    };
+                    text = edited;
+                    let mut c = self.claim_of(d, claim, new_hash);
+                    if lead.is_some() {
+                        c.lead = lead;
+                    }
+                    if c.lead.is_none() {
+                        c.lead = Some(String::new());
+                    }
+                    new_claims.push(c);
+                    changes.push(change(action));
+                }
+            }
+        }
+        let wanted: BTreeSet<&str> = desired.iter().filter_map(|d| d.block.as_deref()).collect();
+        for c in claims
+            .iter()
+            .filter(|c| !c.block.as_deref().is_some_and(|b| wanted.contains(b)))
+        {
+            let Some(name) = c.block.as_deref() else {
+                continue;
+            };
+            if host.is_empty() {
+                host = c.hosts.first().cloned().unwrap_or_default();
+            }
+            let change = |action| EntryChange {
+                server: c.label(),
+                package: c.package.clone(),
+                action,
+                dropped: Vec::new(),
+            };
+            match block_content(&text, name).map(hash) {
+                None => changes.push(change(Action::Forget)),
+                Some(h) if h != c.sha256 && !force => {
+                    self.out.warnings.push(format!(
+                        "{file} block `{name}`: edited by hand since dotpack wrote it; kept (`--force` removes it)"
+                    ));
+                    new_claims.push((*c).clone());
+                    changes.push(change(Action::KeptEdited));
+                }
+                Some(_) => {
+                    if let Some(edited) = remove_block(&text, name, c.lead.as_deref().unwrap_or(""))
+                    {
+                        text = edited;
+                    }
+                    changes.push(change(Action::Remove));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            self.problems.extend(problems);
+            return;
+        }
+        for c in &mut new_claims {
+            c.created_file = created_file;
+        }
+        // A file dotpack created goes when nothing is left in it.
+        let after = if text.is_empty() && created_file {
+            None
+        } else {
+            Some(text)
+        };
+        let remove_dirs = if after.is_none() {
+            claims.iter().map(|c| c.created_dirs).max().unwrap_or(0)
+        } else {
+            0
+        };
+        let created_dirs = self.input.disk.missing_dirs.get(file).copied().unwrap_or(0);
+        for c in &mut new_claims {
+            if before.is_none() {
+                c.created_dirs = created_dirs;
+            }
+        }
+        self.out.claims.extend(new_claims);
+        let plan = self.file_plan(file, &host, before, after, changes, remove_dirs);
+        self.push(plan);
+    }
+}
