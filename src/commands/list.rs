@@ -49,7 +49,23 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     filter_targets(&mut placed, &options.hosts, options.scope);
     let files = crate::install::read_targets(&placed.targets)?;
     let inputs = |package: &str, server: &str| fingerprint_of(&manifest.manifest, package, server);
-    let rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
+    let mut rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
+    if options.scope != Some(crate::hosts::Scope::User) {
+        rows.extend(inspect::inspect_files(
+            manifest.root(),
+            &lock.files,
+            lock,
+            &options.hosts,
+        ));
+        // Each host's rows together, hosts in the order they first appear.
+        let mut order: Vec<String> = Vec::new();
+        for row in &rows {
+            if !order.contains(&row.host) {
+                order.push(row.host.clone());
+            }
+        }
+        rows.sort_by_key(|r| order.iter().position(|h| *h == r.host));
+    }
     let rows: Vec<Row> = rows
         .into_iter()
         .filter(|r| match view {

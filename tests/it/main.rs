@@ -16,6 +16,7 @@ mod probe;
 mod project_cmds;
 mod registry;
 mod registry_trust;
+mod resources;
 mod search_info;
 mod state_model;
 mod templates;
