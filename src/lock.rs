@@ -78,6 +78,9 @@ pub struct LockedPackage {
     pub dependencies: Vec<String>,
     /// Names of the MCP servers the package declares.
     pub servers: Vec<String>,
+    /// The resources the package carries (`skills.NAME`, …), from its index line; written only
+    /// when there are some.
+    pub resources: Vec<String>,
 }
 
 impl Lockfile {
@@ -136,6 +139,9 @@ fn emit_package(out: &mut String, p: &LockedPackage) {
     out.push_str(&format!("checksum = {}\n", string(&p.checksum)));
     out.push_str(&format!("dependencies = {}\n", array(&deps)));
     out.push_str(&format!("servers = {}\n", array(&p.servers)));
+    if !p.resources.is_empty() {
+        out.push_str(&format!("resources = {}\n", array(&p.resources)));
+    }
 }
 
 /// A TOML basic string, escaped by toml_edit's encoder.

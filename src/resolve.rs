@@ -302,6 +302,7 @@ fn locked_package(p: &ResolvedPackage) -> LockedPackage {
         checksum: format!("sha256:{}", p.line.cksum),
         dependencies,
         servers: p.line.servers.clone(),
+        resources: p.line.resources.clone(),
     }
 }
 

@@ -332,6 +332,10 @@ impl Reader<'_> {
         let checksum = self.checksum(table);
         let dependencies = self.strings(table, "dependencies");
         let servers = self.strings(table, "servers");
+        let resources = match table.get("resources") {
+            Some(_) => self.strings(table, "resources"),
+            None => Some(Vec::new()),
+        };
         Some(LockedPackage {
             name: name?,
             version: version?,
@@ -339,6 +343,7 @@ impl Reader<'_> {
             checksum: checksum?,
             dependencies: dependencies?,
             servers: servers?,
+            resources: resources?,
         })
     }
 
@@ -454,6 +459,7 @@ const PACKAGE_KEYS: &[&str] = &[
     "checksum",
     "dependencies",
     "servers",
+    "resources",
 ];
 
 fn is_sha256(text: &str) -> bool {
@@ -503,6 +509,8 @@ mod fast {
         dependencies: Vec<String>,
         #[serde(default)]
         servers: Vec<String>,
+        #[serde(default)]
+        resources: Vec<String>,
     }
 
     /// Everything before the claims, read by the TOML parser.
@@ -571,6 +579,7 @@ mod fast {
                 checksum: p.checksum,
                 dependencies: p.dependencies,
                 servers: p.servers,
+                resources: p.resources,
             })
             .collect();
         Some(Lockfile {

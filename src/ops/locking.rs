@@ -266,6 +266,7 @@ mod tests {
                     checksum: (*checksum).into(),
                     dependencies: vec![],
                     servers: vec![],
+                    resources: vec![],
                 })
                 .collect(),
             claims: vec![],

@@ -42,17 +42,20 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
     let root = req.manifest.root();
     let mut carried = Vec::new();
     for locked in &req.lock.packages {
-        let Some(source) = req.registries.by_source(&locked.source) else {
-            continue;
-        };
-        let lists_resources = source
-            .versions(&locked.name)?
-            .as_deref()
-            .and_then(|lines| lines.iter().find(|l| l.vers == locked.version))
-            .is_some_and(|line| !line.resources.is_empty());
-        if !lists_resources {
+        // The lock lists each package's resources (from its index line): packages without any
+        // are not read at all.
+        if locked.resources.is_empty() {
             continue;
         }
+        let Some(source) = req.registries.by_source(&locked.source) else {
+            bail!(
+                "dotpack.lock pins {} {} from `{}`, which is not a configured registry\n  help: run `dotpack update {}` to pick it from the current registries",
+                locked.name,
+                locked.version,
+                locked.source,
+                locked.name
+            );
+        };
         let (package, files) = crate::registry::package::load_locked_with_files(
             source,
             &locked.name,
