@@ -518,11 +518,16 @@ fn host_warnings(plan: &Plan) -> Vec<String> {
             .iter()
             .filter(|c| !c.dropped.is_empty() && c.action != Action::Unchanged)
             .map(move |c| {
+                // Resources are named `skills.NAME`; server names hold no dot.
+                let what = if c.server.contains('.') {
+                    format!("`{}`", c.server)
+                } else {
+                    format!("server `{}`", c.server)
+                };
                 format!(
-                    "{} ({}): server `{}` dropped {}",
+                    "{} ({}): {what} dropped {}",
                     file.target.claim_file,
                     file.target.host.id,
-                    c.server,
                     c.dropped.join(", ")
                 )
             })

@@ -30,6 +30,9 @@ pub enum Shape {
     Body,
     /// A Gemini CLI command: TOML with `description` and `prompt`, `$ARGUMENTS` as `{{args}}`.
     GeminiCommand,
+    /// A Gemini CLI subagent: `name` and `description` frontmatter, then the body. Claude Code's
+    /// tool names and model aliases mean nothing there.
+    GeminiAgent,
     /// A Cursor rule (`.mdc`): `description`, `globs`, `alwaysApply` frontmatter.
     CursorRule,
     /// A Claude Code rule: `paths` frontmatter from `globs`.
@@ -162,8 +165,8 @@ const GEMINI_CLI: &[KindLayout] = &[
         Kind::Agent,
         Some(".gemini/agents/{name}.md"),
         Some(".gemini/agents/{name}.md"),
-        Shape::Markdown,
-        &[],
+        Shape::GeminiAgent,
+        &["tools", "model"],
     ),
     row(
         "gemini-cli",
@@ -220,6 +223,10 @@ pub fn layout_of(host: &str, kind: Kind) -> Option<&'static KindLayout> {
         .flat_map(|t| t.iter())
         .find(|l| l.host == host && l.kind == kind)
 }
+
+/// Frontmatter fields whose loss widens what an agent may do: a `tools` allow list left out gives
+/// the agent every tool. They must be named in `--allow-lossy`.
+pub const SECURITY_FIELDS: &[&str] = &["tools"];
 
 /// The hosts that keep `kind` at `scope`, for messages.
 pub fn hosts_with(kind: Kind, user: bool) -> Vec<&'static str> {

@@ -145,8 +145,13 @@ pub fn desired_files(
             if !lossy.allows(&drop, want.allow_lossy) && !allowed_before(field) {
                 refused = true;
                 lossy_names.insert(field.clone());
+                let tag = if drop.security {
+                    format!(" (security-relevant: it must be named, `--allow-lossy={field}`)")
+                } else {
+                    String::new()
+                };
                 lossy_lines.push(format!(
-                    "  {}: {what} of package `{}`: frontmatter `{field}` has no equivalent there",
+                    "  {}: {what} of package `{}`: frontmatter `{field}` has no equivalent there{tag}",
                     want.host, want.package
                 ));
             }
@@ -226,7 +231,7 @@ fn field_dropped(kind: Kind, field: &str) -> Dropped {
     Dropped {
         field: field.to_string(),
         concept: kind.section(),
-        security: false,
+        security: super::layout::SECURITY_FIELDS.contains(&field),
         supported_on: Vec::new(),
     }
 }
@@ -442,11 +447,15 @@ impl Planner<'_, '_> {
             });
             if !force {
                 if let Some(folder) = unowned_folder {
-                    self.problems.push(format!(
+                    let problem = format!(
                         "{folder}/ already exists and was not written by dotpack (package `{}` wants {} there)\n  help: move it away, or `--force` writes the skill's files into it",
                         d.package,
                         label(d.kind, &d.name)
-                    ));
+                    );
+                    // Once per folder, not once per file of the skill.
+                    if !self.problems.contains(&problem) {
+                        self.problems.push(problem);
+                    }
                     return;
                 }
                 if before.is_some() {

@@ -35,6 +35,7 @@ pub fn render(layout: &KindLayout, resource: &Resource, place: &str) -> Output {
         Shape::Body => vec![(place.to_string(), main.body.clone())],
         Shape::GeminiCommand => vec![(place.to_string(), gemini_command(resource))],
         Shape::CursorRule => vec![(place.to_string(), cursor_rule(resource))],
+        Shape::GeminiAgent => vec![(place.to_string(), gemini_agent(resource))],
         Shape::ClaudeRule => {
             let globs = globs(resource);
             let always = main.frontmatter.get("always") == Some(&Value::Bool(true));
@@ -132,6 +133,19 @@ fn yaml_scalar(text: &str) -> String {
     } else {
         serde_json::to_string(text).unwrap_or_else(|_| format!("\"{}\"", text.escape_default()))
     }
+}
+
+/// A Gemini CLI subagent: `name` and `description`, then the body.
+fn gemini_agent(resource: &Resource) -> String {
+    let mut out = String::from("---\n");
+    for field in ["name", "description"] {
+        if let Some(value) = text_field(resource, field) {
+            out.push_str(&format!("{field}: {}\n", yaml_scalar(value)));
+        }
+    }
+    out.push_str("---\n");
+    out.push_str(&resource.main.body);
+    out
 }
 
 /// A Cursor rule: `description`, `globs` (comma-separated, as Cursor writes them) and

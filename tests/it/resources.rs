@@ -151,7 +151,10 @@ fn every_kind_installs_into_four_hosts_in_their_own_layouts_and_comes_out_byte_f
         let before = host_files(&env.project);
         let dirs_before = folders(&env.project);
         let out = env
-            .with_registry(&reg, &["add", "teamkit", "--allow-lossy"])
+            .with_registry(
+                &reg,
+                &["add", "teamkit", "--allow-lossy", "--allow-lossy=tools"],
+            )
             .output()
             .unwrap();
         assert_success(&out);
@@ -183,7 +186,11 @@ fn every_kind_installs_into_four_hosts_in_their_own_layouts_and_comes_out_byte_f
             toml["prompt"].as_str(),
             Some("Review {{args}} carefully.\n")
         );
-        assert_eq!(env.read(".gemini/agents/triager.md"), AGENT);
+        // Claude Code's tool names and model aliases mean nothing to Gemini: left out.
+        assert_eq!(
+            env.read(".gemini/agents/triager.md"),
+            "---\nname: triager\ndescription: Triage new issues\n---\nYou triage issues.\n"
+        );
         assert_eq!(env.read(".gemini/skills/pr-review/SKILL.md"), SKILL);
         // Cursor: .mdc rule, plain command body, skill; AGENTS.md shared with Codex.
         assert_eq!(
@@ -280,11 +287,17 @@ fn kinds_a_host_cannot_keep_are_refused_without_allow_lossy_and_nothing_is_writt
 #[test]
 fn an_unowned_file_or_folder_in_the_way_is_a_collision_naming_it_and_force_replaces_it() {
     for (host, rel, folder) in [
+        ("claude-code", ".claude/skills/pr-review/SKILL.md", true),
         ("claude-code", ".claude/commands/review.md", false),
         ("claude-code", ".claude/agents/triager.md", false),
-        ("gemini-cli", ".gemini/commands/review.toml", false),
-        ("cursor", ".cursor/rules/style.mdc", false),
+        ("claude-code", ".claude/rules/style.md", false),
         ("codex", ".agents/skills/pr-review/notes.txt", true),
+        ("gemini-cli", ".gemini/skills/pr-review/notes.txt", true),
+        ("gemini-cli", ".gemini/commands/review.toml", false),
+        ("gemini-cli", ".gemini/agents/triager.md", false),
+        ("cursor", ".cursor/skills/pr-review/SKILL.md", true),
+        ("cursor", ".cursor/commands/review.md", false),
+        ("cursor", ".cursor/rules/style.mdc", false),
     ] {
         let env = Env::new();
         let reg = teamkit_registry(&env);
@@ -292,19 +305,23 @@ fn an_unowned_file_or_folder_in_the_way_is_a_collision_naming_it_and_force_repla
         env.write(rel, "mine\n");
         let before = snapshot(&env.project);
         let named = if folder {
-            ".agents/skills/pr-review/ already exists and was not written by dotpack".to_string()
+            format!(
+                "{}/ already exists and was not written by dotpack",
+                Path::new(rel).parent().unwrap().display()
+            )
         } else {
             format!("{rel} already exists and was not written by dotpack")
         };
-        env.with_registry(&reg, &["add", "teamkit", "--allow-lossy"])
+        let lossy = ["--allow-lossy", "--allow-lossy=tools"];
+        env.with_registry(&reg, &[&["add", "teamkit"][..], &lossy].concat())
             .assert()
             .code(1)
             .stderr(contains(named).and(contains("--force")));
         assert_eq!(snapshot(&env.project), before, "{rel}");
-        env.with_registry(&reg, &["add", "teamkit", "--allow-lossy", "--force"])
+        env.with_registry(&reg, &[&["add", "teamkit", "--force"][..], &lossy].concat())
             .assert()
             .success();
-        if !folder {
+        if !folder || rel.ends_with("SKILL.md") {
             assert_ne!(env.read(rel), "mine\n");
         }
     }
@@ -371,7 +388,7 @@ fn a_teammates_clone_reproduces_the_files_with_install_locked() {
     project(
         &env,
         HOSTS,
-        "teamkit = { version = \"^1\", allow_lossy = [\"agents\", \"commands\", \"rules\", \"description\", \"argument-hint\"] }\n",
+        "teamkit = { version = \"^1\", allow_lossy = [\"agents\", \"commands\", \"rules\", \"description\", \"argument-hint\", \"tools\", \"model\"] }\n",
     );
     env.with_registry(&reg, &["install"]).assert().success();
     let installed = host_files(&env.project);
@@ -427,11 +444,20 @@ fn dry_run_shows_the_resource_files_and_writes_nothing() {
     let reg = teamkit_registry(&env);
     project(&env, r#"["gemini-cli"]"#, "");
     let before = snapshot(&env.project);
-    env.with_registry(&reg, &["add", "teamkit", "--allow-lossy", "--dry-run"])
-        .assert()
-        .success()
-        .stderr(contains("Would create .gemini/commands/review.toml"))
-        .stdout(contains("+prompt = '''"));
+    env.with_registry(
+        &reg,
+        &[
+            "add",
+            "teamkit",
+            "--allow-lossy",
+            "--allow-lossy=tools",
+            "--dry-run",
+        ],
+    )
+    .assert()
+    .success()
+    .stderr(contains("Would create .gemini/commands/review.toml"))
+    .stdout(contains("+prompt = '''"));
     assert_eq!(snapshot(&env.project), before);
 }
 
@@ -593,4 +619,40 @@ fn the_projects_own_resources_install_from_its_folder() {
     env.dotpack().args(["install"]).assert().success();
     assert!(!env.project.join(".claude").exists());
     assert!(!env.project.join(".gemini").exists());
+}
+
+#[test]
+fn dropping_an_agents_tool_list_must_be_named() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    project(&env, r#"["gemini-cli"]"#, "");
+    env.with_registry(&reg, &["add", "teamkit", "--allow-lossy"])
+        .assert()
+        .code(1)
+        .stderr(contains(
+            "gemini-cli: agents.triager of package `teamkit`: frontmatter `tools` has no equivalent there (security-relevant: it must be named, `--allow-lossy=tools`)",
+        ));
+    assert!(!env.project.join(".gemini").exists());
+}
+
+#[test]
+fn the_json_report_lists_the_resource_files() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    project(&env, r#"["claude-code"]"#, "");
+    let out = env
+        .with_registry(&reg, &["add", "teamkit", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = report["files"].as_array().unwrap();
+    let skill = files
+        .iter()
+        .find(|f| f["file"] == ".claude/skills/pr-review/SKILL.md")
+        .expect("the skill's file is reported");
+    assert_eq!(skill["action"], "create");
+    assert_eq!(skill["added"], serde_json::json!(["skills.pr-review"]));
+    let memory = files.iter().find(|f| f["file"] == "CLAUDE.md").unwrap();
+    assert_eq!(memory["added"], serde_json::json!(["memory.conventions"]));
 }
