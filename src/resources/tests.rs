@@ -192,3 +192,52 @@ fn planning_a_new_file_over_an_unowned_one_is_a_collision_and_reads_no_disk() {
     assert_eq!(forced.files[0].after.as_deref(), Some("new\n"));
     assert_eq!(forced.claims[0].sha256, hash("new\n"));
 }
+
+mod props {
+    use proptest::prelude::*;
+
+    use super::super::*;
+
+    /// Lines of an instructions file: text, blank lines, marker-like lines of other blocks,
+    /// joined with LF or CRLF, with or without a final line ending.
+    fn file_text() -> impl Strategy<Value = String> {
+        let line = prop_oneof![
+            "[a-z #`*-]{0,12}",
+            Just(String::new()),
+            Just("<!-- dotpack:begin other -->".to_string()),
+            Just("<!-- dotpack:end other -->".to_string()),
+        ];
+        (
+            proptest::collection::vec(line, 0..8),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(lines, crlf, final_eol)| {
+                let eol = if crlf { "\r\n" } else { "\n" };
+                let mut text = lines.join(eol);
+                if final_eol && !text.is_empty() {
+                    text.push_str(eol);
+                }
+                text
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn adding_then_removing_a_block_is_the_identity(
+            text in file_text(),
+            snippet in "[a-z \n]{1,40}",
+        ) {
+            let body = block_body(&snippet, &text);
+            let (with, lead) = upsert_block(&text, "mine", &body);
+            let lead = lead.unwrap_or_default();
+            prop_assert_eq!(block_content(&with, "mine"), Some(body.as_str()));
+            prop_assert_eq!(remove_block(&with, "mine", &lead), Some(text.clone()));
+            // Updating in place keeps every byte outside the block.
+            let other = block_body("changed\n", &text);
+            let (updated, none) = upsert_block(&with, "mine", &other);
+            prop_assert!(none.is_none());
+            prop_assert_eq!(remove_block(&updated, "mine", &lead), Some(text));
+        }
+    }
+}

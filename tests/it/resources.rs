@@ -656,3 +656,45 @@ fn the_json_report_lists_the_resource_files() {
     let memory = files.iter().find(|f| f["file"] == "CLAUDE.md").unwrap();
     assert_eq!(memory["added"], serde_json::json!(["memory.conventions"]));
 }
+
+#[test]
+fn remove_force_deletes_a_hand_edited_file_too() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    project(&env, r#"["claude-code"]"#, "");
+    let before = host_files(&env.project);
+    env.with_registry(&reg, &["add", "teamkit"])
+        .assert()
+        .success();
+    env.write(".claude/skills/pr-review/SKILL.md", "mine now\n");
+    env.with_registry(&reg, &["remove", "teamkit", "--force"])
+        .assert()
+        .success();
+    assert_eq!(host_files(&env.project), before);
+    assert!(!env.project.join(".claude").exists());
+}
+
+#[test]
+fn uninstall_takes_a_packages_files_out_and_install_brings_them_back() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    project(&env, r#"["claude-code"]"#, "");
+    env.write("CLAUDE.md", "# Ours\r\n");
+    env.with_registry(&reg, &["add", "teamkit"])
+        .assert()
+        .success();
+    let installed = host_files(&env.project);
+    env.with_registry(&reg, &["uninstall", "teamkit"])
+        .assert()
+        .success();
+    assert!(!env.project.join(".claude/commands/review.md").exists());
+    assert_eq!(env.read("CLAUDE.md"), "# Ours\r\n");
+    assert!(!env.read("dotpack.lock").contains("[[file]]"));
+    env.write(
+        "dotpack.toml",
+        &env.read("dotpack.toml")
+            .replace("exclude = [\"teamkit\"]", ""),
+    );
+    env.with_registry(&reg, &["install"]).assert().success();
+    assert_eq!(host_files(&env.project), installed);
+}
