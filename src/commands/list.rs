@@ -57,6 +57,23 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
             lock,
             &options.hosts,
         ));
+    }
+    if options.scope != Some(crate::hosts::Scope::Project) {
+        let mine: Vec<crate::resources::FileClaim> = project
+            .user_claims
+            .files
+            .iter()
+            .filter(|c| c.is_owned_by(&project.owner))
+            .cloned()
+            .collect();
+        let mut user_rows =
+            inspect::inspect_files(&settings.host_env.home, &mine, lock, &options.hosts);
+        for row in &mut user_rows {
+            row.file = format!("~/{}", row.file);
+        }
+        rows.extend(user_rows);
+    }
+    {
         // Each host's rows together, hosts in the order they first appear.
         let mut order: Vec<String> = Vec::new();
         for row in &rows {

@@ -53,6 +53,9 @@ pub fn plan_hosts(
         lock,
         registries,
         claims: file_claims,
+        user_claims: &project.user_claims.files,
+        home: &settings.host_env.home,
+        owner: &project.owner,
         global: project.global,
         force: options.force,
         lossy: &options.lossy,
@@ -208,14 +211,19 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 .into_iter()
                 .partition(|c| c.scope == "user");
             lock.claims = claims;
-            lock.files = plan.resources.take().unwrap_or_else(|| {
-                project
-                    .lock
-                    .as_ref()
-                    .map(|l| l.files.clone())
-                    .unwrap_or_default()
-            });
-            if let Some(write) = user_claims_file(project, &user) {
+            let (user_files_claims, files) = match plan.resources.take() {
+                Some(all) => all.into_iter().partition(|c| c.scope == "user"),
+                None => (
+                    project.user_claims.files.clone(),
+                    project
+                        .lock
+                        .as_ref()
+                        .map(|l| l.files.clone())
+                        .unwrap_or_default(),
+                ),
+            };
+            lock.files = files;
+            if let Some(write) = user_claims_file(project, &user, &user_files_claims) {
                 writes.push(write);
             }
             user_files = touches_user_scope(plan, &writes);
@@ -415,14 +423,23 @@ pub fn user_claims_write(project: &Project, plan: &Plan) -> Option<FileWrite> {
         .filter(|c| c.scope == "user")
         .cloned()
         .collect();
-    user_claims_file(project, &user)
+    let files: Vec<crate::resources::FileClaim> = match &plan.resources {
+        Some(all) => all.iter().filter(|c| c.scope == "user").cloned().collect(),
+        None => project.user_claims.files.clone(),
+    };
+    user_claims_file(project, &user, &files)
 }
 
 /// The write of `$DOTPACK_HOME/claims.toml` holding `user` (every user-scope claim), when that
 /// changes the file.
-fn user_claims_file(project: &Project, user: &[Claim]) -> Option<FileWrite> {
+fn user_claims_file(
+    project: &Project,
+    user: &[Claim],
+    files: &[crate::resources::FileClaim],
+) -> Option<FileWrite> {
     let current = &project.user_claims;
-    let text = (!user.is_empty() || current.text.is_some()).then(|| UserClaims::render(user));
+    let text = (!user.is_empty() || !files.is_empty() || current.text.is_some())
+        .then(|| UserClaims::render(user, files));
     (text != current.text).then(|| FileWrite {
         display: current.path.display().to_string(),
         host: None,

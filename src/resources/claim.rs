@@ -40,6 +40,10 @@ pub struct FileClaim {
     /// Frontmatter fields the host could not express, left out with `--allow-lossy`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
+    /// Who declared a user-scope file (project folders, or the user-level manifest): it leaves
+    /// with its last owner.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -50,6 +54,21 @@ impl FileClaim {
     /// Sort key and identity: the file, then the block.
     pub fn key(&self) -> (&str, &str) {
         (&self.file, self.block.as_deref().unwrap_or(""))
+    }
+
+    /// Whether `owner` declared this file: project-scope files belong to the project whose lock
+    /// holds them.
+    pub fn is_owned_by(&self, owner: &str) -> bool {
+        self.scope != "user" || self.owners.is_empty() || self.owners.iter().any(|o| o == owner)
+    }
+
+    /// The owners other than `owner`.
+    pub fn other_owners(&self, owner: &str) -> Vec<String> {
+        self.owners
+            .iter()
+            .filter(|o| *o != owner)
+            .cloned()
+            .collect()
     }
 
     /// What `dotpack list` and reports call it: `skills.pr-review` (in `.claude/skills/…`).
@@ -100,6 +119,12 @@ pub fn emit(claims: &[FileClaim]) -> String {
         if !c.dropped.is_empty() {
             let dropped: Vec<String> = c.dropped.iter().map(|d| s(d)).collect();
             out.push_str(&format!("dropped = [{}]\n", dropped.join(", ")));
+        }
+        if !c.owners.is_empty() {
+            let mut owners: Vec<String> = c.owners.iter().map(|o| s(o)).collect();
+            owners.sort();
+            owners.dedup();
+            out.push_str(&format!("owners = [{}]\n", owners.join(", ")));
         }
     }
     out

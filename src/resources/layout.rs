@@ -244,3 +244,31 @@ pub fn hosts_with(kind: Kind, user: bool) -> Vec<&'static str> {
         .map(|l| l.host)
         .collect()
 }
+
+/// Where resources may be written at user scope below `home`: the folders that hold one file or
+/// folder per resource (`~/.claude/skills`), and the instructions files (`~/.codex/AGENTS.md`).
+/// The transaction boundary accepts these, and nothing else of the home folder.
+pub fn user_places(home: &std::path::Path) -> (Vec<std::path::PathBuf>, Vec<std::path::PathBuf>) {
+    let mut dirs = Vec::new();
+    let mut files = Vec::new();
+    for row in LAYOUTS.iter().flat_map(|t| t.iter()) {
+        let Some(path) = row.user else {
+            continue;
+        };
+        match path.split_once("{name}") {
+            Some((dir, _)) => {
+                let dir = home.join(dir.trim_end_matches('/'));
+                if !dirs.contains(&dir) {
+                    dirs.push(dir);
+                }
+            }
+            None => {
+                let file = home.join(path);
+                if !files.contains(&file) {
+                    files.push(file);
+                }
+            }
+        }
+    }
+    (dirs, files)
+}

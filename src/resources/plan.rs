@@ -263,15 +263,17 @@ pub fn read_disk(
     let inside = |rel: &str| -> Result<PathBuf> {
         if super::check_path(rel).is_err() {
             bail!(
-                "dotpack.lock names `{rel}`, which is not a path inside the project; restore dotpack.lock from version control"
+                "a file claim names `{rel}`, which is not a path below {}; restore dotpack.lock (or $DOTPACK_HOME/claims.toml) from version control or a backup",
+                root.display()
             );
         }
         let path = root.join(rel);
         let real = crate::fsutil::resolve(&path);
         if !real.starts_with(&real_root) {
             bail!(
-                "{rel} resolves to {}, outside the project; dotpack writes resource files only inside the project\n  help: replace the link with a folder",
-                real.display()
+                "{rel} resolves to {}, outside {}; dotpack writes resource files only inside the project (or, at user scope, the home folder)\n  help: replace the link with a folder",
+                real.display(),
+                root.display()
             );
         }
         Ok(path)
@@ -310,7 +312,11 @@ pub fn read_disk(
 
 /// Everything a resource plan is computed from.
 pub struct PlanInput<'a> {
+    /// The project root (project scope) or the home folder (user scope): every file is below it.
     pub root: &'a Path,
+    pub scope: Scope,
+    /// How this project names itself as an owner of user-scope files.
+    pub owner: &'a str,
     pub desired: &'a [DesiredFile],
     pub disk: &'a Disk,
     /// The project's file claims (from `dotpack.lock`).
@@ -366,7 +372,7 @@ impl Planner<'_, '_> {
             file: d.file.clone(),
             block: d.block.clone(),
             hosts: d.hosts.iter().map(|h| h.to_string()).collect(),
-            scope: Scope::Project.to_string(),
+            scope: self.input.scope.to_string(),
             kind: d.kind,
             name: d.name.clone(),
             package: d.package.clone(),
@@ -376,7 +382,44 @@ impl Planner<'_, '_> {
             lead: old.and_then(|c| c.lead.clone()),
             created_file: old.is_some_and(|c| c.created_file),
             dropped: d.dropped.clone(),
+            owners: self.owners_with_me(old),
         }
+    }
+
+    /// The owners of a user-scope file once this project declares it too.
+    fn owners_with_me(&self, old: Option<&FileClaim>) -> Vec<String> {
+        if self.input.scope != Scope::User {
+            return Vec::new();
+        }
+        let mut owners = old.map(|c| c.owners.clone()).unwrap_or_default();
+        if !owners.iter().any(|o| o == self.input.owner) {
+            owners.push(self.input.owner.to_string());
+        }
+        owners.sort();
+        owners
+    }
+
+    /// A user-scope claim other owners still hold: it stays, without this project. `Some`
+    /// when that is the case (the change to report), `None` when this project may act alone.
+    fn release_shared(&mut self, c: &FileClaim) -> Option<EntryChange> {
+        let others = c.other_owners(self.input.owner);
+        if c.scope != "user" || (others.is_empty() && c.is_owned_by(self.input.owner)) {
+            return None;
+        }
+        let mine = c.is_owned_by(self.input.owner);
+        let mut kept = c.clone();
+        kept.owners = others;
+        self.out.claims.push(kept);
+        Some(EntryChange {
+            server: c.label(),
+            package: c.package.clone(),
+            action: if mine {
+                Action::Release
+            } else {
+                Action::Unchanged
+            },
+            dropped: Vec::new(),
+        })
     }
 
     fn file_plan(
@@ -392,9 +435,12 @@ impl Planner<'_, '_> {
         Some(FilePlan {
             target: Target {
                 host,
-                scope: Scope::Project,
+                scope: self.input.scope,
                 path: self.input.root.join(file),
-                claim_file: file.to_string(),
+                claim_file: match self.input.scope {
+                    Scope::Project => file.to_string(),
+                    Scope::User => format!("~/{file}"),
+                },
                 missing_dirs: self.input.disk.missing_dirs.get(file).copied().unwrap_or(0),
             },
             before,
@@ -418,6 +464,12 @@ impl Planner<'_, '_> {
         let keep_only = !matches!(self.input.mode, Mode::Sync);
         let Some(d) = d else {
             if let Some(c) = claim {
+                if let Some(change) = self.release_shared(c) {
+                    let host = c.hosts.first().cloned().unwrap_or_default();
+                    let plan = self.file_plan(file, &host, before.clone(), before, vec![change], 0);
+                    self.push(plan);
+                    return;
+                }
                 self.release_file(c, before);
             }
             return;
@@ -486,6 +538,15 @@ impl Planner<'_, '_> {
             self.push(plan);
             return;
         };
+        let others = c.other_owners(self.input.owner);
+        if c.scope == "user" && !others.is_empty() && c.sha256 != new_hash && !force {
+            self.problems.push(format!(
+                "~/{file} is declared differently by {}\n  help: user-scope files are shared: use the same version of package `{}` there, remove it there first, or install this project's at project scope",
+                others.iter().map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", "),
+                d.package
+            ));
+            return;
+        }
         if c.package != d.package && before.is_some() && !force {
             self.problems.push(format!(
                 "{file} belongs to package `{}`, and package `{}` wants {} there too\n  help: remove one of the two packages from dotpack.toml",
@@ -526,10 +587,12 @@ impl Planner<'_, '_> {
                 self.push(plan);
             }
             Some(h) => {
-                let action = if h == new_hash {
-                    Action::Unchanged
-                } else {
+                let action = if h != new_hash {
                     Action::Update
+                } else if !c.is_owned_by(self.input.owner) {
+                    Action::Share
+                } else {
+                    Action::Unchanged
                 };
                 self.out.claims.push(self.claim_of(d, Some(c), new_hash));
                 let plan = self.file_plan(
@@ -689,6 +752,10 @@ impl Planner<'_, '_> {
             };
             if host.is_empty() {
                 host = c.hosts.first().cloned().unwrap_or_default();
+            }
+            if let Some(change) = self.release_shared(c) {
+                changes.push(change);
+                continue;
             }
             let change = |action| EntryChange {
                 server: c.label(),

@@ -21,7 +21,13 @@ pub struct Request<'a> {
     pub registries: &'a RegistrySet,
     /// The project's file claims (from its current `dotpack.lock`).
     pub claims: &'a [FileClaim],
-    /// The user-level manifest: resources are not installed there (yet).
+    /// Every owner's user-scope file claims (from `$DOTPACK_HOME/claims.toml`).
+    pub user_claims: &'a [FileClaim],
+    /// The home folder user-scope resources go below.
+    pub home: &'a std::path::Path,
+    /// How this project names itself as an owner of user-scope files.
+    pub owner: &'a str,
+    /// The user-level manifest: every host at user scope.
     pub global: bool,
     pub force: bool,
     pub lossy: &'a LossyPolicy,
@@ -122,13 +128,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
     for c in &carried {
         for r in &c.resources {
             for (host, scope) in layout.places_of(&c.package, &r.name) {
-                if scope == Scope::User || req.global {
-                    out.warnings.push(format!(
-                        "{}: {} `{}` of package `{}` not installed: dotpack installs resources at project scope only for now",
-                        host.id, r.kind, r.name, c.package
-                    ));
-                    continue;
-                }
+                let scope = if req.global { Scope::User } else { scope };
                 wants.push(Want {
                     host: host.id,
                     scope,
@@ -150,24 +150,33 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
     } else {
         &keep_all
     };
-    let mut problems = Vec::new();
-    let desired = desired_files(&wants, lossy, req.claims, &mut problems, &mut out.warnings);
-    if !problems.is_empty() {
-        bail!("{}", problems.join("\n"));
+    for scope in [Scope::Project, Scope::User] {
+        let (base, claims) = match scope {
+            Scope::Project => (root, req.claims),
+            Scope::User => (req.home, req.user_claims),
+        };
+        let wants: Vec<Want<'_>> = wants.iter().filter(|w| w.scope == scope).cloned().collect();
+        let mut problems = Vec::new();
+        let desired = desired_files(&wants, lossy, claims, &mut problems, &mut out.warnings);
+        if !problems.is_empty() {
+            bail!("{}", problems.join("\n"));
+        }
+        let (files, folders) = paths_to_read(&desired, claims);
+        let disk = read_disk(base, &files, &folders)?;
+        let planned = plan(&PlanInput {
+            root: base,
+            scope,
+            owner: req.owner,
+            desired: &desired,
+            disk: &disk,
+            claims,
+            force: req.force,
+            mode: req.mode,
+        })
+        .map_err(|problems| anyhow::anyhow!("{}", problems.join("\n")))?;
+        out.files.extend(planned.files);
+        out.claims.extend(planned.claims);
+        out.warnings.extend(planned.warnings);
     }
-    let (files, folders) = paths_to_read(&desired, req.claims);
-    let disk = read_disk(root, &files, &folders)?;
-    let planned = plan(&PlanInput {
-        root,
-        desired: &desired,
-        disk: &disk,
-        claims: req.claims,
-        force: req.force,
-        mode: req.mode,
-    })
-    .map_err(|problems| anyhow::anyhow!("{}", problems.join("\n")))?;
-    out.files.extend(planned.files);
-    out.claims = planned.claims;
-    out.warnings.extend(planned.warnings);
     Ok(out)
 }

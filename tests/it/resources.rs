@@ -530,7 +530,9 @@ fn a_project_folder_linked_outside_the_project_is_not_written_through() {
     env.with_registry(&reg, &["add", "teamkit"])
         .assert()
         .code(1)
-        .stderr(contains("outside the project"));
+        .stderr(contains(
+            "dotpack writes resource files only inside the project",
+        ));
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
 
@@ -697,4 +699,63 @@ fn uninstall_takes_a_packages_files_out_and_install_brings_them_back() {
     );
     env.with_registry(&reg, &["install"]).assert().success();
     assert_eq!(host_files(&env.project), installed);
+}
+
+#[test]
+fn user_scope_files_are_shared_by_their_owners_and_leave_with_the_last() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    let home = env.home.path().to_path_buf();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/CLAUDE.md"), "# Mine\n").unwrap();
+    let before = snapshot(&home.join(".claude"));
+    let hosts = r#"[{ host = "claude-code", scope = "user" }]"#;
+    let second = home.join("second");
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::write(
+        second.join("dotpack.toml"),
+        format!("[project]\nhosts = {hosts}\n"),
+    )
+    .unwrap();
+    project(&env, hosts, "");
+    env.with_registry(&reg, &["add", "teamkit"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(home.join(".claude/skills/pr-review/SKILL.md")).unwrap(),
+        SKILL
+    );
+    assert!(!env.project.join(".claude").exists());
+    let claims = std::fs::read_to_string(home.join(".dotpack/claims.toml")).unwrap();
+    assert!(
+        claims.contains("file = \".claude/commands/review.md\""),
+        "{claims}"
+    );
+    env.dotpack()
+        .args(["list"])
+        .assert()
+        .success()
+        .stdout(contains("~/.claude/commands/review.md#commands.review"));
+
+    let mut add = env.dotpack_in(&second);
+    add.env("DOTPACK_REGISTRY", &reg)
+        .args(["add", "teamkit"])
+        .assert()
+        .success()
+        .stderr(contains("shared with other projects"));
+    env.with_registry(&reg, &["remove", "teamkit"])
+        .assert()
+        .success()
+        .stderr(contains("left to other projects"));
+    assert!(home.join(".claude/commands/review.md").exists());
+    let mut remove = env.dotpack_in(&second);
+    remove
+        .env("DOTPACK_REGISTRY", &reg)
+        .args(["remove", "teamkit"])
+        .assert()
+        .success();
+    let mut after = snapshot(&home.join(".claude"));
+    after.retain(|(p, _)| !p.ends_with(".claude.json"));
+    assert_eq!(after, before);
+    assert!(!home.join(".claude/skills").exists());
 }
