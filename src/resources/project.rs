@@ -5,7 +5,9 @@
 use anyhow::{Result, bail};
 use semver::Version;
 
-use super::plan::{PlanInput, PlanOutput, Want, desired_files, paths_to_read, plan, read_disk};
+use super::disk::{paths_to_read, read_disk};
+use super::plan::{PlanInput, PlanOutput, plan};
+use super::want::{Want, desired_files};
 use super::{FileClaim, Resource, load_all};
 use crate::hosts::Scope;
 use crate::lock::Lockfile;
