@@ -374,15 +374,18 @@ pub fn load(path: &Path) -> Result<LoadedManifest, Diagnostics> {
         }
     };
     let loaded = parse(path, text)?;
-    check_resource_files(&loaded)?;
+    let diags = resource_file_diagnostics(loaded.root(), &loaded);
+    if !diags.is_empty() {
+        return Err(Diagnostics(diags));
+    }
     Ok(loaded)
 }
 
 /// The resources a manifest on disk declares must be real files inside its folder, each as its
 /// kind wants (a skill's `SKILL.md`, frontmatter): every problem an error at its `path` line.
-fn check_resource_files(loaded: &LoadedManifest) -> Result<(), Diagnostics> {
+pub fn resource_file_diagnostics(root: &Path, loaded: &LoadedManifest) -> Vec<Diagnostic> {
     if loaded.manifest.resources().is_empty() {
-        return Ok(());
+        return Vec::new();
     }
     let doc = toml_edit::Document::parse(loaded.text.clone()).ok();
     let error = |(kind, name, why): (crate::resources::Kind, String, String)| {
@@ -395,20 +398,14 @@ fn check_resource_files(loaded: &LoadedManifest) -> Result<(), Diagnostics> {
             why,
         )
     };
-    let diags: Vec<Diagnostic> =
-        match crate::resources::files_of_dir(loaded.root(), &loaded.manifest) {
-            Ok(files) => crate::validate::resources::check_files(
-                &loaded.path,
-                &loaded.text,
-                &loaded.manifest,
-                &files,
-            ),
-            Err(problems) => problems.into_iter().map(error).collect(),
-        };
-    if diags.is_empty() {
-        Ok(())
-    } else {
-        Err(Diagnostics(diags))
+    match crate::resources::files_of_dir(root, &loaded.manifest) {
+        Ok(files) => crate::validate::resources::check_files(
+            &loaded.path,
+            &loaded.text,
+            &loaded.manifest,
+            &files,
+        ),
+        Err(problems) => problems.into_iter().map(error).collect(),
     }
 }
 

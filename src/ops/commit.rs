@@ -60,6 +60,7 @@ pub fn plan_hosts(
         force: options.force,
         lossy: &options.lossy,
         mode: &mode,
+        scopes: &[crate::hosts::Scope::Project, crate::hosts::Scope::User],
     })?;
     plan.files.extend(resources.files);
     plan.warnings.extend(resources.warnings);

@@ -34,6 +34,9 @@ pub struct Request<'a> {
     pub force: bool,
     pub lossy: &'a LossyPolicy,
     pub mode: &'a Mode,
+    /// Plan only these scopes (rollback plans the user scope alone: the project's files come
+    /// back by bytes).
+    pub scopes: &'a [Scope],
 }
 
 /// One package's resources.
@@ -152,7 +155,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
     } else {
         &keep_all
     };
-    for scope in [Scope::Project, Scope::User] {
+    for &scope in req.scopes {
         let (base, claims) = match scope {
             Scope::Project => (root, req.claims),
             Scope::User => (req.home, req.user_claims),

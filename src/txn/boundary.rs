@@ -171,6 +171,36 @@ mod tests {
     }
 
     #[test]
+    fn records_may_name_files_inside_the_hosts_resource_folders_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_path_buf();
+        let b = Boundary::new(None, &home.join(".dotpack"), &HostEnv::new(&home));
+        let state = home.join(".dotpack");
+        for ok in [
+            ".claude/skills/pr-review/SKILL.md",
+            ".claude/commands/review.md",
+            ".agents/skills/x/scripts/run.sh",
+            ".gemini/commands/review.toml",
+            ".codex/AGENTS.md",
+            ".claude/CLAUDE.md",
+        ] {
+            assert_eq!(b.why_not(&state, &home.join(ok)), None, "{ok}");
+        }
+        for refused in [
+            ".claude/settings.json",
+            ".claude/skills",
+            ".bashrc",
+            ".claude/skills/../../.bashrc",
+            ".ssh/authorized_keys",
+        ] {
+            assert!(
+                b.why_not(&state, &home.join(refused)).is_some(),
+                "{refused}"
+            );
+        }
+    }
+
+    #[test]
     fn records_may_name_the_project_home_and_host_files_only() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("p");

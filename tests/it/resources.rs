@@ -759,3 +759,60 @@ fn user_scope_files_are_shared_by_their_owners_and_leave_with_the_last() {
     assert_eq!(after, before);
     assert!(!home.join(".claude/skills").exists());
 }
+
+#[test]
+fn validate_points_at_a_projects_own_resource_that_is_missing() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[skills.helper]\npath = \"skills/helper\"\n",
+    );
+    env.write("skills/helper/README.md", "no SKILL.md here\n");
+    env.dotpack()
+        .args(["validate"])
+        .assert()
+        .code(1)
+        .stderr(contains("skills/helper/SKILL.md is missing").and(contains("dotpack.toml:5:8")));
+}
+
+#[test]
+fn a_file_removed_by_hand_is_reported_missing_and_written_again_by_install() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    project(&env, r#"["cursor"]"#, "");
+    env.with_registry(&reg, &["add", "teamkit", "--allow-lossy"])
+        .assert()
+        .success();
+    std::fs::remove_file(env.project.join(".cursor/rules/style.mdc")).unwrap();
+    env.dotpack()
+        .args(["status"])
+        .assert()
+        .code(1)
+        .stdout(contains(".cursor/rules/style.mdc#rules.style").and(contains("missing")));
+    env.with_registry(&reg, &["install", "--locked", "--allow-lossy"])
+        .assert()
+        .success();
+    assert!(
+        env.read(".cursor/rules/style.mdc")
+            .contains("alwaysApply: false")
+    );
+    env.dotpack().args(["status"]).assert().success();
+}
+
+#[test]
+fn rollback_undoes_user_scope_resource_files() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    project(&env, r#"[{ host = "gemini-cli", scope = "user" }]"#, "");
+    env.with_registry(
+        &reg,
+        &["add", "teamkit", "--allow-lossy", "--allow-lossy=tools"],
+    )
+    .assert()
+    .success();
+    let home = env.home.path();
+    assert!(home.join(".gemini/commands/review.toml").exists());
+    env.dotpack().args(["rollback"]).assert().success();
+    assert!(!home.join(".gemini/commands/review.toml").exists());
+    assert!(!home.join(".gemini/skills/pr-review/SKILL.md").exists());
+}
