@@ -64,6 +64,7 @@ fn lines_of(i: usize) -> Vec<IndexLine> {
             deps.sort_by(|a, b| a.name.cmp(&b.name));
             deps.dedup_by(|a, b| a.name == b.name);
             IndexLine {
+                resources: Vec::new(),
                 name: name(i),
                 vers,
                 deps,

@@ -303,19 +303,24 @@ pub fn parse_one(text: &str) -> Result<Claim, String> {
 
 /// The claims of a claims file exactly as [`UserClaims::render`] writes it (comments, then
 /// claims), read without the TOML parser; `None` for any other text.
-fn read_canonical(text: &str) -> Option<Vec<Claim>> {
+fn read_canonical(text: &str) -> Option<(Vec<Claim>, Vec<crate::resources::FileClaim>)> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
-    struct Head {}
+    struct Head {
+        #[serde(default)]
+        file: Vec<crate::resources::FileClaim>,
+    }
     let (head, claims) = split_emitted(text)?;
-    toml::from_str::<Head>(head).ok()?;
-    read_emitted(claims)
+    let head = toml::from_str::<Head>(head).ok()?;
+    Some((read_emitted(claims)?, head.file))
 }
 
 /// The user-scope claims file: `$DOTPACK_HOME/claims.toml`.
 pub struct UserClaims {
     pub path: PathBuf,
     pub claims: Vec<Claim>,
+    /// User-scope resource files (see [`crate::resources`]), as `[[file]]` tables.
+    pub files: Vec<crate::resources::FileClaim>,
     /// The file's text as read, to skip writing when nothing changed.
     pub text: Option<String>,
 }
@@ -328,6 +333,8 @@ const USER_HEADER: &str =
 struct UserFile {
     #[serde(default)]
     claim: Vec<Claim>,
+    #[serde(default)]
+    file: Vec<crate::resources::FileClaim>,
 }
 
 impl UserClaims {
@@ -340,6 +347,7 @@ impl UserClaims {
                 return Ok(UserClaims {
                     path,
                     claims: Vec::new(),
+                    files: Vec::new(),
                     text: None,
                 });
             }
@@ -351,10 +359,11 @@ impl UserClaims {
                 )]));
             }
         };
-        if let Some(claims) = read_canonical(&text) {
+        if let Some((claims, files)) = read_canonical(&text) {
             return Ok(UserClaims {
                 path,
                 claims,
+                files,
                 text: Some(text),
             });
         }
@@ -364,6 +373,7 @@ impl UserClaims {
                 Ok(UserClaims {
                     path,
                     claims: file.claim,
+                    files: file.file,
                     text: Some(text),
                 })
             }
@@ -381,8 +391,10 @@ impl UserClaims {
     }
 
     /// The canonical text for `claims`.
-    pub fn render(claims: &[Claim]) -> String {
+    pub fn render(claims: &[Claim], files: &[crate::resources::FileClaim]) -> String {
         let mut out = String::from(USER_HEADER);
+        // Before the claims, as in dotpack.lock: the fast reader takes the rest as claims.
+        out.push_str(&crate::resources::emit_claims(files));
         out.push_str(&emit(claims));
         out
     }

@@ -193,13 +193,15 @@ pub fn is_lossy_name(name: &str) -> bool {
 /// wrapper (`mcp-remote`): named `transport` in `--allow-lossy`, as the drop is recorded.
 pub const WRAPPED_TRANSPORT: &str = "transport";
 
-/// The names `--allow-lossy` accepts, sorted: every canonical field and concept id, and
-/// [`WRAPPED_TRANSPORT`].
+/// The names `--allow-lossy` accepts, sorted: every canonical field and concept id,
+/// [`WRAPPED_TRANSPORT`], and for resources each kind (`agents`: leave agents out where a host
+/// keeps none) and each frontmatter field a host may not express.
 pub fn lossy_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = CONCEPTS
         .iter()
         .flat_map(|c| c.canonical_fields().chain(std::iter::once(c.id)))
         .chain(std::iter::once(WRAPPED_TRANSPORT))
+        .chain(crate::resources::lossy_names())
         .collect();
     names.sort_unstable();
     names.dedup();

@@ -238,6 +238,7 @@ mod tests {
                 checksum: String::new(),
                 dependencies: deps.iter().map(|d| d.to_string()).collect(),
                 servers: vec![name.to_string()],
+                resources: vec![],
             });
         }
         for root in roots {

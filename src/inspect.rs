@@ -143,3 +143,54 @@ pub fn inspect(
     rows.sort_by(|a, b| (&a.host, &a.file, &a.server).cmp(&(&b.host, &b.file, &b.server)));
     Ok(rows)
 }
+
+/// One row per resource file (or memory block) the project's lock claims, in host order: as
+/// written, edited by hand, missing, or written for another version than the lock pins.
+pub fn inspect_files(
+    root: &std::path::Path,
+    claims: &[crate::resources::FileClaim],
+    lock: &crate::lock::Lockfile,
+    hosts: &[String],
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for claim in claims {
+        let Some(host) = claim.hosts.first() else {
+            continue;
+        };
+        if !hosts.is_empty() && !claim.hosts.iter().any(|h| hosts.contains(h)) {
+            continue;
+        }
+        // Paths come from a lock a repository may carry: only ones inside the project are read.
+        let text = crate::resources::check_path(&claim.file)
+            .ok()
+            .and_then(|()| std::fs::read_to_string(root.join(&claim.file)).ok());
+        let current = match (&claim.block, &text) {
+            (Some(block), Some(text)) => {
+                crate::resources::block_content(text, block).map(crate::resources::hash)
+            }
+            (None, Some(text)) => Some(crate::resources::hash(text)),
+            (_, None) => None,
+        };
+        let locked = lock.get(&claim.package).map(|p| &p.version);
+        let state = match current {
+            None => State::Missing,
+            Some(h) if h != claim.sha256 => State::Edited,
+            Some(_) if locked.is_some_and(|v| *v != claim.version) => State::Outdated,
+            Some(_) => State::Installed,
+        };
+        let file = match &claim.block {
+            Some(block) => format!("{} (block {block})", claim.file),
+            None => claim.file.clone(),
+        };
+        rows.push(Row {
+            host: host.clone(),
+            file,
+            server: claim.label(),
+            package: Some(claim.package.clone()),
+            version: Some(claim.version.clone()),
+            state,
+        });
+    }
+    rows.sort_by(|a, b| (&a.host, &a.file).cmp(&(&b.host, &b.file)));
+    rows
+}

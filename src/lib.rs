@@ -31,6 +31,7 @@ pub mod project;
 pub mod registry;
 pub mod resolve;
 pub mod resolved;
+pub mod resources;
 pub mod schema;
 pub mod suggest;
 pub mod targets;

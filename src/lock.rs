@@ -34,6 +34,9 @@ pub struct Lockfile {
     pub packages: Vec<LockedPackage>,
     /// Entries dotpack wrote into project-scope host files (see [`crate::claims`]).
     pub claims: Vec<Claim>,
+    /// Resource files (and memory blocks) dotpack wrote into the project (see
+    /// [`crate::resources`]): `[[file]]` tables.
+    pub files: Vec<crate::resources::FileClaim>,
     /// Pinned tools: server name -> tool name -> its pin (`dotpack lock --pin-tools`, checked by
     /// `dotpack verify`). Empty in locks without pins.
     pub tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
@@ -57,6 +60,7 @@ impl Lockfile {
             requirements: BTreeMap::new(),
             packages: Vec::new(),
             claims: Vec::new(),
+            files: Vec::new(),
             tools: BTreeMap::new(),
         }
     }
@@ -74,6 +78,9 @@ pub struct LockedPackage {
     pub dependencies: Vec<String>,
     /// Names of the MCP servers the package declares.
     pub servers: Vec<String>,
+    /// The resources the package carries (`skills.NAME`, …), from its index line; written only
+    /// when there are some.
+    pub resources: Vec<String>,
 }
 
 impl Lockfile {
@@ -114,6 +121,9 @@ impl Lockfile {
                 ));
             }
         }
+        // Before the claims: the fast reader takes everything from the first `[[claim]]` on as
+        // claims.
+        out.push_str(&crate::resources::emit_claims(&self.files));
         out.push_str(&claims::emit(&self.claims));
         out
     }
@@ -129,6 +139,9 @@ fn emit_package(out: &mut String, p: &LockedPackage) {
     out.push_str(&format!("checksum = {}\n", string(&p.checksum)));
     out.push_str(&format!("dependencies = {}\n", array(&deps)));
     out.push_str(&format!("servers = {}\n", array(&p.servers)));
+    if !p.resources.is_empty() {
+        out.push_str(&format!("resources = {}\n", array(&p.resources)));
+    }
 }
 
 /// A TOML basic string, escaped by toml_edit's encoder.

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hosts::Scope;
+use crate::resources::{Kind, ResourceDecl};
 
 /// The file name of a manifest.
 pub const MANIFEST_FILE: &str = "dotpack.toml";
@@ -38,6 +39,21 @@ pub struct Manifest {
     pub registries: BTreeMap<String, RegistrySpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Settings>,
+    /// Skills: folders holding `SKILL.md` (see [`crate::resources`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skills: BTreeMap<String, ResourceDecl>,
+    /// Slash commands: markdown prompts.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub commands: BTreeMap<String, ResourceDecl>,
+    /// Subagents: markdown with frontmatter.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub agents: BTreeMap<String, ResourceDecl>,
+    /// Rules: markdown guidance with activation frontmatter.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, ResourceDecl>,
+    /// Memory snippets for the host's instructions file.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub memory: BTreeMap<String, ResourceDecl>,
 }
 
 /// `[package]`: what a published package says about itself.
@@ -311,6 +327,29 @@ impl Manifest {
         vars
     }
 
+    /// The declarations of one kind of resource.
+    pub fn resources_of(&self, kind: Kind) -> &BTreeMap<String, ResourceDecl> {
+        match kind {
+            Kind::Skill => &self.skills,
+            Kind::Command => &self.commands,
+            Kind::Agent => &self.agents,
+            Kind::Rule => &self.rules,
+            Kind::Memory => &self.memory,
+        }
+    }
+
+    /// Every declared resource, by kind then name.
+    pub fn resources(&self) -> Vec<(Kind, &str, &ResourceDecl)> {
+        Kind::ALL
+            .into_iter()
+            .flat_map(|kind| {
+                self.resources_of(kind)
+                    .iter()
+                    .map(move |(name, decl)| (kind, name.as_str(), decl))
+            })
+            .collect()
+    }
+
     /// The ids of `[project] hosts`, in order.
     pub fn host_ids(&self) -> Vec<String> {
         self.project
@@ -357,7 +396,40 @@ pub fn load(path: &Path) -> Result<LoadedManifest, Diagnostics> {
             ]));
         }
     };
-    parse(path, text)
+    let loaded = parse(path, text)?;
+    let diags = resource_file_diagnostics(loaded.root(), &loaded);
+    if !diags.is_empty() {
+        return Err(Diagnostics(diags));
+    }
+    Ok(loaded)
+}
+
+/// The resources a manifest on disk declares must be real files inside its folder, each as its
+/// kind wants (a skill's `SKILL.md`, frontmatter): every problem an error at its `path` line.
+pub fn resource_file_diagnostics(root: &Path, loaded: &LoadedManifest) -> Vec<Diagnostic> {
+    if loaded.manifest.resources().is_empty() {
+        return Vec::new();
+    }
+    let doc = toml_edit::Document::parse(loaded.text.clone()).ok();
+    let error = |(kind, name, why): (crate::resources::Kind, String, String)| {
+        crate::validate::resources::file_error(
+            &loaded.path,
+            &loaded.text,
+            doc.as_ref(),
+            kind,
+            &name,
+            why,
+        )
+    };
+    match crate::resources::files_of_dir(root, &loaded.manifest) {
+        Ok(files) => crate::validate::resources::check_files(
+            &loaded.path,
+            &loaded.text,
+            &loaded.manifest,
+            &files,
+        ),
+        Err(problems) => problems.into_iter().map(error).collect(),
+    }
 }
 
 /// Validates and deserializes manifest `text` that was read from `path`.

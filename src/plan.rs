@@ -75,7 +75,7 @@ pub struct LossyPolicy {
 }
 
 impl LossyPolicy {
-    fn allows(&self, dropped: &Dropped, per_dependency: &[String]) -> bool {
+    pub fn allows(&self, dropped: &Dropped, per_dependency: &[String]) -> bool {
         let names = |n: &String| {
             *n == dropped.field || n == dropped.concept || field_root(&dropped.field) == n
         };
@@ -150,6 +150,9 @@ pub struct Plan {
     /// The full new set of claims for the planned scope (old claims on other files kept).
     pub claims: Vec<Claim>,
     pub warnings: Vec<String>,
+    /// The new project-scope resource file claims, when the command planned resources (`None`:
+    /// the lock's stay as they are).
+    pub resources: Option<Vec<crate::resources::FileClaim>>,
 }
 
 /// Why a plan cannot be made. All problems are collected so the user sees every one at once.

@@ -282,6 +282,7 @@ impl Resolution {
                 .collect(),
             packages: self.packages.iter().map(locked_package).collect(),
             claims: Vec::new(),
+            files: Vec::new(),
             tools: BTreeMap::new(),
         }
     }
@@ -305,6 +306,7 @@ fn locked_package(p: &ResolvedPackage) -> LockedPackage {
         checksum: format!("sha256:{}", p.line.cksum),
         dependencies,
         servers: p.line.servers.clone(),
+        resources: p.line.resources.clone(),
     }
 }
 

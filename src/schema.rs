@@ -53,6 +53,11 @@ pub fn manifest_schema() -> Value {
             "dependencies": dependencies(),
             "registries": named("Extra registries by name, for `registry = \"NAME\"` on a dependency.", registry()),
             "settings": settings(),
+            "skills": named("Skills: folders holding SKILL.md (frontmatter `name`, `description`), installed into each host's skills folder.", resource("A folder inside the package holding SKILL.md, e.g. `skills/pr-review`.")),
+            "commands": named("Slash commands: markdown prompts (frontmatter `description`, `argument-hint`), written in each host's command format.", resource("A markdown file inside the package, e.g. `commands/review.md`.")),
+            "agents": named("Subagents: markdown with frontmatter `name`, `description`, `tools`, `model`.", resource("A markdown file inside the package, e.g. `agents/triager.md`.")),
+            "rules": named("Rules: markdown guidance with frontmatter `description`, `globs`, `always`.", resource("A markdown file inside the package, e.g. `rules/style.md`.")),
+            "memory": named("Memory snippets: markdown written as a managed block into AGENTS.md, CLAUDE.md or GEMINI.md.", resource("A markdown file inside the package, e.g. `memory/conventions.md`.")),
         },
         "definitions": {
             "server": server(),
@@ -210,6 +215,24 @@ fn registry() -> Value {
     table
 }
 
+/// `[skills.NAME]` and the other resource kinds: a `path` inside the package.
+fn resource(path: &str) -> Value {
+    let mut schema = strict(
+        "A resource the package carries (see docs/resources.md).",
+        json!({
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "pattern": "^[^/\\\\:][^\\\\:]*$",
+                "not": {"pattern": "(^|/)\\.\\.?(/|$)"},
+                "description": path,
+            },
+        }),
+    );
+    schema["required"] = json!(["path"]);
+    schema
+}
+
 fn settings() -> Value {
     strict(
         "Settings of dotpack itself.",
@@ -365,7 +388,19 @@ mod tests {
                 keep_generations: Some(3),
                 pin_tools: Some(true),
             }),
+            skills: resource("skills/s"),
+            commands: resource("commands/c.md"),
+            agents: resource("agents/a.md"),
+            rules: resource("rules/r.md"),
+            memory: resource("memory/m.md"),
         }
+    }
+
+    fn resource(path: &str) -> BTreeMap<String, crate::resources::ResourceDecl> {
+        BTreeMap::from([(
+            "x".into(),
+            crate::resources::ResourceDecl { path: path.into() },
+        )])
     }
 
     /// Every key path of `value` (`project.hosts[].scope`), map keys of named tables as `*`.
@@ -427,7 +462,17 @@ mod tests {
         key_paths(
             &value,
             "",
-            &["inputs", "dependencies", "registries", "dependencies.*.set"],
+            &[
+                "inputs",
+                "dependencies",
+                "registries",
+                "dependencies.*.set",
+                "skills",
+                "commands",
+                "agents",
+                "rules",
+                "memory",
+            ],
             &mut paths,
         );
         let schema = manifest_schema();
@@ -466,7 +511,12 @@ mod tests {
                 "servers",
                 "dependencies",
                 "registries",
-                "settings"
+                "settings",
+                "skills",
+                "commands",
+                "agents",
+                "rules",
+                "memory"
             ]
         );
     }

@@ -377,9 +377,11 @@ mod tests {
                     checksum: format!("sha256:{}", "a".repeat(64)),
                     dependencies: deps.iter().map(|d| d.to_string()).collect(),
                     servers: vec![name.to_string()],
+                    resources: vec![],
                 })
                 .collect(),
             claims: Vec::new(),
+            files: Vec::new(),
             tools: Default::default(),
         }
     }

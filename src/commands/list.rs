@@ -50,7 +50,40 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     let mut files = crate::install::read_targets(&placed.targets)?;
     crate::install::redact_resolved(&placed.targets, &mut files, &claims);
     let inputs = |package: &str, server: &str| fingerprint_of(&manifest.manifest, package, server);
-    let rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
+    let mut rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
+    if options.scope != Some(crate::hosts::Scope::User) {
+        rows.extend(inspect::inspect_files(
+            manifest.root(),
+            &lock.files,
+            lock,
+            &options.hosts,
+        ));
+    }
+    if options.scope != Some(crate::hosts::Scope::Project) {
+        let mine: Vec<crate::resources::FileClaim> = project
+            .user_claims
+            .files
+            .iter()
+            .filter(|c| c.is_owned_by(&project.owner))
+            .cloned()
+            .collect();
+        let mut user_rows =
+            inspect::inspect_files(&settings.host_env.home, &mine, lock, &options.hosts);
+        for row in &mut user_rows {
+            row.file = format!("~/{}", row.file);
+        }
+        rows.extend(user_rows);
+    }
+    {
+        // Each host's rows together, hosts in the order they first appear.
+        let mut order: Vec<String> = Vec::new();
+        for row in &rows {
+            if !order.contains(&row.host) {
+                order.push(row.host.clone());
+            }
+        }
+        rows.sort_by_key(|r| order.iter().position(|h| *h == r.host));
+    }
     let rows: Vec<Row> = rows
         .into_iter()
         .filter(|r| match view {

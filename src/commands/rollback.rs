@@ -244,7 +244,7 @@ fn user_scope_writes(
         global,
     })?
     .at_scope(Scope::User);
-    let plan = crate::install::plan_targets(crate::install::PlanRequest {
+    let mut plan = crate::install::plan_targets(crate::install::PlanRequest {
         placed: &placed,
         lock: &lock,
         manifest: &manifest.manifest,
@@ -259,6 +259,41 @@ fn user_scope_writes(
         // resolved was written with `--resolve-env`, whose claim this rollback may have undone.
         resolve_env: true,
     })?;
+    // User-scope resource files too, planned the same way; what the restored manifest left out
+    // before is left out again (nothing is refused as lossy here).
+    let keep_out = crate::plan::LossyPolicy {
+        bare: true,
+        named: crate::resources::lossy_names()
+            .map(str::to_string)
+            .collect(),
+    };
+    let resources = crate::resources::project::plan_project(&crate::resources::project::Request {
+        manifest: &manifest,
+        lock: &lock,
+        registries: &registries,
+        claims: &lock.files,
+        user_claims: &project.user_claims.files,
+        home: &settings.host_env.home,
+        owner: &project.owner,
+        global,
+        force: false,
+        lossy: &keep_out,
+        mode: &Mode::Sync,
+        scopes: &[Scope::User],
+    })?;
+    plan.files.extend(
+        resources
+            .files
+            .into_iter()
+            .filter(|f| f.target.scope == Scope::User),
+    );
+    plan.resources = Some(
+        resources
+            .claims
+            .into_iter()
+            .filter(|c| c.scope == "user")
+            .collect(),
+    );
     for warning in &plan.warnings {
         printer.warning(warning);
     }

@@ -133,6 +133,7 @@ fn refused_line(name: &str, description: Option<String>) -> IndexLine {
         cksum: String::new(),
         yanked: true,
         servers: Vec::new(),
+        resources: Vec::new(),
         description,
         keywords: Vec::new(),
         v: 1,

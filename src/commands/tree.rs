@@ -112,8 +112,48 @@ fn servers_of(
         .collect()
 }
 
+/// One resource of a package and the hosts it is installed in (from the lock's file claims).
+#[derive(Clone, Debug, Serialize)]
+struct ResourceNode {
+    name: String,
+    hosts: Vec<String>,
+}
+
+/// The resources of `package` the lock claims files for: `skills.pr-review`, with its hosts.
+fn resources_of(package: &LockedPackage, project: &Project) -> Vec<ResourceNode> {
+    let mut by_label: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for claim in project.lock.iter().flat_map(|l| &l.files) {
+        if claim.package == package.name {
+            by_label
+                .entry(claim.label())
+                .or_default()
+                .extend(claim.hosts.iter().cloned());
+        }
+    }
+    by_label
+        .into_iter()
+        .map(|(name, hosts)| ResourceNode {
+            name,
+            hosts: hosts.into_iter().collect(),
+        })
+        .collect()
+}
+
+/// `figma v0.3.1 [figma: claude-code, codex (user)] {skills.pr-review: claude-code}`.
+fn label(package: &LockedPackage, servers: &[ServerNode], resources: &[ResourceNode]) -> String {
+    let mut text = label_servers(package, servers);
+    if !resources.is_empty() {
+        let described: Vec<String> = resources
+            .iter()
+            .map(|r| format!("{}: {}", r.name, r.hosts.join(", ")))
+            .collect();
+        text.push_str(&format!(" {{{}}}", described.join("; ")));
+    }
+    text
+}
+
 /// `figma v0.3.1 [figma: claude-code, codex (user)]`.
-fn label(package: &LockedPackage, servers: &[ServerNode]) -> String {
+fn label_servers(package: &LockedPackage, servers: &[ServerNode]) -> String {
     let mut text = format!("{} v{}", package.name, package.version);
     if servers.is_empty() {
         return text;
@@ -148,6 +188,9 @@ struct Node {
     source: String,
     declared: bool,
     servers: Vec<ServerNode>,
+    /// Resources installed from it (skills, commands, …), with their hosts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    resources: Vec<ResourceNode>,
     /// Shown earlier in full; its children are not repeated.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     repeat: bool,
@@ -185,7 +228,7 @@ pub fn tree(settings: &Settings, args: TreeArgs, printer: &Printer) -> Result<()
     let lines = graph::layout(&roots, &children, args.depth);
     if printer.json {
         let mut next = 0;
-        let roots = nest(&lines, &mut next, 0, &graph, &places);
+        let roots = nest(&lines, &mut next, 0, &graph, &places, &project);
         let report = TreeReport {
             schema: 1,
             direction: if inverted {
@@ -206,11 +249,12 @@ pub fn tree(settings: &Settings, args: TreeArgs, printer: &Printer) -> Result<()
             continue;
         };
         let servers = servers_of(package, &places);
+        let resources = resources_of(package, &project);
         let repeat = if line.repeat { " (*)" } else { "" };
         printer.out(format!(
             "{}{}{repeat}",
             line.prefix,
-            label(package, &servers)
+            label(package, &servers, &resources)
         ));
     }
     Ok(())
@@ -223,11 +267,12 @@ fn nest(
     depth: usize,
     graph: &Graph<'_>,
     places: &BTreeMap<(String, String), Vec<Place>>,
+    project: &Project,
 ) -> Vec<Node> {
     let mut nodes = Vec::new();
     while let Some(line) = lines.get(*next).filter(|l| l.depth == depth) {
         *next += 1;
-        let children = nest(lines, next, depth + 1, graph, places);
+        let children = nest(lines, next, depth + 1, graph, places, project);
         let Some(package) = graph.get(line.name) else {
             continue;
         };
@@ -237,6 +282,7 @@ fn nest(
             source: package.source.clone(),
             declared: graph.is_root(line.name),
             servers: servers_of(package, places),
+            resources: resources_of(package, project),
             repeat: line.repeat,
             children,
         });

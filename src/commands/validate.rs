@@ -20,7 +20,14 @@ pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result
     };
     let shown = PathBuf::from(display_path(&path));
     let text = fs_err::read_to_string(&path)?;
-    let diags = crate::validate::check_manifest(&shown, &text);
+    let mut diags = crate::validate::check_manifest(&shown, &text);
+    // The files the manifest's resources name: only once the manifest itself is valid.
+    if !diags.iter().any(|d| d.is_error())
+        && let Ok(loaded) = crate::manifest::parse(&shown, text.clone())
+    {
+        let root = path.parent().unwrap_or(Path::new("."));
+        diags.extend(crate::manifest::resource_file_diagnostics(root, &loaded));
+    }
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;
     if printer.json {

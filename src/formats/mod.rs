@@ -20,7 +20,7 @@ mod json;
 mod json_render;
 pub(crate) mod text;
 mod toml;
-mod yaml;
+pub(crate) mod yaml;
 
 #[cfg(test)]
 mod tests;

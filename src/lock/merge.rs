@@ -158,6 +158,15 @@ pub fn recover(
         requirements,
         packages: packages.into_values().collect(),
         claims: claims.into_values().collect(),
+        // Resource files of either side; where both claim one, ours.
+        files: theirs
+            .files
+            .iter()
+            .chain(&ours.files)
+            .map(|f| ((f.file.clone(), f.block.clone()), f.clone()))
+            .collect::<BTreeMap<_, _>>()
+            .into_values()
+            .collect(),
         // Pins of either side; where both pinned a server, ours. `dotpack verify` checks them.
         tools: theirs
             .tools

@@ -86,6 +86,7 @@ impl Reader<'_> {
         let mut requirements = BTreeMap::new();
         let mut packages = Vec::new();
         let mut claims = Vec::new();
+        let mut files = Vec::new();
         let mut tools = BTreeMap::new();
         for (key, item) in root.iter() {
             match key {
@@ -93,6 +94,7 @@ impl Reader<'_> {
                 "manifest" => requirements = self.manifest(item),
                 "package" => packages = self.packages(item),
                 "claim" => claims = self.claims(item),
+                "file" => files = self.files(item),
                 "tools" => tools = self.tools(item),
                 other => {
                     let span = root.key(other).and_then(|k| k.span());
@@ -113,8 +115,38 @@ impl Reader<'_> {
             requirements,
             packages,
             claims,
+            files,
             tools,
         })
+    }
+
+    /// `[[file]]` tables: the resource files dotpack wrote.
+    fn files(&mut self, item: &Item) -> Vec<crate::resources::FileClaim> {
+        let Some(array) = item.as_array_of_tables() else {
+            self.error(
+                "lock-file",
+                item.span(),
+                "`file` must be written as [[file]] tables",
+            );
+            return Vec::new();
+        };
+        let mut files = Vec::new();
+        for table in array.iter() {
+            let mut doc = toml_edit::DocumentMut::new();
+            for (k, v) in table.iter() {
+                doc.insert(k, v.clone());
+            }
+            match crate::resources::parse_claim(&doc.to_string()) {
+                Ok(claim) => files.push(claim),
+                Err(reason) => self.error_with_help(
+                    "lock-file",
+                    table.span(),
+                    format!("a [[file]] entry is invalid: {reason}"),
+                    "restore dotpack.lock from version control; deleting the entry makes dotpack treat the file as not its own",
+                ),
+            }
+        }
+        files
     }
 
     /// `[tools.SERVER]` tables of `TOOL = { tool = "sha256:…", description = "sha256:…" }` pins.
@@ -300,6 +332,10 @@ impl Reader<'_> {
         let checksum = self.checksum(table);
         let dependencies = self.strings(table, "dependencies");
         let servers = self.strings(table, "servers");
+        let resources = match table.get("resources") {
+            Some(_) => self.strings(table, "resources"),
+            None => Some(Vec::new()),
+        };
         Some(LockedPackage {
             name: name?,
             version: version?,
@@ -307,6 +343,7 @@ impl Reader<'_> {
             checksum: checksum?,
             dependencies: dependencies?,
             servers: servers?,
+            resources: resources?,
         })
     }
 
@@ -422,6 +459,7 @@ const PACKAGE_KEYS: &[&str] = &[
     "checksum",
     "dependencies",
     "servers",
+    "resources",
 ];
 
 fn is_sha256(text: &str) -> bool {
@@ -455,6 +493,8 @@ mod fast {
         #[serde(default)]
         claim: Vec<Claim>,
         #[serde(default)]
+        file: Vec<crate::resources::FileClaim>,
+        #[serde(default)]
         tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
     }
 
@@ -469,6 +509,8 @@ mod fast {
         dependencies: Vec<String>,
         #[serde(default)]
         servers: Vec<String>,
+        #[serde(default)]
+        resources: Vec<String>,
     }
 
     /// Everything before the claims, read by the TOML parser.
@@ -480,6 +522,8 @@ mod fast {
         manifest: BTreeMap<String, String>,
         #[serde(default)]
         package: Vec<RawPackage>,
+        #[serde(default)]
+        file: Vec<crate::resources::FileClaim>,
         #[serde(default)]
         tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
     }
@@ -494,6 +538,7 @@ mod fast {
             manifest: head.manifest,
             package: head.package,
             tools: head.tools,
+            file: head.file,
             claim: crate::claims::read_emitted(claims)?,
         })
     }
@@ -534,6 +579,7 @@ mod fast {
                 checksum: p.checksum,
                 dependencies: p.dependencies,
                 servers: p.servers,
+                resources: p.resources,
             })
             .collect();
         Some(Lockfile {
@@ -541,6 +587,7 @@ mod fast {
             requirements: raw.manifest,
             packages,
             claims: raw.claim,
+            files: raw.file,
             tools: raw.tools,
         })
     }

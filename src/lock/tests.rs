@@ -21,6 +21,7 @@ fn sample() -> Lockfile {
                 checksum: format!("sha256:{}", "b".repeat(64)),
                 dependencies: vec![],
                 servers: vec![],
+                resources: vec![],
             },
             LockedPackage {
                 name: "figma".into(),
@@ -29,6 +30,7 @@ fn sample() -> Lockfile {
                 checksum: format!("sha256:{}", "a".repeat(64)),
                 dependencies: vec!["node-runtime".into()],
                 servers: vec!["figma".into(), "figma-ünïcode".into()],
+                resources: vec![],
             },
         ],
         claims: vec![crate::claims::Claim {
@@ -52,6 +54,7 @@ fn sample() -> Lockfile {
             resolved_env: Vec::new(),
             project: None,
         }],
+        files: Vec::new(),
         tools: [(
             "figma".to_string(),
             [

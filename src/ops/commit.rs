@@ -34,7 +34,7 @@ pub fn plan_hosts(
     let claims = all_claims(project);
     let placed = place(settings, project, manifest, lock, &claims)?;
     check_inside_project(&placed, manifest.root(), options.write_outside_project)?;
-    let plan = crate::install::plan_targets(PlanRequest {
+    let mut plan = crate::install::plan_targets(PlanRequest {
         placed: &placed,
         lock,
         manifest: &manifest.manifest,
@@ -44,9 +44,28 @@ pub fn plan_hosts(
         force: options.force,
         lossy: &options.lossy,
         previous: project.lock.as_ref(),
-        mode,
+        mode: mode.clone(),
         resolve_env: options.resolve_env,
     })?;
+    let file_claims: &[crate::resources::FileClaim] =
+        project.lock.as_ref().map_or(&[], |l| &l.files);
+    let resources = crate::resources::project::plan_project(&crate::resources::project::Request {
+        manifest,
+        lock,
+        registries,
+        claims: file_claims,
+        user_claims: &project.user_claims.files,
+        home: &settings.host_env.home,
+        owner: &project.owner,
+        global: project.global,
+        force: options.force,
+        lossy: &options.lossy,
+        mode: &mode,
+        scopes: &[crate::hosts::Scope::Project, crate::hosts::Scope::User],
+    })?;
+    plan.files.extend(resources.files);
+    plan.warnings.extend(resources.warnings);
+    plan.resources = Some(resources.claims);
     Ok((plan, placed))
 }
 
@@ -194,7 +213,19 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 .into_iter()
                 .partition(|c| c.scope == "user");
             lock.claims = claims;
-            if let Some(write) = user_claims_file(project, &user) {
+            let (user_files_claims, files) = match plan.resources.take() {
+                Some(all) => all.into_iter().partition(|c| c.scope == "user"),
+                None => (
+                    project.user_claims.files.clone(),
+                    project
+                        .lock
+                        .as_ref()
+                        .map(|l| l.files.clone())
+                        .unwrap_or_default(),
+                ),
+            };
+            lock.files = files;
+            if let Some(write) = user_claims_file(project, &user, &user_files_claims) {
                 writes.push(write);
             }
             user_files = touches_user_scope(plan, &writes);
@@ -205,6 +236,11 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
                 .as_ref()
                 .map(|l| l.claims.clone())
                 .unwrap_or_default();
+            lock.files = project
+                .lock
+                .as_ref()
+                .map(|l| l.files.clone())
+                .unwrap_or_default();
         }
     }
     crate::pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
@@ -214,6 +250,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     let nothing_locked = project.lock.is_none()
         && lock.packages.is_empty()
         && lock.claims.is_empty()
+        && lock.files.is_empty()
         && lock.tools.is_empty()
         && lock.requirements.is_empty();
     if settings.locked
@@ -390,14 +427,23 @@ pub fn user_claims_write(project: &Project, plan: &Plan) -> Option<FileWrite> {
         .filter(|c| c.scope == "user")
         .cloned()
         .collect();
-    user_claims_file(project, &user)
+    let files: Vec<crate::resources::FileClaim> = match &plan.resources {
+        Some(all) => all.iter().filter(|c| c.scope == "user").cloned().collect(),
+        None => project.user_claims.files.clone(),
+    };
+    user_claims_file(project, &user, &files)
 }
 
 /// The write of `$DOTPACK_HOME/claims.toml` holding `user` (every user-scope claim), when that
 /// changes the file.
-fn user_claims_file(project: &Project, user: &[Claim]) -> Option<FileWrite> {
+fn user_claims_file(
+    project: &Project,
+    user: &[Claim],
+    files: &[crate::resources::FileClaim],
+) -> Option<FileWrite> {
     let current = &project.user_claims;
-    let text = (!user.is_empty() || current.text.is_some()).then(|| UserClaims::render(user));
+    let text = (!user.is_empty() || !files.is_empty() || current.text.is_some())
+        .then(|| UserClaims::render(user, files));
     (text != current.text).then(|| FileWrite {
         display: current.path.display().to_string(),
         host: None,
@@ -495,11 +541,16 @@ fn host_warnings(plan: &Plan) -> Vec<String> {
             .iter()
             .filter(|c| !c.dropped.is_empty() && c.action != Action::Unchanged)
             .map(move |c| {
+                // Resources are named `skills.NAME`; server names hold no dot.
+                let what = if c.server.contains('.') {
+                    format!("`{}`", c.server)
+                } else {
+                    format!("server `{}`", c.server)
+                };
                 format!(
-                    "{} ({}): server `{}` dropped {}",
+                    "{} ({}): {what} dropped {}",
                     file.target.claim_file,
                     file.target.host.id,
-                    c.server,
                     c.dropped.join(", ")
                 )
             })

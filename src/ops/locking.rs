@@ -273,9 +273,11 @@ mod tests {
                     checksum: (*checksum).into(),
                     dependencies: vec![],
                     servers: vec![],
+                    resources: vec![],
                 })
                 .collect(),
             claims: vec![],
+            files: Vec::new(),
             tools: Default::default(),
         }
     }

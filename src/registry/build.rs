@@ -243,6 +243,11 @@ pub(super) fn pack_manifest(loaded: LoadedManifest) -> Result<Candidate, BuildEr
         cksum: sha256_hex(&archive),
         yanked: false,
         servers: m.servers.keys().cloned().collect(),
+        resources: m
+            .resources()
+            .into_iter()
+            .map(|(kind, name, _)| crate::resources::label(kind, name))
+            .collect(),
         description: package.description.clone(),
         keywords: package.keywords.clone(),
         v: 1,

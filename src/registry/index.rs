@@ -46,6 +46,10 @@ pub struct IndexLine {
     /// Names of the MCP servers this version declares, so collisions are found before download.
     #[serde(default)]
     pub servers: Vec<String>,
+    /// The resources this version carries, as `skills.NAME`, `commands.NAME`, …, so the files
+    /// they become are known before download.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -208,6 +212,7 @@ mod more_tests {
     #[test]
     fn render_then_parse_round_trips() {
         let line = IndexLine {
+            resources: Vec::new(),
             name: "figma".into(),
             vers: "0.3.1".parse().unwrap(),
             deps: vec![IndexDep {

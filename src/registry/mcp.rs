@@ -383,6 +383,7 @@ fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
         cksum: sha256_hex(&canonical(doc)),
         yanked: status == Some("deleted"),
         servers: vec![mapped.server],
+        resources: Vec::new(),
         description: (!mapped.description.is_empty()).then_some(mapped.description),
         keywords: Vec::new(),
         v: 1,

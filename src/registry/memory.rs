@@ -122,6 +122,7 @@ pub fn line(name: &str, version: &str, deps: &[(&str, &str)]) -> IndexLine {
         })
         .collect();
     IndexLine {
+        resources: Vec::new(),
         name: name.to_string(),
         cksum: fake_checksum(name, &vers),
         vers,

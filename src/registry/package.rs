@@ -85,6 +85,37 @@ pub fn package_of_line(
     line: &IndexLine,
     pinned: Option<&str>,
 ) -> Result<Manifest> {
+    package_and_files_of_line(source, line, pinned).map(|(manifest, _)| manifest)
+}
+
+/// A locked package's manifest and the files of its resources (see [`load_locked`]).
+pub fn load_locked_with_files(
+    source: &dyn IndexSource,
+    name: &str,
+    version: &Version,
+    pinned: &str,
+) -> Result<(Manifest, crate::resources::Files)> {
+    let lines = source.versions(name)?;
+    let Some(line) = lines
+        .as_deref()
+        .and_then(|l| l.iter().find(|l| &l.vers == version))
+    else {
+        bail!(
+            "{name} {version} (pinned in dotpack.lock) is not in the registry {}\n  help: run `dotpack update {name}`",
+            source.source_id()
+        );
+    };
+    check_pin(source.source_id(), line, pinned)?;
+    package_and_files_of_line(source, line, Some(pinned))
+}
+
+/// [`package_of_line`], with the files of the package's resources (by path inside the package),
+/// each resource checked (`SKILL.md`, frontmatter, paths) against what the archive holds.
+pub fn package_and_files_of_line(
+    source: &dyn IndexSource,
+    line: &IndexLine,
+    pinned: Option<&str>,
+) -> Result<(Manifest, crate::resources::Files)> {
     let (name, version) = (&line.name, &line.vers);
     let bytes = source.archive(line)?;
     if let Some(pinned) = pinned {
@@ -119,7 +150,19 @@ pub fn package_of_line(
     let loaded = crate::manifest::parse(&path, text)
         .with_context(|| format!("the manifest inside {label} is invalid"))?;
     check_matches_index(source.source_id(), line, &loaded.manifest)?;
-    Ok(loaded.manifest)
+    let mut files = crate::resources::Files::new();
+    if !loaded.manifest.resources().is_empty() {
+        files = crate::resources::files_of_archive(crate::registry::archive::read_files(
+            &bytes, &label,
+        )?);
+        let diags =
+            crate::validate::resources::check_files(&path, &loaded.text, &loaded.manifest, &files);
+        if !diags.is_empty() {
+            return Err(anyhow::Error::new(crate::diag::Diagnostics(diags)))
+                .with_context(|| format!("the resources inside {label} are invalid"));
+        }
+    }
+    Ok((loaded.manifest, files))
 }
 
 /// The archive's manifest must describe the version its index line describes: resolution,
@@ -164,6 +207,20 @@ pub fn check_matches_index(
     if index_servers != archive_servers {
         return mismatch("servers", list(&index_servers), list(&archive_servers));
     }
+    let index_resources: BTreeSet<String> = line.resources.iter().cloned().collect();
+    let archive_resources: BTreeSet<String> = manifest
+        .resources()
+        .into_iter()
+        .map(|(kind, name, _)| crate::resources::label(kind, name))
+        .collect();
+    if index_resources != archive_resources {
+        let show = |set: &BTreeSet<String>| list(&set.iter().map(String::as_str).collect());
+        return mismatch(
+            "resources",
+            show(&index_resources),
+            show(&archive_resources),
+        );
+    }
     let index_deps: BTreeMap<&str, String> = line
         .deps
         .iter()
@@ -207,6 +264,7 @@ mod tests {
 
     fn line(servers: &[&str], deps: &[(&str, &str)]) -> IndexLine {
         IndexLine {
+            resources: Vec::new(),
             name: "alpha".into(),
             vers: "1.0.0".parse().unwrap(),
             deps: deps

@@ -20,6 +20,9 @@ pub struct Boundary {
     pub dotpack_home: PathBuf,
     /// The user-scope config file of every host (`~/.claude.json`, `~/.codex/config.toml`, …).
     pub host_files: Vec<PathBuf>,
+    /// The folders below the home folder that hold user-scope resources (`~/.claude/skills`, …;
+    /// see [`crate::resources::user_places`]): records may name files inside them.
+    pub resource_dirs: Vec<PathBuf>,
     /// The roots of the projects whose state folders dotpack made on this machine: user-scope
     /// generations in `$DOTPACK_HOME` name their `dotpack.toml` and `dotpack.lock`.
     pub known_projects: Vec<PathBuf>,
@@ -34,13 +37,16 @@ pub struct Refused {
 
 impl Boundary {
     pub fn new(project_root: Option<&Path>, dotpack_home: &Path, host_env: &HostEnv) -> Boundary {
+        let (resource_dirs, resource_files) = crate::resources::user_places(&host_env.home);
         Boundary {
             project_root: project_root.map(Path::to_path_buf),
             dotpack_home: dotpack_home.to_path_buf(),
             host_files: ADAPTERS
                 .iter()
                 .filter_map(|a| a.user_file.map(|u| u.resolve(host_env)))
+                .chain(resource_files)
                 .collect(),
+            resource_dirs,
             known_projects: super::trust::known_projects(dotpack_home),
         }
     }
@@ -63,6 +69,13 @@ impl Boundary {
             .host_files
             .iter()
             .any(|h| h == path || fsutil::resolve_parent(h) == real)
+        {
+            return None;
+        }
+        if self
+            .resource_dirs
+            .iter()
+            .any(|d| real.starts_with(fsutil::resolve(d)) && real != fsutil::resolve(d))
         {
             return None;
         }
@@ -152,7 +165,38 @@ mod tests {
             project_root: Some(root.to_path_buf()),
             dotpack_home: home.to_path_buf(),
             host_files: vec![root.parent().unwrap().join(".claude.json")],
+            resource_dirs: Vec::new(),
             known_projects: vec![],
+        }
+    }
+
+    #[test]
+    fn records_may_name_files_inside_the_hosts_resource_folders_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_path_buf();
+        let b = Boundary::new(None, &home.join(".dotpack"), &HostEnv::new(&home));
+        let state = home.join(".dotpack");
+        for ok in [
+            ".claude/skills/pr-review/SKILL.md",
+            ".claude/commands/review.md",
+            ".agents/skills/x/scripts/run.sh",
+            ".gemini/commands/review.toml",
+            ".codex/AGENTS.md",
+            ".claude/CLAUDE.md",
+        ] {
+            assert_eq!(b.why_not(&state, &home.join(ok)), None, "{ok}");
+        }
+        for refused in [
+            ".claude/settings.json",
+            ".claude/skills",
+            ".bashrc",
+            ".claude/skills/../../.bashrc",
+            ".ssh/authorized_keys",
+        ] {
+            assert!(
+                b.why_not(&state, &home.join(refused)).is_some(),
+                "{refused}"
+            );
         }
     }
 

@@ -11,6 +11,7 @@
 //! dotpack refuse a package.
 
 mod bridge;
+pub mod resources;
 pub mod secrets;
 mod sections;
 mod server;
@@ -99,6 +100,11 @@ const TOP_LEVEL: &[&str] = &[
     "dependencies",
     "registries",
     "settings",
+    "skills",
+    "commands",
+    "agents",
+    "rules",
+    "memory",
 ];
 
 /// Walks the document, collecting diagnostics.
@@ -126,6 +132,9 @@ impl Checker<'_> {
                 "dependencies" => self.dependencies(key, item),
                 "registries" => self.named_tables(key, item, "registries", Self::registry),
                 "settings" => self.settings(key, item),
+                "skills" | "commands" | "agents" | "rules" | "memory" => {
+                    self.named_tables(key, item, name, Self::resource)
+                }
                 _ => {
                     let help = did_you_mean(name, TOP_LEVEL.iter().copied())
                         .map(|s| format!("did you mean `[{s}]`?"))

@@ -21,6 +21,7 @@ mod publish;
 mod registry;
 mod registry_trust;
 mod resolve_env;
+mod resources;
 mod search_info;
 mod state_model;
 mod templates;

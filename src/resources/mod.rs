@@ -1,0 +1,126 @@
+//! Agent resources a package carries beside its servers: skills, slash commands, subagents,
+//! rules and memory snippets. Each is files, not config entries, and each host keeps them in its
+//! own layout and format.
+//!
+//! - `source`: the files of a package (its folder, or its archive) and the paths it declares;
+//! - `load`: a declared resource read and checked (`SKILL.md`, frontmatter, names);
+//! - `layout`: one table per host saying, for each kind, where its files go and in which shape;
+//! - `render`: a resource in a host's shape (Gemini TOML commands, Cursor `.mdc` rules, …);
+//! - `block`: memory snippets as managed blocks inside `AGENTS.md` / `CLAUDE.md` / `GEMINI.md`;
+//! - `claim`: the record of every file and block dotpack wrote, with its sha256;
+//! - `want`: the files each wanted resource becomes at each host, lossy ones refused;
+//! - `disk`: what is on disk for those files and the claimed ones, read once;
+//! - `plan`: what must change on disk, computed from those bytes (pure);
+//! - `project`: the glue `ops::plan_hosts` calls, for the project and user scopes.
+
+mod block;
+mod claim;
+mod disk;
+mod layout;
+mod load;
+mod plan;
+pub mod project;
+mod render;
+mod source;
+mod want;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+pub use block::{block_body, block_content, remove_block, upsert_block};
+pub use claim::{FileClaim, emit as emit_claims, hash, parse_one as parse_claim};
+pub use disk::{Disk, paths_to_read, read_disk};
+pub use layout::{KindLayout, LAYOUTS, Shape, hosts_with, layout_of, user_places};
+pub use load::{Markdown, Resource, load_all, load_one, parse_markdown};
+pub use plan::{PlanInput, PlanOutput, plan};
+pub use render::{Output, render};
+pub use source::{Files, check_path, files_of_archive, files_of_dir};
+pub use want::{DesiredFile, Want, desired_files};
+
+/// The kinds of resources, as their manifest sections name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Skill,
+    Command,
+    Agent,
+    Rule,
+    Memory,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::Skill,
+        Kind::Command,
+        Kind::Agent,
+        Kind::Rule,
+        Kind::Memory,
+    ];
+
+    /// The manifest section: `skills`, `commands`, `agents`, `rules`, `memory`.
+    pub fn section(self) -> &'static str {
+        match self {
+            Kind::Skill => "skills",
+            Kind::Command => "commands",
+            Kind::Agent => "agents",
+            Kind::Rule => "rules",
+            Kind::Memory => "memory",
+        }
+    }
+
+    /// One of them, in messages: `skill`, `command`, …
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Skill => "skill",
+            Kind::Command => "command",
+            Kind::Agent => "agent",
+            Kind::Rule => "rule",
+            Kind::Memory => "memory snippet",
+        }
+    }
+
+    pub fn of_section(section: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.section() == section)
+    }
+
+    /// What `path` names: a folder holding `SKILL.md` for a skill, a markdown file otherwise.
+    pub fn is_folder(self) -> bool {
+        self == Kind::Skill
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.noun())
+    }
+}
+
+/// `[skills.NAME] path = "skills/NAME"`: where in the package the resource's files are.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceDecl {
+    /// Relative to the package's folder, `/`-separated, never leaving it.
+    pub path: String,
+}
+
+/// How claims and reports name a resource: `skills.pr-review`.
+pub fn label(kind: Kind, name: &str) -> String {
+    format!("{}.{name}", kind.section())
+}
+
+/// The names `--allow-lossy` takes for resources: each kind's section, and every frontmatter
+/// field some host drops.
+pub fn lossy_names() -> impl Iterator<Item = &'static str> {
+    Kind::ALL
+        .into_iter()
+        .map(Kind::section)
+        .chain(
+            LAYOUTS
+                .iter()
+                .flat_map(|t| t.iter())
+                .flat_map(|l| l.drops.iter().copied()),
+        )
+        .chain(["always"])
+}
