@@ -78,16 +78,12 @@ impl Claim {
     /// lock holds them; a user-scope entry with no recorded owner (written before owners were
     /// recorded) belongs to whoever manages it next.
     pub fn is_owned_by(&self, owner: &str) -> bool {
-        self.scope != "user" || self.owners.is_empty() || self.owners.iter().any(|o| o == owner)
+        is_owned_by(&self.scope, &self.owners, owner)
     }
 
     /// The owners other than `owner`.
     pub fn other_owners(&self, owner: &str) -> Vec<String> {
-        self.owners
-            .iter()
-            .filter(|o| *o != owner)
-            .cloned()
-            .collect()
+        other_owners(&self.owners, owner)
     }
 
     /// Moves a legacy `project` into `owners`.
@@ -98,6 +94,18 @@ impl Claim {
             self.owners.push(project);
         }
     }
+}
+
+/// Whether `owner` declared a claimed entry or file of `scope` with `owners`: project-scope ones
+/// belong to the project whose lock holds them, and a user-scope one with no recorded owner
+/// (written before owners were recorded) to whoever manages it next.
+pub fn is_owned_by(scope: &str, owners: &[String], owner: &str) -> bool {
+    scope != "user" || owners.is_empty() || owners.iter().any(|o| o == owner)
+}
+
+/// `owners` but `owner`.
+pub fn other_owners(owners: &[String], owner: &str) -> Vec<String> {
+    owners.iter().filter(|o| *o != owner).cloned().collect()
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -47,18 +47,7 @@ pub fn load_locked(
     version: &Version,
     pinned: &str,
 ) -> Result<Manifest> {
-    let lines = source.versions(name)?;
-    let Some(line) = lines
-        .as_deref()
-        .and_then(|l| l.iter().find(|l| &l.vers == version))
-    else {
-        bail!(
-            "{name} {version} (pinned in dotpack.lock) is not in the registry {}\n  help: run `dotpack update {name}`",
-            source.source_id()
-        );
-    };
-    check_pin(source.source_id(), line, pinned)?;
-    package_of_line(source, line, Some(pinned))
+    load_locked_with_files(source, name, version, pinned).map(|(manifest, _)| manifest)
 }
 
 /// Checks that the index line `line` of registry `source_id` still lists the checksum the lock

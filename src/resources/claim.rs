@@ -59,16 +59,12 @@ impl FileClaim {
     /// Whether `owner` declared this file: project-scope files belong to the project whose lock
     /// holds them.
     pub fn is_owned_by(&self, owner: &str) -> bool {
-        self.scope != "user" || self.owners.is_empty() || self.owners.iter().any(|o| o == owner)
+        crate::claims::is_owned_by(&self.scope, &self.owners, owner)
     }
 
     /// The owners other than `owner`.
     pub fn other_owners(&self, owner: &str) -> Vec<String> {
-        self.owners
-            .iter()
-            .filter(|o| *o != owner)
-            .cloned()
-            .collect()
+        crate::claims::other_owners(&self.owners, owner)
     }
 
     /// What `dotpack list` and reports call it: `skills.pr-review` (in `.claude/skills/…`).
