@@ -74,9 +74,17 @@ fn open_named(
     let kind = spec.kind.unwrap_or_default();
     match (&spec.path, &spec.url) {
         (None, Some(url)) if kind == RegistryKind::McpRegistry => {
-            let source =
-                registry::mcp::McpRegistry::open(url, &settings.dotpack_home, settings.network())
-                    .with_context(|| format!("registry `{name}` in [registries]"))?;
+            let auth = spec
+                .token_env
+                .as_deref()
+                .map(registry::http::Auth::from_env);
+            let source = registry::mcp::McpRegistry::open_with_auth(
+                url,
+                &settings.dotpack_home,
+                settings.network(),
+                auth,
+            )
+            .with_context(|| format!("registry `{name}` in [registries]"))?;
             Ok(Box::new(source))
         }
         (Some(_), None) if kind == RegistryKind::McpRegistry => bail!(

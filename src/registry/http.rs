@@ -216,8 +216,13 @@ pub struct CachedApi(Remote);
 
 impl CachedApi {
     /// Prepares the API at `base_url`, caching under `cache_dir`; nothing is fetched yet.
-    pub fn open(base_url: &str, cache_dir: &Path, network: Network) -> Result<Self, RegistryError> {
-        Ok(CachedApi(Remote::new(base_url, cache_dir, network, None)?))
+    pub fn open(
+        base_url: &str,
+        cache_dir: &Path,
+        network: Network,
+        auth: Option<Auth>,
+    ) -> Result<Self, RegistryError> {
+        Ok(CachedApi(Remote::new(base_url, cache_dir, network, auth)?))
     }
 
     /// `rel` (a path and query under the base URL) as an absolute URL.

@@ -68,6 +68,17 @@ struct Known {
 impl McpRegistry {
     /// The registry at `url`, cached in its own folder under `dotpack_home`. Nothing is fetched.
     pub fn open(url: &str, dotpack_home: &Path, network: Network) -> Result<Self, RegistryError> {
+        Self::open_with_auth(url, dotpack_home, network, None)
+    }
+
+    /// [`McpRegistry::open`] for a private registry (a company's subregistry): `auth` goes to
+    /// its own origin only.
+    pub fn open_with_auth(
+        url: &str,
+        dotpack_home: &Path,
+        network: Network,
+        auth: Option<crate::registry::http::Auth>,
+    ) -> Result<Self, RegistryError> {
         let base = normalize_url(url)?;
         let cache = cache_dir(dotpack_home, &format!("{SOURCE_PREFIX}{base}"));
         let prefix = if base.ends_with("/v0/") || base.ends_with("/v0.1/") {
@@ -76,7 +87,7 @@ impl McpRegistry {
             "v0.1/"
         };
         Ok(McpRegistry {
-            api: CachedApi::open(&base, &cache, network)?,
+            api: CachedApi::open(&base, &cache, network, auth)?,
             source_id: format!("{SOURCE_PREFIX}{base}"),
             prefix,
             known: Mutex::new(BTreeMap::new()),

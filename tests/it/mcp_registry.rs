@@ -517,3 +517,31 @@ fn a_deleted_version_is_yanked_and_a_registry_without_latest_still_lists_each_se
         "{text}"
     );
 }
+
+#[test]
+fn a_private_subregistry_gets_its_token_and_a_refusal_names_the_variable() {
+    let env = Env::new();
+    let server = McpServer::fixtures();
+    server.require_authorization("Bearer sub-registry-token-1");
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\nhosts = [\"claude-code\"]\n\n[registries]\nmcp = {{ url = \"{}\", kind = \"mcp-registry\", token_env = \"SUB_TOKEN\" }}\n",
+            server.url()
+        ),
+    );
+    env.dotpack()
+        .args(["add", "io.github.acme/weather"])
+        .env_remove("SUB_TOKEN")
+        .assert()
+        .failure()
+        .stderr(contains("SUB_TOKEN"));
+    assert!(!env.project.join(".mcp.json").exists());
+    env.dotpack()
+        .args(["-vv", "add", "io.github.acme/weather"])
+        .env("SUB_TOKEN", "sub-registry-token-1")
+        .assert()
+        .success()
+        .stderr(contains("sub-registry-token-1").not());
+    assert!(env.read(".mcp.json").contains("\"weather\""));
+}

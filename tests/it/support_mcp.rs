@@ -33,6 +33,8 @@ struct State {
     deleted: Vec<(String, String)>,
     /// Whether `version=latest` is ignored, as by a subregistry that does not implement it.
     ignore_latest: bool,
+    /// When set, a request without exactly this `Authorization` header gets 401.
+    require_authorization: Option<String>,
 }
 
 /// The documents under `tests/fixtures/mcp-registry/`, in file name order.
@@ -59,6 +61,7 @@ impl McpServer {
             log: Vec::new(),
             deleted: Vec::new(),
             ignore_latest: false,
+            require_authorization: None,
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
@@ -99,6 +102,11 @@ impl McpServer {
             .iter()
             .map(|(path, status)| format!("{status} {path}"))
             .collect()
+    }
+
+    /// Answer 401 to every request that does not carry exactly `value` as `Authorization`.
+    pub fn require_authorization(&self, value: &str) {
+        self.state.lock().expect("state").require_authorization = Some(value.to_string());
     }
 
     pub fn clear_requests(&self) {
@@ -299,13 +307,22 @@ fn serve(mut stream: TcpStream, state: &Mutex<State>) {
     let Some(target) = lines.next().and_then(|l| l.split(' ').nth(1)) else {
         return;
     };
-    let if_none_match = lines.find_map(|l| {
-        let (name, value) = l.split_once(':')?;
-        name.eq_ignore_ascii_case("if-none-match")
-            .then(|| value.trim().to_string())
-    });
+    let header = |wanted: &str| {
+        text.lines().skip(1).find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case(wanted)
+                .then(|| value.trim().to_string())
+        })
+    };
+    let if_none_match = header("if-none-match");
+    let authorization = header("authorization");
     let mut state = state.lock().expect("state");
-    let (status, value) = route(target, &state);
+    let (status, value) = match &state.require_authorization {
+        Some(wanted) if authorization.as_ref() != Some(wanted) => {
+            (401, serde_json::json!({"error": "unauthorized"}))
+        }
+        _ => route(target, &state),
+    };
     let body = serde_json::to_vec_pretty(&value).expect("json");
     let etag = format!(
         "\"{}\"",
@@ -321,6 +338,7 @@ fn serve(mut stream: TcpStream, state: &Mutex<State>) {
     let reason = match status {
         200 => "OK",
         304 => "Not Modified",
+        401 => "Unauthorized",
         _ => "Not Found",
     };
     let (length, body) = if status == 304 {
