@@ -345,6 +345,8 @@ pub struct AddArgs {
     pub set: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
+    #[command(flatten)]
+    pub resolve: ResolveEnvArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -363,6 +365,8 @@ pub struct UpdateArgs {
     pub packages: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
+    #[command(flatten)]
+    pub resolve: ResolveEnvArgs,
 }
 
 /// Which host files a command works on.
@@ -398,6 +402,11 @@ pub struct InstallArgs {
     /// the project, such as a link to your home folder's config
     #[arg(long)]
     pub write_outside_project: bool,
+}
+
+/// `--resolve-env`, on the commands that write entries from packages (add, install, update).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ResolveEnvArgs {
     /// At user scope, where a host cannot read an environment variable in a field (Codex
     /// `args`, `url`), write the variable's current value instead; the file becomes readable by
     /// you only, and the value never enters dotpack.lock, claims, history or output
@@ -413,6 +422,8 @@ pub struct InstallCmdArgs {
     pub packages: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
+    #[command(flatten)]
+    pub resolve: ResolveEnvArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -615,7 +626,7 @@ impl InstallArgs {
             lossy: lossy_policy(&self.allow_lossy)?,
             dry_run: self.dry_run,
             write_outside_project: self.write_outside_project,
-            resolve_env: self.resolve_env,
+            resolve_env: false,
         })
     }
 }

@@ -25,7 +25,10 @@ use crate::registry::{ArchiveKind, IndexLine, IndexSource, Refusal};
 use crate::resolve::RegistrySet;
 
 pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> {
-    let options = args.install.options()?;
+    let options = crate::ops::InstallOptions {
+        resolve_env: args.resolve.resolve_env,
+        ..args.install.options()?
+    };
     let inputs = parse_inputs(&args.set)?;
     if !inputs.is_empty() && args.packages.len() != 1 {
         return Err(UsageError(

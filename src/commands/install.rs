@@ -14,7 +14,10 @@ use crate::plan::Mode;
 use crate::project::ManifestEditor;
 
 pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
-    let options = args.install.options()?;
+    let options = crate::ops::InstallOptions {
+        resolve_env: args.resolve.resolve_env,
+        ..args.install.options()?
+    };
     let project = Project::load(settings, printer)?;
     // Only names, hosts or a scope given on the command line edit dotpack.toml.
     let declares = !args.packages.is_empty()

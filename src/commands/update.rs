@@ -10,7 +10,10 @@ use crate::output::Printer;
 use crate::plan::Mode;
 
 pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<()> {
-    let options = args.install.options()?;
+    let options = crate::ops::InstallOptions {
+        resolve_env: args.resolve.resolve_env,
+        ..args.install.options()?
+    };
     let project = Project::load(settings, printer)?;
     let mut preferred = project.locked_versions();
     if args.packages.is_empty() {
