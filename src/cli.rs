@@ -616,6 +616,7 @@ impl InstallArgs {
             dry_run: self.dry_run,
             write_outside_project: self.write_outside_project,
             resolve_env: self.resolve_env,
+            staged: Default::default(),
         })
     }
 }
