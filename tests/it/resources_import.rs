@@ -274,3 +274,37 @@ fn init_import_brings_the_resources_in_too() {
     assert!(manifest.contains("[agents.triager]"), "{manifest}");
     env.dotpack().arg("status").assert().success();
 }
+
+#[test]
+fn cursor_rules_and_commands_are_imported_and_claimed() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"cursor\"]\nscope = \"project\"\n",
+    );
+    env.write(".cursor/mcp.json", "{\"mcpServers\": {}}\n");
+    let mdc = "---\ndescription: Style\nglobs: src/**\nalwaysApply: false\n---\nUse tabs.\n";
+    env.write(".cursor/rules/style.mdc", mdc);
+    env.write(".cursor/commands/thing.md", "Do the thing.\n");
+    env.dotpack()
+        .args(["import", "cursor", "--into"])
+        .assert()
+        .success();
+    assert_eq!(
+        env.read("resources/rules/style.md"),
+        "---\ndescription: \"Style\"\nglobs: \"src/**\"\nalways: false\n---\nUse tabs.\n"
+    );
+    assert_eq!(env.read("resources/commands/thing.md"), "Do the thing.\n");
+    let lock = env.read("dotpack.lock");
+    assert!(
+        lock.contains("file = \".cursor/rules/style.mdc\""),
+        "{lock}"
+    );
+    assert!(
+        lock.contains("file = \".cursor/commands/thing.md\""),
+        "{lock}"
+    );
+    env.dotpack().arg("status").assert().success();
+    env.dotpack().arg("install").assert().success();
+    assert_eq!(env.read(".cursor/rules/style.mdc"), mdc);
+}
