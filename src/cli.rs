@@ -94,8 +94,8 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// Take ownership of an existing host entry as it is
     Adopt(AdoptArgs),
-    /// Read the MCP servers a host already has and print them in canonical form; `--into`
-    /// makes them the project's own servers
+    /// Read the MCP servers (and project resource files) a host already has and print them in
+    /// canonical form; `--into` makes them the project's own
     #[command(
         after_help = "Examples:\n  dotpack import claude-code                 # print .mcp.json (or ~/.claude.json) as [servers.*]\n  dotpack import codex --scope user --json\n  dotpack import cursor --file ~/old/mcp.json\n  dotpack import claude-code --into          # own them in dotpack.toml, claim the entries as they are"
     )]
@@ -457,7 +457,8 @@ pub struct ImportArgs {
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
     /// Add the servers to dotpack.toml as the project's own, and claim the host's entries as
-    /// they are (literal secrets become `{{env.NAME}}` references)
+    /// they are (literal secrets become `{{env.NAME}}` references); the host's unclaimed
+    /// commands, agents, skills and rules are copied under resources/ and declared too
     #[arg(long, conflicts_with = "file")]
     pub into: bool,
     /// With --into: show what would change, and write nothing
@@ -627,6 +628,7 @@ impl InstallArgs {
             dry_run: self.dry_run,
             write_outside_project: self.write_outside_project,
             resolve_env: false,
+            staged: Default::default(),
         })
     }
 }

@@ -339,6 +339,16 @@ impl Manifest {
     }
 
     /// Every declared resource, by kind then name.
+    pub fn resources_of_mut(&mut self, kind: Kind) -> &mut BTreeMap<String, ResourceDecl> {
+        match kind {
+            Kind::Skill => &mut self.skills,
+            Kind::Command => &mut self.commands,
+            Kind::Agent => &mut self.agents,
+            Kind::Rule => &mut self.rules,
+            Kind::Memory => &mut self.memory,
+        }
+    }
+
     pub fn resources(&self) -> Vec<(Kind, &str, &ResourceDecl)> {
         Kind::ALL
             .into_iter()

@@ -145,6 +145,27 @@ impl ManifestEditor {
         Ok(())
     }
 
+    /// Adds `[SECTION.NAME] path = "PATH"` (a resource the project carries itself).
+    pub fn add_resource(&mut self, section: &str, name: &str, path: &str) -> Result<()> {
+        if self.doc.get(section).is_none() {
+            let mut table = Table::new();
+            table.set_implicit(true);
+            self.doc.insert(section, Item::Table(table));
+        }
+        let kinds = self
+            .doc
+            .get_mut(section)
+            .and_then(Item::as_table_mut)
+            .with_context(|| format!("[{section}] must be a table"))?;
+        if kinds.contains_key(name) {
+            bail!("dotpack.toml already has [{section}.{name}]");
+        }
+        let mut table = Table::new();
+        table.insert("path", value(path));
+        kinds.insert(name, Item::Table(table));
+        Ok(())
+    }
+
     /// Removes dependency `name`; returns whether it was there.
     pub fn remove_dependency(&mut self, name: &str) -> bool {
         match self

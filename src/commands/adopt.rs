@@ -75,6 +75,7 @@ pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()
             dry_run: options.dry_run,
             edits,
             no_hosts: false,
+            staged: Vec::new(),
         },
     )
 }

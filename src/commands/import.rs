@@ -26,17 +26,85 @@ pub fn run(settings: &Settings, args: ImportArgs, printer: &Printer) -> Result<(
         None => Source::at_scope(host, args.scope, &root, &settings.host_env)?,
     };
     let imported = source.import()?;
+    let resources = match source.scope {
+        Some(Scope::Project) => project_resources(settings, printer, host, &root),
+        _ => Default::default(),
+    };
     if printer.json {
         printer.json_out(&json!({
             "host": host.id,
             "file": source.display,
             "servers": imported.servers,
             "warnings": imported.warnings,
+            "resources": resources.found.iter().map(|f| json!({
+                "kind": f.kind,
+                "name": f.name,
+                "file": f.origin,
+                "path": f.path,
+            })).collect::<Vec<_>>(),
+            "resource_warnings": resources.warnings,
         }));
     } else {
         print_toml(printer, &source, &imported);
+        print_resources(printer, host, &resources);
     }
     Ok(())
+}
+
+/// The host's project resource files `--into` would bring in, as `scan` finds them (against
+/// the project's manifest and claims when there is one).
+fn project_resources(
+    settings: &Settings,
+    printer: &Printer,
+    host: &'static HostAdapter,
+    root: &Path,
+) -> super::import_resources::Scan {
+    let project = crate::ops::project_root(settings)
+        .and_then(|_| crate::ops::Project::load(settings, printer).ok());
+    match &project {
+        Some(p) => super::import_resources::scan(
+            host,
+            p.root(),
+            &p.manifest.manifest,
+            p.lock.as_ref().map_or(&[], |l| &l.files),
+        ),
+        None => {
+            super::import_resources::scan(host, root, &crate::manifest::Manifest::default(), &[])
+        }
+    }
+}
+
+/// The resources found, as the `[KIND.NAME]` declarations `--into` would add.
+fn print_resources(
+    printer: &Printer,
+    host: &'static HostAdapter,
+    scan: &super::import_resources::Scan,
+) {
+    if !scan.found.is_empty() {
+        let mut text = String::new();
+        for f in &scan.found {
+            text.push_str(&format!(
+                "\n[{}.{}]  # from {}\npath = \"{}\"\n",
+                f.kind.section(),
+                f.name,
+                f.origin,
+                f.path
+            ));
+        }
+        printer.out(text.trim_end());
+        let n = scan.found.len();
+        printer.status(
+            "Found",
+            format!(
+                "{n} resource{} in the project's {} folders (`--into` copies them under resources/)",
+                if n == 1 { "" } else { "s" },
+                host.name()
+            ),
+        );
+    }
+    for w in &scan.warnings {
+        printer.warning(w);
+    }
 }
 
 fn print_toml(printer: &Printer, source: &Source, imported: &Imported) {

@@ -13,6 +13,7 @@ use anyhow::{Result, bail};
 use serde_json::{Map, Value};
 
 use super::import::{Source, print_warnings};
+use super::import_resources::{Found, scan};
 use crate::commands::declare::{self, Edits};
 use crate::hosts::{HostAdapter, Scope};
 use crate::import::{ManifestServer, manifest_server_reading};
@@ -158,8 +159,9 @@ pub(super) fn into(
     if !conflicts.is_empty() {
         return Err(conflict_error(&conflicts, &sources));
     }
-    if candidates.is_empty() {
-        printer.note("nothing to import: no server that is not dotpack's already");
+    let resources = resources_of(printer, project, &sources);
+    if candidates.is_empty() && resources.is_empty() {
+        printer.note("nothing to import: no server or resource file that is not dotpack's already");
         return Ok(());
     }
     check_names(project, &candidates)?;
@@ -170,6 +172,7 @@ pub(super) fn into(
     let used: BTreeSet<usize> = candidates
         .values()
         .flat_map(|c| c.sources.clone())
+        .chain(resources.iter().map(|(i, _)| *i))
         .collect();
     for source in used.iter().map(|&i| &sources[i]) {
         declare_host(settings, &mut editor, project, source, &mut edits)?;
@@ -180,6 +183,21 @@ pub(super) fn into(
             "Adding".to_string(),
             format!("server {name} to [servers] in {file}"),
         ));
+    }
+    let mut staged = Vec::new();
+    for (_, r) in &resources {
+        editor.add_resource(r.kind.section(), &r.name, &r.path)?;
+        edits.push((
+            "Adding".to_string(),
+            format!(
+                "{} {} to [{}] in {file}, from {}",
+                r.kind,
+                r.name,
+                r.kind.section(),
+                r.origin
+            ),
+        ));
+        staged.extend(r.files.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     let text = editor.render();
     let updated = match manifest.with_text(&text) {
@@ -196,9 +214,17 @@ pub(super) fn into(
         Some(lock) => project.lock_to_write(lock, &updated, &registries)?,
         None => ops::resolve_lock(&updated, &registries, project.locked_versions(), None)?,
     };
-    let servers: BTreeSet<String> = candidates.keys().cloned().collect();
+    let servers: BTreeSet<String> = candidates
+        .keys()
+        .cloned()
+        .chain(resources.iter().map(|(_, r)| r.label()))
+        .collect();
     let options = ops::InstallOptions {
         dry_run,
+        staged: staged
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_bytes().to_vec()))
+            .collect(),
         ..ops::InstallOptions::default()
     };
     let (plan, _) = ops::plan_hosts(
@@ -211,6 +237,10 @@ pub(super) fn into(
         Mode::Adopt(servers),
     )?;
     check_adopted(&plan, &candidates, &sources)?;
+    let claimed: Vec<bool> = resources
+        .iter()
+        .map(|(_, r)| resource_adopted(&plan, project.root(), r))
+        .collect();
     ops::commit(
         settings,
         printer,
@@ -222,9 +252,22 @@ pub(super) fn into(
             dry_run,
             edits,
             no_hosts: false,
+            staged,
         },
     )?;
     report(printer, &candidates, dry_run);
+    for ((_, r), claimed) in resources.iter().zip(claimed) {
+        let verb = if dry_run { "would be" } else { "is" };
+        let how = if claimed {
+            format!("{} {verb} claimed as it is", r.origin)
+        } else {
+            format!("{} stays unclaimed", r.origin)
+        };
+        printer.note(format!(
+            "{} `{}`: copied to {}; {how}",
+            r.kind, r.name, r.path
+        ));
+    }
     Ok(())
 }
 
@@ -388,4 +431,57 @@ fn report(printer: &Printer, candidates: &BTreeMap<String, Candidate>, dry_run: 
             "the host files read keep their literal values: remove them there once the variables are set",
         );
     }
+}
+
+/// The resource files of the project-scope sources no claim owns, each with the index of its
+/// source; what is left out is warned about. A name two hosts both have comes from the first.
+pub(super) fn resources_of(
+    printer: &Printer,
+    project: &Project,
+    sources: &[Source],
+) -> Vec<(usize, Found)> {
+    let claims: &[crate::resources::FileClaim] = project.lock.as_ref().map_or(&[], |l| &l.files);
+    let mut out: Vec<(usize, Found)> = Vec::new();
+    for (i, source) in sources.iter().enumerate() {
+        if source.scope != Some(Scope::Project) {
+            continue;
+        }
+        let scan = scan(
+            source.host,
+            project.root(),
+            &project.manifest.manifest,
+            claims,
+        );
+        for warning in scan.warnings {
+            printer.warning(warning);
+        }
+        for found in scan.found {
+            if let Some((_, first)) = out
+                .iter()
+                .find(|(_, f)| f.kind == found.kind && f.name == found.name)
+            {
+                printer.warning(format!(
+                    "{}: not imported: {} is imported from {} already",
+                    found.origin,
+                    found.label(),
+                    first.origin
+                ));
+                continue;
+            }
+            out.push((i, found));
+        }
+    }
+    out
+}
+
+/// Whether the plan claims the host file (or every file of the skill folder) `r` came from.
+fn resource_adopted(plan: &crate::plan::Plan, root: &std::path::Path, r: &Found) -> bool {
+    let origin = root.join(&r.origin);
+    let label = r.label();
+    plan.files.iter().any(|f| {
+        f.target.path.starts_with(&origin)
+            && f.changes
+                .iter()
+                .any(|ch| ch.server == label && ch.action == Action::Adopt)
+    })
 }

@@ -163,7 +163,17 @@ fn import_sources(
             .collect::<Result<_>>()?;
         let mut with_servers = Vec::new();
         for source in found {
-            if !source.import()?.servers.is_empty() {
+            // A project file is read for the host's resource files too.
+            let resources = source.scope == Some(Scope::Project)
+                && !super::import_resources::scan(
+                    host,
+                    dir,
+                    &crate::manifest::Manifest::default(),
+                    &[],
+                )
+                .found
+                .is_empty();
+            if resources || !source.import()?.servers.is_empty() {
                 with_servers.push(source);
             }
         }

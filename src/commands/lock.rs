@@ -48,6 +48,7 @@ pub fn run(settings: &Settings, args: &LockArgs, printer: &Printer) -> Result<()
             dry_run: args.dry.dry_run,
             edits: Vec::new(),
             no_hosts: false,
+            staged: Vec::new(),
         },
     )
 }

@@ -10,6 +10,7 @@ pub mod history;
 pub mod hosts;
 pub mod import;
 mod import_into;
+mod import_resources;
 pub mod info;
 pub mod init;
 pub mod install;

@@ -280,6 +280,7 @@ fn user_scope_writes(
         lossy: &keep_out,
         mode: &Mode::Sync,
         scopes: &[Scope::User],
+        staged: &Default::default(),
     })?;
     plan.files.extend(
         resources

@@ -185,6 +185,7 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
                     "the servers' tools as they are now".to_string(),
                 )],
                 no_hosts: false,
+                staged: Vec::new(),
             },
         )?;
         changed = false;

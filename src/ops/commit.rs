@@ -62,6 +62,7 @@ pub fn plan_hosts(
         lossy: &options.lossy,
         mode: &mode,
         scopes: &[crate::hosts::Scope::Project, crate::hosts::Scope::User],
+        staged: &options.staged,
     })?;
     plan.files.extend(resources.files);
     plan.warnings.extend(resources.warnings);
@@ -178,6 +179,7 @@ pub fn finish(
             dry_run: finish.options.dry_run,
             edits: finish.edits,
             no_hosts,
+            staged: Vec::new(),
         },
     )
 }
@@ -193,6 +195,8 @@ pub struct Outcome<'a> {
     pub edits: Vec<(String, String)>,
     /// The project declares no host and holds no claim: said after the other lines.
     pub no_hosts: bool,
+    /// New files written into the project (relative path, text): what `import --into` copies.
+    pub staged: Vec<(String, String)>,
 }
 
 /// Applies an outcome: checks `--locked`, writes every changed file (host files, user claims,
@@ -292,6 +296,17 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         all_writes.extend(file_writes(plan));
     }
     all_writes.append(&mut writes);
+    for (rel, text) in outcome.staged {
+        all_writes.push(FileWrite {
+            display: rel.clone(),
+            host: None,
+            path: root.join(&rel),
+            before: None,
+            after: Some(text),
+            remove_dirs: 0,
+            resolved: Vec::new(),
+        });
+    }
     let manifest_path = project.manifest.path.clone();
     if let Some(text) = outcome.manifest_text {
         all_writes.push(FileWrite {

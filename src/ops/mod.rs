@@ -149,6 +149,9 @@ pub struct InstallOptions {
     /// `--resolve-env`: at user scope, write a reference a host cannot express as the
     /// variable's current value (see [`crate::resolved`]).
     pub resolve_env: bool,
+    /// Files `import --into` is about to write into the project (relative, `/`-separated):
+    /// the project's own resources are read from these instead of the disk.
+    pub staged: crate::resources::Files,
 }
 
 impl Settings {

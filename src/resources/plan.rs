@@ -177,6 +177,36 @@ impl Planner<'_, '_> {
         }
     }
 
+    /// A file `import --into` brought into the project: claimed as it is when it holds exactly
+    /// what dotpack would write; else left unclaimed, with a warning naming the way out.
+    fn adopt(&mut self, file: &str, d: &DesiredFile, before: Option<String>) {
+        match before {
+            Some(text) if text == d.text => {
+                self.out.claims.push(self.claim_of(d, None, hash(&d.text)));
+                let change = EntryChange {
+                    server: label(d.kind, &d.name),
+                    package: d.package.clone(),
+                    action: Action::Adopt,
+                    dropped: d.dropped.clone(),
+                };
+                let plan = self.file_plan(
+                    file,
+                    d.hosts[0],
+                    Some(text.clone()),
+                    Some(text),
+                    vec![change],
+                    0,
+                );
+                self.push(plan);
+            }
+            Some(_) => self.out.warnings.push(format!(
+                "{file} is not what dotpack writes for {} there, so it is left unclaimed (a collision for `dotpack install`)\n  help: `dotpack install --force` replaces it with the imported resource's rendering",
+                label(d.kind, &d.name)
+            )),
+            None => {}
+        }
+    }
+
     /// A whole file: at most one resource wants it, at most one claim holds it.
     fn whole(&mut self, file: &str, d: Option<&DesiredFile>, claim: Option<&FileClaim>) {
         let before = self.before(file);
@@ -195,6 +225,12 @@ impl Planner<'_, '_> {
             }
             return;
         };
+        if let (Mode::Adopt(adopted), None) = (self.input.mode, claim)
+            && adopted.contains(&label(d.kind, &d.name))
+        {
+            self.adopt(file, d, before);
+            return;
+        }
         if keep_only {
             if let Some(c) = claim {
                 self.out.claims.push(c.clone());

@@ -37,6 +37,8 @@ pub struct Request<'a> {
     /// Plan only these scopes (rollback plans the user scope alone: the project's files come
     /// back by bytes).
     pub scopes: &'a [Scope],
+    /// Files about to be written into the project: read from here instead of the disk.
+    pub staged: &'a super::Files,
 }
 
 /// One package's resources.
@@ -97,7 +99,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         });
     }
     if !manifest.resources().is_empty() {
-        let files = super::files_of_dir(root, manifest).map_err(|problems| {
+        let files = own_files(root, manifest, req.staged).map_err(|problems| {
             anyhow::anyhow!(
                 "dotpack.toml: {}",
                 problems
@@ -184,4 +186,30 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         out.warnings.extend(planned.warnings);
     }
     Ok(out)
+}
+
+/// The files of the project's own resources: the staged ones, and the others read from `root`.
+fn own_files(
+    root: &std::path::Path,
+    manifest: &crate::manifest::Manifest,
+    staged: &super::Files,
+) -> Result<super::Files, Vec<(super::Kind, String, String)>> {
+    if staged.is_empty() {
+        return super::files_of_dir(root, manifest);
+    }
+    let is_staged = |path: &str| {
+        let path = path.trim_end_matches('/');
+        staged
+            .keys()
+            .any(|k| k == path || k.starts_with(&format!("{path}/")))
+    };
+    let mut on_disk = manifest.clone();
+    for kind in super::Kind::ALL {
+        on_disk
+            .resources_of_mut(kind)
+            .retain(|_, decl| !is_staged(&decl.path));
+    }
+    let mut files = super::files_of_dir(root, &on_disk)?;
+    files.extend(staged.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Ok(files)
 }

@@ -22,6 +22,7 @@ mod registry;
 mod registry_trust;
 mod resolve_env;
 mod resources;
+mod resources_import;
 mod search_info;
 mod state_model;
 mod templates;
