@@ -99,26 +99,8 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         });
     }
     if !manifest.resources().is_empty() {
-        let files = own_files(root, manifest, req.staged).map_err(|problems| {
-            anyhow::anyhow!(
-                "dotpack.toml: {}",
-                problems
-                    .into_iter()
-                    .map(|(_, _, why)| why)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )
-        })?;
-        let resources = load_all(manifest, &files).map_err(|problems| {
-            anyhow::anyhow!(
-                "dotpack.toml: {}",
-                problems
-                    .into_iter()
-                    .map(|(_, _, why)| why)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )
-        })?;
+        let files = own_files(root, manifest, req.staged).map_err(manifest_problems)?;
+        let resources = load_all(manifest, &files).map_err(manifest_problems)?;
         carried.push(Carried {
             package: crate::install::LOCAL_PACKAGE.to_string(),
             version: manifest
@@ -189,6 +171,12 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
 }
 
 /// The files of the project's own resources: the staged ones, and the others read from `root`.
+/// The problems found in the project's own resources, as one error naming dotpack.toml.
+fn manifest_problems(problems: Vec<(super::Kind, String, String)>) -> anyhow::Error {
+    let whys: Vec<String> = problems.into_iter().map(|(_, _, why)| why).collect();
+    anyhow::anyhow!("dotpack.toml: {}", whys.join("; "))
+}
+
 fn own_files(
     root: &std::path::Path,
     manifest: &crate::manifest::Manifest,

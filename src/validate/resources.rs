@@ -7,7 +7,6 @@ use std::path::Path;
 use toml_edit::{Item, Key};
 
 use super::{Checker, entries, segment};
-use crate::concepts::ValueKind;
 use crate::diag::Diagnostic;
 use crate::manifest::Manifest;
 use crate::resources::{Files, Kind, check_path, load_one};
@@ -23,10 +22,7 @@ impl Checker<'_> {
             let key_path = format!("{at}.{}", segment(k.get()));
             match k.get() {
                 "path" => {
-                    if let Some(path) = self
-                        .expect_kind(k, v, &key_path, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
+                    if let Some(path) = self.expect_str(k, v, &key_path)
                         && let Err(why) = check_path(path)
                     {
                         self.error(

@@ -44,10 +44,7 @@ impl Checker<'_> {
             let at = format!("package.{}", segment(k.get()));
             match k.get() {
                 "name" => {
-                    if let Some(name) = self
-                        .expect_kind(k, v, &at, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
+                    if let Some(name) = self.expect_str(k, v, &at)
                         && !is_valid_package_name(name)
                     {
                         self.error(
@@ -60,10 +57,7 @@ impl Checker<'_> {
                     }
                 }
                 "version" => {
-                    if let Some(text) = self
-                        .expect_kind(k, v, &at, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
+                    if let Some(text) = self.expect_str(k, v, &at)
                         && let Err(e) = Version::parse(text)
                     {
                         self.error(
@@ -418,10 +412,7 @@ impl Checker<'_> {
                     self.expect_kind(k, v, &key_path, ValueKind::String);
                 }
                 "url" => {
-                    if let Some(url) = self
-                        .expect_kind(k, v, &key_path, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
+                    if let Some(url) = self.expect_str(k, v, &key_path)
                         && !is_http_url(url)
                     {
                         self.error(
@@ -434,10 +425,7 @@ impl Checker<'_> {
                     }
                 }
                 "token_env" => {
-                    if let Some(var) = self
-                        .expect_kind(k, v, &key_path, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
+                    if let Some(var) = self.expect_str(k, v, &key_path)
                         && !crate::translate::is_env_name(var)
                     {
                         self.error(
@@ -459,10 +447,7 @@ impl Checker<'_> {
                     }
                 }
                 "kind" => {
-                    if let Some(kind) = self
-                        .expect_kind(k, v, &key_path, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
+                    if let Some(kind) = self.expect_str(k, v, &key_path)
                         && !crate::manifest::RegistryKind::NAMES.contains(&kind)
                     {
                         self.error(
@@ -589,20 +574,12 @@ impl Checker<'_> {
             let key_path = format!("{at}.{}", segment(k.get()));
             match k.get() {
                 "version" => {
-                    if let Some(req) = self
-                        .expect_kind(k, v, &key_path, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
-                    {
+                    if let Some(req) = self.expect_str(k, v, &key_path) {
                         self.version_req(req, v, &key_path);
                     }
                 }
                 "registry" => {
-                    let Some(name) = self
-                        .expect_kind(k, v, &key_path, ValueKind::String)
-                        .then(|| v.as_str())
-                        .flatten()
-                    else {
+                    let Some(name) = self.expect_str(k, v, &key_path) else {
                         continue;
                     };
                     if !self.registries.contains(name) {

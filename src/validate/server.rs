@@ -261,6 +261,19 @@ impl Checker<'_> {
     }
 
     /// Whether `item` has `kind`; reports an error (per element for lists and maps) when not.
+    /// The text of `item`, or `None` after reporting that it must be a string (see
+    /// [`Self::expect_kind`]).
+    pub(super) fn expect_str<'i>(
+        &mut self,
+        key: &Key,
+        item: &'i Item,
+        at: &str,
+    ) -> Option<&'i str> {
+        self.expect_kind(key, item, at, ValueKind::String)
+            .then(|| item.as_str())
+            .flatten()
+    }
+
     pub(super) fn expect_kind(
         &mut self,
         key: &Key,
