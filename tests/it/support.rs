@@ -262,8 +262,9 @@ impl Drop for StaticServer {
     }
 }
 
-fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mutex<ServerState>) {
-    use std::io::{Read, Write};
+/// The request line and headers of the request on `stream` (a test client sends no body).
+pub fn read_head(stream: &mut std::net::TcpStream) -> String {
+    use std::io::Read;
     let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
     let mut request = Vec::new();
     let mut buf = [0u8; 1024];
@@ -273,22 +274,28 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
             Ok(n) => request.extend_from_slice(&buf[..n]),
         }
     }
-    let text = String::from_utf8_lossy(&request);
+    String::from_utf8_lossy(&request).into_owned()
+}
+
+/// The value of header `wanted` (any case) in a request head from [`read_head`].
+pub fn header(head: &str, wanted: &str) -> Option<String> {
+    head.lines().skip(1).find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.eq_ignore_ascii_case(wanted)
+            .then(|| value.trim().to_string())
+    })
+}
+
+fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mutex<ServerState>) {
+    use std::io::Write;
+    let text = read_head(&mut stream);
     let mut lines = text.lines();
     let Some(path) = lines.next().and_then(|l| l.split(' ').nth(1)) else {
         return;
     };
     let path = path.split('?').next().unwrap_or_default().to_string();
-    let headers: Vec<&str> = lines.collect();
-    let header = |wanted: &str| {
-        headers.iter().find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case(wanted)
-                .then(|| value.trim().to_string())
-        })
-    };
-    let if_none_match = header("if-none-match");
-    let authorization = header("authorization");
+    let if_none_match = header(&text, "if-none-match");
+    let authorization = header(&text, "authorization");
     let rel = path.trim_start_matches('/');
     let file = (!rel.split('/').any(|p| p == ".." || p.is_empty()))
         .then(|| std::fs::read(root.join(rel)).ok())

@@ -7,7 +7,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -293,29 +293,13 @@ fn route(target: &str, state: &State) -> (u16, Value) {
 }
 
 fn serve(mut stream: TcpStream, state: &Mutex<State>) {
-    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
-    let mut request = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 64 * 1024 {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => request.extend_from_slice(&buf[..n]),
-        }
-    }
-    let text = String::from_utf8_lossy(&request);
+    let text = crate::support::read_head(&mut stream);
     let mut lines = text.lines();
     let Some(target) = lines.next().and_then(|l| l.split(' ').nth(1)) else {
         return;
     };
-    let header = |wanted: &str| {
-        text.lines().skip(1).find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case(wanted)
-                .then(|| value.trim().to_string())
-        })
-    };
-    let if_none_match = header("if-none-match");
-    let authorization = header("authorization");
+    let if_none_match = crate::support::header(&text, "if-none-match");
+    let authorization = crate::support::header(&text, "authorization");
     let mut state = state.lock().expect("state");
     let (status, value) = match &state.require_authorization {
         Some(wanted) if authorization.as_ref() != Some(wanted) => {
