@@ -97,11 +97,14 @@ pub fn stage_one(w: &FileWrite) -> Result<Option<crate::fsutil::Staged>> {
         owner_only: holds_values,
         ..crate::fsutil::WriteOptions::SHARED
     };
-    if holds_values {
-        let text = crate::resolved::materialize(text, &w.resolved)
-            .map_err(|e| anyhow::anyhow!("{}: {e:#}", w.display))?;
-        return crate::fsutil::stage(&w.path, text.as_bytes(), options).map(Some);
-    }
+    let text = if holds_values {
+        std::borrow::Cow::Owned(
+            crate::resolved::materialize(text, &w.resolved)
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", w.display))?,
+        )
+    } else {
+        std::borrow::Cow::Borrowed(text.as_str())
+    };
     crate::fsutil::stage(&w.path, text.as_bytes(), options).map(Some)
 }
 

@@ -116,10 +116,14 @@ pub fn redact(text: &str, vars: &[String]) -> String {
     out
 }
 
-/// [`redact`] for an optional file text.
-pub fn redact_opt(text: Option<String>, vars: &[String]) -> Option<String> {
-    match text {
-        Some(t) if !vars.is_empty() => Some(redact(&t, vars)),
+/// [`redact`] for a file's bytes as read (`None`: absent). Bytes that are not UTF-8 cannot hold
+/// a value dotpack wrote and stay as they are.
+pub fn redact_bytes(bytes: Option<Vec<u8>>, vars: &[String]) -> Option<Vec<u8>> {
+    match bytes {
+        Some(b) if !vars.is_empty() => Some(match String::from_utf8(b) {
+            Ok(text) => redact(&text, vars).into_bytes(),
+            Err(e) => e.into_bytes(),
+        }),
         other => other,
     }
 }

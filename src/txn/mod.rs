@@ -72,13 +72,7 @@ impl FileRecord {
     /// `bytes` as this record's snapshots hold them: the values of its resolved variables
     /// replaced by markers.
     pub fn comparable(&self, bytes: Option<Vec<u8>>) -> Option<Vec<u8>> {
-        match bytes {
-            Some(b) if !self.resolved.is_empty() => Some(match String::from_utf8(b) {
-                Ok(text) => crate::resolved::redact(&text, &self.resolved).into_bytes(),
-                Err(e) => e.into_bytes(),
-            }),
-            other => other,
-        }
+        crate::resolved::redact_bytes(bytes, &self.resolved)
     }
 }
 
@@ -291,13 +285,7 @@ impl Stamp {
 
 /// Fails with [`Conflict`] when `w`'s file no longer holds the bytes the plan was made on.
 fn check_unchanged(w: &FileWrite) -> Result<()> {
-    let now = std::fs::read(&w.path).ok();
-    let now = match now {
-        Some(bytes) if !w.resolved.is_empty() => Some(
-            crate::resolved::redact(&String::from_utf8_lossy(&bytes), &w.resolved).into_bytes(),
-        ),
-        other => other,
-    };
+    let now = crate::resolved::redact_bytes(std::fs::read(&w.path).ok(), &w.resolved);
     if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
         return Err(Conflict {
             display: w.display.clone(),
