@@ -65,6 +65,10 @@ pub struct GlobalArgs {
     /// Fail at once instead of waiting when another dotpack is changing files
     #[arg(long, global = true)]
     pub no_wait: bool,
+    /// Allow, for this run only, what this project asks for beyond itself (user-scope writes,
+    /// tokens for the registries it names, starting its servers); `dotpack trust` records it
+    #[arg(long, global = true)]
+    pub trust: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -608,6 +612,7 @@ impl GlobalArgs {
                 .chain(std::env::args().skip(1))
                 .collect(),
             http,
+            trust: self.trust,
         })
     }
 }
@@ -629,6 +634,7 @@ impl InstallArgs {
             write_outside_project: self.write_outside_project,
             resolve_env: false,
             staged: Default::default(),
+            grant: Default::default(),
         })
     }
 }

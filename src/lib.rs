@@ -9,6 +9,7 @@ pub mod claims;
 pub mod cli;
 pub mod commands;
 pub mod concepts;
+pub mod consent;
 pub mod diag;
 pub mod footguns;
 pub mod formats;

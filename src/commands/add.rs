@@ -25,7 +25,7 @@ use crate::registry::{ArchiveKind, IndexLine, IndexSource, Refusal};
 use crate::resolve::RegistrySet;
 
 pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> {
-    let options = crate::ops::InstallOptions {
+    let mut options = crate::ops::InstallOptions {
         resolve_env: args.resolve.resolve_env,
         ..args.install.options()?
     };
@@ -154,6 +154,8 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         _ => (text, updated),
     };
     check_inputs(&registries, &updated, &lock, &added)?;
+    // What the user named here may go where the manifest sends it, user scope included.
+    options.grant.named = ops::with_dependencies(&added, &lock);
     let needed = ops::environment_needed(&registries, &updated, &lock, &added);
     ops::finish(
         settings,

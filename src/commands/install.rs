@@ -14,7 +14,7 @@ use crate::plan::Mode;
 use crate::project::ManifestEditor;
 
 pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
-    let options = crate::ops::InstallOptions {
+    let mut options = crate::ops::InstallOptions {
         resolve_env: args.resolve.resolve_env,
         ..args.install.options()?
     };
@@ -37,6 +37,15 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
         project.lock.as_ref(),
     )?;
     let needed = ops::environment_needed(&registries, &updated, &lock, &[]);
+    // `--scope user` asks for the user scope on the command line; names given are the user's
+    // choice wherever the manifest sends them.
+    let named = args
+        .packages
+        .iter()
+        .map(|given| declare::package_or_server(given, &updated, Some(&lock)))
+        .collect::<Result<Vec<_>>>()?;
+    options.grant.named = ops::with_dependencies(&named, &lock);
+    options.grant.user_scope = options.scope == Some(crate::hosts::Scope::User);
     ops::finish(
         settings,
         printer,

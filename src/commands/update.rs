@@ -10,7 +10,7 @@ use crate::output::Printer;
 use crate::plan::Mode;
 
 pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<()> {
-    let options = crate::ops::InstallOptions {
+    let mut options = crate::ops::InstallOptions {
         resolve_env: args.resolve.resolve_env,
         ..args.install.options()?
     };
@@ -35,6 +35,15 @@ pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<(
         preferred,
         project.lock.as_ref(),
     )?;
+    // Named packages may go where the manifest sends them; approved user-scope entries may move
+    // to their new versions.
+    let named: Vec<String> = args
+        .packages
+        .iter()
+        .map(|p| declare::package_name(p))
+        .collect();
+    options.grant.named = ops::with_dependencies(&named, &lock);
+    options.grant.updating = true;
     ops::finish(
         settings,
         printer,

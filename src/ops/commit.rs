@@ -161,6 +161,15 @@ pub fn finish(
             "dotpack.lock claims {claim}, which is not a file dotpack writes for that host; ignored"
         ));
     }
+    let (at_user, gone) = super::approve::user_scope(&plan, settings);
+    super::approve::check_user_scope(
+        settings,
+        printer,
+        project,
+        &at_user,
+        &finish.options.grant,
+        finish.options.dry_run,
+    )?;
     let no_hosts = placed.targets.is_empty()
         && finish
             .manifest
@@ -181,7 +190,11 @@ pub fn finish(
             no_hosts,
             staged: Vec::new(),
         },
-    )
+    )?;
+    if !finish.options.dry_run {
+        super::approve::record_user_scope(settings, printer, project, &at_user, &gone);
+    }
+    Ok(())
 }
 
 /// What a writing command wants on disk: the new manifest text (if it changes), the new lock, and

@@ -9,12 +9,15 @@
 //! - `locking`: resolution into a lock, and what changed between two locks;
 //! - `commit`: planning the host files and committing everything as one transaction.
 
+mod approve;
 mod commit;
 mod environment;
 mod locking;
 mod registries;
 pub mod report;
+pub mod tokens;
 
+pub use approve::with_dependencies;
 pub use commit::{
     Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, place, plan_hosts,
     touches_user_scope, user_claims_write,
@@ -63,6 +66,8 @@ pub struct Settings {
     /// Timeout and retries of HTTP registries (`DOTPACK_HTTP_TIMEOUT`, `DOTPACK_HTTP_RETRIES`,
     /// `DOTPACK_HTTP_RETRY_DELAY_MS`); `offline` and redirects come from [`Settings::network`].
     pub http: crate::registry::Network,
+    /// `--trust`: allow, for this run, everything the project asks for beyond itself.
+    pub trust: bool,
 }
 
 impl Settings {
@@ -95,6 +100,7 @@ impl Settings {
             wait: crate::txn::Wait::Block,
             command_line: vec!["dotpack".to_string()],
             http: crate::registry::Network::default(),
+            trust: false,
         }
     }
 
@@ -152,6 +158,8 @@ pub struct InstallOptions {
     /// Files `import --into` is about to write into the project (relative, `/`-separated):
     /// the project's own resources are read from these instead of the disk.
     pub staged: crate::resources::Files,
+    /// What the command line allows beyond the project for this run (see [`crate::consent`]).
+    pub grant: crate::consent::Grant,
 }
 
 impl Settings {

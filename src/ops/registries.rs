@@ -58,7 +58,7 @@ pub fn registries_with_default(
     let mut set = RegistrySet::new(default);
     if let Some(loaded) = manifest {
         for (name, spec) in &loaded.manifest.registries {
-            let source = open_named(settings, loaded.root(), name, spec)?;
+            let source = open_named(settings, loaded, name, spec)?;
             set = set.with_named(name.clone(), source);
         }
     }
@@ -67,17 +67,14 @@ pub fn registries_with_default(
 
 fn open_named(
     settings: &Settings,
-    root: &Path,
+    loaded: &LoadedManifest,
     name: &str,
     spec: &crate::manifest::RegistrySpec,
 ) -> Result<Box<dyn IndexSource>> {
     let kind = spec.kind.unwrap_or_default();
     match (&spec.path, &spec.url) {
         (None, Some(url)) if kind == RegistryKind::McpRegistry => {
-            let auth = spec
-                .token_env
-                .as_deref()
-                .map(registry::http::Auth::from_env);
+            let auth = super::tokens::auth_for(settings, loaded, url, spec.token_env.as_deref())?;
             let source = registry::mcp::McpRegistry::open_with_auth(
                 url,
                 &settings.dotpack_home,
@@ -91,17 +88,14 @@ fn open_named(
             "registry `{name}` in [registries] is an `mcp-registry`, which is an API: give its `url` (https://registry.modelcontextprotocol.io or a mirror), not a `path`"
         ),
         (Some(path), None) => {
-            let full = root.join(path);
+            let full = loaded.root().join(path);
             let source =
                 registry::dir::DirIndex::open(&full, format!("registry+file:{}", path.display()))
                     .with_context(|| format!("registry `{name}` in [registries]"))?;
             Ok(Box::new(source))
         }
         (None, Some(url)) => {
-            let auth = spec
-                .token_env
-                .as_deref()
-                .map(registry::http::Auth::from_env);
+            let auth = super::tokens::auth_for(settings, loaded, url, spec.token_env.as_deref())?;
             let source =
                 registry::open_url_with_auth(url, &settings.dotpack_home, settings.network(), auth)
                     .with_context(|| format!("registry `{name}` in [registries]"))?;

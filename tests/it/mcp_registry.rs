@@ -530,15 +530,24 @@ fn a_private_subregistry_gets_its_token_and_a_refusal_names_the_variable() {
             server.url()
         ),
     );
+    // The project names the variable: it is sent only once the user approves that.
     env.dotpack()
         .args(["add", "io.github.acme/weather"])
+        .env("SUB_TOKEN", "sub-registry-token-1")
+        .assert()
+        .failure()
+        .stderr(contains("SUB_TOKEN"))
+        .stderr(contains("dotpack trust"));
+    assert!(!env.project.join(".mcp.json").exists());
+    env.dotpack()
+        .args(["--trust", "add", "io.github.acme/weather"])
         .env_remove("SUB_TOKEN")
         .assert()
         .failure()
         .stderr(contains("SUB_TOKEN"));
     assert!(!env.project.join(".mcp.json").exists());
     env.dotpack()
-        .args(["-vv", "add", "io.github.acme/weather"])
+        .args(["-vv", "--trust", "add", "io.github.acme/weather"])
         .env("SUB_TOKEN", "sub-registry-token-1")
         .assert()
         .success()

@@ -29,6 +29,17 @@ fn corp_project(env: &Env, url: &str) {
     );
 }
 
+/// The user's own credentials: `url`'s token is in CORP_TOKEN.
+fn corp_credentials(env: &Env, url: &str) {
+    let home = env.home.path().join(".dotpack");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("credentials.toml"),
+        format!("[registries.\"{url}\"]\ntoken_env = \"CORP_TOKEN\"\n"),
+    )
+    .unwrap();
+}
+
 /// Every file under `dir` whose bytes contain `needle`.
 fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
     snapshot(dir)
@@ -48,6 +59,7 @@ fn token_goes_to_its_registry_only_never_across_a_redirect_nor_to_disk_or_logs()
     // Archives are handed out by another server (another port: another origin).
     registry.redirect("/dl/", &format!("{}dl/", mirror.url()));
     corp_project(&env, &registry.url());
+    corp_credentials(&env, &registry.url());
     env.dotpack()
         .args(["-vv", "install"])
         .env("CORP_TOKEN", TOKEN)
@@ -80,6 +92,7 @@ fn refused_access_says_which_variable_holds_the_token() {
     let registry = StaticServer::start(&index);
     registry.require_authorization(&format!("Bearer {TOKEN}"));
     corp_project(&env, &registry.url());
+    corp_credentials(&env, &registry.url());
     env.dotpack()
         .arg("lock")
         .env_remove("CORP_TOKEN")
@@ -92,14 +105,16 @@ fn refused_access_says_which_variable_holds_the_token() {
         .env("CORP_TOKEN", "wrong")
         .assert()
         .code(1)
-        .stderr(contains("refused the token in CORP_TOKEN"))
+        .stderr(contains(
+            "refused the token from the environment variable CORP_TOKEN",
+        ))
         .stderr(contains("wrong").not());
     // A 4xx is an answer, not a hiccup: asked once per attempt, never retried.
     assert_eq!(registry.requests().len(), 2, "{:?}", registry.requests());
 }
 
 #[test]
-fn a_registry_without_token_env_says_how_to_declare_one_on_401() {
+fn a_registry_without_a_token_says_where_to_keep_one_on_401() {
     let env = Env::new();
     let index = alpha_registry(&env);
     let registry = StaticServer::start(&index);
@@ -110,7 +125,7 @@ fn a_registry_without_token_env_says_how_to_declare_one_on_401() {
         .assert()
         .code(1)
         .stderr(contains("HTTP 403"))
-        .stderr(contains("token_env = \"VAR\""));
+        .stderr(contains("$DOTPACK_HOME/credentials.toml"));
 }
 
 #[test]

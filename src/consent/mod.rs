@@ -1,0 +1,267 @@
+//! What a project asks for beyond itself, and whether the user agreed to it on this machine.
+//!
+//! A cloned repository's `dotpack.toml` and `dotpack.lock` are not the user's: they may ask for
+//! things that reach outside the project (writing the user's own host files, sending one of the
+//! user's variables to a registry, starting a server, reading a folder outside the project, or
+//! being used at all when another user owns them). Each such thing is a [`Request`]: its kind,
+//! a key naming it, and a digest of exactly what is asked, so that a changed request is a new
+//! one. A request happens only when
+//!
+//! - the command line allows it for this run ([`Grant`]: `--trust`, `--scope user`, the packages
+//!   named on the command line, `--pin-tools`), or
+//! - the user approved it for this project folder, recorded in `$DOTPACK_HOME/approvals.json`
+//!   (`dotpack trust`, or the user's own earlier commands: see [`store`]).
+//!
+//! Nothing within the project needs either: a project that asks for nothing beyond itself never
+//! reads the approvals file.
+
+mod describe;
+pub mod store;
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use describe::{entry_summary, launch_summary};
+pub use store::{APPROVALS_FILE, Approvals};
+
+/// The kinds of things a project may ask for beyond itself.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Write an entry or file into a user-scope host file (every session of that host, in every
+    /// project, sees it).
+    #[default]
+    UserScope,
+    /// Send the value of one of the user's environment variables to a registry.
+    Token,
+    /// Start a server the project declares (`verify`, `lock` with `pin_tools`).
+    Start,
+    /// Read a registry folder outside the project.
+    Folder,
+    /// Use a project whose files another user owns.
+    Owner,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::UserScope,
+        Kind::Token,
+        Kind::Start,
+        Kind::Folder,
+        Kind::Owner,
+    ];
+
+    /// How a list of requests of this kind is introduced.
+    fn heading(self) -> &'static str {
+        match self {
+            Kind::UserScope => {
+                "to write into your own (user-scope) host files, which every session of those hosts reads in every project"
+            }
+            Kind::Token => "to send your environment variables to registries it names",
+            Kind::Start => "to start programs on this machine",
+            Kind::Folder => "to read registry folders outside the project",
+            Kind::Owner => "to be used although another user owns its files",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::UserScope => "user-scope",
+            Kind::Token => "token",
+            Kind::Start => "start",
+            Kind::Folder => "folder",
+            Kind::Owner => "owner",
+        }
+    }
+}
+
+/// One thing a project asks for beyond itself.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    pub kind: Kind,
+    /// What it is about, stable while the request changes: `FILE ENTRY` for a user-scope entry,
+    /// the registry URL and variable for a token, the server's name for a start.
+    pub key: String,
+    /// `sha256:<hex>` of exactly what is asked (the entry as it would be written, the command
+    /// line that would start): an approval holds for this digest only.
+    pub digest: String,
+    /// What the user is shown: the file, the server and its command or URL.
+    pub detail: String,
+}
+
+impl Request {
+    pub fn new(kind: Kind, key: impl Into<String>, digest: String, detail: String) -> Request {
+        Request {
+            kind,
+            key: key.into(),
+            digest,
+            detail,
+        }
+    }
+
+    /// The same request: kind, key and digest (the detail is only for reading).
+    pub fn same(&self, other: &Request) -> bool {
+        self.kind == other.kind && self.key == other.key && self.digest == other.digest
+    }
+}
+
+/// `sha256:<hex>` of `parts`, each length-prefixed so no two lists hash alike.
+pub fn digest(parts: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    let mut out = String::from("sha256:");
+    for b in hasher.finalize() {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// What the command line allows for this run, beyond what was approved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grant {
+    /// `--trust`: everything this project asks for, this run.
+    pub all: bool,
+    /// `--scope user` on a command that installs the whole project (`install --scope user`):
+    /// every user-scope write of this run.
+    pub user_scope: bool,
+    /// Packages (and the project's own servers) named on the command line (`add NAME`,
+    /// `install NAME`, `update NAME`): their own user-scope entries.
+    pub named: BTreeSet<String>,
+    /// `dotpack update`: user-scope entries already approved may move to their new versions.
+    pub updating: bool,
+}
+
+impl Grant {
+    /// Whether the command line allows `request`, which comes from `package`.
+    pub fn allows(&self, request: &Request, package: &str) -> bool {
+        self.all
+            || (request.kind == Kind::UserScope
+                && (self.user_scope || self.named.contains(package)))
+    }
+}
+
+/// The requests of `asked` that neither `grant` nor the approvals of `project` allow, each with
+/// the package it comes from. `approvals` is read only when something is asked.
+pub fn unapproved<'a>(
+    asked: &'a [(Request, String)],
+    grant: &Grant,
+    approvals: &dyn Fn() -> anyhow::Result<Approvals>,
+    project: &str,
+) -> anyhow::Result<Vec<&'a Request>> {
+    let open: Vec<&(Request, String)> = asked
+        .iter()
+        .filter(|(r, package)| !grant.allows(r, package))
+        .collect();
+    if open.is_empty() {
+        return Ok(Vec::new());
+    }
+    let approvals = approvals()?;
+    Ok(open
+        .into_iter()
+        .filter(|(r, _)| {
+            !(approvals.covers(project, r)
+                || (grant.updating && r.kind == Kind::UserScope && approvals.knows(project, r)))
+        })
+        .map(|(r, _)| r)
+        .collect())
+}
+
+/// The error for requests no one approved: what they are, that nothing happened, and the two
+/// ways to allow them.
+pub fn refusal(requests: &[&Request], source: &str, what_happened: &str) -> anyhow::Error {
+    anyhow::anyhow!("{}", refusal_text(requests, source, what_happened))
+}
+
+/// The text of [`refusal`], also used for warnings.
+pub fn refusal_text(requests: &[&Request], source: &str, what_happened: &str) -> String {
+    let mut text = format!("{source} asks for what needs your approval on this machine:");
+    for kind in Kind::ALL {
+        let of_kind: Vec<&&Request> = requests.iter().filter(|r| r.kind == kind).collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        let _ = write!(text, "\n  {}:", kind.heading());
+        for r in of_kind {
+            let _ = write!(text, "\n    {}", describe::visible(&r.detail));
+        }
+    }
+    let _ = write!(
+        text,
+        "\n  {what_happened}\n  help: if you trust it, `dotpack trust` shows and approves these for this folder; `--trust` allows them for this run only"
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(key: &str, digest: &str) -> Request {
+        Request::new(Kind::UserScope, key, digest.to_string(), key.to_string())
+    }
+
+    #[test]
+    fn digests_separate_their_parts() {
+        assert_ne!(digest(&["ab", "c"]), digest(&["a", "bc"]));
+        assert_eq!(digest(&["a"]).len(), 7 + 64);
+    }
+
+    #[test]
+    fn named_packages_and_scope_user_allow_user_scope_writes_only() {
+        let r = user("f x", "sha256:1");
+        let named = Grant {
+            named: ["time".to_string()].into(),
+            ..Grant::default()
+        };
+        assert!(named.allows(&r, "time"));
+        assert!(!named.allows(&r, "helper"));
+        let token = Request::new(Kind::Token, "u V", "d".into(), String::new());
+        assert!(!named.allows(&token, "time"));
+        let all = Grant {
+            all: true,
+            ..Grant::default()
+        };
+        assert!(all.allows(&token, ""));
+    }
+
+    #[test]
+    fn approvals_are_read_only_when_something_is_asked() {
+        let never = || -> anyhow::Result<Approvals> { anyhow::bail!("read") };
+        assert!(
+            unapproved(&[], &Grant::default(), &never, "/p")
+                .unwrap()
+                .is_empty()
+        );
+        let asked = vec![(user("f x", "1"), "p".to_string())];
+        assert!(unapproved(&asked, &Grant::default(), &never, "/p").is_err());
+    }
+
+    #[test]
+    fn an_update_may_move_an_approved_entry_but_not_add_one() {
+        let home = tempfile::tempdir().unwrap();
+        store::record(home.path(), "/p", &[Kind::UserScope], &[user("f x", "1")]).unwrap();
+        let load = || Approvals::load(home.path());
+        let asked = vec![
+            (user("f x", "2"), "p".to_string()),
+            (user("f y", "1"), "p".to_string()),
+        ];
+        let updating = Grant {
+            updating: true,
+            ..Grant::default()
+        };
+        let open = unapproved(&asked, &updating, &load, "/p").unwrap();
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].key, "f y");
+        let open = unapproved(&asked, &Grant::default(), &load, "/p").unwrap();
+        assert_eq!(open.len(), 2);
+    }
+}

@@ -1,0 +1,207 @@
+//! The trust decision for writing commands: a plan that adds or changes entries in the user's
+//! own (user-scope) host files goes ahead only with the user's consent (see [`crate::consent`]).
+//!
+//! What this project writes at user scope is read off the plan: each entry or resource file it
+//! adds or changes is one request, keyed by file and name, whose digest is the hash its claim
+//! records. After a command commits, what the project has at user scope is recorded as approved,
+//! so the user's own next command asks only about what changed since.
+
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+
+use crate::consent::{self, Approvals, Grant, Kind, Request};
+use crate::hosts::Scope;
+use crate::output::Printer;
+use crate::plan::{Action, Plan};
+
+use super::{Project, Settings};
+
+/// One user-scope entry or file of the plan: the request, the package it comes from, and
+/// whether the plan writes it (added or changed) or only keeps it.
+pub struct Placed {
+    pub request: Request,
+    pub package: String,
+    pub writes: bool,
+}
+
+/// The user-scope entries and files `plan` leaves for this project, and those it takes away
+/// (their keys).
+pub fn user_scope(plan: &Plan, settings: &Settings) -> (Vec<Placed>, BTreeSet<String>) {
+    let mut kept = Vec::new();
+    let mut gone = BTreeSet::new();
+    for file in plan.files.iter().filter(|f| f.target.scope == Scope::User) {
+        for change in &file.changes {
+            let key = format!("{} {}", file.target.claim_file, change.server);
+            let writes = match change.action {
+                Action::Add | Action::Update => true,
+                Action::Unchanged | Action::Share | Action::Adopt | Action::KeptEdited => false,
+                Action::Remove | Action::Forget | Action::Release => {
+                    gone.insert(key);
+                    continue;
+                }
+            };
+            let Some(digest) = written_hash(plan, file, &change.server) else {
+                continue;
+            };
+            let shown = home_relative(&file.target.claim_file, settings);
+            let what = if change.server.contains('.') {
+                format!("`{}`", change.server)
+            } else {
+                let summary = file
+                    .after
+                    .as_deref()
+                    .and_then(|text| {
+                        crate::formats::get_entry(
+                            file.target.host.format,
+                            text,
+                            file.target.host.container,
+                            &change.server,
+                        )
+                        .ok()
+                        .flatten()
+                    })
+                    .map(|entry| consent::entry_summary(&entry))
+                    .unwrap_or_default();
+                format!("server `{}`: {summary}", change.server)
+            };
+            kept.push(Placed {
+                request: Request::new(
+                    Kind::UserScope,
+                    key,
+                    digest,
+                    format!("{shown} ({}): {what}", file.target.host.id),
+                ),
+                // The project's own servers are named on the command line by their names.
+                package: if change.package == crate::install::LOCAL_PACKAGE {
+                    change.server.clone()
+                } else {
+                    change.package.clone()
+                },
+                writes,
+            });
+        }
+    }
+    (kept, gone)
+}
+
+/// The hash the plan's claim records for `name` in `file`: the entry's, or the resource file's.
+fn written_hash(plan: &Plan, file: &crate::plan::FilePlan, name: &str) -> Option<String> {
+    let claim_file = &file.target.claim_file;
+    if let Some(claim) = plan
+        .claims
+        .iter()
+        .find(|c| c.scope == "user" && &c.file == claim_file && c.server == name)
+    {
+        return Some(claim.entry.clone());
+    }
+    let relative = claim_file.strip_prefix("~/").unwrap_or(claim_file);
+    plan.resources
+        .iter()
+        .flatten()
+        .find(|c| c.scope == "user" && c.file == relative && c.label() == name)
+        .map(|c| c.sha256.clone())
+}
+
+/// `~/x` for a path in the home folder.
+fn home_relative(file: &str, settings: &Settings) -> String {
+    match std::path::Path::new(file).strip_prefix(&settings.host_env.home) {
+        Ok(rest) if !file.starts_with('~') => format!("~/{}", rest.display()),
+        _ => file.to_string(),
+    }
+}
+
+/// `names` and every package they pull in according to `lock`: what a command that names
+/// packages allows at user scope.
+pub fn with_dependencies(names: &[String], lock: &crate::lock::Lockfile) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut stack: Vec<&str> = names.iter().map(String::as_str).collect();
+    while let Some(name) = stack.pop() {
+        if !out.insert(name.to_string()) {
+            continue;
+        }
+        if let Some(p) = lock.packages.iter().find(|p| p.name == name) {
+            stack.extend(p.dependencies.iter().map(String::as_str));
+        }
+    }
+    out
+}
+
+/// Refuses a plan that writes at user scope what neither the command line nor an approval
+/// allows; with `dry_run`, warns instead. The user-level manifest (`--global`) is the user's own
+/// and needs no consent.
+pub fn check_user_scope(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    placed: &[Placed],
+    grant: &Grant,
+    dry_run: bool,
+) -> Result<()> {
+    if project.global {
+        return Ok(());
+    }
+    let asked: Vec<(Request, String)> = placed
+        .iter()
+        .filter(|p| p.writes)
+        .map(|p| (p.request.clone(), p.package.clone()))
+        .collect();
+    let grant = Grant {
+        all: grant.all || settings.trust,
+        ..grant.clone()
+    };
+    let open = consent::unapproved(
+        &asked,
+        &grant,
+        &|| Approvals::load(&settings.dotpack_home),
+        &project.owner,
+    )?;
+    if open.is_empty() {
+        return Ok(());
+    }
+    if dry_run {
+        printer.warning(consent::refusal_text(
+            &open,
+            "dotpack.toml",
+            "A real run would refuse, and write nothing.",
+        ));
+        return Ok(());
+    }
+    Err(consent::refusal(
+        &open,
+        "dotpack.toml",
+        "Nothing was written.",
+    ))
+}
+
+/// Records what the project now has at user scope as approved, after a commit: the entries it
+/// keeps or wrote, less those it took away. Approvals of entries this plan did not touch stay.
+pub fn record_user_scope(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    placed: &[Placed],
+    gone: &BTreeSet<String>,
+) {
+    if project.global || (placed.is_empty() && gone.is_empty()) {
+        return;
+    }
+    let result = (|| -> Result<()> {
+        let home = &settings.dotpack_home;
+        let touched: BTreeSet<&str> = placed.iter().map(|p| p.request.key.as_str()).collect();
+        let mut requests: Vec<Request> = Approvals::load(home)?
+            .of(&project.owner)
+            .iter()
+            .filter(|r| r.kind == Kind::UserScope)
+            .filter(|r| !gone.contains(&r.key) && !touched.contains(r.key.as_str()))
+            .cloned()
+            .collect();
+        requests.extend(placed.iter().map(|p| p.request.clone()));
+        consent::store::record(home, &project.owner, &[Kind::UserScope], &requests)
+    })();
+    if let Err(e) = result {
+        printer.warning(format!(
+            "could not record this project's user-scope entries as approved: {e:#}; the next command that changes them asks again"
+        ));
+    }
+}
