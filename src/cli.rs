@@ -150,6 +150,12 @@ pub enum Command {
     Hosts,
     /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
     Doctor(DoctorArgs),
+    /// List what this project asks for beyond itself (your user-scope host files, tokens for
+    /// its registries, starting its servers, folders outside it) and approve it for this folder
+    #[command(
+        after_help = "Examples:\n  dotpack trust --show     # list, approve nothing\n  dotpack trust            # approve what is listed, for this folder\n  dotpack trust --revoke   # forget this folder's approvals"
+    )]
+    Trust(TrustArgs),
     /// Print a shell completion script for dotpack
     #[command(
         after_help = "Examples:\n  source <(dotpack completions bash)                      # this bash session\n  dotpack completions bash > ~/.local/share/bash-completion/completions/dotpack\n  dotpack completions zsh > ~/.zfunc/_dotpack             # with fpath+=~/.zfunc\n  dotpack completions fish > ~/.config/fish/completions/dotpack.fish"
@@ -180,6 +186,16 @@ pub enum Command {
     /// Serve the tools of a plain HTTP tool service (GET URL/tools, POST URL/call) as a stdio
     /// MCP server; what hosts run for a server declaring `bridge = "URL"`
     Bridge(BridgeArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct TrustArgs {
+    /// List what the project asks for and whether it is approved; record nothing
+    #[arg(long, conflicts_with = "revoke")]
+    pub show: bool,
+    /// Forget everything approved for this project folder
+    #[arg(long)]
+    pub revoke: bool,
 }
 
 #[derive(Debug, Args, Clone)]

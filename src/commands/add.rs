@@ -172,6 +172,17 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         },
     )?;
     if !options.dry_run {
+        // A registry folder given with --registry is the user's choice, now in dotpack.toml.
+        if let RegistryFlag::Location(location) =
+            ops::registry_flag(settings, Some(&project.manifest))
+            && !crate::registry::http::is_url(&location)
+            && !project.global
+        {
+            let real = crate::fsutil::resolve(&settings.cwd.join(&location));
+            if !real.starts_with(crate::fsutil::resolve(project.root())) {
+                ops::record_one(settings, &project.owner, ops::folder_request(&real))?;
+            }
+        }
         ops::print_environment_needed(printer, &needed);
     }
     Ok(())

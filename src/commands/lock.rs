@@ -1,6 +1,8 @@
 //! `dotpack lock`: resolve and write dotpack.lock, keeping locked versions that still fit. It
 //! succeeds from any lock dotpack wrote, and recovers a lock with git merge conflict markers.
-//! With `--pin-tools` (or `[settings] pin_tools = true`) it also pins every server's tools.
+//! With `--pin-tools` it also pins every server's tools. `[settings] pin_tools = true` does too,
+//! but only for servers the user approved starting: a committed setting alone never makes `lock`
+//! start a program.
 
 use anyhow::Result;
 
@@ -17,16 +19,10 @@ pub fn run(settings: &Settings, args: &LockArgs, printer: &Printer) -> Result<()
         project.locked_versions(),
         project.lock.as_ref(),
     )?;
+    let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
     let pin = args.pin_tools
-        || project
-            .manifest
-            .manifest
-            .settings
-            .as_ref()
-            .and_then(|s| s.pin_tools)
-            .unwrap_or(false);
+        || pin_by_setting(settings, &project, &registries, &lock, &servers, printer)?;
     if pin {
-        let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
         let (pins, _) = super::verify::pin_servers(
             &project.manifest.manifest,
             &lock,
@@ -36,6 +32,9 @@ pub fn run(settings: &Settings, args: &LockArgs, printer: &Printer) -> Result<()
             printer,
         )?;
         lock.tools = pins;
+        if args.pin_tools {
+            ops::record_starts(settings, &project, &registries, &lock, &servers)?;
+        }
     }
     ops::commit(
         settings,
@@ -51,4 +50,37 @@ pub fn run(settings: &Settings, args: &LockArgs, printer: &Printer) -> Result<()
             staged: Vec::new(),
         },
     )
+}
+
+/// Whether `[settings] pin_tools = true` pins this run: only when every server it would start is
+/// approved (or `--trust`); otherwise it says so and the pins stay as they were.
+fn pin_by_setting(
+    settings: &Settings,
+    project: &Project,
+    registries: &crate::resolve::RegistrySet,
+    lock: &crate::lock::Lockfile,
+    servers: &[String],
+    printer: &Printer,
+) -> Result<bool> {
+    let asked = project
+        .manifest
+        .manifest
+        .settings
+        .as_ref()
+        .and_then(|s| s.pin_tools)
+        .unwrap_or(false);
+    if !asked {
+        return Ok(false);
+    }
+    let open = ops::unapproved_starts(settings, project, registries, lock, servers)?;
+    if open.is_empty() {
+        return Ok(true);
+    }
+    let open: Vec<&crate::consent::Request> = open.iter().collect();
+    printer.warning(crate::consent::refusal_text(
+        &open,
+        "dotpack.toml ([settings] pin_tools = true)",
+        "None was started, and the tools stay pinned as they were; `dotpack lock --pin-tools` starts them this once.",
+    ));
+    Ok(false)
 }

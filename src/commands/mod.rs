@@ -24,6 +24,7 @@ pub mod remove;
 pub mod rollback;
 pub mod search;
 pub mod tree;
+pub mod trust;
 pub mod uninstall;
 pub mod update;
 pub mod validate;
@@ -102,6 +103,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Yank(args) => publish::yank(settings, &args, printer),
         Command::Doctor(args) => doctor::run(settings, args, printer),
         Command::Hosts => hosts::run(settings, printer),
+        Command::Trust(args) => trust::run(settings, &args, printer),
         Command::Completions(args) => completions::completions(args, printer),
         Command::Man(args) => completions::man(args, printer),
         Command::CompletePackages => completions::packages(settings, printer),

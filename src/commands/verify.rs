@@ -125,6 +125,18 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
     };
     let timeout = args.timeout.map(super::timeout_flag).transpose()?;
     let registries = ops::registries(settings, Some(&project.manifest))?;
+    // Servers named on the command line are the user's choice; all of them need approval.
+    if args.servers.is_empty() {
+        let open = ops::unapproved_starts(settings, &project, &registries, &lock, &servers)?;
+        if !open.is_empty() {
+            let open: Vec<&crate::consent::Request> = open.iter().collect();
+            return Err(crate::consent::refusal(
+                &open,
+                "dotpack.lock",
+                "`dotpack verify` starts every pinned server; none was started. Naming servers (`dotpack verify NAME`) starts just those.",
+            ));
+        }
+    }
     let probed = probe_servers(
         &project.manifest.manifest,
         &lock,
@@ -132,6 +144,9 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
         &servers,
         timeout,
     );
+    if !args.servers.is_empty() {
+        ops::record_starts(settings, &project, &registries, &lock, &servers)?;
+    }
     let mut failed = false;
     let mut changed = false;
     let mut report = Vec::new();

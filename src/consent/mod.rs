@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use describe::{entry_summary, launch_summary};
+pub use describe::{entry_summary, launch_summary, visible};
 pub use store::{APPROVALS_FILE, Approvals};
 
 /// The kinds of things a project may ask for beyond itself.

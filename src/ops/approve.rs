@@ -183,7 +183,8 @@ pub fn record_user_scope(
     placed: &[Placed],
     gone: &BTreeSet<String>,
 ) {
-    if project.global || (placed.is_empty() && gone.is_empty()) {
+    // `--trust` allows for one run; it records nothing.
+    if project.global || settings.trust || (placed.is_empty() && gone.is_empty()) {
         return;
     }
     let result = (|| -> Result<()> {
@@ -204,4 +205,22 @@ pub fn record_user_scope(
             "could not record this project's user-scope entries as approved: {e:#}; the next command that changes them asks again"
         ));
     }
+}
+
+/// Adds `request` to what the project at `owner` approved, keeping everything else: for what
+/// the user declared on the command line (`add --registry ../folder`).
+pub fn record_one(settings: &Settings, owner: &str, request: Request) -> Result<()> {
+    if settings.trust {
+        return Ok(());
+    }
+    let home = &settings.dotpack_home;
+    let mut requests: Vec<Request> = Approvals::load(home)?
+        .of(owner)
+        .iter()
+        .filter(|r| r.kind == request.kind && r.key != request.key)
+        .cloned()
+        .collect();
+    let kind = request.kind;
+    requests.push(request);
+    consent::store::record(home, owner, &[kind], &requests)
 }

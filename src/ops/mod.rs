@@ -13,18 +13,25 @@ mod approve;
 mod commit;
 mod environment;
 mod locking;
+mod owners;
 mod registries;
 pub mod report;
+mod starts;
 pub mod tokens;
+pub mod trust;
 
-pub use approve::with_dependencies;
+pub use approve::{record_one, with_dependencies};
 pub use commit::{
     Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, place, plan_hosts,
     touches_user_scope, user_claims_write,
 };
 pub use environment::{environment_needed, print_environment_needed};
 pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};
-pub use registries::{RegistryFlag, registries, registries_with_default, registry_flag, root_deps};
+pub use registries::{
+    RegistryFlag, folder_request, folder_requests, registries, registries_with_default,
+    registry_flag, root_deps,
+};
+pub use starts::{record_starts, start_request, start_requests, unapproved_starts};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -182,7 +189,7 @@ pub fn state_places(
     let manifest = if want_user {
         manifest::load(&settings.global_manifest()).ok()
     } else {
-        match crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd) {
+        match find_manifest(settings) {
             Ok(path) => match manifest::load(&path) {
                 Ok(m) => Some(m),
                 Err(e) if want_project => return Err(e.into()),
@@ -205,13 +212,29 @@ pub fn state_places(
     Ok((places, keep))
 }
 
+/// The project's `dotpack.toml` (`--manifest-path`, else found from the current folder up),
+/// refused when another user owns it and the user has not approved that (see [`owners`]).
+pub fn find_manifest(settings: &Settings) -> Result<PathBuf> {
+    let path = crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd)?;
+    owners::check_owner(settings, &path)?;
+    Ok(path)
+}
+
+/// What the project asks for because another user owns its files (none when it is yours).
+pub fn owner_requests(project: &Project) -> Option<crate::consent::Request> {
+    owners::owner_request(
+        project.root(),
+        &owners::foreign_files(&project.manifest.path),
+    )
+}
+
 /// The project's manifest (the user-level one with `--global`) when there is one that loads, for
 /// commands that work outside a project too (search, info).
 pub fn optional_manifest(settings: &Settings) -> Option<LoadedManifest> {
     let path = if settings.global {
         settings.global_manifest()
     } else {
-        crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd).ok()?
+        find_manifest(settings).ok()?
     };
     manifest::load(&path).ok()
 }
@@ -221,8 +244,7 @@ pub fn project_root(settings: &Settings) -> Option<PathBuf> {
     if settings.global {
         return None;
     }
-    let path =
-        crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd).ok()?;
+    let path = find_manifest(settings).ok()?;
     Some(path.parent()?.to_path_buf())
 }
 
@@ -267,8 +289,7 @@ impl Project {
             }
             (path, !exists)
         } else {
-            let path =
-                crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd)?;
+            let path = find_manifest(settings)?;
             (path, false)
         };
         let manifest = if new_manifest {

@@ -89,6 +89,7 @@ fn open_named(
         ),
         (Some(path), None) => {
             let full = loaded.root().join(path);
+            check_folder(settings, loaded, name, &full)?;
             let source =
                 registry::dir::DirIndex::open(&full, format!("registry+file:{}", path.display()))
                     .with_context(|| format!("registry `{name}` in [registries]"))?;
@@ -103,6 +104,67 @@ fn open_named(
         }
         _ => bail!("registry `{name}` needs exactly one of `path` or `url` in [registries.{name}]"),
     }
+}
+
+/// A registry folder outside the project is read only with the user's consent: named with
+/// `--registry` on this command line, approved for this project, or `--trust`. The user-level
+/// manifest is the user's own.
+fn check_folder(
+    settings: &Settings,
+    loaded: &LoadedManifest,
+    name: &str,
+    folder: &Path,
+) -> Result<()> {
+    let real = crate::fsutil::resolve(folder);
+    if settings.trust
+        || loaded.path == settings.global_manifest()
+        || real.starts_with(crate::fsutil::resolve(loaded.root()))
+    {
+        return Ok(());
+    }
+    let given = settings
+        .registry_flag
+        .as_deref()
+        .filter(|flag| !crate::registry::http::is_url(flag))
+        .map(|flag| crate::fsutil::resolve(&settings.cwd.join(flag)));
+    if given.as_ref() == Some(&real) {
+        return Ok(());
+    }
+    let request = folder_request(&real);
+    let owner = super::owner_id(loaded.root());
+    if crate::consent::Approvals::load(&settings.dotpack_home)?.covers(&owner, &request) {
+        return Ok(());
+    }
+    Err(crate::consent::refusal(
+        &[&request],
+        &format!("dotpack.toml (registry `{name}`)"),
+        "Nothing was read from it.",
+    ))
+}
+
+/// The request to read the registry folder `real` (symlinks resolved).
+pub fn folder_request(real: &Path) -> crate::consent::Request {
+    let shown = real.display().to_string();
+    crate::consent::Request::new(
+        crate::consent::Kind::Folder,
+        shown.clone(),
+        crate::consent::digest(&[&shown]),
+        shown,
+    )
+}
+
+/// The registry folders outside the project `manifest` declares, as requests.
+pub fn folder_requests(manifest: &LoadedManifest) -> Vec<crate::consent::Request> {
+    let root = crate::fsutil::resolve(manifest.root());
+    manifest
+        .manifest
+        .registries
+        .values()
+        .filter_map(|spec| spec.path.as_ref())
+        .map(|path| crate::fsutil::resolve(&manifest.root().join(path)))
+        .filter(|real| !real.starts_with(&root))
+        .map(|real| folder_request(&real))
+        .collect()
 }
 
 /// The root requirements of a manifest, in name order.

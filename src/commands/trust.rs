@@ -1,0 +1,70 @@
+//! `dotpack trust [--show | --revoke]`: list what this project asks for beyond itself (writing
+//! your user-scope host files, tokens for the registries it names, starting its servers, registry
+//! folders outside it, another user's ownership) and approve it for this folder.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::TrustArgs;
+use crate::ops::{self, Settings};
+use crate::output::Printer;
+
+pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<()> {
+    if args.revoke {
+        let (folder, count) = ops::trust::revoke(settings, printer)?;
+        if printer.json {
+            printer.json_out(&json!({ "schema": 1, "project": folder, "revoked": count }));
+        }
+        printer.status("Revoked", format!("{count} approvals for {folder}"));
+        return Ok(());
+    }
+    let asked = ops::trust::asked(settings, printer)?;
+    if printer.json {
+        let requests: Vec<_> = asked
+            .requests
+            .iter()
+            .zip(&asked.approved)
+            .map(|(r, approved)| {
+                json!({
+                    "kind": r.kind.label(),
+                    "key": r.key,
+                    "digest": r.digest,
+                    "detail": r.detail,
+                    "approved": *approved || !args.show,
+                })
+            })
+            .collect();
+        printer.json_out(&json!({
+            "schema": 1,
+            "project": asked.project.owner,
+            "recorded": !args.show,
+            "requests": requests,
+        }));
+    } else if asked.requests.is_empty() {
+        printer.out("this project asks for nothing beyond itself");
+    } else {
+        for (r, approved) in asked.requests.iter().zip(&asked.approved) {
+            let mark = if *approved { "approved" } else { "new" };
+            printer.out(format!(
+                "{:<10} {:<8} {}",
+                r.kind.label(),
+                mark,
+                crate::consent::visible(&r.detail)
+            ));
+        }
+    }
+    if args.show {
+        return Ok(());
+    }
+    ops::trust::approve(settings, &asked)?;
+    printer.status(
+        "Approved",
+        format!(
+            "{} requests for {} (recorded in {})",
+            asked.requests.len(),
+            asked.project.owner,
+            crate::consent::store::Approvals::path(&settings.dotpack_home).display()
+        ),
+    );
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! `dotpack trust`: everything the project asks for beyond itself, listed and recorded as the
+//! user's approval for this folder (as `direnv allow` does for an `.envrc`).
+//!
+//! The list is what the project would do now: the user-scope entries and files `install` would
+//! leave (planned from the lock, resolving first when it is stale, as `install` does), the
+//! tokens its registries name, every server `verify` would start, its registry folders outside
+//! the project, and whether another user owns its files. Approving records exactly these
+//! requests; any later change to one of them asks again.
+
+use anyhow::Result;
+
+use crate::consent::{self, Approvals, Kind, Request};
+use crate::output::Printer;
+use crate::plan::Mode;
+
+use super::{InstallOptions, Project, Settings};
+
+/// The project's requests beyond itself, and those of them already approved.
+pub struct Asked {
+    pub project: Project,
+    pub requests: Vec<Request>,
+    pub approved: Vec<bool>,
+}
+
+/// Lists what the project at the current folder asks for beyond itself.
+pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
+    // Reading what is asked may need what is asked (a private registry's token): the listing
+    // allows it, and sends nothing anywhere else.
+    let listing = Settings {
+        trust: true,
+        ..settings.clone()
+    };
+    let project = Project::load(&listing, printer)?;
+    if project.global {
+        anyhow::bail!(
+            "the user-level manifest is your own and needs no approval\n  help: run `dotpack trust` in a project folder"
+        );
+    }
+    let mut requests = Vec::new();
+    requests.extend(super::owner_requests(&project));
+    requests.extend(super::folder_requests(&project.manifest));
+    for (_, spec) in &project.manifest.manifest.registries {
+        if let (Some(url), Some(var)) = (&spec.url, &spec.token_env) {
+            requests.push(super::tokens::token_request(url, var));
+        }
+    }
+    let registries = super::registries(&listing, Some(&project.manifest))?;
+    let lock = super::resolve_lock(
+        &project.manifest,
+        &registries,
+        project.locked_versions(),
+        project.lock.as_ref(),
+    )?;
+    let (plan, _) = super::plan_hosts(
+        &listing,
+        &project,
+        &registries,
+        &project.manifest,
+        &lock,
+        &InstallOptions::default(),
+        Mode::Sync,
+    )?;
+    let (at_user, _) = super::approve::user_scope(&plan, settings);
+    requests.extend(at_user.into_iter().map(|p| p.request));
+    let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
+    requests.extend(super::start_requests(
+        &project.manifest.manifest,
+        Some(&lock),
+        &registries,
+        &servers,
+    ));
+    let approvals = Approvals::load(&settings.dotpack_home)?;
+    let approved = requests
+        .iter()
+        .map(|r| approvals.covers(&project.owner, r))
+        .collect();
+    Ok(Asked {
+        project,
+        requests,
+        approved,
+    })
+}
+
+/// Records `asked` as the project's approvals, replacing what it approved before.
+pub fn approve(settings: &Settings, asked: &Asked) -> Result<()> {
+    consent::store::record(
+        &settings.dotpack_home,
+        &asked.project.owner,
+        &Kind::ALL,
+        &asked.requests,
+    )
+}
+
+/// Forgets every approval of the project at the current folder; returns how many there were.
+pub fn revoke(settings: &Settings, printer: &Printer) -> Result<(String, usize)> {
+    let root = super::project_root(settings).ok_or_else(|| {
+        anyhow::anyhow!(
+            "there is no dotpack.toml here or in a parent folder\n  help: run `dotpack trust --revoke` in the project folder"
+        )
+    })?;
+    let _ = printer;
+    let owner = super::owner_id(&root);
+    let count = consent::store::revoke(&settings.dotpack_home, &owner)?;
+    Ok((owner, count))
+}
