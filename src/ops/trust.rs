@@ -39,7 +39,7 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
     let mut requests = Vec::new();
     requests.extend(super::owner_requests(&project));
     requests.extend(super::folder_requests(&project.manifest));
-    for (_, spec) in &project.manifest.manifest.registries {
+    for spec in project.manifest.manifest.registries.values() {
         if let (Some(url), Some(var)) = (&spec.url, &spec.token_env) {
             requests.push(super::tokens::token_request(url, var));
         }
