@@ -636,13 +636,18 @@ impl GlobalArgs {
 impl InstallArgs {
     /// The library's view of these flags: hosts, scope, force, lossy policy and dry run.
     pub fn options(&self) -> Result<InstallOptions, crate::commands::UsageError> {
+        let hosts: Vec<String> = self
+            .targets
+            .hosts
+            .iter()
+            .map(|h| h.trim().to_ascii_lowercase())
+            .collect();
         Ok(InstallOptions {
-            hosts: self
-                .targets
-                .hosts
-                .iter()
-                .map(|h| h.trim().to_ascii_lowercase())
-                .collect(),
+            grant: crate::consent::Grant {
+                hosts: hosts.iter().cloned().collect(),
+                ..Default::default()
+            },
+            hosts,
             scope: self.targets.scope,
             force: self.force,
             lossy: lossy_policy(&self.allow_lossy)?,
@@ -650,7 +655,6 @@ impl InstallArgs {
             write_outside_project: self.write_outside_project,
             resolve_env: false,
             staged: Default::default(),
-            grant: Default::default(),
         })
     }
 }

@@ -138,6 +138,23 @@ pub struct Grant {
     pub named: BTreeSet<String>,
     /// `dotpack update`: user-scope entries already approved may move to their new versions.
     pub updating: bool,
+    /// Hosts named with `--host`: packages approved for the user scope may go into these
+    /// hosts' user-scope files too.
+    pub hosts: BTreeSet<String>,
+}
+
+/// One thing a command is about to do beyond the project, with what may allow it besides an
+/// approval of the request itself.
+#[derive(Clone, Debug)]
+pub struct Ask {
+    pub request: Request,
+    /// The package it comes from (the server's name for the project's own servers).
+    pub package: String,
+    /// The host whose file it writes, for user-scope requests.
+    pub host: String,
+    /// The approval of its package, as locked, for the user scope: with `--host` naming
+    /// `host`, it allows the entry in that host's file.
+    pub package_request: Option<Request>,
 }
 
 impl Grant {
@@ -149,17 +166,17 @@ impl Grant {
     }
 }
 
-/// The requests of `asked` that neither `grant` nor the approvals of `project` allow, each with
-/// the package it comes from. `approvals` is read only when something is asked.
+/// The requests of `asked` that neither `grant` nor the approvals of `project` allow.
+/// `approvals` is read only when something is asked.
 pub fn unapproved<'a>(
-    asked: &'a [(Request, String)],
+    asked: &'a [Ask],
     grant: &Grant,
     approvals: &dyn Fn() -> anyhow::Result<Approvals>,
     project: &str,
 ) -> anyhow::Result<Vec<&'a Request>> {
-    let open: Vec<&(Request, String)> = asked
+    let open: Vec<&Ask> = asked
         .iter()
-        .filter(|(r, package)| !grant.allows(r, package))
+        .filter(|a| !grant.allows(&a.request, &a.package))
         .collect();
     if open.is_empty() {
         return Ok(Vec::new());
@@ -167,11 +184,19 @@ pub fn unapproved<'a>(
     let approvals = approvals()?;
     Ok(open
         .into_iter()
-        .filter(|(r, _)| {
+        .filter(|a| {
+            let r = &a.request;
+            let user = r.kind == Kind::UserScope;
+            let package_approved = || {
+                a.package_request
+                    .as_ref()
+                    .is_some_and(|p| approvals.covers(project, p))
+            };
             !(approvals.covers(project, r)
-                || (grant.updating && r.kind == Kind::UserScope && approvals.knows(project, r)))
+                || (grant.updating && user && approvals.knows(project, r))
+                || (user && grant.hosts.contains(&a.host) && package_approved()))
         })
-        .map(|(r, _)| r)
+        .map(|a| &a.request)
         .collect())
 }
 
@@ -209,6 +234,49 @@ mod tests {
         Request::new(Kind::UserScope, key, digest.to_string(), key.to_string())
     }
 
+    fn ask(request: Request) -> Ask {
+        Ask {
+            request,
+            package: "p".to_string(),
+            host: "codex".to_string(),
+            package_request: Some(Request::new(
+                Kind::UserScope,
+                "package p",
+                "sha256:p1".to_string(),
+                String::new(),
+            )),
+        }
+    }
+
+    #[test]
+    fn a_package_approved_for_the_user_scope_goes_into_hosts_named_on_the_command_line() {
+        let home = tempfile::tempdir().unwrap();
+        let load = || Approvals::load(home.path());
+        let asked = vec![ask(user("f x", "1"))];
+        let with_host = Grant {
+            hosts: ["codex".to_string()].into(),
+            ..Grant::default()
+        };
+        assert_eq!(
+            unapproved(&asked, &with_host, &load, "/p").unwrap().len(),
+            1
+        );
+        let package = asked[0].package_request.clone().unwrap();
+        store::record(home.path(), "/p", &[Kind::UserScope], &[package]).unwrap();
+        assert!(
+            unapproved(&asked, &with_host, &load, "/p")
+                .unwrap()
+                .is_empty()
+        );
+        // Without --host naming it, a host the manifest adds still asks.
+        assert_eq!(
+            unapproved(&asked, &Grant::default(), &load, "/p")
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
     #[test]
     fn digests_separate_their_parts() {
         assert_ne!(digest(&["ab", "c"]), digest(&["a", "bc"]));
@@ -241,7 +309,7 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
-        let asked = vec![(user("f x", "1"), "p".to_string())];
+        let asked = vec![ask(user("f x", "1"))];
         assert!(unapproved(&asked, &Grant::default(), &never, "/p").is_err());
     }
 
@@ -250,10 +318,7 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         store::record(home.path(), "/p", &[Kind::UserScope], &[user("f x", "1")]).unwrap();
         let load = || Approvals::load(home.path());
-        let asked = vec![
-            (user("f x", "2"), "p".to_string()),
-            (user("f y", "1"), "p".to_string()),
-        ];
+        let asked = vec![ask(user("f x", "2")), ask(user("f y", "1"))];
         let updating = Grant {
             updating: true,
             ..Grant::default()

@@ -10,36 +10,37 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 
-use crate::consent::{self, Approvals, Grant, Kind, Request};
+use crate::consent::{self, Approvals, Ask, Grant, Kind, Request};
 use crate::hosts::Scope;
+use crate::lock::Lockfile;
+use crate::manifest::Manifest;
 use crate::output::Printer;
 use crate::plan::{Action, Plan};
 
 use super::{Project, Settings};
 
-/// One user-scope entry or file of the plan: the request, the package it comes from, and
-/// whether the plan writes it (added or changed) or only keeps it.
+/// One user-scope entry or file of the plan: what it asks, and whether the plan writes it
+/// (added or changed) or only keeps it.
 pub struct Placed {
-    pub request: Request,
-    pub package: String,
+    pub ask: Ask,
     pub writes: bool,
 }
 
-/// The user-scope entries and files `plan` leaves for this project, and those it takes away
-/// (their keys).
-pub fn user_scope(plan: &Plan, settings: &Settings) -> (Vec<Placed>, BTreeSet<String>) {
+/// The user-scope entries and files `plan` leaves for this project.
+pub fn user_scope(
+    plan: &Plan,
+    settings: &Settings,
+    manifest: &Manifest,
+    lock: &Lockfile,
+) -> Vec<Placed> {
     let mut kept = Vec::new();
-    let mut gone = BTreeSet::new();
     for file in plan.files.iter().filter(|f| f.target.scope == Scope::User) {
         for change in &file.changes {
             let key = format!("{} {}", file.target.claim_file, change.server);
             let writes = match change.action {
                 Action::Add | Action::Update => true,
                 Action::Unchanged | Action::Share | Action::Adopt | Action::KeptEdited => false,
-                Action::Remove | Action::Forget | Action::Release => {
-                    gone.insert(key);
-                    continue;
-                }
+                Action::Remove | Action::Forget | Action::Release => continue,
             };
             let Some(digest) = written_hash(plan, file, &change.server) else {
                 continue;
@@ -65,24 +66,50 @@ pub fn user_scope(plan: &Plan, settings: &Settings) -> (Vec<Placed>, BTreeSet<St
                     .unwrap_or_default();
                 format!("server `{}`: {summary}", change.server)
             };
+            let local = change.package == crate::install::LOCAL_PACKAGE;
             kept.push(Placed {
-                request: Request::new(
-                    Kind::UserScope,
-                    key,
-                    digest,
-                    format!("{shown} ({}): {what}", file.target.host.id),
-                ),
-                // The project's own servers are named on the command line by their names.
-                package: if change.package == crate::install::LOCAL_PACKAGE {
-                    change.server.clone()
-                } else {
-                    change.package.clone()
+                ask: Ask {
+                    request: Request::new(
+                        Kind::UserScope,
+                        key,
+                        digest,
+                        format!("{shown} ({}): {what}", file.target.host.id),
+                    ),
+                    // The project's own servers are named on the command line by their names.
+                    package: if local {
+                        change.server.clone()
+                    } else {
+                        change.package.clone()
+                    },
+                    host: file.target.host.id.to_string(),
+                    package_request: (!local)
+                        .then(|| package_request(manifest, lock, &change.package))
+                        .flatten(),
                 },
                 writes,
             });
         }
     }
-    (kept, gone)
+    kept
+}
+
+/// The approval of locked package `name` for the user scope: its version, source, checksum and
+/// the inputs it is set with, so a teammate's bump or change asks again.
+pub fn package_request(manifest: &Manifest, lock: &Lockfile, name: &str) -> Option<Request> {
+    let locked = lock.packages.iter().find(|p| p.name == name)?;
+    let inputs = manifest
+        .dependencies
+        .get(name)
+        .and_then(|d| d.set())
+        .map(|set| serde_json::to_string(set).unwrap_or_default())
+        .unwrap_or_default();
+    let version = locked.version.to_string();
+    Some(Request::new(
+        Kind::UserScope,
+        format!("package {name}"),
+        consent::digest(&[name, &version, &locked.source, &locked.checksum, &inputs]),
+        format!("package `{name}` {version} at user scope"),
+    ))
 }
 
 /// The hash the plan's claim records for `name` in `file`: the entry's, or the resource file's.
@@ -141,10 +168,10 @@ pub fn check_user_scope(
     if project.global {
         return Ok(());
     }
-    let asked: Vec<(Request, String)> = placed
+    let asked: Vec<Ask> = placed
         .iter()
         .filter(|p| p.writes)
-        .map(|p| (p.request.clone(), p.package.clone()))
+        .map(|p| p.ask.clone())
         .collect();
     let grant = Grant {
         all: grant.all || settings.trust,
@@ -175,29 +202,38 @@ pub fn check_user_scope(
 }
 
 /// Records what the project now has at user scope as approved, after a commit: the entries it
-/// keeps or wrote, less those it took away. Approvals of entries this plan did not touch stay.
+/// keeps or wrote and their packages as locked (with those the command line named, which may
+/// have no host yet). Other approvals stay: an entry removed and added back as it was is the
+/// same request.
 pub fn record_user_scope(
     settings: &Settings,
     printer: &Printer,
     project: &Project,
     placed: &[Placed],
-    gone: &BTreeSet<String>,
+    named: &[Request],
 ) {
     // `--trust` allows for one run; it records nothing.
-    if project.global || settings.trust || (placed.is_empty() && gone.is_empty()) {
+    if project.global || settings.trust || (placed.is_empty() && named.is_empty()) {
         return;
     }
     let result = (|| -> Result<()> {
         let home = &settings.dotpack_home;
-        let touched: BTreeSet<&str> = placed.iter().map(|p| p.request.key.as_str()).collect();
+        let now: Vec<Request> = placed
+            .iter()
+            .flat_map(|p| {
+                std::iter::once(p.ask.request.clone()).chain(p.ask.package_request.clone())
+            })
+            .chain(named.iter().cloned())
+            .collect();
+        let touched: BTreeSet<&str> = now.iter().map(|r| r.key.as_str()).collect();
         let mut requests: Vec<Request> = Approvals::load(home)?
             .of(&project.owner)
             .iter()
             .filter(|r| r.kind == Kind::UserScope)
-            .filter(|r| !gone.contains(&r.key) && !touched.contains(r.key.as_str()))
+            .filter(|r| !touched.contains(r.key.as_str()))
             .cloned()
             .collect();
-        requests.extend(placed.iter().map(|p| p.request.clone()));
+        requests.extend(now);
         consent::store::record(home, &project.owner, &[Kind::UserScope], &requests)
     })();
     if let Err(e) = result {

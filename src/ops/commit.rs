@@ -161,7 +161,8 @@ pub fn finish(
             "dotpack.lock claims {claim}, which is not a file dotpack writes for that host; ignored"
         ));
     }
-    let (at_user, gone) = super::approve::user_scope(&plan, settings);
+    let at_user =
+        super::approve::user_scope(&plan, settings, &finish.manifest.manifest, &finish.lock);
     super::approve::check_user_scope(
         settings,
         printer,
@@ -170,6 +171,16 @@ pub fn finish(
         &finish.options.grant,
         finish.options.dry_run,
     )?;
+    // Packages named on the command line are the user's choice wherever they go next.
+    let named: Vec<crate::consent::Request> = finish
+        .options
+        .grant
+        .named
+        .iter()
+        .filter_map(|name| {
+            super::approve::package_request(&finish.manifest.manifest, &finish.lock, name)
+        })
+        .collect();
     let no_hosts = placed.targets.is_empty()
         && finish
             .manifest
@@ -192,7 +203,7 @@ pub fn finish(
         },
     )?;
     if !finish.options.dry_run {
-        super::approve::record_user_scope(settings, printer, project, &at_user, &gone);
+        super::approve::record_user_scope(settings, printer, project, &at_user, &named);
     }
     Ok(())
 }

@@ -60,8 +60,13 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
         &InstallOptions::default(),
         Mode::Sync,
     )?;
-    let (at_user, _) = super::approve::user_scope(&plan, settings);
-    requests.extend(at_user.into_iter().map(|p| p.request));
+    let at_user = super::approve::user_scope(&plan, settings, &project.manifest.manifest, &lock);
+    for placed in at_user {
+        requests.push(placed.ask.request);
+        requests.extend(placed.ask.package_request);
+    }
+    requests.sort();
+    requests.dedup();
     let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
     requests.extend(super::start_requests(
         &project.manifest.manifest,

@@ -71,7 +71,10 @@ fn every_host_installs_at_each_scope_and_uninstall_gives_back_the_bytes() {
             // Fresh: the file is created in the host's shape, and goes with the last entry.
             let env = Env::new();
             env.write("dotpack.toml", &manifest(host, scope, SERVER));
-            env.dotpack().arg("install").assert().success();
+            env.dotpack()
+                .args(["--trust", "install"])
+                .assert()
+                .success();
             let path = path_of(&env, host, scope);
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{label}: {e}"));
             assert!(
@@ -89,7 +92,10 @@ fn every_host_installs_at_each_scope_and_uninstall_gives_back_the_bytes() {
                 std::fs::create_dir_all(path.parent().unwrap()).unwrap();
                 let original = format!("{bom}{}", fixture(host, eol));
                 std::fs::write(&path, &original).unwrap();
-                env.dotpack().arg("install").assert().success();
+                env.dotpack()
+                    .args(["--trust", "install"])
+                    .assert()
+                    .success();
                 let text = std::fs::read_to_string(&path).unwrap();
                 assert!(
                     text.contains("alpha.js") && text.contains("mine") && text.contains("theme"),
@@ -119,7 +125,7 @@ fn every_host_reports_a_field_it_cannot_express_as_the_concept_table_says() {
         let scope = scopes(host)[0];
         let env = Env::new();
         env.write("dotpack.toml", &manifest(host, scope, &with_cwd));
-        let out = env.dotpack().arg("install").assert();
+        let out = env.dotpack().args(["--trust", "install"]).assert();
         if cwd.supported_on(host.id) {
             out.success();
             let text = std::fs::read_to_string(path_of(&env, host, scope)).unwrap();
@@ -128,7 +134,7 @@ fn every_host_reports_a_field_it_cannot_express_as_the_concept_table_says() {
             out.code(1)
                 .stderr(contains("field `cwd`").and(contains("--allow-lossy")));
             env.dotpack()
-                .args(["install", "--allow-lossy"])
+                .args(["--trust", "install", "--allow-lossy"])
                 .assert()
                 .success();
         }
@@ -160,7 +166,7 @@ fn two_hosts_writing_one_file_are_refused() {
         &format!("[project]\nhosts = [\"claude-code\", \"mcp-json\"]\n\n{SERVER}"),
     );
     env.dotpack()
-        .arg("install")
+        .args(["--trust", "install"])
         .assert()
         .code(1)
         .stderr(contains("one file has one writer"));
@@ -172,7 +178,10 @@ fn two_hosts_writing_one_file_are_refused() {
             "[project]\nhosts = [\"claude-code\", {{ host = \"mcp-json\", scope = \"user\" }}]\n\n{SERVER}"
         ),
     );
-    env.dotpack().arg("install").assert().success();
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success();
     assert!(env.home.path().join(".config/mcp/mcp.json").exists());
 }
 
@@ -185,12 +194,12 @@ fn claude_desktop_wraps_a_remote_server_only_when_asked() {
         &format!("[project]\nhosts = [\"claude-desktop\"]\n\n{remote}"),
     );
     env.dotpack()
-        .arg("install")
+        .args(["--trust", "install"])
         .assert()
         .code(1)
         .stderr(contains("--allow-lossy=transport"));
     env.dotpack()
-        .args(["install", "--allow-lossy=transport"])
+        .args(["--trust", "install", "--allow-lossy=transport"])
         .assert()
         .success();
     let host = dotpack::hosts::adapter("claude-desktop").unwrap();
@@ -201,7 +210,10 @@ fn claude_desktop_wraps_a_remote_server_only_when_asked() {
         serde_json::json!({"command": "npx", "args": ["-y", "mcp-remote", "https://beta.example/mcp", "--header", "X-Team:core"]})
     );
     // The consent is recorded with the claim: the next install needs no flag.
-    env.dotpack().arg("install").assert().success();
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success();
 }
 
 #[test]

@@ -324,7 +324,8 @@ fn imported_servers_install_back_into_an_equivalent_entry() {
             ),
         );
         let mut install = to.dotpack();
-        install.arg("install");
+        // The manifest is the user's own: user-scope writes are allowed for this run.
+        install.args(["--trust", "install"]);
         if host.remote_wrapper.is_some() {
             install.arg("--allow-lossy=transport");
         }

@@ -623,6 +623,11 @@ fn a_declared_registry_is_used_by_name_and_read_by_search_and_info() {
         "dotpack.toml",
         "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n\n[registries]\nreg = { path = \"../reg/index\" }\n",
     );
+    // A folder outside the project is read once the user approves it for this folder.
+    dp(&env, &["search", "widgets"])
+        .code(1)
+        .stderr(contains("registry folders outside the project").and(contains("dotpack trust")));
+    dp(&env, &["trust"]).success();
     for flag in [&[][..], &["--registry", "reg"][..]] {
         let mut search = vec!["search", "widgets"];
         search.extend(flag);

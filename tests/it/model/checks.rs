@@ -264,7 +264,30 @@ impl Case {
             }
         }
         let args = vec!["install".to_string(), "--locked".to_string()];
-        let out = dotpack(&home, &project, &args);
+        let mut out = dotpack(&home, &project, &args);
+        // A clone writes the user's own host files only once the user approves: without it,
+        // nothing outside the project changes.
+        if out.status.code() == Some(1)
+            && String::from_utf8_lossy(&out.stderr).contains("needs your approval")
+        {
+            let outside = observe::files_under(&home)
+                .into_iter()
+                .filter(|p| !p.starts_with(home.join(".dotpack")))
+                .collect::<Vec<_>>();
+            if !outside.is_empty() {
+                return Err(self.fail(format!(
+                    "{when}: a refused `install --locked` in the clone wrote {outside:?}"
+                )));
+            }
+            let trust = dotpack(&home, &project, &["trust".to_string()]);
+            if trust.status.code() != Some(0) {
+                return Err(self.fail(format!(
+                    "{when}: `dotpack trust` in the clone failed\n{}",
+                    describe(&["trust".to_string()], &trust)
+                )));
+            }
+            out = dotpack(&home, &project, &args);
+        }
         if out.status.code() != Some(0) {
             return Err(self.fail(format!(
                 "{when}: the clone does not install\n{}",

@@ -456,3 +456,11 @@ pub fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
         .map(|(p, _)| p)
         .collect()
 }
+
+/// Every file under `dir`.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    crate::support::snapshot(dir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
