@@ -8,6 +8,8 @@
 //! and reported, a field that means nothing at project scope is cleared, and a count is capped at
 //! what the path allows. Every reader of a lock goes through it ([`super::read`]).
 
+use std::collections::BTreeMap;
+
 use crate::claims::Claim;
 use crate::hosts::{self, HostAdapter};
 use crate::resources::{FileClaim, Shape, check_path, layout_of};
@@ -161,17 +163,20 @@ impl Untrusted {
 /// scope cleared and the counts capped; returns the ones set aside.
 pub fn admit(lock: &mut Lockfile) -> Untrusted {
     let mut ignored = Vec::new();
-    lock.claims.retain_mut(|claim| match admit_entry(claim) {
-        Ok(()) => true,
-        Err(reason) => {
-            ignored.push(Ignored {
-                reason,
-                file: false,
-                what: printable(&format!("{} {}", claim.file, claim.key)),
-            });
-            false
-        }
-    });
+    // Every claim of a file carries the same `created`: each text is looked at once.
+    let mut no_document = NoDocument::default();
+    lock.claims
+        .retain_mut(|claim| match admit_entry(claim, &mut no_document) {
+            Ok(()) => true,
+            Err(reason) => {
+                ignored.push(Ignored {
+                    reason,
+                    file: false,
+                    what: printable(&format!("{} {}", claim.file, claim.key)),
+                });
+                false
+            }
+        });
     lock.files.retain_mut(|claim| match admit_file(claim) {
         Ok(()) => true,
         Err(reason) => {
@@ -201,21 +206,21 @@ fn project_scope(scope: &str) -> Result<(), Reason> {
 
 /// An entry claim: exactly the host's project file and container, no environment values, and
 /// only what dotpack itself could have created there.
-fn admit_entry(claim: &mut Claim) -> Result<(), Reason> {
+fn admit_entry(claim: &mut Claim, no_document: &mut NoDocument) -> Result<(), Reason> {
     project_scope(&claim.scope)?;
     let host = hosts::adapter(&claim.host).ok_or(Reason::NotHostFile)?;
     let file = host.project_file.ok_or(Reason::NotHostFile)?;
     if claim.file != file {
         return Err(Reason::NotHostFile);
     }
-    if claim.key != format!("{}.{}", host.container.display(), claim.server) {
+    if !is_key_of(&claim.key, host.container.path, &claim.server) {
         return Err(Reason::Key);
     }
     if !claim.resolved_env.is_empty() {
         return Err(Reason::ResolvedEnv);
     }
     if let Some(content) = &claim.created.file_content
-        && !holds_no_document(host, content)
+        && !no_document.holds_none(host, content)
     {
         return Err(Reason::FileContent);
     }
@@ -230,12 +235,41 @@ fn admit_entry(claim: &mut Claim) -> Result<(), Reason> {
     Ok(())
 }
 
-/// Whether `text` is one dotpack would record as `created.file_content`: a file holding no
-/// document (empty, whitespace or comments only), as adding a first entry to it tells.
-fn holds_no_document(host: &HostAdapter, text: &str) -> bool {
-    let probe = serde_json::json!({ "command": "probe" });
-    crate::formats::upsert_entry(host.format, text, host.container, "probe", &probe)
-        .is_ok_and(|edit| edit.created.file_content.as_deref() == Some(text))
+/// Whether `key` is `path` and `server` joined with dots (`mcp_servers.figma`).
+fn is_key_of(key: &str, path: &[&str], server: &str) -> bool {
+    let mut rest = key;
+    for segment in path {
+        match rest.strip_prefix(segment).and_then(|r| r.strip_prefix('.')) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest == server
+}
+
+/// Which texts hold no document, by host: the answers so far.
+#[derive(Default)]
+struct NoDocument(BTreeMap<&'static str, BTreeMap<String, bool>>);
+
+impl NoDocument {
+    /// Whether `text` is one dotpack would record as `created.file_content` in a file of `host`:
+    /// one holding no document (empty, whitespace or comments only), as adding a first entry to
+    /// it tells.
+    fn holds_none(&mut self, host: &HostAdapter, text: &str) -> bool {
+        if text.trim().is_empty() {
+            return true;
+        }
+        let known = self.0.entry(host.id).or_default();
+        if let Some(&answer) = known.get(text) {
+            return answer;
+        }
+        let probe = serde_json::json!({ "command": "probe" });
+        let answer =
+            crate::formats::upsert_entry(host.format, text, host.container, "probe", &probe)
+                .is_ok_and(|edit| edit.created.file_content.as_deref() == Some(text));
+        known.insert(text.to_string(), answer);
+        answer
+    }
 }
 
 /// A file claim: a path the resource layout gives its kind and name at project scope for every
@@ -346,7 +380,7 @@ mod tests {
 
     fn verdict(claim: Claim) -> Result<Claim, Reason> {
         let mut claim = claim;
-        admit_entry(&mut claim).map(|()| claim)
+        admit_entry(&mut claim, &mut NoDocument::default()).map(|()| claim)
     }
 
     fn file_verdict(claim: FileClaim) -> Result<FileClaim, Reason> {

@@ -321,6 +321,68 @@ fn a_project_claim_with_a_huge_created_dirs_removes_no_folder_above_the_project(
     assert!(root.join("dotpack.toml").exists() && deep.is_dir());
 }
 
+#[test]
+fn removing_a_claimed_entry_writes_no_bytes_the_lock_chose_and_keeps_what_it_does_not_claim() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"codex\"]\n",
+    );
+    // `.mcp.json` holds only the claimed entry; the claim says the file was created from a text
+    // that is a whole document of the repository's choosing.
+    let mcp = "{\"mcpServers\": {\"gone\": {\"command\": \"x\"}}}\n";
+    env.write(".mcp.json", mcp);
+    // `.codex/config.toml` also holds an entry of the user's, which no claim names.
+    let config =
+        "[mcp_servers.gone]\ncommand = \"x\"\n\n[mcp_servers.mine]\ncommand = \"my-server\"\n";
+    env.write(".codex/config.toml", config);
+    let lock = format!(
+        "{LOCK_HEAD}{}{}",
+        claim(
+            ".mcp.json",
+            "claude-code",
+            "project",
+            "mcpServers.gone",
+            &entry_hash("claude-code", mcp, "gone"),
+            &format!(
+                "created = {{ container_levels = 1, file_content = {} }}\ncreated_file = true\n",
+                toml_string(
+                    "{\"mcpServers\": {\"evil\": {\"command\": \"sh\", \"args\": [\"-c\", \"echo attacker\"]}}}\n"
+                )
+            ),
+        ),
+        claim(
+            ".codex/config.toml",
+            "codex",
+            "project",
+            "mcp_servers.gone",
+            &entry_hash("codex", config, "gone"),
+            "created = { container_levels = 1, file_content = \"\" }\ncreated_file = true\ncreated_dirs = 1\n",
+        ),
+    );
+    env.write("dotpack.lock", &lock);
+    let out = run(&env, &["install"]);
+    assert_success(&out);
+    assert!(
+        !env.read(".mcp.json").contains("evil"),
+        "{}",
+        env.read(".mcp.json")
+    );
+    assert!(
+        stderr(&out).contains("dotpack.lock holds 1 claim (.mcp.json mcpServers.gone)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(env.read(".mcp.json"), mcp);
+    // The claim that holds is honoured: its entry goes, the user's stays, and so does the file.
+    let config = env.read(".codex/config.toml");
+    assert!(
+        !config.contains("gone")
+            && config.contains("[mcp_servers.mine]\ncommand = \"my-server\"\n"),
+        "{config}"
+    );
+}
+
 /// `.git/config` as a fresh clone has it: its bytes (and so its hash) are easy to know.
 const GIT_CONFIG: &str = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n[remote \"origin\"]\n\turl = https://example.com/team/repo.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n";
 
