@@ -28,8 +28,9 @@ pub const LOCK_FILE: &str = "dotpack.lock";
 pub const LOCK_VERSION: u32 = 1;
 
 /// Reads the text of a lockfile read from `path` (used only in messages), keeping only the
-/// claims a committed lock may hold (see [`admit`]); the others are returned, for the one warning
-/// that names them.
+/// claims a committed lock may hold, with fields capped or cleared as `docs/security.md` ("What a
+/// committed lock may say") tables them; the others are returned, for the one warning that names
+/// them.
 pub fn read(path: &Path, text: &str) -> Result<(Lockfile, Untrusted), Diagnostics> {
     let mut lock = parse::parse(path, text)?;
     let untrusted = admit::admit(&mut lock);

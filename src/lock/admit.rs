@@ -88,7 +88,7 @@ pub struct Ignored {
     pub what: String,
 }
 
-/// The claims of a lock that [`admit`] set aside.
+/// The claims of a lock that reading it set aside.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Untrusted {
     pub ignored: Vec<Ignored>,
