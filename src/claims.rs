@@ -4,7 +4,8 @@
 //!
 //! Claims on project-scope files live in `dotpack.lock` as `[[claim]]` tables, so a teammate who
 //! clones the repository sees the committed entries as dotpack's. Claims on user-scope files live
-//! in `$DOTPACK_HOME/claims.toml`.
+//! in `$DOTPACK_HOME/claims.toml`, and only there: a lock is committed, so reading it keeps only
+//! what a lock dotpack wrote can hold (see [`crate::lock::read`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

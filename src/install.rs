@@ -32,8 +32,10 @@ pub struct Placed {
     /// `(target index, slot index)` for every server a target takes.
     pub assignments: Vec<(usize, usize)>,
     pub slots: Vec<Slot>,
-    /// Claims that name a file dotpack does not write for that host (a hand-edited or cloned
-    /// lock): ignored, and said.
+    /// User-scope claims of `$DOTPACK_HOME/claims.toml` that name a file dotpack does not write
+    /// for that host now (its location moved, as with `CODEX_HOME`): ignored, and said. A lock's
+    /// claims never get here: reading the lock set aside any that does not name its host's
+    /// project file, and warned once (see [`crate::lock::read`]).
     pub ignored_claims: Vec<String>,
 }
 

@@ -20,6 +20,8 @@ pub struct Recovered {
     pub conflicts: usize,
     /// Packages only one side had, united.
     pub united: Vec<String>,
+    /// The claims either side held that a committed lock may not (see [`super::read`]).
+    pub untrusted: super::Untrusted,
 }
 
 impl Recovered {
@@ -104,10 +106,10 @@ pub fn recover(
             "its merge conflict markers do not pair up",
         ));
     };
-    let (ours, theirs) = match (super::parse(path, &ours), super::parse(path, &theirs)) {
-        (Ok(o), Ok(t)) => (o, t),
-        (Ok(o), Err(_)) => (o.clone(), o),
-        (Err(_), Ok(t)) => (t.clone(), t),
+    let ((ours, theirs), untrusted) = match (super::read(path, &ours), super::read(path, &theirs)) {
+        (Ok((o, u)), Ok((t, v))) => ((o, t), u.union(v)),
+        (Ok((o, u)), Err(_)) => ((o.clone(), o), u),
+        (Err(_), Ok((t, v))) => ((t.clone(), t), v),
         (Err(_), Err(_)) => {
             return Err(unreadable(
                 path,
@@ -179,6 +181,7 @@ pub fn recover(
         lock,
         conflicts,
         united,
+        untrusted,
     }))
 }
 

@@ -158,7 +158,8 @@ pub fn finish(
     )?;
     for claim in &placed.ignored_claims {
         printer.warning(format!(
-            "dotpack.lock claims {claim}, which is not a file dotpack writes for that host; ignored"
+            "{} claims {claim}, which is not a file dotpack writes for that host now; ignored",
+            project.user_claims.path.display()
         ));
     }
     let at_user =

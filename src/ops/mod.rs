@@ -307,14 +307,17 @@ impl Project {
                 let matches = |claim: &crate::claims::Claim| {
                     claim_matches_file(claim, manifest.root(), &settings.host_env)
                 };
-                let lock = match crate::lock::recover(&lock_path, &text, &matches)? {
+                let (lock, untrusted) = match crate::lock::recover(&lock_path, &text, &matches)? {
                     Some(recovered) => {
                         printer.warning(recovered.describe(&lock_path));
                         lock_conflicted = true;
-                        recovered.lock
+                        (recovered.lock, recovered.untrusted)
                     }
-                    None => crate::lock::parse(&lock_path, &text)?,
+                    None => crate::lock::read(&lock_path, &text)?,
                 };
+                if let Some(warning) = untrusted.warning() {
+                    printer.warning(warning);
+                }
                 (Some(text), Some(lock))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),

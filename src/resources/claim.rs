@@ -1,7 +1,8 @@
 //! File claims: every file (or memory block) dotpack wrote for a resource, with the sha256 of
 //! what it wrote. Project-scope ones live in `dotpack.lock` as `[[file]]` tables, so a teammate's
 //! clone knows which of the committed files are dotpack's. A file whose bytes differ from its
-//! claim was edited by hand: kept, and reported, unless `--force`.
+//! claim was edited by hand: kept, and reported, unless `--force`. A lock's file claims are
+//! honoured only at the paths the layout gives them (see [`crate::lock::read`]).
 
 use semver::Version;
 use serde::{Deserialize, Serialize};
