@@ -7,6 +7,7 @@ mod completions;
 mod consent;
 mod every_host;
 mod help;
+mod hostile_clone;
 mod hosts;
 mod http_registry;
 mod import;
