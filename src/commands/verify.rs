@@ -128,8 +128,9 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
     // Servers named on the command line are the user's choice; all of them need approval.
     if args.servers.is_empty() {
         let open = ops::unapproved_starts(settings, &project, &registries, &lock, &servers)?;
-        if !open.is_empty() {
-            let open: Vec<&crate::consent::Request> = open.iter().collect();
+        let open: Vec<&crate::consent::Request> = open.iter().collect();
+        if !open.is_empty() && !ops::ask(settings, printer, &project.owner, &open, "dotpack.lock")?
+        {
             return Err(crate::consent::refusal(
                 &open,
                 "dotpack.lock",

@@ -15,6 +15,7 @@
 //! Nothing within the project needs either: a project that asks for nothing beyond itself never
 //! reads the approvals file.
 
+pub mod ask;
 mod describe;
 pub mod store;
 
@@ -208,6 +209,16 @@ pub fn refusal(requests: &[&Request], source: &str, what_happened: &str) -> anyh
 
 /// The text of [`refusal`], also used for warnings.
 pub fn refusal_text(requests: &[&Request], source: &str, what_happened: &str) -> String {
+    let mut text = listing(requests, source);
+    let _ = write!(
+        text,
+        "\n  {what_happened}\n  help: if you trust it, `dotpack trust` shows and approves these for this folder; `--trust` allows them for this run only"
+    );
+    text
+}
+
+/// What `source` asks for, grouped by kind, one request a line.
+pub fn listing(requests: &[&Request], source: &str) -> String {
     let mut text = format!("{source} asks for what needs your approval on this machine:");
     for kind in Kind::ALL {
         let of_kind: Vec<&&Request> = requests.iter().filter(|r| r.kind == kind).collect();
@@ -219,10 +230,6 @@ pub fn refusal_text(requests: &[&Request], source: &str, what_happened: &str) ->
             let _ = write!(text, "\n    {}", describe::visible(&r.detail));
         }
     }
-    let _ = write!(
-        text,
-        "\n  {what_happened}\n  help: if you trust it, `dotpack trust` shows and approves these for this folder; `--trust` allows them for this run only"
-    );
     text
 }
 

@@ -194,6 +194,9 @@ pub fn check_user_scope(
         ));
         return Ok(());
     }
+    if ask(settings, printer, &project.owner, &open, "dotpack.toml")? {
+        return Ok(());
+    }
     Err(consent::refusal(
         &open,
         "dotpack.toml",
@@ -246,17 +249,40 @@ pub fn record_user_scope(
 /// Adds `request` to what the project at `owner` approved, keeping everything else: for what
 /// the user declared on the command line (`add --registry ../folder`).
 pub fn record_one(settings: &Settings, owner: &str, request: Request) -> Result<()> {
-    if settings.trust {
+    record_more(settings, owner, &[&request])
+}
+
+/// Adds `added` to what the project at `owner` approved; a request with the same kind and key
+/// is replaced. Nothing is recorded with `--trust`.
+pub fn record_more(settings: &Settings, owner: &str, added: &[&Request]) -> Result<()> {
+    if settings.trust || added.is_empty() {
         return Ok(());
     }
     let home = &settings.dotpack_home;
+    let kinds: Vec<Kind> = added.iter().map(|r| r.kind).collect();
     let mut requests: Vec<Request> = Approvals::load(home)?
         .of(owner)
         .iter()
-        .filter(|r| r.kind == request.kind && r.key != request.key)
+        .filter(|r| kinds.contains(&r.kind))
+        .filter(|r| !added.iter().any(|a| a.kind == r.kind && a.key == r.key))
         .cloned()
         .collect();
-    let kind = request.kind;
-    requests.push(request);
-    consent::store::record(home, owner, &[kind], &requests)
+    requests.extend(added.iter().map(|r| (*r).clone()));
+    consent::store::record(home, owner, &kinds, &requests)
+}
+
+/// On a terminal, shows `open` and asks the user to approve them for this folder; records them
+/// and returns `true` on yes. Anywhere else returns `false` without asking.
+pub fn ask(
+    settings: &Settings,
+    printer: &Printer,
+    owner: &str,
+    open: &[&Request],
+    source: &str,
+) -> Result<bool> {
+    if !consent::ask::can_ask(printer) || !consent::ask::approve_here(printer, open, source) {
+        return Ok(false);
+    }
+    record_more(settings, owner, open)?;
+    Ok(true)
 }

@@ -463,3 +463,58 @@ fn a_project_another_user_owns_is_not_used() {
     env.dotpack_in(&mine).arg("install").assert().success();
     assert!(shared.join(".mcp.json").exists());
 }
+
+/// Runs `dotpack ARGS` on a pseudo-terminal (util-linux `script`) in the project, answering
+/// `answer` to whatever it asks.
+fn on_terminal(env: &Env, args: &str, answer: &str) -> std::process::Output {
+    use std::io::Write;
+    let bin = assert_cmd::cargo::cargo_bin("dotpack");
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &format!("'{}' {args}", bin.display()), "/dev/null"])
+        .current_dir(&env.project)
+        .env("HOME", env.home.path())
+        .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
+        .env("NO_COLOR", "1")
+        .env_remove("CODEX_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("script (util-linux) runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answer.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn on_a_terminal_dotpack_asks_and_remembers_the_answer() {
+    let env = Env::new();
+    hostile_user_scope(&env);
+    let before = outside(&env);
+    let out = on_terminal(&env, "install", "n\n");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Approve these for this folder"), "{text}");
+    assert!(text.contains("sh -c 'echo planted'"), "{text}");
+    assert_eq!(outside(&env), before, "a no writes nothing");
+    let out = on_terminal(&env, "install", "y\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(codex(&env).contains("[mcp_servers.helper]"));
+    // Approved: asked again only when the request changes.
+    env.dotpack()
+        .arg("uninstall")
+        .arg("helper")
+        .assert()
+        .success();
+    env.dotpack().args(["install", "helper"]).assert().success();
+    env.dotpack()
+        .args(["trust", "--show"])
+        .assert()
+        .stdout(contains("user-scope approved"));
+}
