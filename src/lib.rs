@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commands;
 pub mod concepts;
 pub mod diag;
+pub mod fence;
 pub mod footguns;
 pub mod formats;
 pub mod fsutil;

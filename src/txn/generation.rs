@@ -320,6 +320,7 @@ mod tests {
             before: before.map(str::to_string),
             after: after.map(str::to_string),
             resolved: Vec::new(),
+            outside: None,
         }
     }
 

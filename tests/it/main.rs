@@ -28,6 +28,7 @@ mod state_model;
 mod templates;
 mod tree;
 mod trust;
+mod trust_links;
 mod trust_props;
 mod txn;
 mod txn_props;
