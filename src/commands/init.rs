@@ -160,7 +160,10 @@ fn import_sources(
             .filter(|s| host.detected(**s, dir, env))
             .filter_map(|s| Some((*s, host.path(*s, dir, env)?)))
             .filter(|(_, p)| p.is_file())
-            .map(|(s, p)| Source::read(host, Some(s), p))
+            .map(|(s, p)| {
+                let fence = (s == Scope::Project).then(|| crate::fence::Fence::project(dir));
+                Source::read(host, Some(s), p, fence.as_ref())
+            })
             .collect::<Result<_>>()?;
         let mut with_servers = Vec::new();
         for source in found {
