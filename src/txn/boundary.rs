@@ -108,6 +108,18 @@ impl Boundary {
     /// user's own files ($DOTPACK_HOME, the hosts' user files), whose links are the user's.
     pub fn fence(&self, state: &Path, path: &Path) -> Option<crate::fence::Fence> {
         let real = fsutil::resolve_parent(path);
+        let users = self
+            .host_files
+            .iter()
+            .any(|h| h == path || fsutil::resolve_parent(h) == real)
+            || self
+                .resource_dirs
+                .iter()
+                .any(|d| real.starts_with(fsutil::resolve(d)))
+            || real.starts_with(fsutil::resolve(&self.dotpack_home));
+        if users {
+            return None;
+        }
         let roots: Vec<&Path> = if self.is_home(state) {
             self.project_root
                 .iter()

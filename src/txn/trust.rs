@@ -495,6 +495,16 @@ mod tests {
             verdict(&state, &home),
             Verdict::Untrusted(Distrust::LinkInside("objects"))
         );
+        // A project's `.dotpack` linking to $DOTPACK_HOME is not the user's home.
+        let project = dir.path().join("q");
+        std::fs::create_dir_all(&project).unwrap();
+        std::os::unix::fs::symlink(&home, project.join(".dotpack")).unwrap();
+        assert!(!is_home(&project.join(".dotpack"), &home));
+        assert!(matches!(
+            verdict(&project.join(".dotpack"), &home),
+            Verdict::Untrusted(Distrust::Symlink(_))
+        ));
+        assert!(prepare(&project.join(".dotpack"), &home).is_err());
         let link = dir.path().join("r/.dotpack");
         std::fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(&state, &link).unwrap();

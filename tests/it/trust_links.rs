@@ -176,6 +176,32 @@ fn publish_does_not_write_through_a_names_file_linked_out_of_the_registry_folder
 }
 
 #[test]
+fn publish_does_not_read_an_index_file_linked_out_of_the_registry_folder() {
+    let env = Env::new();
+    let index = build_registry(&env, &[("alpha", &package("alpha", "1.0.0", &[]))]);
+    let file = index.join("al/ph/alpha");
+    let copy = precious(
+        &env,
+        "notes/alpha",
+        &std::fs::read_to_string(&file).unwrap(),
+    );
+    let text = std::fs::read(&copy).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    link(&copy, &file);
+    let dir = package_dir(&env, "alpha", "1.1.0");
+    let (code, stderr) = bounded(
+        &env,
+        &dir,
+        None,
+        &["publish", "--index", index.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    says(&stderr, &["al/ph/alpha", "outside the registry folder"]);
+    assert_eq!(std::fs::read(&copy).unwrap(), text);
+    assert!(!index.join("dl/alpha/alpha-1.1.0.tar.gz").exists());
+}
+
+#[test]
 fn yank_does_not_rewrite_an_index_file_linked_out_of_the_registry_folder() {
     let env = Env::new();
     let index = build_registry(&env, &[("alpha", &package("alpha", "1.0.0", &[]))]);
@@ -298,6 +324,18 @@ fn init_does_not_append_to_a_gitignore_linked_out_of_the_project() {
 }
 
 #[test]
+fn init_does_not_create_a_manifest_through_a_link_out_of_the_project() {
+    let env = Env::new();
+    let target = env.home.path().join("elsewhere/dotpack.toml");
+    link(&target, &env.project.join("dotpack.toml"));
+    let (code, stderr) = bounded(&env, &env.project, None, &["init"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    says(&stderr, &["dotpack.toml", "outside the project"]);
+    assert!(!target.exists());
+    assert!(!env.home.path().join("elsewhere").exists());
+}
+
+#[test]
 fn add_does_not_read_or_write_a_manifest_linked_out_of_the_project() {
     let env = Env::new();
     let reg = registry(&env);
@@ -347,6 +385,37 @@ fn a_link_inside_the_project_is_still_followed() {
             .file_type()
             .is_symlink()
     );
+}
+
+#[test]
+fn the_users_own_files_may_be_links_into_a_dotfiles_folder() {
+    let env = Env::new();
+    let reg = registry(&env);
+    let dotfiles = env.home.path().join("dotfiles");
+    let claude = precious(&env, "dotfiles/claude.json", "{}\n");
+    link(&claude, &env.home.path().join(".claude.json"));
+    let manifest = precious(
+        &env,
+        "dotfiles/dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n",
+    );
+    link(&manifest, &env.home.path().join(".dotpack/dotpack.toml"));
+    for args in [&["--global", "add", "p0"][..], &["--global", "add", "p1"]] {
+        let (code, stderr) = bounded(&env, &env.project, Some(&reg), args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+    }
+    let text = std::fs::read_to_string(&claude).unwrap();
+    assert!(text.contains("p0") && text.contains("p1"), "{text}");
+    assert!(std::fs::read_to_string(&manifest).unwrap().contains("p1"));
+    let (code, stderr) = bounded(&env, &env.project, Some(&reg), &["--global", "rollback"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!std::fs::read_to_string(&claude).unwrap().contains("p1"));
+    assert!(!std::fs::read_to_string(&manifest).unwrap().contains("p1"));
+    for link in [".claude.json", ".dotpack/dotpack.toml"] {
+        let meta = env.home.path().join(link).symlink_metadata().unwrap();
+        assert!(meta.file_type().is_symlink(), "{link}");
+    }
+    assert!(dotfiles.join("claude.json").is_file());
 }
 
 #[test]
