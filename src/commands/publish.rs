@@ -41,8 +41,7 @@ pub fn package(settings: &Settings, args: &PackageArgs, printer: &Printer) -> Re
         &packed.archive,
         &fence,
         crate::fsutil::WriteOptions::SHARED,
-    )
-    .with_context(|| format!("cannot write {}", display_path(&path)))?;
+    )?;
     if printer.json {
         printer.json_out(&json!({
             "name": packed.name,
