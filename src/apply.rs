@@ -26,6 +26,10 @@ pub struct FileWrite {
     /// values are put in when the file is written, which also makes it readable by its owner
     /// only (see [`crate::resolved`]).
     pub resolved: Vec<String>,
+    /// The folder the file belongs to and must stay inside once links are followed (the
+    /// project, for project files); `None` for the user's own files (`$DOTPACK_HOME`, user-scope
+    /// host files), whose links lead wherever the user made them lead.
+    pub fence: Option<crate::fence::Fence>,
 }
 
 impl FileWrite {
@@ -40,6 +44,7 @@ impl FileWrite {
 /// replaced by a rename).
 pub fn preflight(writes: &[FileWrite]) -> Result<()> {
     for w in writes.iter().filter(|w| w.is_changed()) {
+        crate::fence::check_write(&w.path, w.fence.as_ref())?;
         if let Err(err) = crate::fsutil::check_writable(&w.path) {
             let hint = if w.host.is_some() {
                 "make it writable, or leave this host out with --host"
@@ -85,6 +90,7 @@ pub fn write_one(w: &FileWrite) -> Result<()> {
 /// The first half of [`write_one_unsynced`] for a file that gets new bytes: its folders created
 /// and the bytes flushed under a temporary name beside it; `None` for a file to delete.
 pub fn stage_one(w: &FileWrite) -> Result<Option<crate::fsutil::Staged>> {
+    crate::fence::check_write(&w.path, w.fence.as_ref())?;
     let Some(text) = &w.after else {
         return Ok(None);
     };
@@ -177,6 +183,7 @@ mod tests {
             after: after.map(str::to_string),
             remove_dirs: 0,
             resolved: Vec::new(),
+            fence: None,
         }
     }
 

@@ -350,9 +350,10 @@ impl UserClaims {
     /// Reads the claims file under `dotpack_home`; a missing file holds no claims.
     pub fn load(dotpack_home: &Path) -> Result<UserClaims, Diagnostics> {
         let path = dotpack_home.join("claims.toml");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        // The user's own file: links are followed, but a FIFO or device is never read.
+        let text = match crate::fence::read_text(&path, None, crate::fence::USER_FILE_CAP) {
+            Ok(Some(text)) => text,
+            Ok(None) => {
                 return Ok(UserClaims {
                     path,
                     claims: Vec::new(),

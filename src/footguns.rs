@@ -142,7 +142,13 @@ pub fn check_all(root: Option<&std::path::Path>, env: &crate::hosts::HostEnv) ->
             if host.shares_file_with(scope).is_some() || !seen.insert(path.clone()) {
                 continue;
             }
-            if let Ok(text) = std::fs::read_to_string(&path) {
+            let fence = match (scope, root) {
+                (Scope::Project, Some(root)) => Some(crate::fence::Fence::project(root)),
+                _ => None,
+            };
+            if let Ok(Some(text)) =
+                crate::fence::read_text(&path, fence.as_ref(), crate::fence::USER_FILE_CAP)
+            {
                 out.extend(check_host_file(host, &path.display().to_string(), &text));
             }
         }
@@ -152,13 +158,16 @@ pub fn check_all(root: Option<&std::path::Path>, env: &crate::hosts::HostEnv) ->
         .get("CLAUDE_CONFIG_DIR")
         .cloned()
         .unwrap_or_else(|| env.home.join(".claude"));
-    let mut settings = vec![claude_dir.join("settings.json")];
+    let mut settings = vec![(claude_dir.join("settings.json"), None)];
     if let Some(root) = root {
-        settings.push(root.join(".claude/settings.json"));
-        settings.push(root.join(".claude/settings.local.json"));
+        let fence = crate::fence::Fence::project(root);
+        settings.push((root.join(".claude/settings.json"), Some(fence.clone())));
+        settings.push((root.join(".claude/settings.local.json"), Some(fence)));
     }
-    for path in settings {
-        if let Ok(text) = std::fs::read_to_string(&path) {
+    for (path, fence) in settings {
+        if let Ok(Some(text)) =
+            crate::fence::read_text(&path, fence.as_ref(), crate::fence::USER_FILE_CAP)
+        {
             out.extend(check_claude_settings(&path.display().to_string(), &text));
         }
     }

@@ -161,9 +161,18 @@ pub fn inspect_files(
             continue;
         }
         // Paths come from a lock a repository may carry: only ones inside the project are read.
+        let fence = crate::fence::Fence::project(root);
         let text = crate::resources::check_path(&claim.file)
             .ok()
-            .and_then(|()| std::fs::read_to_string(root.join(&claim.file)).ok());
+            .and_then(|()| {
+                crate::fence::read_text(
+                    &root.join(&claim.file),
+                    Some(&fence),
+                    crate::fence::PROJECT_FILE_CAP,
+                )
+                .ok()
+                .flatten()
+            });
         let current = match (&claim.block, &text) {
             (Some(block), Some(text)) => {
                 crate::resources::block_content(text, block).map(crate::resources::hash)

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use crate::claims::Claim;
 use crate::hosts::{HostEnv, Scope};
@@ -619,29 +619,21 @@ fn check_resolved(
 pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<String>>> {
     let mut files = BTreeMap::new();
     for t in targets {
-        let read = std::fs::read(&t.path);
-        tracing::debug!(
-            host = t.host.id,
-            path = %t.path.display(),
-            bytes = read.as_ref().ok().map(Vec::len),
-            "read host file"
-        );
-        let text = match read {
-            Ok(bytes) => Some(String::from_utf8(bytes).ok().with_context(|| {
-                format!(
-                    "{} is not UTF-8 text; dotpack leaves it alone",
-                    t.path.display()
-                )
-            })?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) if t.path.is_dir() => bail!(
-                "{} is a folder, but {} keeps its config in a file there ({e})\n  help: move the folder away, or leave {} out with --host",
+        if t.path.is_dir() {
+            bail!(
+                "{} is a folder, but {} keeps its config in a file there\n  help: move the folder away, or leave {} out with --host",
                 t.path.display(),
                 t.host.name(),
                 t.host.id
-            ),
-            Err(e) => bail!("cannot read {}: {e}", t.path.display()),
-        };
+            );
+        }
+        let text = t.read()?;
+        tracing::debug!(
+            host = t.host.id,
+            path = %t.path.display(),
+            bytes = text.as_ref().map(String::len),
+            "read host file"
+        );
         files.insert(t.path.clone(), text);
     }
     Ok(files)

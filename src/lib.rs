@@ -11,6 +11,7 @@ pub mod commands;
 pub mod concepts;
 pub mod consent;
 pub mod diag;
+pub mod fence;
 pub mod footguns;
 pub mod formats;
 pub mod fsutil;

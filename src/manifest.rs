@@ -395,15 +395,35 @@ impl LoadedManifest {
     }
 }
 
-/// Reads, validates and deserializes the manifest at `path`. Errors carry every diagnostic found.
+/// Reads, validates and deserializes the manifest at `path`, a file of the project it is the
+/// manifest of: a link out of its folder, a FIFO or device, or a file past
+/// [`crate::fence::PROJECT_FILE_CAP`] is refused. Errors carry every diagnostic found.
 pub fn load(path: &Path) -> Result<LoadedManifest, Diagnostics> {
-    let text = match fs_err::read_to_string(path) {
-        Ok(text) => text,
+    let root = path.parent().unwrap_or(Path::new("."));
+    load_in(path, Some(&crate::fence::Fence::project(root)))
+}
+
+/// [`load`] with the folder the manifest must stay inside (`None`: the user-level manifest in
+/// `$DOTPACK_HOME`, which may be a link into a dotfiles repository).
+pub fn load_in(
+    path: &Path,
+    fence: Option<&crate::fence::Fence>,
+) -> Result<LoadedManifest, Diagnostics> {
+    let read_error = |message: String, help: &str| {
+        Diagnostics(vec![Diagnostic::error("read", path, message).help(help)])
+    };
+    let text = match crate::fence::read_text(path, fence, crate::fence::PROJECT_FILE_CAP) {
+        Ok(Some(text)) => text,
+        Ok(None) => {
+            return Err(read_error(
+                format!("{} does not exist", path.display()),
+                "run `dotpack init` to create a dotpack.toml here",
+            ));
+        }
         Err(e) => {
-            return Err(Diagnostics(vec![
-                Diagnostic::error("read", path, e.to_string())
-                    .help("run `dotpack init` to create a dotpack.toml here"),
-            ]));
+            let e = format!("{e:#}");
+            let (message, help) = e.split_once("\n  help: ").unwrap_or((&e, "fix the file"));
+            return Err(read_error(message.to_string(), help));
         }
     };
     let loaded = parse(path, text)?;

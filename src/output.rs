@@ -102,10 +102,11 @@ impl Printer {
         if self.quiet && diag.severity == Severity::Warning {
             return;
         }
-        let source = diag
-            .span
-            .as_ref()
-            .and_then(|_| std::fs::read_to_string(&diag.file).ok());
+        let source = diag.span.as_ref().and_then(|_| {
+            crate::fence::read_text(&diag.file, None, crate::fence::PROJECT_FILE_CAP)
+                .ok()
+                .flatten()
+        });
         self.to_stderr(format_args!(
             "{}",
             diag.render(source.as_deref(), self.color)

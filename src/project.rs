@@ -11,7 +11,8 @@ use crate::hosts::Scope;
 use crate::manifest::MANIFEST_FILE;
 
 /// Finds the manifest: `explicit` when given, else `dotpack.toml` in `start` or its nearest
-/// parent that has one (as Cargo finds Cargo.toml).
+/// parent that has one (as Cargo finds Cargo.toml). Any entry of that name counts, so a FIFO or
+/// a link out of the project is refused by loading it rather than skipped for a parent's.
 pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
     if let Some(path) = explicit {
         let path = if path.is_dir() {
@@ -19,7 +20,7 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
         } else {
             path.to_path_buf()
         };
-        if !path.is_file() {
+        if std::fs::symlink_metadata(&path).is_err() {
             bail!(
                 "{} does not exist\n  help: check --manifest-path, or run `dotpack init` to create one",
                 path.display()
@@ -29,7 +30,7 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
     }
     for dir in start.ancestors() {
         let candidate = dir.join(MANIFEST_FILE);
-        if candidate.is_file() {
+        if std::fs::symlink_metadata(&candidate).is_ok_and(|m| !m.is_dir()) {
             return Ok(candidate);
         }
     }

@@ -30,6 +30,10 @@ pub struct Target {
     /// How many of the file's folders do not exist yet (below the project root or the home
     /// folder): writing the file creates them, and they are recorded so they can go with it.
     pub missing_dirs: u32,
+    /// The folder the file must stay inside once links are followed: the project, for a
+    /// project-scope file (lifted by `--write-outside-project`); `None` at user scope, where a
+    /// link is the user's own.
+    pub fence: Option<crate::fence::Fence>,
 }
 
 impl Target {
@@ -66,7 +70,18 @@ impl Target {
             missing_dirs: missing_dirs(&path, base),
             path,
             claim_file,
+            fence: (scope == Scope::Project).then(|| crate::fence::Fence::project(root)),
         })
+    }
+
+    /// The file's text (`None` when absent), read without following a link out of its fence,
+    /// only when it is a regular file, and up to the cap of its scope.
+    pub fn read(&self) -> Result<Option<String>> {
+        let cap = match self.scope {
+            Scope::Project => crate::fence::PROJECT_FILE_CAP,
+            Scope::User => crate::fence::USER_FILE_CAP,
+        };
+        crate::fence::read_text(&self.path, self.fence.as_ref(), cap)
     }
 
     /// The target a claim names, when it is exactly a file dotpack writes for that host now:

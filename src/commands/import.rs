@@ -22,7 +22,7 @@ pub fn run(settings: &Settings, args: ImportArgs, printer: &Printer) -> Result<(
     }
     let root = crate::ops::project_root(settings).unwrap_or_else(|| settings.cwd.clone());
     let source = match &args.file {
-        Some(file) => Source::read(host, None, settings.cwd.join(file))?,
+        Some(file) => Source::read(host, None, settings.cwd.join(file), None)?,
         None => Source::at_scope(host, args.scope, &root, &settings.host_env)?,
     };
     let imported = source.import()?;
@@ -186,22 +186,28 @@ impl Source {
                 crate::diag::display_path(&path)
             );
         }
-        Source::read(host, Some(scope), path)
+        let fence = (scope == Scope::Project).then(|| crate::fence::Fence::project(root));
+        Source::read(host, Some(scope), path, fence.as_ref())
     }
 
-    /// Reads `path` as a file of `host`.
-    pub fn read(host: &'static HostAdapter, scope: Option<Scope>, path: PathBuf) -> Result<Source> {
+    /// Reads `path` as a file of `host`, never through a link out of `fence` (the project, for a
+    /// project file; `None` for the user's own files and one given with `--file`).
+    pub fn read(
+        host: &'static HostAdapter,
+        scope: Option<Scope>,
+        path: PathBuf,
+        fence: Option<&crate::fence::Fence>,
+    ) -> Result<Source> {
         let display = crate::diag::display_path(&path);
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(_) => bail!("{display} is not UTF-8 text"),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+        let cap = match scope {
+            Some(Scope::Project) => crate::fence::PROJECT_FILE_CAP,
+            _ => crate::fence::USER_FILE_CAP,
+        };
+        let Some(text) = crate::fence::read_text(&path, fence, cap)? else {
+            bail!(
                 "{display} does not exist\n  help: give the path of a {} config file",
                 host.name()
-            ),
-            Err(e) => bail!("cannot read {display}: {e}"),
+            );
         };
         Ok(Source {
             host,

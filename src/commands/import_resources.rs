@@ -181,7 +181,7 @@ fn found(
             files.insert(format!("{path}/{rel}"), text);
         }
     } else {
-        let text = read_text(&root.join(origin), origin)?;
+        let text = read_text(root, &root.join(origin), origin)?;
         files.insert(path.clone(), to_markdown(shape, origin, &text)?);
     }
     let bytes: crate::resources::Files = files
@@ -242,7 +242,7 @@ fn read_tree(
         if meta.is_dir() {
             read_tree(root, origin, &rel, out)?;
         } else if meta.is_file() {
-            let text = read_text(&entry.path(), &shown)?;
+            let text = read_text(root, &entry.path(), &shown)?;
             out.insert(rel, text);
         } else {
             return Err(format!("{shown} is not a regular file"));
@@ -251,8 +251,11 @@ fn read_tree(
     Ok(())
 }
 
-fn read_text(path: &Path, shown: &str) -> Result<String, String> {
-    let data = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+fn read_text(root: &Path, path: &Path, shown: &str) -> Result<String, String> {
+    let fence = crate::fence::Fence::project(root);
+    let data = crate::fence::read(path, Some(&fence), crate::fence::PROJECT_FILE_CAP)
+        .map_err(|e| format!("{e:#}"))?
+        .ok_or_else(|| format!("cannot read {shown}: it is gone"))?;
     String::from_utf8(data)
         .map_err(|_| format!("{shown} is not UTF-8 text; dotpack imports text files only"))
 }

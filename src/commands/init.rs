@@ -64,6 +64,7 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         after: Some(text),
         remove_dirs: 0,
         resolved: Vec::new(),
+        fence: (!global).then(|| crate::fence::Fence::project(&dir)),
     }];
     if !global && let Some(ignore) = ignore_state_folder(&dir)? {
         writes.push(ignore);
@@ -159,7 +160,10 @@ fn import_sources(
             .filter(|s| host.detected(**s, dir, env))
             .filter_map(|s| Some((*s, host.path(*s, dir, env)?)))
             .filter(|(_, p)| p.is_file())
-            .map(|(s, p)| Source::read(host, Some(s), p))
+            .map(|(s, p)| {
+                let fence = (s == Scope::Project).then(|| crate::fence::Fence::project(dir));
+                Source::read(host, Some(s), p, fence.as_ref())
+            })
             .collect::<Result<_>>()?;
         let mut with_servers = Vec::new();
         for source in found {
@@ -204,11 +208,8 @@ fn import_sources(
 /// `.gitignore`, keeping every existing byte; `None` when it is ignored already.
 fn ignore_state_folder(dir: &Path) -> Result<Option<FileWrite>> {
     let path = dir.join(".gitignore");
-    let old = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => bail!("cannot read {}: {e}", path.display()),
-    };
+    let fence = crate::fence::Fence::project(dir);
+    let old = crate::fence::read_text(&path, Some(&fence), crate::fence::PROJECT_FILE_CAP)?;
     let ignored = old.as_deref().unwrap_or_default().lines().any(|l| {
         matches!(
             l.trim(),
@@ -231,5 +232,6 @@ fn ignore_state_folder(dir: &Path) -> Result<Option<FileWrite>> {
         after: Some(text),
         remove_dirs: 0,
         resolved: Vec::new(),
+        fence: Some(fence),
     }))
 }

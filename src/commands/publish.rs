@@ -22,17 +22,26 @@ const PACKAGE_DIR: &str = ".dotpack-package";
 pub fn package(settings: &Settings, args: &PackageArgs, printer: &Printer) -> Result<()> {
     let manifest = package_manifest(settings)?;
     let packed = publish::package(&manifest).map_err(build_error)?;
-    let dir = match &args.out {
-        Some(dir) => settings.cwd.join(dir),
-        None => manifest
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(PACKAGE_DIR),
+    // The default folder is inside the package folder, which may have come with a clone: the
+    // archive is never written through a link out of it.
+    let (dir, fence) = match &args.out {
+        Some(dir) => {
+            let dir = settings.cwd.join(dir);
+            let fence = crate::fence::Fence::new(&dir, "the output folder");
+            (dir, fence)
+        }
+        None => {
+            let root = manifest.parent().unwrap_or(Path::new("."));
+            (root.join(PACKAGE_DIR), crate::fence::Fence::package(root))
+        }
     };
     let path = dir.join(packed.file_name());
-    fs_err::create_dir_all(&dir)?;
-    crate::fsutil::write_atomic(&path, &packed.archive)
-        .with_context(|| format!("cannot write {}", display_path(&path)))?;
+    crate::fence::write_atomic(
+        &path,
+        &packed.archive,
+        &fence,
+        crate::fsutil::WriteOptions::SHARED,
+    )?;
     if printer.json {
         printer.json_out(&json!({
             "name": packed.name,
@@ -87,7 +96,12 @@ fn server_json(
     args: &PublishArgs,
     printer: &Printer,
 ) -> Result<()> {
-    let loaded = crate::manifest::load(manifest)?;
+    let loaded = crate::manifest::load_in(
+        manifest,
+        Some(&crate::fence::Fence::package(
+            manifest.parent().unwrap_or(Path::new(".")),
+        )),
+    )?;
     let doc = crate::registry::server_json::to_server_json(&loaded.manifest, args.name.as_deref())
         .map_err(|e| {
             anyhow::anyhow!(

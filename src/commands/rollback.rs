@@ -169,8 +169,10 @@ fn project_root(settings: &Settings, state: &Path) -> Option<std::path::PathBuf>
 /// claims on the file say how many. Never more than the folders between the project and the file.
 fn remove_created_dirs(root: &Path, writes: &mut [FileWrite]) {
     let path = root.join(LOCK_FILE);
-    let Some(lock) = std::fs::read_to_string(&path)
+    let fence = crate::fence::Fence::project(root);
+    let Some(lock) = crate::fence::read_text(&path, Some(&fence), crate::fence::LOCK_CAP)
         .ok()
+        .flatten()
         .and_then(|text| crate::lock::parse(&path, &text).ok())
     else {
         return;
@@ -203,15 +205,13 @@ fn user_scope_writes(
     writes: &[FileWrite],
 ) -> Result<Vec<FileWrite>> {
     let global = root == settings.dotpack_home;
+    // A project's manifest and lock stay in it; the user-level ones are the user's own.
+    let fence = (!global).then(|| crate::fence::Fence::project(root));
     let restored = |name: &str| -> Result<Option<String>> {
         let path = root.join(name);
         match writes.iter().find(|w| w.path == path) {
             Some(w) => Ok(w.after.clone()),
-            None => match std::fs::read_to_string(&path) {
-                Ok(text) => Ok(Some(text)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                Err(e) => bail!("cannot read {}: {e}", path.display()),
-            },
+            None => crate::fence::read_text(&path, fence.as_ref(), crate::fence::LOCK_CAP),
         }
     };
     let manifest_path = root.join(MANIFEST_FILE);

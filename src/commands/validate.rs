@@ -19,7 +19,14 @@ pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result
         (path, _, _) => manifest_path(path.as_deref(), &settings.cwd)?,
     };
     let shown = PathBuf::from(display_path(&path));
-    let text = fs_err::read_to_string(&path)?;
+    // The user-level manifest is the user's own; any other stays in its folder.
+    let fence = (path != settings.global_manifest())
+        .then(|| crate::fence::Fence::project(path.parent().unwrap_or(Path::new("."))));
+    let Some(text) =
+        crate::fence::read_text(&path, fence.as_ref(), crate::fence::PROJECT_FILE_CAP)?
+    else {
+        anyhow::bail!("{} does not exist", display_path(&path));
+    };
     let mut diags = crate::validate::check_manifest(&shown, &text);
     // The files the manifest's resources name: only once the manifest itself is valid.
     if !diags.iter().any(|d| d.is_error())

@@ -32,8 +32,8 @@ pub fn plan_hosts(
 ) -> Result<(Plan, Placed)> {
     let _phase = tracing::debug_span!("plan").entered();
     let claims = all_claims(project);
-    let placed = place(settings, project, manifest, lock, &claims)?;
-    check_inside_project(&placed, manifest.root(), options.write_outside_project)?;
+    let mut placed = place(settings, project, manifest, lock, &claims)?;
+    check_inside_project(&mut placed, manifest.root(), options.write_outside_project)?;
     let mut plan = crate::install::plan_targets(PlanRequest {
         placed: &placed,
         lock,
@@ -72,8 +72,12 @@ pub fn plan_hosts(
 
 /// A project host file must be in the project once symlinks are resolved: a repository cannot
 /// make dotpack write `~/.claude.json` (or anything else) through a link named `.mcp.json`.
-fn check_inside_project(placed: &Placed, root: &std::path::Path, allowed: bool) -> Result<()> {
+/// `allowed` (`--write-outside-project`) lifts the project targets' fences instead.
+fn check_inside_project(placed: &mut Placed, root: &std::path::Path, allowed: bool) -> Result<()> {
     if allowed {
+        for target in &mut placed.targets {
+            target.fence = None;
+        }
         return Ok(());
     }
     let real_root = crate::fsutil::resolve(root);
@@ -330,9 +334,12 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             after: Some(text),
             remove_dirs: 0,
             resolved: Vec::new(),
+            fence: Some(crate::fence::Fence::project(root)),
         });
     }
     let manifest_path = project.manifest.path.clone();
+    // The user-level manifest and lock live in $DOTPACK_HOME, the user's own.
+    let fence = (!project.global).then(|| crate::fence::Fence::project(root));
     if let Some(text) = outcome.manifest_text {
         all_writes.push(FileWrite {
             display: manifest_display(project),
@@ -342,6 +349,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             after: Some(text),
             remove_dirs: 0,
             resolved: Vec::new(),
+            fence: fence.clone(),
         });
     }
     if !nothing_locked {
@@ -357,6 +365,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
             after: Some(lock_text),
             remove_dirs: 0,
             resolved: Vec::new(),
+            fence,
         });
     }
     let writes = all_writes;
@@ -492,6 +501,7 @@ fn user_claims_file(
         after: text,
         remove_dirs: 0,
         resolved: Vec::new(),
+        fence: None,
     })
 }
 
@@ -518,6 +528,7 @@ pub fn file_writes(plan: Plan) -> Vec<FileWrite> {
             after: file.after,
             remove_dirs: file.remove_dirs,
             resolved: file.resolved,
+            fence: file.target.fence,
         })
         .collect()
 }

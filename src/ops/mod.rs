@@ -36,7 +36,7 @@ pub use starts::{record_starts, start_request, start_requests, unapproved_starts
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use semver::Version;
 
 use crate::claims::UserClaims;
@@ -187,7 +187,7 @@ pub fn state_places(
     let want_user = scope == Some(Scope::User) || settings.global;
     let want_project = scope == Some(Scope::Project);
     let manifest = if want_user {
-        manifest::load(&settings.global_manifest()).ok()
+        manifest::load_in(&settings.global_manifest(), None).ok()
     } else {
         match find_manifest(settings) {
             Ok(path) => match manifest::load(&path) {
@@ -236,7 +236,10 @@ pub fn optional_manifest(settings: &Settings) -> Option<LoadedManifest> {
     } else {
         find_manifest(settings).ok()?
     };
-    manifest::load(&path).ok()
+    match settings.global {
+        true => manifest::load_in(&path, None).ok(),
+        false => manifest::load(&path).ok(),
+    }
 }
 
 /// The folder of the project's dotpack.toml, if there is one.
@@ -295,36 +298,39 @@ impl Project {
         let manifest = if new_manifest {
             let text = crate::project::initial_global_manifest(&detected_user_hosts(settings));
             manifest::parse(&path, text)?
+        } else if settings.global {
+            manifest::load_in(&path, None)?
         } else {
             manifest::load(&path)?
         };
         tracing::debug!(path = %path.display(), bytes = manifest.text.len(), new = new_manifest, "read manifest");
         let lock_path = manifest.root().join(LOCK_FILE);
         let mut lock_conflicted = false;
-        let (lock_text, lock) = match std::fs::read_to_string(&lock_path) {
-            Ok(text) => {
-                tracing::debug!(path = %lock_path.display(), bytes = text.len(), "read lock");
-                let matches = |claim: &crate::claims::Claim| {
-                    claim_matches_file(claim, manifest.root(), &settings.host_env)
-                };
-                let (lock, untrusted) = match crate::lock::recover(&lock_path, &text, &matches)? {
-                    Some(recovered) => {
-                        printer.warning(recovered.describe(&lock_path));
-                        lock_conflicted = true;
-                        (recovered.lock, recovered.untrusted)
+        // The user-level lock lives in $DOTPACK_HOME, the user's own; a project's stays in it.
+        let fence = (!settings.global).then(|| crate::fence::Fence::project(manifest.root()));
+        let (lock_text, lock) =
+            match crate::fence::read_text(&lock_path, fence.as_ref(), crate::fence::LOCK_CAP)? {
+                Some(text) => {
+                    tracing::debug!(path = %lock_path.display(), bytes = text.len(), "read lock");
+                    let matches = |claim: &crate::claims::Claim| {
+                        claim_matches_file(claim, manifest.root(), &settings.host_env)
+                    };
+                    let (lock, untrusted) = match crate::lock::recover(&lock_path, &text, &matches)?
+                    {
+                        Some(recovered) => {
+                            printer.warning(recovered.describe(&lock_path));
+                            lock_conflicted = true;
+                            (recovered.lock, recovered.untrusted)
+                        }
+                        None => crate::lock::read(&lock_path, &text)?,
+                    };
+                    if let Some(warning) = untrusted.warning() {
+                        printer.warning(warning);
                     }
-                    None => crate::lock::read(&lock_path, &text)?,
-                };
-                if let Some(warning) = untrusted.warning() {
-                    printer.warning(warning);
+                    (Some(text), Some(lock))
                 }
-                (Some(text), Some(lock))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot read {}", lock_path.display()));
-            }
-        };
+                None => (None, None),
+            };
         let user_claims = UserClaims::load(&settings.dotpack_home)?;
         let owner = owner_id(manifest.root());
         Ok(Project {
@@ -378,7 +384,7 @@ pub fn owner_id(root: &Path) -> String {
 /// is not in the file, or the claim names no file dotpack writes).
 fn claim_matches_file(claim: &crate::claims::Claim, root: &Path, env: &HostEnv) -> Option<bool> {
     let target = crate::targets::Target::of_claim(claim, root, env)?;
-    let text = std::fs::read_to_string(&target.path).ok()?;
+    let text = target.read().ok()??;
     let container = target.host.container;
     crate::formats::get_entry(target.host.format, &text, container, &claim.server)
         .ok()

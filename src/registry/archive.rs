@@ -32,6 +32,7 @@ pub const MAX_UNPACKED_BYTES: u64 = 16 * 1024 * 1024;
 pub fn pack(dir: &Path, prefix: &str) -> Result<Vec<u8>, RegistryError> {
     let mut entries = Vec::new();
     collect(dir, "", &mut entries)?;
+    let fence = crate::fence::Fence::package(dir);
     entries.sort();
 
     let gz = GzBuilder::new()
@@ -49,7 +50,7 @@ pub fn pack(dir: &Path, prefix: &str) -> Result<Vec<u8>, RegistryError> {
         let data = if *is_dir {
             None
         } else {
-            Some(read(&dir.join(rel))?)
+            Some(read(&fence, &dir.join(rel))?)
         };
         append(&mut tar, &path, data.as_deref()).map_err(io_err)?;
     }
@@ -140,11 +141,16 @@ fn is_skipped(name: &str) -> bool {
         || name == "desktop.ini"
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, RegistryError> {
-    fs_err::read(path).map_err(|e| RegistryError::Io {
+/// A file of the package folder (found a regular file by [`collect`]), read as one: never
+/// through a link, and at most [`MAX_UNPACKED_BYTES`], which no archive may exceed anyway.
+fn read(fence: &crate::fence::Fence, path: &Path) -> Result<Vec<u8>, RegistryError> {
+    let not_there = || RegistryError::Io {
         path: path.display().to_string(),
-        reason: e.to_string(),
-    })
+        reason: "it is gone".to_string(),
+    };
+    crate::fence::read(path, Some(fence), MAX_UNPACKED_BYTES)
+        .map_err(|e| RegistryError::Other(format!("{e:#}")))?
+        .ok_or_else(not_there)
 }
 
 /// Lowercase hex sha256 of `bytes`, as written in index lines.

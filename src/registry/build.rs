@@ -89,6 +89,7 @@ pub(super) fn write_index(
     out: &Path,
     check: bool,
 ) -> Result<BuildReport, BuildError> {
+    let fence = crate::fence::Fence::registry(out);
     let (config, config_text) = read_or_default_config(out)?;
     let mut published = Published::new(out);
     let mut report = BuildReport::default();
@@ -149,10 +150,17 @@ pub(super) fn write_index(
 
     // Only files whose bytes change are written; the index files go last so they never point at
     // an archive that is not there yet, and the names file after them.
-    files.retain(|(path, bytes)| std::fs::read(path).ok().as_deref() != Some(bytes.as_slice()));
+    // Every file is checked before the first is written: one that would be written through a
+    // link out of the folder stops the build with nothing written.
+    for (path, _) in &files {
+        crate::fence::check_write(path, Some(&fence)).map_err(fence_error)?;
+    }
+    files.retain(|(path, bytes)| {
+        read_in(&fence, path).ok().flatten().as_deref() != Some(bytes.as_slice())
+    });
     if !check {
         for (path, bytes) in &files {
-            write_file(path, bytes)?;
+            write_file(&fence, path, bytes)?;
         }
     }
     report.changed_files = files.into_iter().map(|(path, _)| path).collect();
@@ -176,7 +184,12 @@ fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut seen: BTreeMap<(String, Version), PathBuf> = BTreeMap::new();
     for path in paths {
-        let loaded = match manifest::load(&path) {
+        let loaded = match manifest::load_in(
+            &path,
+            Some(&crate::fence::Fence::package(
+                path.parent().unwrap_or(Path::new(".")),
+            )),
+        ) {
             Ok(loaded) => loaded,
             Err(Diagnostics(diags)) => {
                 problems.extend(diags);
@@ -372,7 +385,7 @@ impl Published {
         if !self.files.contains_key(&key) {
             let path = join(&self.out, &index_path(&key));
             let text = if is_plain_name(&key) {
-                read_optional(&path)?.unwrap_or_default()
+                read_optional(&self.out, &path)?.unwrap_or_default()
             } else {
                 String::new()
             };
@@ -397,7 +410,7 @@ impl Published {
 /// The index's `config.json`, or the default one with the text to write when there is none.
 fn read_or_default_config(out: &Path) -> Result<(RegistryConfig, Option<String>), BuildError> {
     let path = out.join(super::sparse::CONFIG_FILE);
-    let Some(text) = read_optional(&path)? else {
+    let Some(text) = read_optional(out, &path)? else {
         let config = RegistryConfig::default();
         let text = serde_json::to_string_pretty(&config)
             .map_err(|e| RegistryError::Other(e.to_string()))?;
@@ -425,7 +438,7 @@ fn published_copy(
     out: &Path,
 ) -> Option<Vec<u8>> {
     let path = join(out, &config.archive_path(&old.name, &old.vers));
-    let published = std::fs::read(&path).ok()?;
+    let published = read_in(&crate::fence::Fence::registry(out), &path).ok()??;
     if !sha256_hex(&published).eq_ignore_ascii_case(&old.cksum) {
         return None;
     }
@@ -445,36 +458,35 @@ pub(super) fn join(root: &Path, rel: &str) -> PathBuf {
         .fold(root.to_path_buf(), |path, part| path.join(part))
 }
 
-pub(super) fn read_optional(path: &Path) -> Result<Option<String>, BuildError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(RegistryError::Io {
-            path: display_path(path),
-            reason: e.to_string(),
-        }
-        .into()),
-    }
+/// The text of the file `path` of the registry folder `index` (`None`: absent), never read
+/// through a link out of the folder.
+pub(super) fn read_optional(index: &Path, path: &Path) -> Result<Option<String>, BuildError> {
+    let fence = crate::fence::Fence::registry(index);
+    crate::fence::read_text(path, Some(&fence), crate::fence::REGISTRY_FILE_CAP)
+        .map_err(fence_error)
 }
 
-/// Writes through a temporary file and a rename ([`crate::fsutil::write_atomic_with`]), so a
-/// reader never sees half a file. Not flushed to disk: an index is rebuilt from its manifests.
-pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| RegistryError::Io {
-        path: display_path(path),
-        reason: e.to_string(),
-    })?;
+fn read_in(fence: &crate::fence::Fence, path: &Path) -> Result<Option<Vec<u8>>, BuildError> {
+    crate::fence::read(path, Some(fence), crate::fence::REGISTRY_FILE_CAP).map_err(fence_error)
+}
+
+/// A refusal of [`crate::fence`] as a build error (its message names the file).
+pub(super) fn fence_error(e: anyhow::Error) -> BuildError {
+    RegistryError::Other(format!("{e:#}")).into()
+}
+
+/// Writes through a temporary file and a rename ([`crate::fence::write_atomic`]), so a reader
+/// never sees half a file, and never through a link out of the registry folder. Not flushed to
+/// disk: an index is rebuilt from its manifests.
+pub(super) fn write_file(
+    fence: &crate::fence::Fence,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), BuildError> {
     let options = crate::fsutil::WriteOptions {
         sync_file: false,
         sync_dir: false,
         ..crate::fsutil::WriteOptions::SHARED
     };
-    crate::fsutil::write_atomic_with(path, bytes, options).map_err(|e| {
-        RegistryError::Io {
-            path: display_path(path),
-            reason: format!("{e:#}"),
-        }
-        .into()
-    })
+    crate::fence::write_atomic(path, bytes, fence, options).map_err(fence_error)
 }

@@ -20,6 +20,7 @@ impl DirIndex {
     pub fn open(root: &Path, source_id: impl Into<String>) -> Result<DirIndex, RegistryError> {
         let files = DiskFiles {
             root: root.to_path_buf(),
+            fence: crate::fence::Fence::registry(root),
         };
         let config = read_config(&files)?;
         Ok(DirIndex {
@@ -48,6 +49,8 @@ impl IndexSource for DirIndex {
 
 struct DiskFiles {
     root: PathBuf,
+    /// A registry folder is someone else's: no link in it is followed out of it.
+    fence: crate::fence::Fence,
 }
 
 impl DiskFiles {
@@ -66,11 +69,10 @@ impl DiskFiles {
 
 impl FileStore for DiskFiles {
     fn read(&self, rel: &str) -> Result<Option<Cow<'_, [u8]>>, RegistryError> {
-        match std::fs::read(self.path(rel)) {
-            Ok(bytes) => Ok(Some(Cow::Owned(bytes))),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(self.io_error(rel, &e)),
-        }
+        let path = self.path(rel);
+        crate::fence::read(&path, Some(&self.fence), crate::fence::REGISTRY_FILE_CAP)
+            .map(|bytes| bytes.map(Cow::Owned))
+            .map_err(|e| RegistryError::Other(format!("{e:#}")))
     }
 
     fn list(&self) -> Result<Vec<String>, RegistryError> {

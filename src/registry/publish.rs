@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use semver::Version;
 
 use super::build::{
-    BuildError, BuildReport, Candidate, Published, join, pack_manifest, read_optional,
+    BuildError, BuildReport, Candidate, Published, fence_error, join, pack_manifest, read_optional,
     same_version, write_file, write_index,
 };
 use super::index::{index_path, is_plain_name};
@@ -87,12 +87,18 @@ fn lock_index(index: &Path) -> Result<std::fs::File, BuildError> {
         reason: e.to_string(),
     };
     std::fs::create_dir_all(index).map_err(io)?;
+    let path = index.join(LOCK_FILE);
+    crate::fence::check_write(&path, Some(&crate::fence::Fence::registry(index)))
+        .map_err(fence_error)?;
+    // Never through a link: one could make dotpack create a file anywhere.
+    use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::File::options()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(index.join(LOCK_FILE))
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(&path)
         .map_err(io)?;
     match file.lock() {
         Ok(()) => Ok(file),
@@ -102,7 +108,12 @@ fn lock_index(index: &Path) -> Result<std::fs::File, BuildError> {
 }
 
 fn load(manifest_path: &Path) -> Result<Candidate, BuildError> {
-    let loaded = manifest::load(manifest_path)?;
+    let loaded = manifest::load_in(
+        manifest_path,
+        Some(&crate::fence::Fence::package(
+            manifest_path.parent().unwrap_or(Path::new(".")),
+        )),
+    )?;
     pack_manifest(loaded)
 }
 
@@ -139,7 +150,9 @@ pub fn yank(
         return Err(not_found().into());
     }
     let _lock = lock_index(index)?;
-    let text = read_optional(&path)?.ok_or_else(not_found)?;
+    let fence = crate::fence::Fence::registry(index);
+    crate::fence::check_write(&path, Some(&fence)).map_err(fence_error)?;
+    let text = read_optional(index, &path)?.ok_or_else(not_found)?;
     let mut found = false;
     let mut changed = false;
     let mut out = String::with_capacity(text.len() + 16);
@@ -176,7 +189,7 @@ pub fn yank(
     if !changed {
         return Ok(YankOutcome::Unchanged);
     }
-    write_file(&path, out.as_bytes())?;
+    write_file(&fence, &path, out.as_bytes())?;
     Ok(YankOutcome::Changed(path))
 }
 

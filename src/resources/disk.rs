@@ -20,6 +20,14 @@ pub struct Disk {
     pub folders: BTreeMap<String, bool>,
 }
 
+/// The folder the resource files of `scope` stay inside: the project, or the home folder.
+pub fn fence(root: &Path, scope: crate::hosts::Scope) -> crate::fence::Fence {
+    match scope {
+        crate::hosts::Scope::Project => crate::fence::Fence::project(root),
+        crate::hosts::Scope::User => crate::fence::Fence::new(root, "the home folder"),
+    }
+}
+
 /// The paths a plan must read: every wanted file, every claimed file, and every skill folder.
 pub fn paths_to_read(
     desired: &[DesiredFile],
@@ -39,10 +47,11 @@ pub fn paths_to_read(
 /// elsewhere. A folder where a file should be, or a file that is not UTF-8, is an error naming it.
 pub fn read_disk(
     root: &Path,
+    scope: crate::hosts::Scope,
     files: &BTreeSet<String>,
     folders: &BTreeSet<String>,
 ) -> Result<Disk> {
-    let real_root = crate::fsutil::resolve(root);
+    let fence = fence(root, scope);
     let mut disk = Disk::default();
     let inside = |rel: &str| -> Result<PathBuf> {
         if super::check_path(rel).is_err() {
@@ -52,27 +61,21 @@ pub fn read_disk(
             );
         }
         let path = root.join(rel);
-        let real = crate::fsutil::resolve(&path);
-        if !real.starts_with(&real_root) {
-            bail!(
-                "{rel} resolves to {}, outside {}; dotpack writes resource files only inside the project (or, at user scope, the home folder)\n  help: replace the link with a folder",
-                real.display(),
-                root.display()
-            );
-        }
+        fence.check(&path)?;
         Ok(path)
     };
     for rel in files {
         let path = inside(rel)?;
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
+        if path.is_dir() {
+            bail!(
+                "{rel} is a folder where dotpack would write a file\n  help: move the folder away, or leave this host out with --host"
+            );
+        }
+        let text = match crate::fence::read(&path, Some(&fence), crate::fence::PROJECT_FILE_CAP)? {
+            Some(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
                 anyhow::anyhow!("{rel} is not UTF-8 text; dotpack leaves it alone\n  help: move it away, or leave this host out with --host")
             })?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(_) if path.is_dir() => bail!(
-                "{rel} is a folder where dotpack would write a file\n  help: move the folder away, or leave this host out with --host"
-            ),
-            Err(e) => bail!("cannot read {rel}: {e}"),
+            None => None,
         };
         if text.is_none() {
             let mut missing = 0;

@@ -162,6 +162,7 @@ impl Planner<'_, '_> {
                     Scope::User => format!("~/{file}"),
                 },
                 missing_dirs: self.input.disk.missing_dirs.get(file).copied().unwrap_or(0),
+                fence: Some(super::disk::fence(self.input.root, self.input.scope)),
             },
             before,
             after,

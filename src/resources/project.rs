@@ -151,7 +151,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
             bail!("{}", problems.join("\n"));
         }
         let (files, folders) = paths_to_read(&desired, claims);
-        let disk = read_disk(base, &files, &folders)?;
+        let disk = read_disk(base, scope, &files, &folders)?;
         let planned = plan(&PlanInput {
             root: base,
             scope,

@@ -169,7 +169,9 @@ fn collect(
             MAX_RESOURCE_BYTES / 1024 / 1024
         ));
     }
-    let data = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let data = crate::fence::read(&path, None, MAX_RESOURCE_BYTES)
+        .map_err(|e| format!("{e:#}"))?
+        .ok_or_else(|| format!("cannot read {}: it is gone", path.display()))?;
     files.insert(rel.to_string(), data);
     Ok(())
 }

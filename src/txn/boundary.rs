@@ -53,7 +53,7 @@ impl Boundary {
 
     /// Whether `state` is `$DOTPACK_HOME` (else it is a project's `.dotpack/`).
     pub fn is_home(&self, state: &Path) -> bool {
-        state == self.dotpack_home || fsutil::resolve(state) == fsutil::resolve(&self.dotpack_home)
+        super::trust::is_home(state, &self.dotpack_home)
     }
 
     /// Why `path` may not appear in a record of the state folder `state`, or `None` when it may.
@@ -101,6 +101,49 @@ impl Boundary {
         Some(
             "it is outside the project, $DOTPACK_HOME and the hosts' user config files; a record naming it was not written by dotpack",
         )
+    }
+
+    /// The fence of a file a record of `state` names (a path [`Boundary::why_not`] accepted):
+    /// the project it is in, whose links a restore may follow only inside it; `None` for the
+    /// user's own files ($DOTPACK_HOME, the hosts' user files), whose links are the user's.
+    pub fn fence(&self, state: &Path, path: &Path) -> Option<crate::fence::Fence> {
+        let real = fsutil::resolve_parent(path);
+        let users = self
+            .host_files
+            .iter()
+            .any(|h| h == path || fsutil::resolve_parent(h) == real)
+            || self
+                .resource_dirs
+                .iter()
+                .any(|d| real.starts_with(fsutil::resolve(d)))
+            || real.starts_with(fsutil::resolve(&self.dotpack_home));
+        if users {
+            return None;
+        }
+        let roots: Vec<&Path> = if self.is_home(state) {
+            self.project_root
+                .iter()
+                .chain(&self.known_projects)
+                .map(PathBuf::as_path)
+                .collect()
+        } else {
+            state.parent().into_iter().collect()
+        };
+        roots
+            .into_iter()
+            .find(|root| real.starts_with(fsutil::resolve(root)))
+            .map(crate::fence::Fence::project)
+    }
+
+    /// The fence a restore of `record` (of the state folder `state`) writes and reads within:
+    /// [`Boundary::fence`], lifted for a file the command was allowed to write outside its
+    /// project as long as its link still leads where it led then ([`FileRecord::outside`]).
+    pub fn restore_fence(&self, state: &Path, record: &FileRecord) -> Option<crate::fence::Fence> {
+        let fence = self.fence(state, &record.path)?;
+        match &record.outside {
+            Some(real) if fsutil::resolve(&record.path) == *real => None,
+            _ => Some(fence),
+        }
     }
 
     /// Checks every file of one record (a journal or a generation of the state folder `state`):

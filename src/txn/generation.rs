@@ -122,7 +122,8 @@ pub fn next_id(state: &Path) -> u64 {
 
 pub fn load(state: &Path, id: u64) -> Result<Generation> {
     let path = record_path(state, id);
-    let text = fs_err::read_to_string(&path)?;
+    let text = crate::fence::read_text(&path, None, crate::fence::LOCK_CAP)?
+        .with_context(|| format!("{} is missing", path.display()))?;
     let generation: Generation =
         serde_json::from_str(&text).with_context(|| format!("{} is corrupt", path.display()))?;
     if generation.id != id {
@@ -320,6 +321,7 @@ mod tests {
             before: before.map(str::to_string),
             after: after.map(str::to_string),
             resolved: Vec::new(),
+            outside: None,
         }
     }
 

@@ -32,11 +32,7 @@ pub fn write(state: &Path, journal: &Journal) -> Result<()> {
 
 /// Reads the journal of `state`: `None` when there is none.
 pub fn read(state: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path(state)) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path(state).display())),
-    }
+    crate::fence::read_text(&path(state), None, crate::fence::LOCK_CAP)
 }
 
 /// Deletes the journal: the transaction is committed (or fully undone).

@@ -66,6 +66,11 @@ pub struct FileRecord {
     /// compared with a snapshot after replacing those values with markers again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolved: Vec<String>,
+    /// Where a project file really was when the command wrote it through a link out of the
+    /// project (`--write-outside-project`): restoring it follows the link only while it still
+    /// leads there, so a link changed since (a `git pull`) cannot aim a rollback elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<PathBuf>,
 }
 
 impl FileRecord {
@@ -199,6 +204,7 @@ pub fn apply(
     let mut files = Vec::with_capacity(changed.len());
     for (w, snapshot) in changed.iter().zip(snapshots) {
         let (before, after) = snapshot?;
+        let unfenced = w.fence.is_none() && places.boundary.fence(state, &w.path).is_some();
         files.push(FileRecord {
             path: w.path.clone(),
             display: w.display.clone(),
@@ -206,6 +212,7 @@ pub fn apply(
             before,
             after,
             resolved: w.resolved.clone(),
+            outside: unfenced.then(|| crate::fsutil::resolve(&w.path)),
         });
     }
     store.sync();
@@ -285,7 +292,8 @@ impl Stamp {
 
 /// Fails with [`Conflict`] when `w`'s file no longer holds the bytes the plan was made on.
 fn check_unchanged(w: &FileWrite) -> Result<()> {
-    let now = crate::resolved::redact_bytes(std::fs::read(&w.path).ok(), &w.resolved);
+    let now = crate::fence::read(&w.path, w.fence.as_ref(), crate::fence::USER_FILE_CAP)?;
+    let now = crate::resolved::redact_bytes(now, &w.resolved);
     if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
         return Err(Conflict {
             display: w.display.clone(),

@@ -94,8 +94,9 @@ pub fn inspect(
         let now = match boundary.check_files(state, std::slice::from_ref(file)) {
             Err(refused) => Now::Outside(refused.why),
             Ok(()) => {
-                let current = read_regular(&file.path)
-                    .map_err(|e| stuck(&describe(&journal), format!("{e:#}")))?;
+                let current =
+                    read_regular(&file.path, boundary.restore_fence(state, file).as_ref())
+                        .map_err(|e| stuck(&describe(&journal), format!("{e:#}")))?;
                 let hash = file.comparable(current).as_deref().map(store::hash);
                 if hash == file.before {
                     Now::Before
@@ -145,7 +146,9 @@ pub fn plan(state: &Path, boundary: &Boundary) -> Result<Option<Plan>, Stuck> {
         if file.now != Now::After {
             continue;
         }
-        writes.push(restore_write(&store, record, file).map_err(|e| stuck(format!("{e:#}")))?);
+        let fence = boundary.restore_fence(state, record);
+        writes
+            .push(restore_write(&store, record, file, fence).map_err(|e| stuck(format!("{e:#}")))?);
     }
     crate::apply::preflight(&writes).map_err(|e| stuck(format!("{e:#}")))?;
     Ok(Some(Plan {
@@ -158,7 +161,12 @@ pub fn plan(state: &Path, boundary: &Boundary) -> Result<Option<Plan>, Stuck> {
 
 /// The write that gives `record`'s file its before-bytes back, read from the store (checked
 /// against their hash).
-fn restore_write(store: &Store, record: &FileRecord, file: &FileNow) -> Result<FileWrite> {
+fn restore_write(
+    store: &Store,
+    record: &FileRecord,
+    file: &FileNow,
+    fence: Option<crate::fence::Fence>,
+) -> Result<FileWrite> {
     let before = match &record.before {
         Some(h) => Some(
             String::from_utf8(store.get(h)?)
@@ -175,6 +183,7 @@ fn restore_write(store: &Store, record: &FileRecord, file: &FileNow) -> Result<F
         after: before,
         remove_dirs: 0,
         resolved: record.resolved.clone(),
+        fence,
     })
 }
 
@@ -217,17 +226,13 @@ fn describe(journal: &Journal) -> String {
     }
 }
 
-/// The bytes of the regular file at `path` (through a symlink), `None` when there is none. A
-/// FIFO or device is an error: reading it could block or never end.
-pub(crate) fn read_regular(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        Ok(meta) if !meta.is_file() => {
-            anyhow::bail!("{} is not a regular file", path.display())
-        }
-        Ok(_) => fs_err::read(path).map(Some).map_err(Into::into),
-    }
+/// The bytes of the regular file at `path` (through a symlink that stays inside `fence`),
+/// `None` when there is none. A FIFO or device is an error: reading it could block or never end.
+pub(crate) fn read_regular(
+    path: &Path,
+    fence: Option<&crate::fence::Fence>,
+) -> Result<Option<Vec<u8>>> {
+    crate::fence::read(path, fence, crate::fence::USER_FILE_CAP)
 }
 
 /// A process killed inside `write_atomic` leaves its temporary file next to the target: the

@@ -71,7 +71,10 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
     for (path, file) in generation::states_at(generations, target) {
         let display = places.boundary.display(&path);
         // Values `--resolve-env` wrote are compared, merged and planned as their markers.
-        let current = file.record.comparable(super::recover::read_regular(&path)?);
+        let fence = places.boundary.restore_fence(state, &file.record);
+        let current = file
+            .record
+            .comparable(super::recover::read_regular(&path, fence.as_ref())?);
         let current_hash = current.as_deref().map(store::hash);
         if current_hash == file.at_k {
             continue;
@@ -107,6 +110,7 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
             after,
             remove_dirs: 0,
             resolved: file.record.resolved.clone(),
+            fence,
         });
     }
     Ok(out)

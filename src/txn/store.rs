@@ -63,14 +63,11 @@ impl Store {
         }
         self.ensure_real_dir(false)?;
         let path = self.dir.join(id);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                bail!("snapshot {id} is missing from {}", self.dir.display())
-            }
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot read snapshot {}", path.display()));
-            }
+        let bytes = match crate::fence::read(&path, None, crate::fence::USER_FILE_CAP)
+            .with_context(|| format!("cannot read snapshot {}", path.display()))?
+        {
+            Some(bytes) => bytes,
+            None => bail!("snapshot {id} is missing from {}", self.dir.display()),
         };
         if hash(&bytes) != id {
             bail!(

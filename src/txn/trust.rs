@@ -147,9 +147,19 @@ pub fn verdict(state: &Path, home: &Path) -> Verdict {
     }
 }
 
+/// Whether the state folder `state` is `$DOTPACK_HOME` (`home`): the same path, or the same
+/// folder without a link at `state`. A project's `.dotpack` that is a link is never the user's
+/// home, whatever it points at (a link to `$DOTPACK_HOME` would make a repository's `rollback`
+/// roll back the user's own files).
+pub fn is_home(state: &Path, home: &Path) -> bool {
+    state == home
+        || (!std::fs::symlink_metadata(state).is_ok_and(|m| m.file_type().is_symlink())
+            && fsutil::resolve(state) == fsutil::resolve(home))
+}
+
 /// [`verdict`] without waiting for a dotpack that is recording a new folder.
 fn verdict_unlocked(state: &Path, home: &Path) -> Verdict {
-    let is_home = state == home || fsutil::resolve(state) == fsutil::resolve(home);
+    let is_home = is_home(state, home);
     let meta = match std::fs::symlink_metadata(state) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Verdict::Absent,
@@ -212,7 +222,7 @@ fn verdict_unlocked(state: &Path, home: &Path) -> Verdict {
 /// in the registry), makes an empty one dotpack's own, and fails with [`Untrusted`] for one it
 /// does not trust. `$DOTPACK_HOME` is prepared first, as it holds the registry.
 pub fn prepare(state: &Path, home: &Path) -> Result<()> {
-    let is_home = state == home || fsutil::resolve(state) == fsutil::resolve(home);
+    let is_home = is_home(state, home);
     match verdict(home, home) {
         Verdict::Absent => create_home(home)?,
         Verdict::Untrusted(reason) => {
@@ -485,6 +495,16 @@ mod tests {
             verdict(&state, &home),
             Verdict::Untrusted(Distrust::LinkInside("objects"))
         );
+        // A project's `.dotpack` linking to $DOTPACK_HOME is not the user's home.
+        let project = dir.path().join("q");
+        std::fs::create_dir_all(&project).unwrap();
+        std::os::unix::fs::symlink(&home, project.join(".dotpack")).unwrap();
+        assert!(!is_home(&project.join(".dotpack"), &home));
+        assert!(matches!(
+            verdict(&project.join(".dotpack"), &home),
+            Verdict::Untrusted(Distrust::Symlink(_))
+        ));
+        assert!(prepare(&project.join(".dotpack"), &home).is_err());
         let link = dir.path().join("r/.dotpack");
         std::fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(&state, &link).unwrap();

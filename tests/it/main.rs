@@ -30,6 +30,7 @@ mod state_model;
 mod templates;
 mod tree;
 mod trust;
+mod trust_links;
 mod trust_lock_claims;
 mod trust_props;
 mod txn;

@@ -530,9 +530,10 @@ fn a_project_folder_linked_outside_the_project_is_not_written_through() {
     env.with_registry(&reg, &["add", "teamkit"])
         .assert()
         .code(1)
-        .stderr(contains(
-            "dotpack writes resource files only inside the project",
-        ));
+        .stderr(
+            contains("its folder .claude is a symbolic link to")
+                .and(contains("outside the project")),
+        );
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
 
