@@ -46,15 +46,18 @@ pub enum Kind {
     Folder,
     /// Use a project whose files another user owns.
     Owner,
+    /// Read and write a project host file through a link that leads out of the project.
+    Outside,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::UserScope,
         Kind::Token,
         Kind::Start,
         Kind::Folder,
         Kind::Owner,
+        Kind::Outside,
     ];
 
     /// How a list of requests of this kind is introduced.
@@ -67,6 +70,7 @@ impl Kind {
             Kind::Start => "to start programs on this machine",
             Kind::Folder => "to read registry folders outside the project",
             Kind::Owner => "to be used although another user owns its files",
+            Kind::Outside => "to write files outside the project through links",
         }
     }
 
@@ -77,6 +81,7 @@ impl Kind {
             Kind::Start => "start",
             Kind::Folder => "folder",
             Kind::Owner => "owner",
+            Kind::Outside => "outside",
         }
     }
 }

@@ -84,7 +84,8 @@ fn check_inside_project(placed: &mut Placed, root: &std::path::Path, allowed: bo
     for target in placed
         .targets
         .iter()
-        .filter(|t| t.scope == crate::hosts::Scope::Project)
+        // An approved link out of the project had its fence lifted by `place`.
+        .filter(|t| t.scope == crate::hosts::Scope::Project && t.fence.is_some())
     {
         let real = crate::fsutil::resolve(&target.path);
         if !real.starts_with(&real_root) {
@@ -108,14 +109,61 @@ pub fn place(
     lock: &Lockfile,
     claims: &[Claim],
 ) -> Result<Placed> {
-    crate::install::place(&Where {
+    let mut placed = crate::install::place(&Where {
         manifest,
         lock,
         claims,
         owner: &project.owner,
         env: &settings.host_env,
         global: project.global,
-    })
+    })?;
+    lift_approved_fences(settings, project, &mut placed)?;
+    Ok(placed)
+}
+
+/// Project host files that lead out of the project through a link the user approved (by
+/// writing it with `--write-outside-project`) are read and written through it, by every
+/// command, while the link still leads where it did.
+fn lift_approved_fences(settings: &Settings, project: &Project, placed: &mut Placed) -> Result<()> {
+    let outside = outside_requests(placed, project.root());
+    if outside.is_empty() {
+        return Ok(());
+    }
+    let approvals = crate::consent::Approvals::load(&settings.dotpack_home)?;
+    for (i, request) in outside {
+        if approvals.covers(&project.owner, &request) {
+            placed.targets[i].fence = None;
+        }
+    }
+    Ok(())
+}
+
+/// The project targets of `placed` whose file resolves outside `root`, each with the request to
+/// write it there (keyed by the file, its digest the path it resolves to).
+pub fn outside_requests(
+    placed: &Placed,
+    root: &std::path::Path,
+) -> Vec<(usize, crate::consent::Request)> {
+    let real_root = crate::fsutil::resolve(root);
+    placed
+        .targets
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.scope == crate::hosts::Scope::Project)
+        .filter_map(|(i, t)| {
+            let real = crate::fsutil::resolve(&t.path);
+            let shown = real.display().to_string();
+            (!real.starts_with(&real_root)).then(|| {
+                let request = crate::consent::Request::new(
+                    crate::consent::Kind::Outside,
+                    t.claim_file.clone(),
+                    crate::consent::digest(&[&t.claim_file, &shown]),
+                    format!("{} -> {shown} ({})", t.claim_file, t.host.id),
+                );
+                (i, request)
+            })
+        })
+        .collect()
 }
 
 /// The project's claims (from its lock) and every owner's user-scope claims; borrowed when
@@ -209,6 +257,12 @@ pub fn finish(
     )?;
     if !finish.options.dry_run {
         super::approve::record_user_scope(settings, printer, project, &at_user, &named);
+        if finish.options.write_outside_project {
+            // The user said so on the command line: later commands may follow these links.
+            let outside = outside_requests(&placed, project.root());
+            let outside: Vec<&crate::consent::Request> = outside.iter().map(|(_, r)| r).collect();
+            super::approve::record_more(settings, &project.owner, &outside)?;
+        }
     }
     Ok(())
 }

@@ -22,8 +22,8 @@ pub mod trust;
 
 pub use approve::{ask, record_more, record_one, with_dependencies};
 pub use commit::{
-    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, place, plan_hosts,
-    touches_user_scope, user_claims_write,
+    Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, outside_requests,
+    place, plan_hosts, touches_user_scope, user_claims_write,
 };
 pub use environment::{environment_needed, print_environment_needed};
 pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};

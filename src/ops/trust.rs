@@ -51,15 +51,25 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
         project.locked_versions(),
         project.lock.as_ref(),
     )?;
-    let (plan, _) = super::plan_hosts(
+    // Links out of the project are listed, not refused.
+    let options = InstallOptions {
+        write_outside_project: true,
+        ..InstallOptions::default()
+    };
+    let (plan, placed) = super::plan_hosts(
         &listing,
         &project,
         &registries,
         &project.manifest,
         &lock,
-        &InstallOptions::default(),
+        &options,
         Mode::Sync,
     )?;
+    requests.extend(
+        super::outside_requests(&placed, project.root())
+            .into_iter()
+            .map(|(_, r)| r),
+    );
     let at_user = super::approve::user_scope(&plan, settings, &project.manifest.manifest, &lock);
     for placed in at_user {
         requests.push(placed.ask.request);

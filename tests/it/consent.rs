@@ -518,3 +518,47 @@ fn on_a_terminal_dotpack_asks_and_remembers_the_answer() {
         .assert()
         .stdout(contains("user-scope approved"));
 }
+
+#[test]
+fn a_link_out_of_the_project_written_with_the_flag_is_followed_by_every_command() {
+    let env = Env::new();
+    let index = build_registry(&env, &[("alpha", &package("alpha", "1.0.0", &[]))]);
+    let dotfiles = env.home.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("mcp.json"), "{\n  \"mcpServers\": {}\n}\n").unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("mcp.json"), env.project.join(".mcp.json")).unwrap();
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    env.with_registry(&index, &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains("--write-outside-project"));
+    env.with_registry(&index, &["add", "alpha", "--write-outside-project"])
+        .assert()
+        .success();
+    assert!(
+        std::fs::read_to_string(dotfiles.join("mcp.json"))
+            .unwrap()
+            .contains("alpha")
+    );
+    // Approved by the flag: the read commands and the next writes follow the same link.
+    env.dotpack().arg("status").assert().success();
+    env.dotpack().arg("list").assert().success();
+    env.with_registry(&index, &["remove", "alpha"])
+        .assert()
+        .success();
+    assert!(
+        !std::fs::read_to_string(dotfiles.join("mcp.json"))
+            .unwrap()
+            .contains("alpha")
+    );
+    // A link that leads elsewhere now is a new request.
+    let elsewhere = env.home.path().join("elsewhere.json");
+    std::fs::write(&elsewhere, "{}\n").unwrap();
+    std::fs::remove_file(env.project.join(".mcp.json")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, env.project.join(".mcp.json")).unwrap();
+    env.with_registry(&index, &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains("outside the project"));
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "{}\n");
+}
