@@ -50,11 +50,20 @@ pub fn registries_with_default(
     manifest: Option<&LoadedManifest>,
     default: Option<&str>,
 ) -> Result<RegistrySet> {
-    let default = registry::open(
-        default.map(Path::new),
-        &settings.dotpack_home,
-        settings.network(),
-    )?;
+    // A registry URL the user gave (`--registry`, DOTPACK_REGISTRY) gets the user's own token.
+    let default: Box<dyn IndexSource> = match default {
+        Some(url) if registry::http::is_url(url) => Box::new(registry::open_url_with_auth(
+            url,
+            &settings.dotpack_home,
+            settings.network(),
+            super::tokens::users_own(settings, url)?,
+        )?),
+        other => registry::open(
+            other.map(Path::new),
+            &settings.dotpack_home,
+            settings.network(),
+        )?,
+    };
     let mut set = RegistrySet::new(default);
     if let Some(loaded) = manifest {
         for (name, spec) in &loaded.manifest.registries {

@@ -79,7 +79,7 @@ pub fn token_request(url: &str, var: &str) -> Request {
 }
 
 /// The token the user keeps for `url` in their own files or under the convention's variable.
-fn users_own(settings: &Settings, url: &str) -> Result<Option<Auth>> {
+pub fn users_own(settings: &Settings, url: &str) -> Result<Option<Auth>> {
     let wanted = same_url(url);
     let path = settings.dotpack_home.join(CREDENTIALS_FILE);
     if let Some(credentials) = read_credentials(&path)?

@@ -287,6 +287,11 @@ fn the_users_own_credentials_reach_only_their_registry() {
     )
     .unwrap();
     env.dotpack().arg("lock").assert().success();
+    // A registry URL given on the command line gets the same token.
+    env.dotpack()
+        .args(["info", "alpha", "--registry", &server.url()])
+        .assert()
+        .success();
     std::fs::remove_file(home.join("credentials.toml")).unwrap();
     std::fs::remove_file(env.project.join("dotpack.lock")).unwrap();
     // The convention's variable is named after the registry's host and port.
