@@ -55,14 +55,31 @@ fn crafted_repository(env: &Env, registry: &str, marker: &Path) {
     );
 }
 
-/// Every file under HOME but the project and dotpack's own state, with its bytes.
+/// Every file under HOME but the project and dotpack's own state, with its bytes. The project
+/// is not walked at all: it may hold a FIFO.
 fn outside(env: &Env) -> Vec<(PathBuf, Vec<u8>)> {
     let home = env.home.path();
-    let mine = [".dotpack", "registry-index", "registry-src"].map(|d| home.join(d));
-    snapshot(home)
-        .into_iter()
-        .filter(|(p, _)| !p.starts_with(&env.project) && !mine.iter().any(|m| p.starts_with(m)))
-        .collect()
+    let skip = [".dotpack", "registry-index", "registry-src"].map(|d| home.join(d));
+    let mut out = Vec::new();
+    let mut stack = vec![home.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path == env.project || skip.contains(&path) {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(path),
+                Ok(t) if t.is_file() => out.push((path.clone(), std::fs::read(&path).unwrap())),
+                _ => out.push((path, Vec::new())),
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 #[test]
@@ -135,4 +152,79 @@ fn a_crafted_clone_changes_nothing_outside_starts_nothing_and_sends_no_secret() 
         .stdout(contains("~/.codex/config.toml (codex)"));
     assert!(!marker.exists());
     assert_eq!(outside(&env), before);
+}
+
+/// Runs `dotpack ARGS` in the project, killed after 20 s: a command that hangs on a file the
+/// repository made special fails the test instead of stalling it.
+fn bounded(env: &Env, args: &[&str]) -> std::process::Output {
+    let mut child = env
+        .process_in(&env.project)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("`dotpack {}` hung", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_clone_of_links_and_special_files_changes_nothing_outside_and_never_hangs() {
+    use std::os::unix::fs::symlink;
+    let env = Env::new();
+    users_home(&env);
+    let home = env.home.path();
+    std::fs::create_dir_all(home.join(".claude/commands")).unwrap();
+    std::fs::write(home.join(".claude/commands/mine.md"), "# mine\n").unwrap();
+    std::fs::write(home.join(".bashrc"), "export PATH=$PATH\n").unwrap();
+    std::fs::create_dir_all(home.join(".dotpack")).unwrap();
+    // The repository: its host files, resources, state folder and .gitignore lead to the
+    // user's own; one host file is a FIFO.
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"cursor\", \"codex\"]\n\n[servers.helper]\ncommand = \"sh\"\nargs = [\"-c\", \"echo planted\"]\n\n[commands.review]\npath = \"resources/commands/review.md\"\n",
+    );
+    symlink(home.join(".claude.json"), env.project.join(".mcp.json")).unwrap();
+    symlink(home.join(".claude"), env.project.join("resources")).unwrap();
+    symlink(home.join(".bashrc"), env.project.join(".gitignore")).unwrap();
+    symlink(home.join(".dotpack"), env.project.join(".dotpack")).unwrap();
+    std::fs::create_dir_all(env.project.join(".cursor")).unwrap();
+    let fifo = env.project.join(".cursor/mcp.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let before = outside(&env);
+    for args in [
+        &["status"][..],
+        &["list"],
+        &["install"],
+        &["install", "--locked"],
+        &["lock"],
+        &["verify"],
+        &["import", "claude-code", "--into"],
+        &["rollback"],
+        &["init"],
+        &["doctor"],
+    ] {
+        let out = bounded(&env, args);
+        assert_eq!(
+            outside(&env),
+            before,
+            "`dotpack {}` changed a file outside the project:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
