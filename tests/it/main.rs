@@ -1,5 +1,6 @@
 //! Integration tests: drive the built `dotpack` binary in a temporary HOME and project.
 
+mod fake_mcp;
 mod support;
 mod support_mcp;
 
@@ -26,6 +27,7 @@ mod resources_import;
 mod search_info;
 mod state_model;
 mod templates;
+mod terminal_text;
 mod tree;
 mod trust;
 mod trust_props;
