@@ -38,40 +38,124 @@ pub fn stdio_server_toml(name: &str, file: &str) -> String {
     format!("[servers.{name}]\ncommand = \"sh\"\nargs = [\"{file}\"]\n")
 }
 
-/// An HTTP listener on loopback that answers every request with `response` (a whole HTTP/1.1
-/// response) and records the request heads. Stops serving when dropped (its thread ends with
-/// the test process).
+/// One HTTP request as a [`Recorder`] saw it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    /// The request line and headers.
+    pub head: String,
+    pub body: String,
+}
+
+impl Request {
+    /// The value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<String> {
+        crate::support::header(&self.head, name)
+    }
+}
+
+/// Reads one request: its head, then as many body bytes as `Content-Length` says.
+fn read_request(stream: &mut std::net::TcpStream) -> Option<Request> {
+    use std::io::Read;
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    let head_end = loop {
+        if let Some(at) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
+    let length: usize = crate::support::header(&head, "content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    while bytes.len() < head_end + length {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+        }
+    }
+    let mut line = head.split(' ');
+    Some(Request {
+        method: line.next().unwrap_or_default().to_string(),
+        path: line.next().unwrap_or_default().to_string(),
+        body: String::from_utf8_lossy(&bytes[head_end..]).into_owned(),
+        head,
+    })
+}
+
+/// An HTTP listener on loopback that answers every request with what `respond` returns (a
+/// whole HTTP/1.1 response) and records the requests. Its thread ends with the test process.
 pub struct Recorder {
     pub addr: SocketAddr,
-    heads: Arc<Mutex<Vec<String>>>,
+    requests: Arc<Mutex<Vec<Request>>>,
 }
 
 impl Recorder {
-    pub fn start(response: impl Fn(&str) -> String + Send + 'static) -> Recorder {
+    pub fn start(respond: impl Fn(&Request) -> String + Send + 'static) -> Recorder {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let addr = listener.local_addr().expect("addr");
-        let heads = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&heads);
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&requests);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let head = crate::support::read_head(&mut stream);
-                seen.lock().expect("heads").push(head.clone());
-                let _ = stream.write_all(response(&head).as_bytes());
+                let Some(request) = read_request(&mut stream) else {
+                    continue;
+                };
+                seen.lock().expect("requests").push(request.clone());
+                let _ = stream.write_all(respond(&request).as_bytes());
                 let _ = stream.flush();
             }
         });
-        Recorder { addr, heads }
+        Recorder { addr, requests }
     }
 
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
-    /// Every request head so far.
-    pub fn heads(&self) -> Vec<String> {
-        self.heads.lock().expect("heads").clone()
+    /// Every request so far.
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().expect("requests").clone()
     }
+}
+
+/// A streamable-HTTP MCP server's answer to `request`: `initialize` and `tools/list` (one tool,
+/// `ping`) answered as JSON with the request's id, notifications with 202, a DELETE with 200.
+pub fn mcp_answer(request: &Request) -> String {
+    if request.method == "DELETE" {
+        return response(200, "", "");
+    }
+    let message: serde_json::Value = serde_json::from_str(&request.body).unwrap_or_default();
+    let id = message["id"].clone();
+    let result = match message["method"].as_str() {
+        Some("initialize") => serde_json::json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "1"},
+        }),
+        Some("tools/list") => {
+            serde_json::json!({"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]})
+        }
+        _ => return response(202, "", ""),
+    };
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+    response(200, "Content-Type: application/json\r\n", &body)
+}
+
+/// A loopback port nothing listens on.
+pub fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind loopback")
+        .local_addr()
+        .expect("addr")
+        .port()
 }
 
 /// A response with `status` and extra `headers` (each ending in `\r\n`) and `body`.

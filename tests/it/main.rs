@@ -9,6 +9,7 @@ mod every_host;
 mod help;
 mod hosts;
 mod http_registry;
+mod http_secrets;
 mod import;
 mod json_writers;
 mod mcp_registry;
