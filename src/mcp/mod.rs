@@ -27,6 +27,7 @@ use sha2::{Digest, Sha256};
 use jsonrpc::{Incoming, Outcome};
 
 pub use crate::urls::Secrets;
+pub use stdio::BASE_ENV;
 
 /// The protocol revisions this client speaks, newest first; it offers the first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];

@@ -26,6 +26,7 @@ mod resolve_env;
 mod resources;
 mod resources_import;
 mod search_info;
+mod server_env;
 mod state_model;
 mod templates;
 mod terminal_text;
