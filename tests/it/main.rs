@@ -17,6 +17,7 @@ mod model;
 mod model_regressions;
 mod network;
 mod output;
+mod pi_commands;
 mod probe;
 mod project_cmds;
 mod publish;
