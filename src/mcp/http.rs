@@ -95,7 +95,8 @@ impl Http {
                     crate::urls::redacted(&next),
                 )));
             }
-            tracing::debug!(from = %self.shown(), to = %crate::urls::redacted(&next), "MCP server redirected");
+            // Origins only: a path can hold a resolved reference.
+            tracing::debug!(status, origin = %to.as_deref().unwrap_or(""), "MCP server redirected on its origin");
             self.url = next;
         }
         Err(Failure(format!(
