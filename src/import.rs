@@ -53,6 +53,10 @@ pub const CONFLICTING_FIELDS: &str = "conflicting-fields";
 /// array that is empty or holds non-strings): kept under its own name.
 pub const INVALID_VALUE: &str = "invalid-value";
 
+/// A value the host runs as a shell command (pi's `!command`): kept as it is, but dotpack would
+/// write it back as a literal, so `import --into` leaves the server unclaimed.
+pub const HOST_COMMAND: &str = "host-command";
+
 /// Something about an imported entry the user should know, with a stable `code`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ImportWarning {
@@ -136,6 +140,9 @@ fn import_entry(
     mut entry: Map<String, Value>,
     warn: &mut dyn FnMut(&'static str, String),
 ) -> Map<String, Value> {
+    if let Some(rule) = adapter.hooks.command_values {
+        unescape_commands(adapter, &rule, &mut entry, warn);
+    }
     (adapter.hooks.from_host)(&mut entry);
     let mut out = Fields::default();
     take_nested(adapter, &mut entry, &mut out, warn);
@@ -152,6 +159,31 @@ fn import_entry(
     transport(adapter, labels, &mut server, warn);
     check(&server, warn);
     server
+}
+
+/// The inverse of the escaping install does for a host that runs `!command` values (see
+/// [`crate::hosts::CommandValues`]): a doubled prefix loses one (`!!x` is the literal `!x`); a
+/// single one is a command the host runs, reported and kept as it is.
+fn unescape_commands(
+    adapter: &HostAdapter,
+    rule: &crate::hosts::CommandValues,
+    entry: &mut Map<String, Value>,
+    warn: &mut dyn FnMut(&'static str, String),
+) {
+    let prefix = rule.prefix;
+    rule.visit(entry, &mut |path, text| {
+        if rule.is_escaped(text) {
+            text.remove(0);
+        } else if rule.runs(text) {
+            warn(
+                HOST_COMMAND,
+                format!(
+                    "`{path}` starts with `{prefix}`: {} runs it as a shell command when it connects; kept as it is, but dotpack writes every value as a literal (`{prefix}{prefix}…`), so `import --into` leaves this server unclaimed and its entry as it is",
+                    adapter.name()
+                ),
+            );
+        }
+    });
 }
 
 /// The inverse of the host's remote wrapper (`npx -y mcp-remote URL --header "K:V"

@@ -40,4 +40,5 @@ pub mod targets;
 pub mod template;
 pub mod translate;
 pub mod txn;
+pub mod urls;
 pub mod validate;

@@ -13,12 +13,22 @@
 //! closed pipe or a full disk behind stdout or stderr must not turn a finished command into a
 //! panic (exit 101). The command's exit code still says how it went. `print!`, `println!`,
 //! `eprint!` and `eprintln!` panic on such errors, so clippy denies them in this crate.
+//!
+//! Messages carry text from registries, host files and MCP servers, which may hold terminal
+//! control sequences. Every method escapes the text it is given ([`terminal_safe`]) and only
+//! then adds its own colours, so no caller can forget to, and dotpack's own styling still works.
+//! `--json` documents are exact ([`json_safe`] only changes how characters are written). Only
+//! [`Printer::out_bytes`] writes bytes as they are, for the scripts dotpack generates itself.
+
+mod escape;
 
 use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
 
 use crate::diag::{Diagnostic, Severity};
+
+pub use escape::{json_safe, terminal_safe, terminal_safe_span};
 
 const GREEN: Style = AnsiColor::Green.on_default().bold();
 const RED: Style = AnsiColor::Red.on_default().bold();
@@ -87,13 +97,14 @@ impl Printer {
             return;
         }
         let verb = format!("{verb:>12}");
+        let message = safe(message);
         self.to_stderr(format_args!("{} {message}", self.paint(GREEN, &verb)));
     }
 
     /// A note to stderr, suppressed by `--quiet`.
     pub fn note(&self, message: impl std::fmt::Display) {
         if !self.quiet {
-            self.to_stderr(format_args!("{message}"));
+            self.to_stderr(format_args!("{}", safe(message)));
         }
     }
 
@@ -107,6 +118,7 @@ impl Printer {
                 .ok()
                 .flatten()
         });
+        let (diag, source) = safe_diagnostic(diag, source.as_deref());
         self.to_stderr(format_args!(
             "{}",
             diag.render(source.as_deref(), self.color)
@@ -118,10 +130,15 @@ impl Printer {
         if self.quiet && diag.severity == Severity::Warning {
             return;
         }
-        self.to_stderr(format_args!("{}", diag.render(Some(source), self.color)));
+        let (diag, source) = safe_diagnostic(diag, Some(source));
+        self.to_stderr(format_args!(
+            "{}",
+            diag.render(source.as_deref(), self.color)
+        ));
     }
 
     pub fn error(&self, message: impl std::fmt::Display) {
+        let message = safe(message);
         self.to_stderr(format_args!("{} {message}", self.paint(RED, "error:")));
     }
 
@@ -129,12 +146,18 @@ impl Printer {
         if self.quiet {
             return;
         }
+        let message = safe(message);
         self.to_stderr(format_args!("{} {message}", self.paint(YELLOW, "warning:")));
     }
 
     /// Result lines for stdout (never suppressed: the user asked for them). A stdout that
     /// cannot be written (closed pipe, full disk) is ignored, as for stderr.
     pub fn out(&self, line: impl std::fmt::Display) {
+        self.out_raw(&safe(line));
+    }
+
+    /// A line on stdout exactly as given: for text that is already safe.
+    fn out_raw(&self, line: &str) {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{line}");
     }
@@ -170,7 +193,8 @@ impl Printer {
             .try_init();
     }
 
-    /// Bytes on stdout as they are (a generated completion script or man page).
+    /// Bytes on stdout as they are (a generated completion script or man page): never text from
+    /// a registry, a host file or a server.
     pub fn out_bytes(&self, bytes: &[u8]) {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(bytes);
@@ -180,8 +204,9 @@ impl Printer {
     /// A unified diff on stdout, its added, removed, hunk and header lines coloured when stdout
     /// has colour.
     pub fn diff(&self, unified: &str) {
+        let unified = terminal_safe(unified);
         if !self.color_out {
-            self.out(unified);
+            self.out_raw(&unified);
             return;
         }
         let mut text = String::with_capacity(unified.len() + unified.len() / 4);
@@ -205,11 +230,47 @@ impl Printer {
         let _ = stdout.write_all(text.as_bytes());
     }
 
-    /// A JSON document on stdout.
+    /// A JSON document on stdout, exact: the characters a terminal would obey are written as
+    /// JSON escapes ([`json_safe`]).
     pub fn json_out(&self, value: &serde_json::Value) {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_string());
-        self.out(text);
+        self.out_raw(&json_safe(text));
     }
+
+    /// JSON or TOML text that dotpack serialised (a `server.json`, imported `[servers]`) on
+    /// stdout: the characters a terminal obeys that the serialiser left as they were (DEL, C1,
+    /// bidirectional controls) are written as `\uXXXX`, which both formats read back as the
+    /// same character in a quoted string; anything else is escaped as [`Printer::out`] does.
+    pub fn data_out(&self, text: &str) {
+        self.out_raw(&safe(json_safe(text.to_string())));
+    }
+}
+
+/// `message` as text a terminal shows and does not obey.
+fn safe(message: impl std::fmt::Display) -> String {
+    let text = message.to_string();
+    match terminal_safe(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(safe) => safe,
+    }
+}
+
+/// `diag` and its source text with every part escaped, its span moved to match.
+fn safe_diagnostic(diag: &Diagnostic, source: Option<&str>) -> (Diagnostic, Option<String>) {
+    let mut diag = diag.clone();
+    diag.message = safe(&diag.message);
+    diag.key_path = diag.key_path.as_deref().map(safe);
+    diag.help = diag.help.as_deref().map(safe);
+    diag.file = std::path::PathBuf::from(safe(diag.file.display()));
+    let source = source.map(|source| match diag.span.clone() {
+        Some(span) => {
+            let (text, span) = terminal_safe_span(source, span);
+            diag.span = Some(span);
+            text
+        }
+        None => safe(source),
+    });
+    (diag, source)
 }
 
 impl Printer {

@@ -630,7 +630,11 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         let resolve = self.target.scope == crate::hosts::Scope::User
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
         let translation =
-            match translate::translate_with(self.target.host, &d.server, def, &d.props, resolve) {
+            match translate::translate_with(self.target.host, &d.server, def, &d.props, resolve)
+                .and_then(|t| {
+                    let (host, scope) = (self.target.host, self.target.scope);
+                    translate::check_command_readers(host, scope, &self.file, &t.entry).map(|()| t)
+                }) {
                 Ok(t) => t,
                 Err(error) => {
                     self.problems.push(Problem::Translate {

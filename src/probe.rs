@@ -163,7 +163,30 @@ fn problems(list: Vec<String>) -> anyhow::Error {
 
 /// How to reach `located`: templates rendered with its props, environment references resolved
 /// from `lookup` (dotpack's own environment), a bridged server started as `dotpack bridge`.
+///
+/// Every value read from the environment is listed in the endpoint's `secrets`, so the MCP
+/// client's errors show `{{env.X}}` in its place.
 pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
+    let secrets = std::cell::RefCell::new(crate::mcp::Secrets::default());
+    let recording = |name: &str| {
+        let value = lookup(name);
+        if let Some(value) = &value {
+            secrets
+                .borrow_mut()
+                .add(value, format!("{{{{env.{name}}}}}"));
+        }
+        value
+    };
+    let mut endpoint = endpoint_with(located, &recording)?;
+    match &mut endpoint {
+        Endpoint::Http { secrets: s, .. } | Endpoint::Stdio { secrets: s, .. } => {
+            *s = secrets.into_inner();
+        }
+    }
+    Ok(endpoint)
+}
+
+fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
     let def = crate::bridged::expand(&located.def);
     let render = |s: &str| render(s, &located.props, lookup, &located.server);
     if let Some(url) = &def.url {
@@ -193,6 +216,7 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
         return Ok(Endpoint::Http {
             url: render(url)?,
             headers,
+            secrets: crate::mcp::Secrets::default(),
         });
     }
     let Some(command) = &def.command else {
@@ -228,6 +252,7 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
         args,
         env,
         cwd,
+        secrets: crate::mcp::Secrets::default(),
     })
 }
 

@@ -80,6 +80,20 @@ pub enum TranslateError {
     Value { field: String, reason: String },
     #[error("invalid transport: {reason}")]
     Transport { reason: String },
+    /// Values another host reading the same file would run as a shell command.
+    #[error(
+        "{fields} {verb} with `{prefix}`, and {reader} also reads {file}: it runs a value that starts with `{prefix}` as a shell command and reads `{prefix}{prefix}` as a literal `{prefix}`, which the other hosts reading {file} do not, so no spelling of the value means the same to all of them\n  help: write the server for {reader} in its own file (host `{reader_id}`), where dotpack writes such a value as `{prefix}{prefix}…` so that it stays a literal, or give the value without a leading `{prefix}`"
+    )]
+    HostCommand {
+        file: String,
+        /// The fields, as a list for the message: `` `env.X` ``, `` `env.X`, `headers.Y` ``.
+        fields: String,
+        /// `starts` or `start`.
+        verb: &'static str,
+        prefix: char,
+        reader: &'static str,
+        reader_id: &'static str,
+    },
 }
 
 /// Translates server `server_name` (`server`) for `host`, rendering templates with `props`.
@@ -143,6 +157,9 @@ pub fn translate_with(
                 reason,
             }
         })?;
+        if let Some(rule) = host.hooks.command_values {
+            escape_commands(&rule, fields);
+        }
     }
     // A marker dotpack did not render came from a package or an input: writing it would put
     // the value of any variable into the file.
@@ -163,6 +180,52 @@ pub fn translate_with(
         renamed: t.renamed,
         resolved,
     })
+}
+
+/// Every value of `fields` that the host would run as a command (pi's `!curl …`) with the
+/// prefix doubled, so the host reads the literal value the server declares (`!!curl …` is read
+/// as `!curl …`). Import takes one prefix off again.
+fn escape_commands(rule: &crate::hosts::CommandValues, fields: &mut Map<String, Value>) {
+    rule.visit(fields, &mut |_, text| {
+        if text.starts_with(rule.prefix) {
+            text.insert(0, rule.prefix);
+        }
+    });
+}
+
+/// Refuses `entry`, written for `host` into its file at `scope` (`file`, as messages name it),
+/// when another host that reads the same file would run one of its values as a shell command
+/// (pi reads the shared `.mcp.json` and runs `env` values starting with `!`). There the prefix
+/// cannot be escaped, as the other readers would take the doubled prefix literally.
+pub fn check_command_readers(
+    host: &HostAdapter,
+    scope: crate::hosts::Scope,
+    file: &str,
+    entry: &Value,
+) -> Result<(), TranslateError> {
+    let Value::Object(fields) = entry else {
+        return Ok(());
+    };
+    for (reader, rule) in host.command_readers(scope) {
+        let mut fields = fields.clone();
+        let mut found = Vec::new();
+        rule.visit(&mut fields, &mut |path, text| {
+            if text.starts_with(rule.prefix) {
+                found.push(format!("`{path}`"));
+            }
+        });
+        if !found.is_empty() {
+            return Err(TranslateError::HostCommand {
+                file: file.to_string(),
+                verb: if found.len() == 1 { "starts" } else { "start" },
+                fields: found.join(", "),
+                prefix: rule.prefix,
+                reader: reader.name(),
+                reader_id: reader.id,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The server with references written in one host's syntax (`${X}`, `${env:X}`, `$X`) read as
@@ -1050,6 +1113,37 @@ mod tests {
         project_file: Some(".kiro/settings/mcp.json"),
         ..HostAdapter::bare("kiro")
     };
+
+    #[test]
+    fn pi_commands_are_escaped_in_pis_files_and_refused_in_files_pi_shares() {
+        use crate::hosts::Scope;
+        let toml = "command = \"x\"\nargs = []\nenv = { A = \"!sh\", B = \"ok\" }\n";
+        let t = on("pi", toml).unwrap();
+        assert_eq!(t.entry["env"], json!({"A": "!!sh", "B": "ok"}));
+        let http = "url = \"https://x\"\nhttp_headers = { H = \"!!k\" }\n";
+        assert_eq!(
+            on("pi", http).unwrap().entry["headers"],
+            json!({"H": "!!!k"})
+        );
+        let claude = adapter("claude-code").unwrap();
+        let entry = on("claude-code", toml).unwrap().entry;
+        assert_eq!(entry["env"]["A"], "!sh");
+        let err = check_command_readers(claude, Scope::Project, ".mcp.json", &entry)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("`env.A` starts with `!`, and pi also reads .mcp.json"),
+            "{err}"
+        );
+        // `~/.claude.json` is not read by pi; `~/.config/mcp/mcp.json` is.
+        assert!(check_command_readers(claude, Scope::User, "~/.claude.json", &entry).is_ok());
+        let shared = adapter("mcp-json").unwrap();
+        assert!(check_command_readers(shared, Scope::User, "mcp.json", &entry).is_err());
+        let pi = adapter("pi").unwrap();
+        assert!(check_command_readers(pi, Scope::Project, ".pi/mcp.json", &entry).is_ok());
+        let fine = on("claude-code", "command = \"x\"\nargs = [\"!x\"]\n").unwrap();
+        assert!(check_command_readers(claude, Scope::Project, ".mcp.json", &fine.entry).is_ok());
+    }
 
     #[test]
     fn transport_must_be_exactly_one_and_agree_with_type() {

@@ -117,7 +117,7 @@ fn print_toml(printer: &Printer, source: &Source, imported: &Imported) {
         ));
         return;
     }
-    printer.out(crate::import::servers_toml(&imported.servers).trim_end());
+    printer.data_out(crate::import::servers_toml(&imported.servers).trim_end());
     printer.status(
         "Imported",
         format!(

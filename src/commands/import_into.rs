@@ -80,6 +80,20 @@ pub(super) fn candidates(
                 }
                 continue;
             }
+            let runs_command = imported
+                .warnings
+                .iter()
+                .any(|w| w.server == *name && w.code == crate::import::HOST_COMMAND);
+            if runs_command {
+                if report {
+                    printer.note(format!(
+                        "{}: `{name}` holds a command {} runs, which a dotpack server cannot declare; left unclaimed, as it is",
+                        source.display,
+                        source.host.name()
+                    ));
+                }
+                continue;
+            }
             let server = manifest_server_reading(name, fields, &source.host.reference_syntaxes());
             if let Some(problem) = &server.problem {
                 if report {

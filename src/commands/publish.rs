@@ -117,7 +117,7 @@ fn server_json(
                 .with_context(|| format!("cannot write {}", display_path(&path)))?;
             printer.status("Wrote", display_path(&path));
         }
-        None => printer.out(text.trim_end()),
+        None => printer.data_out(text.trim_end()),
     }
     Ok(())
 }

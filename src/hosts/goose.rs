@@ -35,6 +35,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         from_host,
         value_to_host,
         value_from_host: |_, _| None,
+        command_values: None,
     },
 };
 

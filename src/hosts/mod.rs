@@ -159,6 +159,8 @@ pub struct EntryHooks {
     pub value_to_host: fn(field: &str, &Value) -> Option<Value>,
     /// The inverse of `value_to_host`: the host's value back to the canonical one.
     pub value_from_host: fn(field: &str, &Value) -> Option<Value>,
+    /// Values the host runs as commands, and the other hosts' files it reads them from.
+    pub command_values: Option<CommandValues>,
 }
 
 impl EntryHooks {
@@ -168,7 +170,73 @@ impl EntryHooks {
         from_host: |_| {},
         value_to_host: |_, _| None,
         value_from_host: |_, _| None,
+        command_values: None,
     };
+}
+
+/// Values a host runs as a shell command instead of reading them: pi runs a value of `env`,
+/// `headers`, `bearerToken` or `oauth.clientSecret` that starts with `!`, and reads one that
+/// starts with `!!` as the literal value with one `!` less.
+///
+/// A value dotpack writes is never one of those commands. In the host's own files every value
+/// that starts with the prefix gets one more ([`crate::translate`]), and import takes it off
+/// again ([`crate::import`]), reporting a real command; in another host's file that this host
+/// also reads (`also_reads`), where the other hosts would read the doubled prefix literally,
+/// such a value is refused.
+#[derive(Clone, Copy, Debug)]
+pub struct CommandValues {
+    /// What a value starts with to be run; twice, it is a literal.
+    pub prefix: char,
+    /// The host fields whose values can be run, as key paths (`oauth.clientSecret`); a path that
+    /// leads to a table (`env`, `headers`) means each of its values.
+    pub fields: &'static [&'static str],
+    /// The files of other hosts it reads too, and runs such values from.
+    pub also_reads: &'static [SharedFile],
+}
+
+impl CommandValues {
+    /// Calls `f` with the key path (`env.TOKEN`) and the text of every string value of `entry`
+    /// (a host entry, in the host's own field names) that this rule can run.
+    pub fn visit(&self, entry: &mut Map<String, Value>, f: &mut dyn FnMut(String, &mut String)) {
+        for path in self.fields {
+            let mut parts = path.split('.');
+            let Some(first) = parts.next() else { continue };
+            let mut value = entry.get_mut(first);
+            for part in parts {
+                value = value.and_then(|v| v.get_mut(part));
+            }
+            match value {
+                Some(Value::String(text)) => f((*path).to_string(), text),
+                Some(Value::Object(map)) => {
+                    for (key, value) in map.iter_mut() {
+                        if let Value::String(text) = value {
+                            f(format!("{path}.{key}"), text);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether `text` is run as a command.
+    pub fn runs(&self, text: &str) -> bool {
+        text.starts_with(self.prefix) && !self.is_escaped(text)
+    }
+
+    /// Whether `text` starts with the doubled prefix (a literal value).
+    pub fn is_escaped(&self, text: &str) -> bool {
+        let mut chars = text.chars();
+        chars.next() == Some(self.prefix) && chars.next() == Some(self.prefix)
+    }
+}
+
+/// A config file named by where it is, to tell whether two hosts read the same one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedFile {
+    /// Relative to the project root.
+    Project(&'static str),
+    User(UserPath),
 }
 
 impl fmt::Debug for EntryHooks {
@@ -308,6 +376,28 @@ impl HostAdapter {
             Scope::Project => self.project_file.is_some(),
             Scope::User => self.user_file.is_some(),
         }
+    }
+
+    /// This host's file at `scope`, as a [`SharedFile`].
+    pub fn file_at(&self, scope: Scope) -> Option<SharedFile> {
+        match scope {
+            Scope::Project => self.project_file.map(SharedFile::Project),
+            Scope::User => self.user_file.map(SharedFile::User),
+        }
+    }
+
+    /// The other hosts that read this host's file at `scope` and run some of its values as
+    /// commands (pi reads the shared `.mcp.json`), each with the rule it runs them by.
+    pub fn command_readers(&self, scope: Scope) -> Vec<(&'static HostAdapter, CommandValues)> {
+        let Some(file) = self.file_at(scope) else {
+            return Vec::new();
+        };
+        ADAPTERS
+            .iter()
+            .filter(|other| other.id != self.id)
+            .filter_map(|other| other.hooks.command_values.map(|rule| (other, rule)))
+            .filter(|(_, rule)| rule.also_reads.contains(&file))
+            .collect()
     }
 
     /// Whether this host and `other` write the same file at `scope`.

@@ -5,10 +5,15 @@
 //!   and `~/.config/mcp/mcp.json` (host `mcp-json`); dotpack writes pi's own files so pi-only
 //!   fields stay out of files other hosts read.
 //! - `command` / `url` decide the transport (streamable HTTP with SSE fallback); no `type`.
-//! - `${VAR}` references in env, cwd, url and headers. A value starting with `!` is run as a
-//!   command at connect time.
+//! - `${VAR}` references in env, cwd, url and headers. A value of `env`, `headers`,
+//!   `bearerToken` or `oauth.clientSecret` starting with `!` is run as a shell command at connect
+//!   time, and `!!` is a literal `!` ([`COMMANDS`]): dotpack writes a value that starts with `!`
+//!   as `!!…` here, and refuses one in the shared files pi also reads.
 
-use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{
+    CommandValues, Container, EntryHooks, FileFormat, HostAdapter, SharedFile, TransportTypes,
+    UserPath,
+};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -31,5 +36,23 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes::untyped(true),
-    hooks: EntryHooks::NONE,
+    hooks: EntryHooks {
+        command_values: Some(COMMANDS),
+        ..EntryHooks::NONE
+    },
+};
+
+/// pi runs `!command` values of these fields (`../seeds/pi-mcp-adapter.txt`, "Secret values
+/// … may use a leading `!command`"), in its own files and in the shared files it reads: the
+/// project's `.mcp.json` and the user's `~/.config/mcp/mcp.json`, `~/.agents/mcp.json` and
+/// `~/.agents/mcp/mcp.json` (hosts.md §12).
+pub const COMMANDS: CommandValues = CommandValues {
+    prefix: '!',
+    fields: &["env", "headers", "bearerToken", "oauth.clientSecret"],
+    also_reads: &[
+        SharedFile::Project(".mcp.json"),
+        SharedFile::User(UserPath::Home(".config/mcp/mcp.json")),
+        SharedFile::User(UserPath::Home(".agents/mcp.json")),
+        SharedFile::User(UserPath::Home(".agents/mcp/mcp.json")),
+    ],
 };

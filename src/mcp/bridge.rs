@@ -5,6 +5,11 @@
 //! them as `tools/list` and `tools/call`. An HTTP error status, a service that is down or an
 //! answer that is not JSON becomes a tool error (`isError: true`, with the status and body), and
 //! the bridge keeps serving: only the end of stdin ends it.
+//!
+//! The service's headers (often its credentials) go to the service's own origin only: a
+//! redirect is followed while it stays on that origin (scheme, host and port), and one to
+//! another origin is an error naming both. Messages show the URL without user information or
+//! query values, and never a header's value.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read, Write};
@@ -14,11 +19,14 @@ use serde_json::{Value, json};
 
 use super::PROTOCOL_VERSIONS;
 use super::jsonrpc::{self, Incoming};
+use crate::urls::{self, Secrets};
 
 /// The longest request line read from the host: 16 MiB.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 /// The largest answer read from the service: 16 MiB.
 const MAX_BODY: u64 = 16 * 1024 * 1024;
+/// Most redirects followed for one request.
+const MAX_REDIRECTS: usize = 10;
 /// The JSON-RPC error code for a failure inside the bridge (the service could not list tools).
 const INTERNAL_ERROR: i64 = -32603;
 const PARSE_ERROR: i64 = -32700;
@@ -42,48 +50,122 @@ struct Answer {
 struct Service {
     config: BridgeConfig,
     agent: ureq::Agent,
+    /// The header values, kept out of every message.
+    secrets: Secrets,
 }
 
 impl Service {
     fn new(config: BridgeConfig) -> Service {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // Redirects are followed by `Service::send`, which checks where each one goes.
+            .max_redirects(0)
             .timeout_global(Some(config.timeout))
             .user_agent(concat!("dotpack-bridge/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
-        Service { config, agent }
+        let mut secrets = Secrets::default();
+        for (name, value) in &config.headers {
+            secrets.add(value, format!("<header {name}>"));
+        }
+        Service {
+            config,
+            agent,
+            secrets,
+        }
     }
 
     fn url(&self, path: &str) -> String {
         format!("{}/{path}", self.config.url.trim_end_matches('/'))
     }
 
+    /// `url` as messages show it.
+    fn shown(&self, url: &str) -> String {
+        self.secrets.scrub(&urls::redacted(url))
+    }
+
     fn get(&self, path: &str) -> Result<Answer, String> {
-        let mut request = self.agent.get(&self.url(path));
-        for (k, v) in &self.config.headers {
-            request = request.header(k.as_str(), v.as_str());
-        }
-        Self::read(request.call(), &self.url(path))
+        self.send(&self.url(path), None)
     }
 
     fn post(&self, path: &str, body: &Value) -> Result<Answer, String> {
-        let mut request = self
-            .agent
-            .post(&self.url(path))
-            .header("Content-Type", "application/json");
-        for (k, v) in &self.config.headers {
-            request = request.header(k.as_str(), v.as_str());
+        self.send(&self.url(path), Some(body.to_string()))
+    }
+
+    /// GET `url` (POST `body` when given) with the service's headers, following redirects that
+    /// stay on the service's origin; a POST follows only 307 and 308, which keep it a POST.
+    fn send(&self, url: &str, body: Option<String>) -> Result<Answer, String> {
+        let method = if body.is_some() { "POST" } else { "GET" };
+        let own = urls::origin(&self.config.url);
+        let mut url = url.to_string();
+        for _ in 0..=MAX_REDIRECTS {
+            let response = match &body {
+                Some(body) => {
+                    let mut request = self
+                        .agent
+                        .post(&url)
+                        .header("Content-Type", "application/json");
+                    for (k, v) in &self.config.headers {
+                        request = request.header(k.as_str(), v.as_str());
+                    }
+                    request.send(body.as_str())
+                }
+                None => {
+                    let mut request = self.agent.get(&url);
+                    for (k, v) in &self.config.headers {
+                        request = request.header(k.as_str(), v.as_str());
+                    }
+                    request.call()
+                }
+            };
+            let response = response.map_err(|e| {
+                self.secrets.scrub(&format!(
+                    "the tool service at {} is unreachable: {e}",
+                    self.shown(&url)
+                ))
+            })?;
+            let status = response.status().as_u16();
+            if !urls::is_redirect(status) {
+                return self.read(response, &url);
+            }
+            let next = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|location| urls::resolve(&url, location));
+            let Some(next) = next else {
+                return self.read(response, &url);
+            };
+            let to = urls::origin(&next);
+            if own.is_none() || to != own {
+                return Err(format!(
+                    "the tool service redirected {method} {} to another origin, {}; the bridge follows no redirect away from {}, as it would send the service's headers there\n  help: if the service moved, give the bridge its new URL",
+                    self.shown(&url),
+                    self.shown(&next),
+                    own.as_deref().unwrap_or("the service's origin"),
+                ));
+            }
+            if method == "POST" && !matches!(status, 307 | 308) {
+                return Err(format!(
+                    "the tool service answered POST {} with HTTP {status}, a redirect that would turn it into a GET\n  help: give the bridge the URL it redirects to, {}",
+                    self.shown(&url),
+                    self.shown(&next)
+                ));
+            }
+            url = next;
         }
-        Self::read(request.send(body.to_string()), &self.url(path))
+        Err(format!(
+            "the tool service redirected {method} {} more than {MAX_REDIRECTS} times",
+            self.shown(&url)
+        ))
     }
 
     fn read(
-        response: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+        &self,
+        response: ureq::http::Response<ureq::Body>,
         url: &str,
     ) -> Result<Answer, String> {
-        let response =
-            response.map_err(|e| format!("the tool service at {url} is unreachable: {e}"))?;
+        let url = self.shown(url);
         let status = response.status().as_u16();
         let mut body = String::new();
         response
@@ -99,13 +181,13 @@ impl Service {
     /// `tools/list`: the service's tools in MCP's shape.
     fn list_tools(&self) -> Result<Value, String> {
         let answer = self.get("tools")?;
-        let url = self.url("tools");
+        let url = self.shown(&self.url("tools"));
         if !(200..300).contains(&answer.status) {
-            return Err(format!(
+            return Err(self.secrets.scrub(&format!(
                 "the tool service answered GET {url} with HTTP {}: {}",
                 answer.status,
                 super::stdio::excerpt(&answer.body)
-            ));
+            )));
         }
         let items: Value = serde_json::from_str(&answer.body)
             .map_err(|e| format!("GET {url} did not answer JSON: {e}"))?;
@@ -139,17 +221,17 @@ impl Service {
             Some(Value::Null) | None => json!({}),
             Some(args) => args.clone(),
         };
-        let url = self.url("call");
+        let url = self.shown(&self.url("call"));
         let answer = match self.post("call", &json!({ "tool": name, "arguments": arguments })) {
             Ok(answer) => answer,
             Err(e) => return tool_error(&e),
         };
         if !(200..300).contains(&answer.status) {
-            return tool_error(&format!(
+            return tool_error(&self.secrets.scrub(&format!(
                 "HTTP {} from POST {url}: {}",
                 answer.status,
                 answer.body.trim()
-            ));
+            )));
         }
         match serde_json::from_str::<Value>(&answer.body) {
             Ok(value) => {
@@ -164,11 +246,11 @@ impl Service {
                 }
                 result
             }
-            Err(e) => tool_error(&format!(
+            Err(e) => tool_error(&self.secrets.scrub(&format!(
                 "POST {url} answered HTTP {} with something that is not JSON ({e}): {}",
                 answer.status,
                 super::stdio::excerpt(&answer.body)
-            )),
+            ))),
         }
     }
 }
@@ -253,7 +335,7 @@ fn handle(service: &Service, message: Value) -> Option<Value> {
                     "protocolVersion": version,
                     "capabilities": { "tools": { "listChanged": false } },
                     "serverInfo": { "name": "dotpack-bridge", "version": env!("CARGO_PKG_VERSION") },
-                    "instructions": format!("Tools of the HTTP tool service at {}", service.config.url),
+                    "instructions": format!("Tools of the HTTP tool service at {}", service.shown(&service.config.url)),
                 }),
             )
         }

@@ -3,6 +3,12 @@
 //! carries the response among the server's own requests and notifications. The session id the
 //! server gives in `initialize`'s answer (`Mcp-Session-Id`) goes with every later message, and
 //! closing deletes the session.
+//!
+//! Redirects: a 307 or 308 that stays on the server's origin (scheme, host and port) is
+//! followed, and later messages go to the new URL (a server mounted at `/mcp/` answers `/mcp`
+//! so). A redirect to another origin is an error naming both: the server's headers are its
+//! credentials, and they go nowhere else. A 301, 302 or 303 would turn the POST into a GET and
+//! is an error too.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -17,6 +23,8 @@ use super::{Failure, Transport};
 const MAX_BODY: u64 = 64 * 1024 * 1024;
 /// How long a notification or the closing DELETE may take.
 const SHORT: Duration = Duration::from_secs(5);
+/// Most redirects followed for one message.
+const MAX_REDIRECTS: usize = 10;
 
 pub struct Http {
     url: String,
@@ -45,7 +53,59 @@ impl Http {
         }
     }
 
+    /// The URL as messages show it: no user information, no query values.
+    fn shown(&self) -> String {
+        crate::urls::redacted(&self.url)
+    }
+
+    /// POSTs `message`, following a 307 or 308 that stays on the server's origin (the new URL
+    /// is kept for later messages).
     fn post(
+        &mut self,
+        message: &Value,
+        timeout: Duration,
+    ) -> Result<ureq::http::Response<ureq::Body>, Failure> {
+        for _ in 0..MAX_REDIRECTS {
+            let response = self.post_once(message, timeout)?;
+            let status = response.status().as_u16();
+            if !crate::urls::is_redirect(status) {
+                return Ok(response);
+            }
+            let Some(next) = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|location| crate::urls::resolve(&self.url, location))
+            else {
+                return Ok(response);
+            };
+            let (from, to) = (crate::urls::origin(&self.url), crate::urls::origin(&next));
+            if from.is_none() || from != to {
+                return Err(Failure(format!(
+                    "answered HTTP {status}, a redirect from {} to another origin, {}; dotpack follows no redirect away from a server's origin, as it would send the server's headers there\n  help: if the server moved, set its `url` to the new address",
+                    from.as_deref().unwrap_or("its URL"),
+                    to.unwrap_or_else(|| crate::urls::redacted(&next)),
+                )));
+            }
+            if !matches!(status, 307 | 308) {
+                return Err(Failure(format!(
+                    "answered HTTP {status}, a redirect from {} to {} that would turn the POST into a GET\n  help: set the server's `url` to {}",
+                    self.shown(),
+                    crate::urls::redacted(&next),
+                    crate::urls::redacted(&next),
+                )));
+            }
+            // Origins only: a path can hold a resolved reference.
+            tracing::debug!(status, origin = %to.as_deref().unwrap_or(""), "MCP server redirected on its origin");
+            self.url = next;
+        }
+        Err(Failure(format!(
+            "redirected more than {MAX_REDIRECTS} times, last to {}",
+            self.shown()
+        )))
+    }
+
+    fn post_once(
         &self,
         message: &Value,
         timeout: Duration,
@@ -69,7 +129,7 @@ impl Http {
         }
         request
             .send(message.to_string())
-            .map_err(|e| Failure(format!("could not be reached at {}: {e}", self.url)))
+            .map_err(|e| Failure(format!("could not be reached at {}: {e}", self.shown())))
     }
 
     fn status_failure(&self, response: ureq::http::Response<ureq::Body>) -> Failure {
@@ -88,7 +148,7 @@ impl Http {
         };
         Failure(format!(
             "answered HTTP {status}{hint} at {}{}",
-            self.url,
+            self.shown(),
             if body.trim().is_empty() {
                 String::new()
             } else {

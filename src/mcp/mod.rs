@@ -6,6 +6,10 @@
 //! not JSON-RPC, exits, floods its output or does not answer fails with an error naming the
 //! server, what happened and the end of its stderr. A child process is always reaped: closing
 //! the client, dropping it, and every error path end the process (and its process group).
+//!
+//! Errors never show a secret: every value the caller lists in the endpoint's `secrets` (the
+//! resolved `{{env.X}}` references) and every header value is replaced in them (the server's
+//! stderr included), and URLs are shown without user information or query values.
 
 pub mod bridge;
 mod http;
@@ -22,6 +26,9 @@ use sha2::{Digest, Sha256};
 
 use jsonrpc::{Incoming, Outcome};
 
+pub use crate::urls::Secrets;
+pub use stdio::BASE_ENV;
+
 /// The protocol revisions this client speaks, newest first; it offers the first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
@@ -31,18 +38,45 @@ const MAX_PAGES: usize = 1000;
 /// How to reach a server.
 #[derive(Clone, Debug)]
 pub enum Endpoint {
-    /// Spawn `command` with `args` in `cwd`, with `env` added to dotpack's environment.
+    /// Spawn `command` with `args` in `cwd`, with `env` added to a small base environment
+    /// ([`stdio::BASE_ENV`]), never dotpack's whole environment.
     Stdio {
         command: String,
         args: Vec<String>,
         env: BTreeMap<String, String>,
         cwd: Option<PathBuf>,
+        /// Values kept out of every message.
+        secrets: Secrets,
     },
     /// POST JSON-RPC to `url` with `headers`.
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// Values kept out of every message.
+        secrets: Secrets,
     },
+}
+
+impl Endpoint {
+    /// Every value that must not appear in a message: the listed secrets and header values.
+    fn all_secrets(&self) -> Secrets {
+        let mut all = Secrets::default();
+        match self {
+            Endpoint::Stdio { secrets, .. } => all.extend(secrets),
+            Endpoint::Http {
+                headers, secrets, ..
+            } => {
+                all.extend(secrets);
+                for (name, value) in headers {
+                    all.add(value, format!("<header {name}>"));
+                    if let Some((_, token)) = value.split_once(' ') {
+                        all.add(token, format!("<header {name}>"));
+                    }
+                }
+            }
+        }
+        all
+    }
 }
 
 /// How long each step may take.
@@ -166,6 +200,8 @@ pub struct Client {
     next_id: u64,
     info: ServerInfo,
     failed: bool,
+    /// Kept out of every error.
+    secrets: Secrets,
 }
 
 impl Client {
@@ -177,22 +213,24 @@ impl Client {
         endpoint: &Endpoint,
         timeouts: Timeouts,
     ) -> Result<Client, McpError> {
+        let secrets = endpoint.all_secrets();
         let transport: Box<dyn Transport> = match endpoint {
             Endpoint::Stdio {
                 command,
                 args,
                 env,
                 cwd,
+                ..
             } => Box::new(
                 stdio::Stdio::spawn(command, args, env, cwd.as_deref(), timeouts.grace).map_err(
                     |Failure(what)| McpError::Failed {
                         server: name.to_string(),
-                        what,
+                        what: secrets.scrub(&what),
                         stderr: String::new(),
                     },
                 )?,
             ),
-            Endpoint::Http { url, headers } => Box::new(http::Http::new(url, headers)),
+            Endpoint::Http { url, headers, .. } => Box::new(http::Http::new(url, headers)),
         };
         let mut client = Client {
             name: name.to_string(),
@@ -201,6 +239,7 @@ impl Client {
             next_id: 1,
             info: ServerInfo::default(),
             failed: false,
+            secrets,
         };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSIONS[0],
@@ -284,7 +323,7 @@ impl Client {
                 server: self.name.clone(),
                 method: method.to_string(),
                 code,
-                message,
+                message: self.secrets.scrub(&message),
             }),
             Ok(_) | Err(_) => Err(self.broken(&format!("sent no response to `{method}`"))),
         }
@@ -338,8 +377,8 @@ impl Client {
         self.failed = true;
         McpError::Failed {
             server: self.name.clone(),
-            what,
-            stderr: self.transport.stderr_tail(),
+            what: self.secrets.scrub(&what),
+            stderr: self.secrets.scrub(&self.transport.stderr_tail()),
         }
     }
 

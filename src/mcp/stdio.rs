@@ -2,6 +2,12 @@
 //! it on stdout. A thread reads stdout line by line (each line and the whole output bounded) and
 //! another keeps the end of stderr; the child runs in its own process group, so ending it ends
 //! whatever it started too.
+//!
+//! The child gets a cleared environment: the few variables in [`BASE_ENV`] that programs need to
+//! run, taken from dotpack's environment, and the server's own `env`. Nothing else of dotpack's
+//! environment (tokens, cloud credentials, `SSH_AUTH_SOCK`) reaches a server unless the server
+//! declares it (`GITHUB_TOKEN = "{{env.GITHUB_TOKEN}}"`), which is what a reviewer of its
+//! definition sees.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,6 +33,28 @@ pub const MAX_OUTPUT: usize = 256 * 1024 * 1024;
 const STDERR_KEEP: usize = 8 * 1024;
 /// Lines of stderr shown in an error.
 const STDERR_LINES: usize = 12;
+
+/// The variables of dotpack's environment every server gets: the list of the official MCP SDKs'
+/// `get_default_environment` (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`, itself
+/// inspired by sudo's), plus the locale (`LANG`, `LANGUAGE` and every `LC_*`), `TMPDIR` and `TZ`,
+/// which change how a program reads and writes text, files and times but carry no credential.
+pub const BASE_ENV: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LANGUAGE", "TMPDIR", "TZ",
+];
+
+/// The base environment as it is now: the variables of [`BASE_ENV`] and every `LC_*` that are
+/// set, except a value starting with `()` (an exported shell function, as the SDKs skip too).
+pub fn base_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    std::env::vars_os()
+        .filter(|(name, value)| {
+            let Some(name) = name.to_str() else {
+                return false;
+            };
+            let wanted = BASE_ENV.contains(&name) || name.starts_with("LC_");
+            wanted && !value.as_encoded_bytes().starts_with(b"()")
+        })
+        .collect()
+}
 
 /// What the stdout thread saw.
 enum Line {
@@ -58,6 +86,8 @@ impl Stdio {
     ) -> Result<Stdio, Failure> {
         let mut cmd = Command::new(command);
         cmd.args(args)
+            .env_clear()
+            .envs(base_env())
             .envs(env)
             .stdin(Pipe::piped())
             .stdout(Pipe::piped())

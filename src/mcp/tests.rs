@@ -40,6 +40,7 @@ fn sh(script: &str, dir: &Path) -> Endpoint {
         args: vec!["-c".to_string(), script.to_string()],
         env: BTreeMap::new(),
         cwd: Some(dir.to_path_buf()),
+        secrets: super::Secrets::default(),
     }
 }
 
@@ -143,6 +144,7 @@ fn a_command_that_does_not_exist_is_named() {
         args: vec![],
         env: BTreeMap::new(),
         cwd: None,
+        secrets: super::Secrets::default(),
     };
     let err = Client::connect("gone", &endpoint, fast())
         .err()

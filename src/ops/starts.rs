@@ -30,8 +30,9 @@ pub fn start_request(
             args,
             env,
             cwd,
+            ..
         } => serde_json::json!({"command": command, "args": args, "env": env, "cwd": cwd}),
-        Endpoint::Http { url, headers } => serde_json::json!({"url": url, "headers": headers}),
+        Endpoint::Http { url, headers, .. } => serde_json::json!({"url": url, "headers": headers}),
     };
     Some(Request::new(
         Kind::Start,

@@ -174,7 +174,7 @@ impl IndexSource for HttpIndex {
         let missing = || RegistryError::MissingArchive {
             name: line.name.clone(),
             version: line.vers.to_string(),
-            file: url.clone(),
+            file: loggable(&url),
         };
         if !is_plain_name(&line.name) {
             return Err(missing());
@@ -183,7 +183,7 @@ impl IndexSource for HttpIndex {
         if let Some(path) = &cached
             && let Ok(bytes) = std::fs::read(path)
         {
-            if verify_archive(line, &bytes, &url).is_ok() {
+            if verify_archive(line, &bytes, &loggable(&url)).is_ok() {
                 tracing::debug!(package = %line.name, version = %line.vers, bytes = bytes.len(), "archive from the cache");
                 return Ok(bytes);
             }
@@ -193,7 +193,7 @@ impl IndexSource for HttpIndex {
         if self.remote.network.offline {
             return Err(RegistryError::NotCached {
                 what: format!("the archive of {} {}", line.name, line.vers),
-                url,
+                url: loggable(&url),
             });
         }
         let Some(fetched) = self.remote.get(&rel, None, MAX_ARCHIVE_BYTES)? else {
@@ -202,7 +202,7 @@ impl IndexSource for HttpIndex {
         let Fetched::Body { body, .. } = fetched else {
             return Err(self.remote.status_error(&url, 304, false));
         };
-        verify_archive(line, &body, &url)?;
+        verify_archive(line, &body, &loggable(&url))?;
         if let Some(path) = &cached {
             store(path, &body);
         }
@@ -225,9 +225,10 @@ impl CachedApi {
         Ok(CachedApi(Remote::new(base_url, cache_dir, network, auth)?))
     }
 
-    /// `rel` (a path and query under the base URL) as an absolute URL.
+    /// `rel` (a path and query under the base URL) as an absolute URL, as messages show it
+    /// (no user information, no query values).
     pub fn url(&self, rel: &str) -> String {
-        self.0.url(rel)
+        loggable(&self.0.url(rel))
     }
 
     /// The cache folder.
@@ -313,11 +314,16 @@ pub fn normalize_url(url: &str) -> Result<String, RegistryError> {
         return Err(bad("it may not contain a query, a fragment or spaces"));
     }
     // Scheme and host are case-insensitive: lowercase them so one registry has one identity.
+    // User information is a credential, case and all: it stays as written.
     let path = &rest[host.len()..];
+    let (userinfo, hostname) = match host.rsplit_once('@') {
+        Some((userinfo, hostname)) => (&host[..=userinfo.len()], hostname),
+        None => ("", host),
+    };
     let mut base = format!(
-        "{}{}{path}",
+        "{}{userinfo}{}{path}",
         &lower[..scheme_len],
-        host.to_ascii_lowercase()
+        hostname.to_ascii_lowercase()
     );
     if !base.ends_with('/') {
         base.push('/');
@@ -325,18 +331,10 @@ pub fn normalize_url(url: &str) -> Result<String, RegistryError> {
     Ok(base)
 }
 
-/// `url` as logs show it: without user information (`user:token@`) or a query, either of which
-/// may hold a credential (a redirect to a signed URL).
+/// `url` as logs and messages show it: user information (`user:token@`) and query values,
+/// either of which may hold a credential (a redirect to a signed URL), as `***`.
 fn loggable(url: &str) -> String {
-    let url = url.split(['?', '#']).next().unwrap_or_default();
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    format!("{scheme}://{host}{path}")
+    crate::urls::redacted(url)
 }
 
 /// Whether `location` (a `--registry` value) is a URL rather than a folder.
@@ -517,7 +515,7 @@ impl Remote {
             hops += 1;
             if hops > redirect::MAX_REDIRECTS {
                 return Err(RegistryError::Network {
-                    url: self.url(rel),
+                    url: loggable(&self.url(rel)),
                     reason: format!("more than {} redirects", redirect::MAX_REDIRECTS),
                     help: "check the registry URL; the server redirects in a loop".to_string(),
                 });
@@ -554,7 +552,7 @@ impl Remote {
             .limit(limit)
             .read_to_vec()
             .map_err(|e| RegistryError::Network {
-                url: url.clone(),
+                url: loggable(&url),
                 reason: match e {
                     ureq::Error::BodyExceedsLimit(n) => {
                         format!("the response is larger than {n} bytes")
@@ -642,7 +640,7 @@ impl Remote {
                 ),
             };
         }
-        let mut reason = e.to_string();
+        let mut reason = e.to_string().replace(url, &loggable(url));
         if retries > 0 {
             reason.push_str(&format!(" (after {} attempts)", retries + 1));
         }
@@ -666,9 +664,9 @@ impl Remote {
             return Ok(());
         }
         Err(RegistryError::Redirect {
-            from: from.to_string(),
-            to: to.to_string(),
-            registry: self.base.clone(),
+            from: loggable(from),
+            to: loggable(to),
+            registry: loggable(&self.base),
         })
     }
 
@@ -685,7 +683,7 @@ impl Remote {
             help.push_str(", or pass --offline to use what is cached");
         }
         RegistryError::HttpStatus {
-            url: url.to_string(),
+            url: loggable(url),
             status,
             help,
         }
@@ -715,7 +713,7 @@ impl Remote {
                 Some(entry) => Ok(Some(entry.body)),
                 None => Err(RegistryError::NotCached {
                     what: what(),
-                    url: self.url(rel),
+                    url: loggable(&self.url(rel)),
                 }),
             };
         }
@@ -780,7 +778,7 @@ impl FileStore for HttpFiles {
     }
 
     fn label(&self, rel: &str) -> String {
-        self.0.url(rel)
+        loggable(&self.0.url(rel))
     }
 }
 
@@ -792,7 +790,7 @@ mod tests {
     fn logged_urls_carry_no_credentials() {
         assert_eq!(
             loggable("https://user:tok@example.com/index/fi/gm/figma?sig=abc"),
-            "https://example.com/index/fi/gm/figma"
+            "https://***@example.com/index/fi/gm/figma?sig=***"
         );
         assert_eq!(loggable("http://127.0.0.1:8/x"), "http://127.0.0.1:8/x");
     }
@@ -822,6 +820,10 @@ mod tests {
     fn urls_are_checked_and_normalized() {
         assert_eq!(normalize_url("HTTP://h:1/x").unwrap(), "http://h:1/x/");
         assert_eq!(normalize_url("https://h/").unwrap(), "https://h/");
+        assert_eq!(
+            normalize_url("HTTPS://Me:PassWord@Example.COM/Reg").unwrap(),
+            "https://Me:PassWord@example.com/Reg/"
+        );
         for bad in [
             "ftp://h/",
             "http://",

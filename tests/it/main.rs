@@ -1,5 +1,6 @@
 //! Integration tests: drive the built `dotpack` binary in a temporary HOME and project.
 
+mod fake_mcp;
 mod support;
 mod support_mcp;
 
@@ -10,6 +11,7 @@ mod help;
 mod hostile_clone;
 mod hosts;
 mod http_registry;
+mod http_secrets;
 mod import;
 mod json_writers;
 mod mcp_registry;
@@ -17,6 +19,7 @@ mod model;
 mod model_regressions;
 mod network;
 mod output;
+mod pi_commands;
 mod probe;
 mod project_cmds;
 mod publish;
@@ -26,8 +29,10 @@ mod resolve_env;
 mod resources;
 mod resources_import;
 mod search_info;
+mod server_env;
 mod state_model;
 mod templates;
+mod terminal_text;
 mod tree;
 mod trust;
 mod trust_links;

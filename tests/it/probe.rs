@@ -326,6 +326,7 @@ fn bridge_reports_http_errors_and_a_down_service_as_tool_errors_and_keeps_runnin
         ],
         env: Default::default(),
         cwd: None,
+        secrets: Default::default(),
     };
     let mut client = Client::connect("svc", &bridge(&service.url), Timeouts::default()).unwrap();
     let failed = client.call_tool("fail", json!({})).unwrap();
