@@ -105,6 +105,19 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         ..crate::txn::Meta::default()
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
+    if !global {
+        // A project made here starts as the user's own: their next commands are their consent.
+        let state =
+            crate::consent::state_digest(&writes[0].after.clone().unwrap_or_default(), None);
+        let owner = crate::ops::owner_id(&dir);
+        if let Err(e) =
+            crate::consent::store::remember_state(&settings.dotpack_home, &owner, &state)
+        {
+            printer.warning(format!(
+                "could not record the new project as your own: {e:#}"
+            ));
+        }
+    }
     printer.status("Created", crate::diag::display_path(&path));
     if let Some(ignore) = writes.get(1) {
         let verb = if ignore.before.is_none() {

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use describe::{entry_summary, launch_summary, visible};
-pub use store::{APPROVALS_FILE, Approvals};
+pub use store::{APPROVALS_FILE, Approvals, state_digest};
 
 /// The kinds of things a project may ask for beyond itself.
 #[derive(
@@ -161,6 +161,10 @@ pub struct Ask {
     /// The approval of its package, as locked, for the user scope: with `--host` naming
     /// `host`, it allows the entry in that host's file.
     pub package_request: Option<Request>,
+    /// What is asked is fixed by `dotpack.toml` and `dotpack.lock` alone (a package pinned by
+    /// the lock, a server declared in the manifest; not a resource file of the project's own),
+    /// so a project in a state the user's own commands left it in has asked it of itself.
+    pub pinned: bool,
 }
 
 impl Grant {
@@ -172,13 +176,14 @@ impl Grant {
     }
 }
 
-/// The requests of `asked` that neither `grant` nor the approvals of `project` allow.
-/// `approvals` is read only when something is asked.
+/// The requests of `asked` that neither `grant` nor the approvals of `project` allow, when
+/// its manifest and lock are in `state`. `approvals` is read only when something is asked.
 pub fn unapproved<'a>(
     asked: &'a [Ask],
     grant: &Grant,
     approvals: &dyn Fn() -> anyhow::Result<Approvals>,
     project: &str,
+    state: &str,
 ) -> anyhow::Result<Vec<&'a Request>> {
     let open: Vec<&Ask> = asked
         .iter()
@@ -188,8 +193,10 @@ pub fn unapproved<'a>(
         return Ok(Vec::new());
     }
     let approvals = approvals()?;
+    let own_state = approvals.owns_state(project, state);
     Ok(open
         .into_iter()
+        .filter(|a| !(own_state && a.pinned))
         .filter(|a| {
             let r = &a.request;
             let user = r.kind == Kind::UserScope;
@@ -257,6 +264,7 @@ mod tests {
                 "sha256:p1".to_string(),
                 String::new(),
             )),
+            pinned: true,
         }
     }
 
@@ -270,19 +278,28 @@ mod tests {
             ..Grant::default()
         };
         assert_eq!(
-            unapproved(&asked, &with_host, &load, "/p").unwrap().len(),
+            unapproved(&asked, &with_host, &load, "/p", "s")
+                .unwrap()
+                .len(),
             1
         );
         let package = asked[0].package_request.clone().unwrap();
         store::record(home.path(), "/p", &[Kind::UserScope], &[package]).unwrap();
         assert!(
-            unapproved(&asked, &with_host, &load, "/p")
+            unapproved(&asked, &with_host, &load, "/p", "s")
+                .unwrap()
+                .is_empty()
+        );
+        // A state the user's own commands left allows what the manifest and lock fix.
+        store::remember_state(home.path(), "/p", "own").unwrap();
+        assert!(
+            unapproved(&asked, &Grant::default(), &load, "/p", "own")
                 .unwrap()
                 .is_empty()
         );
         // Without --host naming it, a host the manifest adds still asks.
         assert_eq!(
-            unapproved(&asked, &Grant::default(), &load, "/p")
+            unapproved(&asked, &Grant::default(), &load, "/p", "s")
                 .unwrap()
                 .len(),
             1
@@ -317,12 +334,12 @@ mod tests {
     fn approvals_are_read_only_when_something_is_asked() {
         let never = || -> anyhow::Result<Approvals> { anyhow::bail!("read") };
         assert!(
-            unapproved(&[], &Grant::default(), &never, "/p")
+            unapproved(&[], &Grant::default(), &never, "/p", "s")
                 .unwrap()
                 .is_empty()
         );
         let asked = vec![ask(user("f x", "1"))];
-        assert!(unapproved(&asked, &Grant::default(), &never, "/p").is_err());
+        assert!(unapproved(&asked, &Grant::default(), &never, "/p", "s").is_err());
     }
 
     #[test]
@@ -335,10 +352,10 @@ mod tests {
             updating: true,
             ..Grant::default()
         };
-        let open = unapproved(&asked, &updating, &load, "/p").unwrap();
+        let open = unapproved(&asked, &updating, &load, "/p", "s").unwrap();
         assert_eq!(open.len(), 1);
         assert_eq!(open[0].key, "f y");
-        let open = unapproved(&asked, &Grant::default(), &load, "/p").unwrap();
+        let open = unapproved(&asked, &Grant::default(), &load, "/p", "s").unwrap();
         assert_eq!(open.len(), 2);
     }
 }

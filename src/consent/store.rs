@@ -27,12 +27,20 @@ pub struct Approvals {
     pub projects: BTreeMap<String, Approved>,
 }
 
+/// How many of a project's own states are remembered: enough for `rollback` and switching
+/// between recent branches to stay the user's own.
+const STATES_KEPT: usize = 32;
+
 /// One project's approved requests.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Approved {
     #[serde(default)]
     pub requests: Vec<Request>,
+    /// Digests of `dotpack.toml` and `dotpack.lock` as the user's own commands (or an
+    /// approval) left them, newest last: a project in one of these states is the user's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
     /// When they were last recorded (RFC 3339).
     #[serde(default)]
     pub updated: String,
@@ -73,6 +81,14 @@ impl Approvals {
         self.of(project).iter().any(|a| a.same(request))
     }
 
+    /// Whether `project`'s manifest and lock are in a state the user's own commands left them
+    /// in (see [`state_digest`]).
+    pub fn owns_state(&self, project: &str, state: &str) -> bool {
+        self.projects
+            .get(project)
+            .is_some_and(|a| a.states.iter().any(|s| s == state))
+    }
+
     /// Whether `project` approved a request with `request`'s kind and key, whatever its digest
     /// (an entry `dotpack update` may move to a new version).
     pub fn knows(&self, project: &str, request: &Request) -> bool {
@@ -93,9 +109,25 @@ pub fn record(home: &Path, project: &str, kinds: &[Kind], requests: &[Request]) 
             .extend(requests.iter().filter(|r| kinds.contains(&r.kind)).cloned());
         entry.requests.sort();
         entry.requests.dedup();
-        if entry.requests.is_empty() {
+        if entry.requests.is_empty() && entry.states.is_empty() {
             all.projects.remove(project);
         }
+    })
+}
+
+/// The digest of a project's state: its `dotpack.toml` and `dotpack.lock` texts.
+pub fn state_digest(manifest: &str, lock: Option<&str>) -> String {
+    super::digest(&[manifest, lock.unwrap_or("\u{0}no lock")])
+}
+
+/// Remembers `state` as one the user's own command left `project` in.
+pub fn remember_state(home: &Path, project: &str, state: &str) -> Result<()> {
+    update(home, |all| {
+        let entry = all.projects.entry(project.to_string()).or_default();
+        entry.states.retain(|s| s != state);
+        entry.states.push(state.to_string());
+        let excess = entry.states.len().saturating_sub(STATES_KEPT);
+        entry.states.drain(..excess);
     })
 }
 
@@ -127,10 +159,15 @@ fn update(home: &Path, change: impl FnOnce(&mut Approvals)) -> Result<()> {
     }
     all.version = VERSION;
     let text = serde_json::to_string_pretty(&all)?;
+    // Atomic but not flushed: a power loss at worst forgets an approval, which asks again.
     crate::fsutil::write_atomic_with(
         &Approvals::path(home),
         format!("{text}\n").as_bytes(),
-        crate::fsutil::WriteOptions::PRIVATE,
+        crate::fsutil::WriteOptions {
+            sync_file: false,
+            sync_dir: false,
+            ..crate::fsutil::WriteOptions::PRIVATE
+        },
     )
 }
 

@@ -85,6 +85,8 @@ pub fn user_scope(
                     package_request: (!local)
                         .then(|| package_request(manifest, lock, &change.package))
                         .flatten(),
+                    // A resource of the project's own is files beside the manifest.
+                    pinned: !(local && change.server.contains('.')),
                 },
                 writes,
             });
@@ -182,6 +184,7 @@ pub fn check_user_scope(
         &grant,
         &|| Approvals::load(&settings.dotpack_home),
         &project.owner,
+        &project.state(),
     )?;
     if open.is_empty() {
         return Ok(());
@@ -285,4 +288,31 @@ pub fn ask(
     }
     record_more(settings, owner, open)?;
     Ok(true)
+}
+
+/// After a command committed: when it started from a state the user's own commands (or an
+/// approval) left the project in, the state it leaves is the user's own too. A clone's state
+/// never is until `dotpack trust` approves it.
+pub fn extend_own_state(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    new_state: &str,
+) {
+    if project.global || settings.trust {
+        return;
+    }
+    let home = &settings.dotpack_home;
+    let result = Approvals::load(home).and_then(|all| {
+        if all.owns_state(&project.owner, &project.state()) {
+            consent::store::remember_state(home, &project.owner, new_state)
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = result {
+        printer.warning(format!(
+            "could not record the project's state as your own: {e:#}; the next change beyond the project asks again"
+        ));
+    }
 }

@@ -332,14 +332,14 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     }
     crate::pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
     let lock_text = lock.emit();
-    // A project that locks nothing (no dependency, no claim) needs no lock file: none is written,
-    // and `--locked` has nothing to hold.
-    let nothing_locked = project.lock.is_none()
-        && lock.packages.is_empty()
-        && lock.claims.is_empty()
-        && lock.files.is_empty()
-        && lock.tools.is_empty()
-        && lock.requirements.is_empty();
+    let new_state = crate::consent::state_digest(
+        outcome
+            .manifest_text
+            .as_deref()
+            .unwrap_or(&project.manifest.text),
+        (!nothing_locked_now(project, &lock)).then_some(lock_text.as_str()),
+    );
+    let nothing_locked = nothing_locked_now(project, &lock);
     if settings.locked
         && !nothing_locked
         && (project.lock_conflicted || project.lock.as_ref() != Some(&lock))
@@ -479,6 +479,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         ..crate::txn::Meta::default()
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
+    super::approve::extend_own_state(settings, printer, project, &new_state);
     // Committed: now say what changed.
     if project.new_manifest {
         printer.status("Created", project.manifest.path.display());
@@ -510,6 +511,17 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
     report.warnings = warnings;
     json_report(printer, &report);
     Ok(())
+}
+
+/// A project that locks nothing (no dependency, no claim) needs no lock file: none is written,
+/// and `--locked` has nothing to hold.
+fn nothing_locked_now(project: &Project, lock: &Lockfile) -> bool {
+    project.lock.is_none()
+        && lock.packages.is_empty()
+        && lock.claims.is_empty()
+        && lock.files.is_empty()
+        && lock.tools.is_empty()
+        && lock.requirements.is_empty()
 }
 
 /// With `--json`, the report on stdout (the status lines stay on stderr).

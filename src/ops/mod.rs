@@ -358,6 +358,12 @@ impl Project {
         self.manifest.root()
     }
 
+    /// The digest of the manifest and lock as they were read: whether the user's own commands
+    /// left the project in this state is what decides much of [`crate::consent`].
+    pub fn state(&self) -> String {
+        crate::consent::state_digest(&self.manifest.text, self.lock_text.as_deref())
+    }
+
     /// `lock` as a command that does not resolve (`uninstall`, `adopt`) writes it back: as it is,
     /// unless it was read from a git conflict, which holds both sides' packages; then it is
     /// resolved again from `manifest`, as by every command that writes the lock.

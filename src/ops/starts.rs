@@ -71,6 +71,10 @@ pub fn unapproved_starts(
         return Ok(Vec::new());
     }
     let approvals = Approvals::load(&settings.dotpack_home)?;
+    // In a state the user's own commands left, the servers are the user's own choice.
+    if approvals.owns_state(&project.owner, &project.state()) {
+        return Ok(Vec::new());
+    }
     Ok(asked
         .into_iter()
         .filter(|r| !approvals.covers(&project.owner, r))

@@ -96,14 +96,13 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
     })
 }
 
-/// Records `asked` as the project's approvals, replacing what it approved before.
+/// Records `asked` as the project's approvals, replacing what it approved before, and the
+/// project's state as the user's own.
 pub fn approve(settings: &Settings, asked: &Asked) -> Result<()> {
-    consent::store::record(
-        &settings.dotpack_home,
-        &asked.project.owner,
-        &Kind::ALL,
-        &asked.requests,
-    )
+    let home = &settings.dotpack_home;
+    consent::store::record(home, &asked.project.owner, &Kind::ALL, &asked.requests)?;
+    // From here on the user's own commands carry the approval forward.
+    consent::store::remember_state(home, &asked.project.owner, &asked.project.state())
 }
 
 /// Forgets every approval of the project at the current folder; returns how many there were.

@@ -567,3 +567,49 @@ fn a_link_out_of_the_project_written_with_the_flag_is_followed_by_every_command(
         .stderr(contains("outside the project"));
     assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "{}\n");
 }
+
+#[test]
+fn a_project_made_here_is_the_users_own_until_its_files_change_underneath() {
+    let env = Env::new();
+    let index = build_registry(
+        &env,
+        &[
+            ("alpha", &package("alpha", "1.0.0", &[])),
+            ("beta", &package("beta", "1.0.0", &[])),
+        ],
+    );
+    env.dotpack().arg("init").assert().success();
+    env.with_registry(&index, &["install", "--host", "codex", "--scope", "user"])
+        .assert()
+        .success();
+    // Each command from a state the user's own commands left is their consent.
+    env.with_registry(&index, &["add", "alpha"])
+        .assert()
+        .success();
+    env.with_registry(&index, &["add", "beta"])
+        .assert()
+        .success();
+    env.with_registry(&index, &["remove", "alpha"])
+        .assert()
+        .success();
+    env.with_registry(&index, &["rollback"]).assert().success();
+    env.with_registry(&index, &["install"]).assert().success();
+    assert!(codex(&env).contains("alpha-mcp@1.0.0"));
+    // A change that did not come from a dotpack command (a pull, a hand edit) asks again.
+    let manifest = env.read("dotpack.toml");
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "{manifest}\n[servers.pulled]\ncommand = \"sh\"\nargs = [\"-c\", \"echo pulled\"]\n"
+        ),
+    );
+    let before = outside(&env);
+    env.with_registry(&index, &["install"])
+        .assert()
+        .code(1)
+        .stderr(contains("server `pulled`: sh -c 'echo pulled'"));
+    env.with_registry(&index, &["add", "alpha"])
+        .assert()
+        .code(1);
+    assert_eq!(outside(&env), before);
+}
