@@ -165,7 +165,8 @@ impl World {
         Command::from_std(cmd)
             .env("DOTPACK_HOME", self.root().join(".dotpack"))
             .env("NO_COLOR", "1")
-            .arg("install")
+            // The manifest is the test's own; at user scope it writes the user's files.
+            .args(["--trust", "install"])
             .timeout(TIMEOUT)
             .assert()
             .success();

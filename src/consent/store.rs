@@ -122,13 +122,16 @@ pub fn state_digest(manifest: &str, lock: Option<&str>) -> String {
 
 /// Remembers `state` as one the user's own command left `project` in.
 pub fn remember_state(home: &Path, project: &str, state: &str) -> Result<()> {
-    update(home, |all| {
-        let entry = all.projects.entry(project.to_string()).or_default();
-        entry.states.retain(|s| s != state);
-        entry.states.push(state.to_string());
-        let excess = entry.states.len().saturating_sub(STATES_KEPT);
-        entry.states.drain(..excess);
-    })
+    update(home, |all| push_state(all, project, state))
+}
+
+/// [`remember_state`] inside an [`update`].
+pub fn push_state(all: &mut Approvals, project: &str, state: &str) {
+    let entry = all.projects.entry(project.to_string()).or_default();
+    entry.states.retain(|s| s != state);
+    entry.states.push(state.to_string());
+    let excess = entry.states.len().saturating_sub(STATES_KEPT);
+    entry.states.drain(..excess);
 }
 
 /// Forgets everything `project` approved; returns how many requests that was.
@@ -142,7 +145,7 @@ pub fn revoke(home: &Path, project: &str) -> Result<usize> {
 
 /// Loads, changes and saves the approvals under `approvals.lock`; nothing is written when
 /// `change` leaves them as they were.
-fn update(home: &Path, change: impl FnOnce(&mut Approvals)) -> Result<()> {
+pub fn update(home: &Path, change: impl FnOnce(&mut Approvals)) -> Result<()> {
     std::fs::create_dir_all(home).with_context(|| format!("cannot create {}", home.display()))?;
     let _lock = ApprovalsLock::take(home)?;
     let mut all = Approvals::load(home)?;

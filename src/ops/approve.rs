@@ -207,48 +207,6 @@ pub fn check_user_scope(
     ))
 }
 
-/// Records what the project now has at user scope as approved, after a commit: the entries it
-/// keeps or wrote and their packages as locked (with those the command line named, which may
-/// have no host yet). Other approvals stay: an entry removed and added back as it was is the
-/// same request.
-pub fn record_user_scope(
-    settings: &Settings,
-    printer: &Printer,
-    project: &Project,
-    placed: &[Placed],
-    named: &[Request],
-) {
-    // `--trust` allows for one run; it records nothing.
-    if project.global || settings.trust || (placed.is_empty() && named.is_empty()) {
-        return;
-    }
-    let result = (|| -> Result<()> {
-        let home = &settings.dotpack_home;
-        let now: Vec<Request> = placed
-            .iter()
-            .flat_map(|p| {
-                std::iter::once(p.ask.request.clone()).chain(p.ask.package_request.clone())
-            })
-            .chain(named.iter().cloned())
-            .collect();
-        let touched: BTreeSet<&str> = now.iter().map(|r| r.key.as_str()).collect();
-        let mut requests: Vec<Request> = Approvals::load(home)?
-            .of(&project.owner)
-            .iter()
-            .filter(|r| r.kind == Kind::UserScope)
-            .filter(|r| !touched.contains(r.key.as_str()))
-            .cloned()
-            .collect();
-        requests.extend(now);
-        consent::store::record(home, &project.owner, &[Kind::UserScope], &requests)
-    })();
-    if let Err(e) = result {
-        printer.warning(format!(
-            "could not record this project's user-scope entries as approved: {e:#}; the next command that changes them asks again"
-        ));
-    }
-}
-
 /// Adds `request` to what the project at `owner` approved, keeping everything else: for what
 /// the user declared on the command line (`add --registry ../folder`).
 pub fn record_one(settings: &Settings, owner: &str, request: Request) -> Result<()> {
@@ -290,29 +248,61 @@ pub fn ask(
     Ok(true)
 }
 
-/// After a command committed: when it started from a state the user's own commands (or an
-/// approval) left the project in, the state it leaves is the user's own too. A clone's state
-/// never is until `dotpack trust` approves it.
-pub fn extend_own_state(
+/// What a writing command leaves at user scope, and the packages its command line named.
+pub type AtUser<'a> = (&'a [Placed], &'a [Request]);
+
+/// After a command committed, one update of the approvals (none when there is nothing to say):
+///
+/// - when it started from a state the user's own commands (or an approval) left the project
+///   in, the state it leaves is the user's own too; a clone's state never is until `dotpack
+///   trust` approves it;
+/// - what it wrote at user scope (or the command line named) is approved as it is now, with the
+///   packages as locked, so the user's next command asks only about what changed since.
+///   Other approvals stay: an entry removed and put back as it was is the same request.
+///
+/// `--trust` allows for one run and records nothing.
+pub fn after_commit(
     settings: &Settings,
     printer: &Printer,
     project: &Project,
     new_state: &str,
+    at_user: Option<AtUser<'_>>,
 ) {
     if project.global || settings.trust {
         return;
     }
-    let home = &settings.dotpack_home;
-    let result = Approvals::load(home).and_then(|all| {
-        if all.owns_state(&project.owner, &project.state()) {
-            consent::store::remember_state(home, &project.owner, new_state)
-        } else {
-            Ok(())
+    let (placed, named) = at_user.unwrap_or((&[], &[]));
+    let wrote = placed.iter().any(|p| p.writes) || !named.is_empty();
+    let old_state = project.state();
+    if new_state == old_state && !wrote {
+        return;
+    }
+    let owner = &project.owner;
+    let result = consent::store::update(&settings.dotpack_home, |all| {
+        if new_state != old_state && all.owns_state(owner, &old_state) {
+            consent::store::push_state(all, owner, new_state);
+        }
+        if wrote {
+            let now: Vec<Request> = placed
+                .iter()
+                .flat_map(|p| {
+                    std::iter::once(p.ask.request.clone()).chain(p.ask.package_request.clone())
+                })
+                .chain(named.iter().cloned())
+                .collect();
+            let touched: BTreeSet<&str> = now.iter().map(|r| r.key.as_str()).collect();
+            let entry = all.projects.entry(owner.clone()).or_default();
+            entry
+                .requests
+                .retain(|r| r.kind != Kind::UserScope || !touched.contains(r.key.as_str()));
+            entry.requests.extend(now);
+            entry.requests.sort();
+            entry.requests.dedup();
         }
     });
     if let Err(e) = result {
         printer.warning(format!(
-            "could not record the project's state as your own: {e:#}; the next change beyond the project asks again"
+            "could not record what this command did as approved: {e:#}; the next change beyond the project asks again"
         ));
     }
 }

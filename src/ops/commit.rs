@@ -241,7 +241,7 @@ pub fn finish(
             .project
             .as_ref()
             .is_none_or(|p| p.hosts.is_empty());
-    commit(
+    commit_recording(
         settings,
         printer,
         Outcome {
@@ -254,15 +254,13 @@ pub fn finish(
             no_hosts,
             staged: Vec::new(),
         },
+        Some((&at_user, &named)),
     )?;
-    if !finish.options.dry_run {
-        super::approve::record_user_scope(settings, printer, project, &at_user, &named);
-        if finish.options.write_outside_project {
-            // The user said so on the command line: later commands may follow these links.
-            let outside = outside_requests(&placed, project.root());
-            let outside: Vec<&crate::consent::Request> = outside.iter().map(|(_, r)| r).collect();
-            super::approve::record_more(settings, &project.owner, &outside)?;
-        }
+    if !finish.options.dry_run && finish.options.write_outside_project {
+        // The user said so on the command line: later commands may follow these links.
+        let outside = outside_requests(&placed, project.root());
+        let outside: Vec<&crate::consent::Request> = outside.iter().map(|(_, r)| r).collect();
+        super::approve::record_more(settings, &project.owner, &outside)?;
     }
     Ok(())
 }
@@ -287,6 +285,17 @@ pub struct Outcome<'a> {
 /// what changed. With `dry_run`, prints what would change and the unified diffs, and writes
 /// nothing.
 pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> Result<()> {
+    commit_recording(settings, printer, outcome, None)
+}
+
+/// [`commit`], then one update of the approvals: the project's new state when it started from
+/// one of the user's own, and what `at_user` says it now has at user scope.
+fn commit_recording(
+    settings: &Settings,
+    printer: &Printer,
+    outcome: Outcome<'_>,
+    at_user: Option<super::approve::AtUser<'_>>,
+) -> Result<()> {
     let _phase = tracing::debug_span!("apply").entered();
     let project = outcome.project;
     let mut lock = outcome.lock;
@@ -479,7 +488,7 @@ pub fn commit(settings: &Settings, printer: &Printer, outcome: Outcome<'_>) -> R
         ..crate::txn::Meta::default()
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
-    super::approve::extend_own_state(settings, printer, project, &new_state);
+    super::approve::after_commit(settings, printer, project, &new_state, at_user);
     // Committed: now say what changed.
     if project.new_manifest {
         printer.status("Created", project.manifest.path.display());
