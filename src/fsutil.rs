@@ -448,3 +448,32 @@ mod par_map_tests {
         assert!(super::par_map(&[] as &[u32], |i| *i).is_empty());
     }
 }
+
+/// An exclusive advisory lock on the file at `path` (created when missing), held until dropped:
+/// for read-modify-write of dotpack's own bookkeeping files in `$DOTPACK_HOME`. Where the file
+/// system cannot lock, it is taken without one.
+pub struct ExclusiveLock(std::fs::File);
+
+impl ExclusiveLock {
+    pub fn take(path: &Path) -> Result<ExclusiveLock> {
+        let file = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        match file.lock() {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot lock {}", path.display())),
+        }
+        Ok(ExclusiveLock(file))
+    }
+}
+
+impl Drop for ExclusiveLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}

@@ -147,7 +147,7 @@ pub fn revoke(home: &Path, project: &str) -> Result<usize> {
 /// `change` leaves them as they were.
 pub fn update(home: &Path, change: impl FnOnce(&mut Approvals)) -> Result<()> {
     std::fs::create_dir_all(home).with_context(|| format!("cannot create {}", home.display()))?;
-    let _lock = ApprovalsLock::take(home)?;
+    let _lock = crate::fsutil::ExclusiveLock::take(&home.join(APPROVALS_LOCK))?;
     let mut all = Approvals::load(home)?;
     let before = all.projects.clone();
     change(&mut all);
@@ -172,34 +172,6 @@ pub fn update(home: &Path, change: impl FnOnce(&mut Approvals)) -> Result<()> {
             ..crate::fsutil::WriteOptions::PRIVATE
         },
     )
-}
-
-/// The exclusive lock on the approvals, released when dropped.
-struct ApprovalsLock(std::fs::File);
-
-impl ApprovalsLock {
-    fn take(home: &Path) -> Result<ApprovalsLock> {
-        let path = home.join(APPROVALS_LOCK);
-        let file = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        match file.lock() {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot lock {}", path.display())),
-        }
-        Ok(ApprovalsLock(file))
-    }
-}
-
-impl Drop for ApprovalsLock {
-    fn drop(&mut self) {
-        let _ = self.0.unlock();
-    }
 }
 
 #[cfg(test)]

@@ -139,10 +139,12 @@ pub fn verdict(state: &Path, home: &Path) -> Verdict {
     match verdict_unlocked(state, home) {
         // Another dotpack may be creating and recording this folder right now: ask again once
         // it is done (it holds the registry's lock while it does).
-        Verdict::Untrusted(Distrust::NotMade) => match RegistryLock::take(home) {
-            Ok(_guard) => verdict_unlocked(state, home),
-            Err(_) => Verdict::Untrusted(Distrust::NotMade),
-        },
+        Verdict::Untrusted(Distrust::NotMade) => {
+            match fsutil::ExclusiveLock::take(&home.join(REGISTRY_LOCK)) {
+                Ok(_guard) => verdict_unlocked(state, home),
+                Err(_) => Verdict::Untrusted(Distrust::NotMade),
+            }
+        }
         other => other,
     }
 }
@@ -243,7 +245,7 @@ pub fn prepare(state: &Path, home: &Path) -> Result<()> {
     }
     // Creating and recording a folder happen under the registry's lock, so two dotpacks
     // starting in one project agree on its id.
-    let _guard = RegistryLock::take(home)?;
+    let _guard = fsutil::ExclusiveLock::take(&home.join(REGISTRY_LOCK))?;
     match verdict_unlocked(state, home) {
         Verdict::Trusted => Ok(()),
         Verdict::Absent => {
@@ -401,34 +403,6 @@ impl Registry {
     fn save(&self, home: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
         fsutil::write_atomic(&Registry::path(home), text.as_bytes())
-    }
-}
-
-/// The registry's exclusive lock, released when dropped.
-struct RegistryLock(std::fs::File);
-
-impl RegistryLock {
-    fn take(home: &Path) -> Result<RegistryLock> {
-        let path = home.join(REGISTRY_LOCK);
-        let file = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        match file.lock() {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot lock {}", path.display())),
-        }
-        Ok(RegistryLock(file))
-    }
-}
-
-impl Drop for RegistryLock {
-    fn drop(&mut self) {
-        let _ = self.0.unlock();
     }
 }
 
