@@ -45,12 +45,7 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
     } else {
         for (r, approved) in asked.requests.iter().zip(&asked.approved) {
             let mark = if *approved { "approved" } else { "new" };
-            printer.out(format!(
-                "{:<10} {:<8} {}",
-                r.kind.label(),
-                mark,
-                crate::consent::visible(&r.detail)
-            ));
+            printer.out(format!("{:<10} {:<8} {}", r.kind.label(), mark, r.detail));
         }
     }
     if args.show {

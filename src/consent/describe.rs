@@ -69,20 +69,6 @@ fn command_line(words: &[String]) -> String {
         .join(" ")
 }
 
-/// `text` with control characters shown as escapes, so a request cannot hide what it asks for
-/// behind terminal sequences.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,10 +81,5 @@ mod tests {
         assert_eq!(entry_summary(&entry), "https://x.dev/mcp");
         let entry = serde_json::json!({"command": ["npx", "-y", "it's"]});
         assert_eq!(entry_summary(&entry), r"npx -y 'it'\''s'");
-    }
-
-    #[test]
-    fn control_characters_are_shown() {
-        assert_eq!(visible("a\u{1b}]0;x\u{7}b"), "a\\u{1b}]0;x\\u{7}b");
     }
 }

@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use describe::{entry_summary, launch_summary, visible};
+pub use describe::{entry_summary, launch_summary};
 pub use store::{APPROVALS_FILE, Approvals, state_digest};
 
 /// The kinds of things a project may ask for beyond itself.
@@ -239,7 +239,8 @@ pub fn listing(requests: &[&Request], source: &str) -> String {
         }
         let _ = write!(text, "\n  {}:", kind.heading());
         for r in of_kind {
-            let _ = write!(text, "\n    {}", describe::visible(&r.detail));
+            // The printer shows any control character in it as an escape.
+            let _ = write!(text, "\n    {}", r.detail);
         }
     }
     text
