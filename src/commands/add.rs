@@ -154,8 +154,11 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         _ => (text, updated),
     };
     check_inputs(&registries, &updated, &lock, &added)?;
-    // What the user named here may go where the manifest sends it, user scope included.
-    options.grant.named = ops::with_dependencies(&added, &lock);
+    // `--scope user` on the command line sends what it names (and what that pulls in) to the
+    // user's own files: that is the user's consent, whatever the manifest held before.
+    if options.scope == Some(Scope::User) {
+        options.grant.named = ops::with_dependencies(&added, &lock);
+    }
     let needed = ops::environment_needed(&registries, &updated, &lock, &added);
     ops::finish(
         settings,

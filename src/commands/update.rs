@@ -35,14 +35,7 @@ pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<(
         preferred,
         project.lock.as_ref(),
     )?;
-    // Named packages may go where the manifest sends them; approved user-scope entries may move
-    // to their new versions.
-    let named: Vec<String> = args
-        .packages
-        .iter()
-        .map(|p| declare::package_name(p))
-        .collect();
-    options.grant.named = ops::with_dependencies(&named, &lock);
+    // Approved user-scope entries may move to their new versions.
     options.grant.updating = true;
     ops::finish(
         settings,

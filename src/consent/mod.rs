@@ -139,8 +139,8 @@ pub struct Grant {
     /// `--scope user` on a command that installs the whole project (`install --scope user`):
     /// every user-scope write of this run.
     pub user_scope: bool,
-    /// Packages (and the project's own servers) named on the command line (`add NAME`,
-    /// `install NAME`, `update NAME`): their own user-scope entries.
+    /// Packages named on the command line together with `--scope user` (`add NAME --scope
+    /// user`), with what they pull in: their own user-scope entries.
     pub named: BTreeSet<String>,
     /// `dotpack update`: user-scope entries already approved may move to their new versions.
     pub updating: bool,

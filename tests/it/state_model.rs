@@ -239,6 +239,7 @@ fn uninstall_scope_user_takes_out_user_scope_hosts_and_the_hint_puts_them_back()
             "",
         ),
     );
+    dp(&env, &["trust"]).success();
     dp(&env, &["add", "time"]).success();
     assert!(read_home(&env, ".codex/config.toml").contains("[mcp_servers.time]"));
     let packages = locked_packages(&env.read("dotpack.lock"));
@@ -1081,6 +1082,7 @@ fn folders_dotpack_created_leave_with_their_last_file() {
         "dotpack.toml",
         &manifest("[\"codex\", { host = \"vscode\", scope = \"user\" }]", ""),
     );
+    dp(&env, &["trust"]).success();
     dp(&env, &["add", "time", "--scope", "user"]).success();
     assert!(home(&env, ".codex/config.toml").exists());
     assert!(home(&env, ".config/Code/User/mcp.json").exists());
@@ -1111,6 +1113,7 @@ fn folders_that_existed_before_are_kept() {
         "dotpack.toml",
         &manifest("[\"codex\", { host = \"vscode\", scope = \"user\" }]", ""),
     );
+    dp(&env, &["trust"]).success();
     dp(&env, &["add", "time"]).success();
     dp(&env, &["remove", "time"]).success();
     assert!(env.project.join(".codex").is_dir());
@@ -1126,6 +1129,7 @@ fn rollback_of_an_add_removes_the_folders_the_add_created() {
         "dotpack.toml",
         &manifest("[\"codex\", { host = \"vscode\", scope = \"user\" }]", ""),
     );
+    dp(&env, &["trust"]).success();
     dp(&env, &["add", "time"]).success();
     assert!(env.project.join(".codex/config.toml").exists());
     dp(&env, &["rollback"]).success();

@@ -388,6 +388,7 @@ fn user_scope_changes_are_generations_of_the_project() {
     project(&env, "[\"claude-code\"]", "scope = \"user\"\n");
     let claude = env.home.path().join(".claude.json");
     std::fs::write(&claude, "{\n  \"numStartups\": 1\n}\n").unwrap();
+    env.dotpack().arg("trust").assert().success();
     dp(&env, &reg, &["add", "p0"])
         .success()
         .stderr(contains("Finished generation 1"));
