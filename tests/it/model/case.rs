@@ -455,6 +455,15 @@ impl Case {
         self.world.conflict = Some(lock);
         self.log
             .push("dotpack.lock replaced by a git conflict with an earlier version".into());
+        // A merge is not a dotpack command: the user approves what it brought, as after a pull.
+        let args = vec!["trust".to_string()];
+        let out = dotpack(&self.paths.home, &self.paths.a, &args);
+        if out.status.code() != Some(0) {
+            return Err(TestCaseError::fail(format!(
+                "`dotpack trust` after a merge failed\n{}",
+                describe(&args, &out)
+            )));
+        }
         self.check("after planting a lock conflict")
     }
 
