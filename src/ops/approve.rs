@@ -6,7 +6,7 @@
 //! records. After a command commits, what the project has at user scope is recorded as approved,
 //! so the user's own next command asks only about what changed since.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use anyhow::Result;
 
@@ -34,6 +34,7 @@ pub fn user_scope(
     lock: &Lockfile,
 ) -> Vec<Placed> {
     let mut kept = Vec::new();
+    let hashes = written_hashes(plan);
     for file in plan.files.iter().filter(|f| f.target.scope == Scope::User) {
         for change in &file.changes {
             let key = format!("{} {}", file.target.claim_file, change.server);
@@ -42,9 +43,12 @@ pub fn user_scope(
                 Action::Unchanged | Action::Share | Action::Adopt | Action::KeptEdited => false,
                 Action::Remove | Action::Forget | Action::Release => continue,
             };
-            let Some(digest) = written_hash(plan, file, &change.server) else {
+            let relative = file.target.claim_file.strip_prefix("~/");
+            let at = relative.unwrap_or(&file.target.claim_file);
+            let Some(digest) = hashes.get(&(at.to_string(), change.server.clone())) else {
                 continue;
             };
+            let digest = digest.to_string();
             let shown = home_relative(&file.target.claim_file, settings);
             let what = if change.server.contains('.') {
                 format!("`{}`", change.server)
@@ -114,22 +118,26 @@ pub fn package_request(manifest: &Manifest, lock: &Lockfile, name: &str) -> Opti
     ))
 }
 
-/// The hash the plan's claim records for `name` in `file`: the entry's, or the resource file's.
-fn written_hash(plan: &Plan, file: &crate::plan::FilePlan, name: &str) -> Option<String> {
-    let claim_file = &file.target.claim_file;
-    if let Some(claim) = plan
+/// The hash each user-scope claim of the plan records, by file and name: an entry's (its file
+/// absolute) or a resource file's (relative to the home folder). Built once: a plan may hold
+/// thousands of claims.
+fn written_hashes(plan: &Plan) -> HashMap<(String, String), &str> {
+    let entries = plan
         .claims
         .iter()
-        .find(|c| c.scope == "user" && &c.file == claim_file && c.server == name)
-    {
-        return Some(claim.entry.clone());
-    }
-    let relative = claim_file.strip_prefix("~/").unwrap_or(claim_file);
-    plan.resources
+        .filter(|c| c.scope == "user")
+        .map(|c| ((c.file.clone(), c.server.clone()), c.entry.as_str()));
+    let mut map: HashMap<(String, String), &str> = entries.collect();
+    for c in plan
+        .resources
         .iter()
         .flatten()
-        .find(|c| c.scope == "user" && c.file == relative && c.label() == name)
-        .map(|c| c.sha256.clone())
+        .filter(|c| c.scope == "user")
+    {
+        map.entry((c.file.clone(), c.label()))
+            .or_insert(c.sha256.as_str());
+    }
+    map
 }
 
 /// `~/x` for a path in the home folder.
