@@ -26,16 +26,41 @@ pub struct Placed {
     pub writes: bool,
 }
 
-/// The user-scope entries and files `plan` leaves for this project.
+/// The user-scope entries and files `plan` leaves for this project; unless `everything`, none
+/// when it writes nothing there.
 pub fn user_scope(
     plan: &Plan,
     settings: &Settings,
     manifest: &Manifest,
     lock: &Lockfile,
+    everything: bool,
 ) -> Vec<Placed> {
+    let writes = |a: Action| matches!(a, Action::Add | Action::Update);
+    let user_files = || plan.files.iter().filter(|f| f.target.scope == Scope::User);
+    // Nothing written at user scope: nothing to ask, nothing to record (the common case, and
+    // the cheap one: a large ~/.claude.json is not parsed again).
+    if !everything && !user_files().any(|f| f.changes.iter().any(|c| writes(c.action))) {
+        return Vec::new();
+    }
     let mut kept = Vec::new();
     let hashes = written_hashes(plan);
-    for file in plan.files.iter().filter(|f| f.target.scope == Scope::User) {
+    for file in user_files() {
+        // The file's entries, parsed once, for the command lines the requests it writes show.
+        let shows = everything || file.changes.iter().any(|c| writes(c.action));
+        let entries: HashMap<String, serde_json::Value> = file
+            .after
+            .as_deref()
+            .filter(|_| shows)
+            .and_then(|text| {
+                crate::formats::list_entries(
+                    file.target.host.format,
+                    text,
+                    file.target.host.container,
+                )
+                .ok()
+            })
+            .map(|list| list.into_iter().collect())
+            .unwrap_or_default();
         for change in &file.changes {
             let key = format!("{} {}", file.target.claim_file, change.server);
             let writes = match change.action {
@@ -53,20 +78,9 @@ pub fn user_scope(
             let what = if change.server.contains('.') {
                 format!("`{}`", change.server)
             } else {
-                let summary = file
-                    .after
-                    .as_deref()
-                    .and_then(|text| {
-                        crate::formats::get_entry(
-                            file.target.host.format,
-                            text,
-                            file.target.host.container,
-                            &change.server,
-                        )
-                        .ok()
-                        .flatten()
-                    })
-                    .map(|entry| consent::entry_summary(&entry))
+                let summary = entries
+                    .get(&change.server)
+                    .map(consent::entry_summary)
                     .unwrap_or_default();
                 format!("server `{}`: {summary}", change.server)
             };

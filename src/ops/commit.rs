@@ -214,8 +214,13 @@ pub fn finish(
             project.user_claims.path.display()
         ));
     }
-    let at_user =
-        super::approve::user_scope(&plan, settings, &finish.manifest.manifest, &finish.lock);
+    let at_user = super::approve::user_scope(
+        &plan,
+        settings,
+        &finish.manifest.manifest,
+        &finish.lock,
+        false,
+    );
     super::approve::check_user_scope(
         settings,
         printer,

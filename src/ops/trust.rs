@@ -70,7 +70,8 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
             .into_iter()
             .map(|(_, r)| r),
     );
-    let at_user = super::approve::user_scope(&plan, settings, &project.manifest.manifest, &lock);
+    let at_user =
+        super::approve::user_scope(&plan, settings, &project.manifest.manifest, &lock, true);
     for placed in at_user {
         requests.push(placed.ask.request);
         requests.extend(placed.ask.package_request);
