@@ -37,3 +37,24 @@ for scope in project user; do
     bench "old $scope:" "$OLD" "old-$scope"
   fi
 done
+
+# Scale: 2,000 servers of the project's own at user scope into Codex and Claude Code (4,000
+# user-scope entries): the first install (every entry a request, allowed with --trust; the old
+# binary has no such flag) and an install with nothing to change.
+python3 - "$ROOT/scale.toml" <<'PY'
+import sys
+lines = ['[project]', 'hosts = ["codex", "claude-code"]', 'scope = "user"', '']
+for i in range(2000):
+    lines += [f'[servers.s{i}]', 'command = "npx"', f'args = ["-y", "s{i}-mcp"]', '']
+open(sys.argv[1], 'w').write('\n'.join(lines))
+PY
+scale() { # scale LABEL BIN TRUSTFLAG
+  local dir="$ROOT/scale-$1"
+  mkdir -p "$dir/home" "$dir/proj"; cp "$ROOT/scale.toml" "$dir/proj/dotpack.toml"
+  local e="env HOME=$dir/home DOTPACK_HOME=$dir/home/.dotpack CODEX_HOME=$dir/home/.codex"
+  cd "$dir/proj"
+  hyperfine --runs 1 --style basic --command-name "$1 scale: first install" "$e $2 -q $3 install" 2>&1 | grep -E "Time|^Benchmark" || true
+  hyperfine --warmup 2 --runs "$RUNS" --style basic --command-name "$1 scale: install (no change)" "$e $2 -q install" 2>&1 | grep -E "Time \(mean|^Benchmark" || true
+}
+scale new "$NEW" --trust
+[ -n "$OLD" ] && scale old "$OLD" ""
