@@ -154,11 +154,10 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         _ => (text, updated),
     };
     check_inputs(&registries, &updated, &lock, &added)?;
-    // `--scope user` on the command line sends what it names (and what that pulls in) to the
-    // user's own files: that is the user's consent, whatever the manifest held before.
-    if options.scope == Some(Scope::User) {
-        options.grant.named = ops::with_dependencies(&added, &lock);
-    }
+    // What the user names is their choice; with `--scope user` they also chose the user scope
+    // for it (and what it pulls in), whatever the manifest held before.
+    options.grant.named = ops::with_dependencies(&added, &lock);
+    options.grant.scope_user = options.scope == Some(Scope::User);
     let needed = ops::environment_needed(&registries, &updated, &lock, &added);
     ops::finish(
         settings,

@@ -76,6 +76,7 @@ pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()
             edits,
             no_hosts: false,
             staged: Vec::new(),
+            imported: false,
         },
     )
 }

@@ -267,6 +267,8 @@ pub(super) fn into(
             edits,
             no_hosts: false,
             staged,
+            // Imported servers come from host files, which a repository may have shipped.
+            imported: true,
         },
     )?;
     report(printer, &candidates, dry_run);

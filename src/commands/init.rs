@@ -105,8 +105,9 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         ..crate::txn::Meta::default()
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
-    if !global {
+    if !global && sources.is_empty() {
         // A project made here starts as the user's own: their next commands are their consent.
+        // One that imports host files does not: a repository may have shipped them.
         let state =
             crate::consent::state_digest(&writes[0].after.clone().unwrap_or_default(), None);
         let owner = crate::ops::owner_id(&dir);

@@ -37,8 +37,15 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
         project.lock.as_ref(),
     )?;
     let needed = ops::environment_needed(&registries, &updated, &lock, &[]);
-    // `--scope user` asks for the user scope on the command line, for the whole project.
+    // `--scope user` asks for the user scope on the command line, for the whole project; names
+    // given are the user's choice.
     options.grant.user_scope = options.scope == Some(crate::hosts::Scope::User);
+    let named: Vec<String> = args
+        .packages
+        .iter()
+        .map(|given| declare::package_name(given))
+        .collect();
+    options.grant.named = ops::with_dependencies(&named, &lock);
     ops::finish(
         settings,
         printer,

@@ -48,6 +48,7 @@ pub fn run(settings: &Settings, args: &LockArgs, printer: &Printer) -> Result<()
             edits: Vec::new(),
             no_hosts: false,
             staged: Vec::new(),
+            imported: false,
         },
     )
 }
@@ -72,7 +73,7 @@ fn pin_by_setting(
     if !asked {
         return Ok(false);
     }
-    let open = ops::unapproved_starts(settings, project, registries, lock, servers)?;
+    let open = ops::unapproved_starts(settings, project, registries, Some(lock), servers)?;
     if open.is_empty() {
         return Ok(true);
     }

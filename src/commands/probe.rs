@@ -107,12 +107,23 @@ pub fn locate(settings: &Settings, args: &ServerArgs, printer: &Printer) -> Resu
     let name = args.name.as_deref().unwrap_or_default();
     let project = Project::load(settings, printer)?;
     let registries = ops::registries(settings, Some(&project.manifest))?;
-    crate::probe::locate(
+    let located = crate::probe::locate(
         &project.manifest.manifest,
         project.lock.as_ref(),
         &registries,
         name,
-    )
+    )?;
+    // The server's program, URL and the variables it reads come from the project's files.
+    ops::check_starts(
+        settings,
+        printer,
+        &project,
+        &registries,
+        project.lock.as_ref(),
+        &[name.to_string()],
+        "Nothing was started.",
+    )?;
+    Ok(located)
 }
 
 /// Starts `located` and runs the handshake.

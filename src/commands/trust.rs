@@ -11,14 +11,14 @@ use crate::output::Printer;
 
 pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<()> {
     if args.revoke {
-        let (folder, count) = ops::trust::revoke(settings, printer)?;
+        let (folder, count) = ops::trust::revoke(settings)?;
         if printer.json {
             printer.json_out(&json!({ "schema": 1, "project": folder, "revoked": count }));
         }
         printer.status("Revoked", format!("{count} approvals for {folder}"));
         return Ok(());
     }
-    let asked = ops::trust::asked(settings, printer)?;
+    let asked = ops::trust::asked(settings, printer, !args.show)?;
     if printer.json {
         let requests: Vec<_> = asked
             .requests
@@ -39,6 +39,7 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
             "project": asked.project.owner,
             "recorded": !args.show,
             "requests": requests,
+            "incomplete": asked.incomplete,
         }));
     } else if asked.requests.is_empty() {
         printer.out("this project asks for nothing beyond itself");
@@ -47,6 +48,11 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
             let mark = if *approved { "approved" } else { "new" };
             printer.out(format!("{:<10} {:<8} {}", r.kind.label(), mark, r.detail));
         }
+    }
+    if let Some(why) = &asked.incomplete {
+        printer.warning(format!(
+            "what the project asks through its registries is not listed: reading them needs what is not approved yet ({why})\n  help: `dotpack trust` approves the tokens and folders listed above first, then reads the registries and lists the rest"
+        ));
     }
     if args.show {
         return Ok(());

@@ -35,8 +35,15 @@ pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<(
         preferred,
         project.lock.as_ref(),
     )?;
-    // Approved user-scope entries may move to their new versions.
+    // Approved user-scope entries may move to their new versions; packages named are the
+    // user's choice.
     options.grant.updating = true;
+    let named: Vec<String> = args
+        .packages
+        .iter()
+        .map(|p| declare::package_name(p))
+        .collect();
+    options.grant.named = ops::with_dependencies(&named, &lock);
     ops::finish(
         settings,
         printer,

@@ -125,19 +125,15 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
     };
     let timeout = args.timeout.map(super::timeout_flag).transpose()?;
     let registries = ops::registries(settings, Some(&project.manifest))?;
-    // Servers named on the command line are the user's choice; all of them need approval.
-    if args.servers.is_empty() {
-        let open = ops::unapproved_starts(settings, &project, &registries, &lock, &servers)?;
-        let open: Vec<&crate::consent::Request> = open.iter().collect();
-        if !open.is_empty() && !ops::ask(settings, printer, &project.owner, &open, "dotpack.lock")?
-        {
-            return Err(crate::consent::refusal(
-                &open,
-                "dotpack.lock",
-                "`dotpack verify` starts every pinned server; none was started. Naming servers (`dotpack verify NAME`) starts just those.",
-            ));
-        }
-    }
+    ops::check_starts(
+        settings,
+        printer,
+        &project,
+        &registries,
+        Some(&lock),
+        &servers,
+        "`dotpack verify` starts the pinned servers; none was started.",
+    )?;
     let probed = probe_servers(
         &project.manifest.manifest,
         &lock,
@@ -145,9 +141,6 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
         &servers,
         timeout,
     );
-    if !args.servers.is_empty() {
-        ops::record_starts(settings, &project, &registries, &lock, &servers)?;
-    }
     let mut failed = false;
     let mut changed = false;
     let mut report = Vec::new();
@@ -202,6 +195,7 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
                 )],
                 no_hosts: false,
                 staged: Vec::new(),
+                imported: false,
             },
         )?;
         changed = false;

@@ -139,9 +139,13 @@ pub struct Grant {
     /// `--scope user` on a command that installs the whole project (`install --scope user`):
     /// every user-scope write of this run.
     pub user_scope: bool,
-    /// Packages named on the command line together with `--scope user` (`add NAME --scope
-    /// user`), with what they pull in: their own user-scope entries.
+    /// Registry packages named on the command line (`add NAME`, `install NAME`, `update
+    /// NAME`), with what they pull in. In a state of the user's own they may go wherever the
+    /// manifest sends them; elsewhere only with `scope_user`.
     pub named: BTreeSet<String>,
+    /// The packages in `named` were sent to the user scope by the command line itself (`add
+    /// NAME --scope user`).
+    pub scope_user: bool,
     /// `dotpack update`: user-scope entries already approved may move to their new versions.
     pub updating: bool,
     /// Hosts named with `--host`: packages approved for the user scope may go into these
@@ -154,25 +158,25 @@ pub struct Grant {
 #[derive(Clone, Debug)]
 pub struct Ask {
     pub request: Request,
-    /// The package it comes from (the server's name for the project's own servers).
+    /// The package it comes from (`dotpack.toml` for the project's own servers and files,
+    /// which no command line names).
     pub package: String,
     /// The host whose file it writes, for user-scope requests.
     pub host: String,
     /// The approval of its package, as locked, for the user scope: with `--host` naming
     /// `host`, it allows the entry in that host's file.
     pub package_request: Option<Request>,
-    /// What is asked is fixed by `dotpack.toml` and `dotpack.lock` alone (a package pinned by
-    /// the lock, a server declared in the manifest; not a resource file of the project's own),
-    /// so a project in a state the user's own commands left it in has asked it of itself.
-    pub pinned: bool,
+    /// A server the manifest itself declares (not a package's, not a resource file): in a
+    /// state the user's own commands left the project in, the user declared it.
+    pub declared: bool,
 }
 
 impl Grant {
-    /// Whether the command line allows `request`, which comes from `package`.
+    /// Whether the command line alone allows `request`, which comes from `package`.
     pub fn allows(&self, request: &Request, package: &str) -> bool {
         self.all
             || (request.kind == Kind::UserScope
-                && (self.user_scope || self.named.contains(package)))
+                && (self.user_scope || (self.scope_user && self.named.contains(package))))
     }
 }
 
@@ -196,7 +200,6 @@ pub fn unapproved<'a>(
     let own_state = approvals.owns_state(project, state);
     Ok(open
         .into_iter()
-        .filter(|a| !(own_state && a.pinned))
         .filter(|a| {
             let r = &a.request;
             let user = r.kind == Kind::UserScope;
@@ -205,7 +208,18 @@ pub fn unapproved<'a>(
                     .as_ref()
                     .is_some_and(|p| approvals.covers(project, p))
             };
-            !(approvals.covers(project, r)
+            // In a state of the user's own, their command decides where what they chose goes:
+            // the manifest's own servers, packages named now or approved as locked, and entries
+            // already approved moving. A package version they never saw (a new server an update
+            // brings) still asks.
+            let owned = own_state
+                && user
+                && (a.declared
+                    || grant.named.contains(&a.package)
+                    || package_approved()
+                    || approvals.knows(project, r));
+            !(owned
+                || approvals.covers(project, r)
                 || (grant.updating && user && approvals.knows(project, r))
                 || (user && grant.hosts.contains(&a.host) && package_approved()))
         })
@@ -265,7 +279,7 @@ mod tests {
                 "sha256:p1".to_string(),
                 String::new(),
             )),
-            pinned: true,
+            declared: false,
         }
     }
 
@@ -291,7 +305,7 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
-        // A state the user's own commands left allows what the manifest and lock fix.
+        // A state the user's own commands left allows a package approved as locked.
         store::remember_state(home.path(), "/p", "own").unwrap();
         assert!(
             unapproved(&asked, &Grant::default(), &load, "/p", "own")
@@ -308,6 +322,42 @@ mod tests {
     }
 
     #[test]
+    fn in_a_state_of_ones_own_a_package_version_never_seen_still_asks() {
+        let home = tempfile::tempdir().unwrap();
+        let load = || Approvals::load(home.path());
+        store::remember_state(home.path(), "/p", "own").unwrap();
+        // An update brought a new server of a package whose new version was never approved.
+        let asked = [ask(user("f evil", "1"))];
+        let updating = Grant {
+            updating: true,
+            ..Grant::default()
+        };
+        assert_eq!(
+            unapproved(&asked, &updating, &load, "/p", "own")
+                .unwrap()
+                .len(),
+            1
+        );
+        // Named on the command line, it is the user's choice.
+        let named = Grant {
+            named: ["p".to_string()].into(),
+            ..Grant::default()
+        };
+        assert!(
+            unapproved(&asked, &named, &load, "/p", "own")
+                .unwrap()
+                .is_empty()
+        );
+        // Not in a state of the user's own, naming alone is not enough.
+        assert_eq!(
+            unapproved(&asked, &named, &load, "/p", "pulled")
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
     fn digests_separate_their_parts() {
         assert_ne!(digest(&["ab", "c"]), digest(&["a", "bc"]));
         assert_eq!(digest(&["a"]).len(), 7 + 64);
@@ -316,9 +366,17 @@ mod tests {
     #[test]
     fn named_packages_and_scope_user_allow_user_scope_writes_only() {
         let r = user("f x", "sha256:1");
-        let named = Grant {
+        let only_named = Grant {
             named: ["time".to_string()].into(),
             ..Grant::default()
+        };
+        assert!(
+            !only_named.allows(&r, "time"),
+            "naming is not choosing the user scope"
+        );
+        let named = Grant {
+            scope_user: true,
+            ..only_named
         };
         assert!(named.allows(&r, "time"));
         assert!(!named.allows(&r, "helper"));

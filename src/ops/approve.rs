@@ -93,18 +93,13 @@ pub fn user_scope(
                         digest,
                         format!("{shown} ({}): {what}", file.target.host.id),
                     ),
-                    // The project's own servers are named on the command line by their names.
-                    package: if local {
-                        change.server.clone()
-                    } else {
-                        change.package.clone()
-                    },
+                    package: change.package.clone(),
                     host: file.target.host.id.to_string(),
                     package_request: (!local)
                         .then(|| package_request(manifest, lock, &change.package))
                         .flatten(),
                     // A resource of the project's own is files beside the manifest.
-                    pinned: !(local && change.server.contains('.')),
+                    declared: local && !change.server.contains('.'),
                 },
                 writes,
             });
@@ -121,6 +116,8 @@ pub fn package_request(manifest: &Manifest, lock: &Lockfile, name: &str) -> Opti
         .dependencies
         .get(name)
         .and_then(|d| d.set())
+        // No inputs set, however the dependency is written (or pulled in by another).
+        .filter(|set| !set.is_empty())
         .map(|set| serde_json::to_string(set).unwrap_or_default())
         .unwrap_or_default();
     let version = locked.version.to_string();
@@ -241,17 +238,17 @@ pub fn record_more(settings: &Settings, owner: &str, added: &[&Request]) -> Resu
     if settings.trust || added.is_empty() {
         return Ok(());
     }
-    let home = &settings.dotpack_home;
-    let kinds: Vec<Kind> = added.iter().map(|r| r.kind).collect();
-    let mut requests: Vec<Request> = Approvals::load(home)?
-        .of(owner)
-        .iter()
-        .filter(|r| kinds.contains(&r.kind))
-        .filter(|r| !added.iter().any(|a| a.kind == r.kind && a.key == r.key))
-        .cloned()
-        .collect();
-    requests.extend(added.iter().map(|r| (*r).clone()));
-    consent::store::record(home, owner, &kinds, &requests)
+    let replaced: std::collections::HashSet<(Kind, &str)> =
+        added.iter().map(|r| (r.kind, r.key.as_str())).collect();
+    consent::store::update(&settings.dotpack_home, |all| {
+        let entry = all.projects.entry(owner.to_string()).or_default();
+        entry
+            .requests
+            .retain(|r| !replaced.contains(&(r.kind, r.key.as_str())));
+        entry.requests.extend(added.iter().map(|r| (*r).clone()));
+        entry.requests.sort();
+        entry.requests.dedup();
+    })
 }
 
 /// On a terminal, shows `open` and asks the user to approve them for this folder; records them
@@ -276,8 +273,8 @@ pub type AtUser<'a> = (&'a [Placed], &'a [Request]);
 /// After a command committed, one update of the approvals (none when there is nothing to say):
 ///
 /// - when it started from a state the user's own commands (or an approval) left the project
-///   in, the state it leaves is the user's own too; a clone's state never is until `dotpack
-///   trust` approves it;
+///   in, the state it leaves (`new_state`; `None` for an import, whose content came from files)
+///   is the user's own too; a clone's state never is until `dotpack trust` approves it;
 /// - what it wrote at user scope (or the command line named) is approved as it is now, with the
 ///   packages as locked, so the user's next command asks only about what changed since.
 ///   Other approvals stay: an entry removed and put back as it was is the same request.
@@ -287,7 +284,7 @@ pub fn after_commit(
     settings: &Settings,
     printer: &Printer,
     project: &Project,
-    new_state: &str,
+    new_state: Option<&str>,
     at_user: Option<AtUser<'_>>,
 ) {
     if project.global || settings.trust {
@@ -296,12 +293,15 @@ pub fn after_commit(
     let (placed, named) = at_user.unwrap_or((&[], &[]));
     let wrote = placed.iter().any(|p| p.writes) || !named.is_empty();
     let old_state = project.state();
-    if new_state == old_state && !wrote {
+    let moved = new_state.filter(|s| *s != old_state);
+    if moved.is_none() && !wrote {
         return;
     }
     let owner = &project.owner;
     let result = consent::store::update(&settings.dotpack_home, |all| {
-        if new_state != old_state && all.owns_state(owner, &old_state) {
+        if let Some(new_state) = moved
+            && all.owns_state(owner, &old_state)
+        {
             consent::store::push_state(all, owner, new_state);
         }
         if wrote {

@@ -258,6 +258,7 @@ pub fn finish(
             edits: finish.edits,
             no_hosts,
             staged: Vec::new(),
+            imported: false,
         },
         Some((&at_user, &named)),
     )?;
@@ -283,6 +284,10 @@ pub struct Outcome<'a> {
     pub no_hosts: bool,
     /// New files written into the project (relative path, text): what `import --into` copies.
     pub staged: Vec<(String, String)>,
+    /// The command took its content from files rather than from its command line (`import
+    /// --into` reads host files a repository may have shipped): the state it leaves is not the
+    /// user's own, whatever the state it started from.
+    pub imported: bool,
 }
 
 /// Applies an outcome: checks `--locked`, writes every changed file (host files, user claims,
@@ -303,6 +308,7 @@ fn commit_recording(
 ) -> Result<()> {
     let _phase = tracing::debug_span!("apply").entered();
     let project = outcome.project;
+    let outcome_imported = outcome.imported;
     let mut lock = outcome.lock;
     let mut writes = Vec::new();
     let mut user_files = false;
@@ -493,7 +499,8 @@ fn commit_recording(
         ..crate::txn::Meta::default()
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
-    super::approve::after_commit(settings, printer, project, &new_state, at_user);
+    let new_state = (!outcome_imported).then_some(new_state);
+    super::approve::after_commit(settings, printer, project, new_state.as_deref(), at_user);
     // Committed: now say what changed.
     if project.new_manifest {
         printer.status("Created", project.manifest.path.display());

@@ -31,7 +31,7 @@ pub use registries::{
     RegistryFlag, folder_request, folder_requests, registries, registries_with_default,
     registry_flag, root_deps,
 };
-pub use starts::{record_starts, start_request, start_requests, unapproved_starts};
+pub use starts::{check_starts, record_starts, start_request, start_requests, unapproved_starts};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

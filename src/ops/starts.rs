@@ -55,18 +55,38 @@ pub fn start_requests(
         .collect()
 }
 
+/// Starts `servers` only with the user's consent: approved, in a state of the user's own, or
+/// `--trust`; on a terminal the user is asked. Otherwise the error lists what would start, with
+/// `what_happened` saying that nothing did.
+pub fn check_starts(
+    settings: &Settings,
+    printer: &crate::output::Printer,
+    project: &Project,
+    registries: &RegistrySet,
+    lock: Option<&Lockfile>,
+    servers: &[String],
+    what_happened: &str,
+) -> Result<()> {
+    let open = unapproved_starts(settings, project, registries, lock, servers)?;
+    let open: Vec<&Request> = open.iter().collect();
+    if open.is_empty() || super::ask(settings, printer, &project.owner, &open, "dotpack.toml")? {
+        return Ok(());
+    }
+    Err(consent::refusal(&open, "dotpack.toml", what_happened))
+}
+
 /// The requests of `servers` the user has not approved for `project` (none with `--trust`).
 pub fn unapproved_starts(
     settings: &Settings,
     project: &Project,
     registries: &RegistrySet,
-    lock: &Lockfile,
+    lock: Option<&Lockfile>,
     servers: &[String],
 ) -> Result<Vec<Request>> {
     if settings.trust || project.global {
         return Ok(Vec::new());
     }
-    let asked = start_requests(&project.manifest.manifest, Some(lock), registries, servers);
+    let asked = start_requests(&project.manifest.manifest, lock, registries, servers);
     if asked.is_empty() {
         return Ok(Vec::new());
     }
@@ -81,8 +101,8 @@ pub fn unapproved_starts(
         .collect())
 }
 
-/// Records `servers` as approved to start, after the command line named them (`lock
-/// --pin-tools`, `verify NAME`): while they stay as they are, `verify` may start them again.
+/// Records `servers` as approved to start, after the command line asked for it (`lock
+/// --pin-tools`): while they stay as they are, `verify` may start them again.
 /// Approvals of other servers stay.
 pub fn record_starts(
     settings: &Settings,

@@ -20,17 +20,22 @@ pub struct Asked {
     pub project: Project,
     pub requests: Vec<Request>,
     pub approved: Vec<bool>,
+    /// Why the list is short: what the project asks through its registries could not be read
+    /// without sending what is not approved yet (a private registry's token).
+    pub incomplete: Option<String>,
 }
 
-/// Lists what the project at the current folder asks for beyond itself.
-pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
-    // Reading what is asked may need what is asked (a private registry's token): the listing
-    // allows it, and sends nothing anywhere else.
-    let listing = Settings {
+/// Lists what the project at the current folder asks for beyond itself. Listing sends nothing
+/// and reads no folder that is not approved: the project's own token, folder and owner requests
+/// come first, from the manifest alone. With `approving`, those are recorded before the
+/// registries are read (the user ran `dotpack trust`), so a private registry can answer.
+pub fn asked(settings: &Settings, printer: &Printer, approving: bool) -> Result<Asked> {
+    // Another user's project is listed (that is a request too), not refused.
+    let loading = Settings {
         trust: true,
         ..settings.clone()
     };
-    let project = Project::load(&listing, printer)?;
+    let project = Project::load(&loading, printer)?;
     if project.global {
         anyhow::bail!(
             "the user-level manifest is your own and needs no approval\n  help: run `dotpack trust` in a project folder"
@@ -44,7 +49,51 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
             requests.push(super::tokens::token_request(url, var));
         }
     }
-    let registries = super::registries(&listing, Some(&project.manifest))?;
+    if approving {
+        let first: Vec<&Request> = requests.iter().collect();
+        super::approve::record_more(settings, &project.owner, &first)?;
+    }
+    let incomplete = match through_registries(settings, &project) {
+        Ok(more) => {
+            requests.extend(more);
+            None
+        }
+        Err(e) if !approving => {
+            // The project's own servers can still be listed.
+            let registries = crate::resolve::RegistrySet::new(Box::new(
+                crate::registry::EmbeddedIndex::builtin(),
+            ));
+            let servers: Vec<String> = project.manifest.manifest.servers.keys().cloned().collect();
+            requests.extend(super::start_requests(
+                &project.manifest.manifest,
+                None,
+                &registries,
+                &servers,
+            ));
+            Some(format!("{e:#}"))
+        }
+        Err(e) => return Err(e),
+    };
+    requests.sort();
+    requests.dedup();
+    let approvals = Approvals::load(&settings.dotpack_home)?;
+    let approved = requests
+        .iter()
+        .map(|r| approvals.covers(&project.owner, r))
+        .collect();
+    Ok(Asked {
+        project,
+        requests,
+        approved,
+        incomplete,
+    })
+}
+
+/// What the project asks for once its packages are resolved and its hosts planned: user-scope
+/// entries and files, links out of the project, and the servers `verify` would start. Read with
+/// `settings` as they are: a token or folder not approved is not used.
+fn through_registries(settings: &Settings, project: &Project) -> Result<Vec<Request>> {
+    let registries = super::registries(settings, Some(&project.manifest))?;
     let lock = super::resolve_lock(
         &project.manifest,
         &registries,
@@ -57,19 +106,18 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
         ..InstallOptions::default()
     };
     let (plan, placed) = super::plan_hosts(
-        &listing,
-        &project,
+        settings,
+        project,
         &registries,
         &project.manifest,
         &lock,
         &options,
         Mode::Sync,
     )?;
-    requests.extend(
-        super::outside_requests(&placed, project.root())
-            .into_iter()
-            .map(|(_, r)| r),
-    );
+    let mut requests: Vec<Request> = super::outside_requests(&placed, project.root())
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect();
     let at_user =
         super::approve::user_scope(&plan, settings, &project.manifest.manifest, &lock, true);
     for placed in at_user {
@@ -77,8 +125,6 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
         requests.extend(placed.ask.package_request);
     }
     requests.extend(declared_user_scope(&project.manifest.manifest, &lock));
-    requests.sort();
-    requests.dedup();
     let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
     requests.extend(super::start_requests(
         &project.manifest.manifest,
@@ -86,35 +132,33 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
         &registries,
         &servers,
     ));
-    let approvals = Approvals::load(&settings.dotpack_home)?;
-    let approved = requests
-        .iter()
-        .map(|r| approvals.covers(&project.owner, r))
-        .collect();
-    Ok(Asked {
-        project,
-        requests,
-        approved,
-    })
+    Ok(requests)
 }
 
-/// Records `asked` as the project's approvals, replacing what it approved before, and the
-/// project's state as the user's own.
+/// Records `asked` as approved for the project (a request with the same kind and key replaced,
+/// the others kept), and the project's state as the user's own.
 pub fn approve(settings: &Settings, asked: &Asked) -> Result<()> {
     let home = &settings.dotpack_home;
-    consent::store::record(home, &asked.project.owner, &Kind::ALL, &asked.requests)?;
+    // Approvals add up: what was approved before and is not asked now (a package removed for a
+    // while) stays approved, so putting it back is not a new request.
+    let requests: Vec<&Request> = asked.requests.iter().collect();
+    super::approve::record_more(settings, &asked.project.owner, &requests)?;
     // From here on the user's own commands carry the approval forward.
     consent::store::remember_state(home, &asked.project.owner, &asked.project.state())
 }
 
 /// Forgets every approval of the project at the current folder; returns how many there were.
-pub fn revoke(settings: &Settings, printer: &Printer) -> Result<(String, usize)> {
-    let root = super::project_root(settings).ok_or_else(|| {
+pub fn revoke(settings: &Settings) -> Result<(String, usize)> {
+    // Another user's project can be revoked too.
+    let loading = Settings {
+        trust: true,
+        ..settings.clone()
+    };
+    let root = super::project_root(&loading).ok_or_else(|| {
         anyhow::anyhow!(
             "there is no dotpack.toml here or in a parent folder\n  help: run `dotpack trust --revoke` in the project folder"
         )
     })?;
-    let _ = printer;
     let owner = super::owner_id(&root);
     let count = consent::store::revoke(&settings.dotpack_home, &owner)?;
     Ok((owner, count))

@@ -395,10 +395,19 @@ fn a_clone_starts_no_program_without_consent() {
             marker.display()
         )));
     assert!(!marker.exists(), "verify started the server");
-    // Named on the command line, it starts.
-    env.dotpack().args(["verify", "helper"]).assert().code(1);
-    assert!(marker.exists());
-    std::fs::remove_file(&marker).unwrap();
+    // Naming it is not consent either: its program comes from the repository.
+    for args in [
+        &["verify", "helper"][..],
+        &["probe", "helper"],
+        &["call", "helper", "x"],
+    ] {
+        env.dotpack()
+            .args(args)
+            .assert()
+            .code(1)
+            .stderr(contains("to start programs on this machine"));
+        assert!(!marker.exists(), "{args:?} started the server");
+    }
     // Approved, `verify` and a committed pin_tools start it; a changed command asks again.
     env.dotpack().arg("trust").assert().success();
     env.dotpack().arg("verify").assert().code(1);
@@ -662,4 +671,144 @@ fn trust_lists_what_the_manifest_sends_to_the_user_scope_before_any_host_takes_i
         .success()
         .stdout(contains("package `evil` 1.0.0 at user scope"))
         .stdout(contains("[project] scope = \"user\""));
+}
+
+#[test]
+fn importing_a_clones_host_files_does_not_make_them_the_users_own() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.home.path().join(".codex")).unwrap();
+    std::fs::write(env.home.path().join(".codex/config.toml"), CODEX).unwrap();
+    // The repository ships only a project host file.
+    env.write(
+        ".mcp.json",
+        "{\"mcpServers\":{\"evil\":{\"command\":\"sh\",\"args\":[\"-c\",\"echo planted\"]}}}\n",
+    );
+    env.dotpack().args(["init", "--import"]).assert().success();
+    let before = outside(&env);
+    env.dotpack()
+        .arg("install")
+        .assert()
+        .code(1)
+        .stderr(contains("server `evil`"));
+    assert_eq!(outside(&env), before);
+    assert!(!codex(&env).contains("evil"));
+}
+
+#[test]
+fn listing_what_a_clone_asks_sends_no_token() {
+    let env = Env::new();
+    let server = token_registry(&env);
+    token_project(&env, &server.url(), "GITHUB_TOKEN");
+    env.dotpack()
+        .args(["trust", "--show"])
+        .env("GITHUB_TOKEN", SECRET)
+        .assert()
+        .success()
+        .stdout(contains("the value of $GITHUB_TOKEN to"));
+    assert!(
+        server.authorizations().iter().all(Option::is_none),
+        "{:?}",
+        server.authorizations()
+    );
+    // A registry that needs the token: the listing says what it could not read, and sends nothing.
+    server.require_authorization(&format!("Bearer {SECRET}"));
+    env.dotpack()
+        .args(["trust", "--show"])
+        .env("GITHUB_TOKEN", SECRET)
+        .assert()
+        .success()
+        .stderr(contains("is not listed"));
+    assert!(server.authorizations().iter().all(Option::is_none));
+    // Approving sends it, once approved.
+    env.dotpack()
+        .arg("trust")
+        .env("GITHUB_TOKEN", SECRET)
+        .assert()
+        .success();
+}
+
+/// A package `foo` at `version` whose servers are `servers`.
+fn foo(version: &str, servers: &[&str]) -> String {
+    let mut text =
+        format!("[package]\nname = \"foo\"\nversion = \"{version}\"\ndescription = \"foo\"\n");
+    for s in servers {
+        text.push_str(&format!(
+            "\n[servers.{s}]\ncommand = \"npx\"\nargs = [\"-y\", \"{s}@{version}\"]\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn an_update_asks_before_a_new_server_reaches_the_user_scope() {
+    let env = Env::new();
+    let src = env.home.path().join("src");
+    let out = env.home.path().join("idx");
+    let build = |versions: &[(&str, &[&str])]| {
+        let _ = std::fs::remove_dir_all(&src);
+        for (v, servers) in versions {
+            let dir = src.join(format!("foo-{v}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("dotpack.toml"), foo(v, servers)).unwrap();
+        }
+        env.dotpack_in(env.home.path())
+            .args(["registry", "build"])
+            .arg(&src)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+    };
+    build(&[("1.0.0", &["foo"])]);
+    env.dotpack().arg("init").assert().success();
+    env.dotpack()
+        .args([
+            "add",
+            "foo",
+            "--host",
+            "codex",
+            "--scope",
+            "user",
+            "--registry",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    // The registry publishes a version with a new server.
+    build(&[("1.0.0", &["foo"]), ("1.1.0", &["foo", "sneaky"])]);
+    let before = outside(&env);
+    env.dotpack()
+        .arg("update")
+        .assert()
+        .code(1)
+        .stderr(contains("server `sneaky`"));
+    assert_eq!(outside(&env), before);
+    // Named, it is the user's choice.
+    env.dotpack().args(["update", "foo"]).assert().success();
+    assert!(codex(&env).contains("sneaky@1.1.0"));
+}
+
+#[test]
+fn a_package_named_like_a_clones_server_does_not_approve_that_server() {
+    let env = Env::new();
+    let index = build_registry(
+        &env,
+        &[
+            ("helper", &package("helper", "1.0.0", &[("evilsrv", "^1")])),
+            (
+                "evilsrv",
+                "[package]\nname = \"evilsrv\"\nversion = \"1.0.0\"\ndescription = \"x\"\n\n[servers.miney]\ncommand = \"npx\"\nargs = [\"-y\", \"miney\"]\n",
+            ),
+        ],
+    );
+    std::fs::create_dir_all(env.home.path().join(".codex")).unwrap();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"codex\"]\nscope = \"user\"\n\n[servers.evilsrv]\ncommand = \"sh\"\nargs = [\"-c\", \"echo planted\"]\n",
+    );
+    env.with_registry(&index, &["add", "helper", "--scope", "user"])
+        .assert()
+        .code(1)
+        .stderr(contains("server `evilsrv`: sh -c"));
+    assert!(!env.home.path().join(".codex/config.toml").exists());
 }

@@ -142,7 +142,7 @@ fn the_mcp_client_follows_no_redirect_to_another_origin() {
     let server =
         Recorder::start(move |_| response(307, &format!("Location: {target}/mcp\r\n"), ""));
     let env = remote_project(&format!("{}/mcp", server.url()));
-    let (code, text) = probe(&env, &["probe", "remote"]);
+    let (code, text) = probe(&env, &["--trust", "probe", "remote"]);
     assert_eq!(code, Some(1), "{text}");
     assert!(other.requests().is_empty(), "{:?}", other.requests());
     assert!(
@@ -167,7 +167,7 @@ fn the_mcp_client_follows_a_307_on_its_own_origin() {
         }
     });
     let env = remote_project(&format!("{}/mcp", server.url()));
-    let (code, text) = probe(&env, &["probe", "remote"]);
+    let (code, text) = probe(&env, &["--trust", "probe", "remote"]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("ping"), "{text}");
     let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
@@ -181,7 +181,10 @@ fn probe_and_call_errors_show_no_resolved_secret_or_url_password() {
     let port = closed_port();
     let url = format!("http://me:Pa55word@127.0.0.1:{port}/mcp?key={{{{env.SECRET_QUERY}}}}");
     let env = remote_project(&url);
-    for args in [&["probe", "remote"][..], &["call", "remote", "ping"]] {
+    for args in [
+        &["--trust", "probe", "remote"][..],
+        &["--trust", "call", "remote", "ping"],
+    ] {
         let (code, text) = probe(&env, args);
         assert_eq!(code, Some(1), "{text}");
         assert!(text.contains("could not be reached"), "{text}");
@@ -205,7 +208,7 @@ fn probe_and_call_errors_show_no_resolved_secret_or_url_password() {
         "{}/mcp/{{{{env.SECRET_QUERY}}}}/x?key={{{{env.SECRET_QUERY}}}}",
         server.url()
     ));
-    let (code, text) = probe(&env, &["probe", "remote"]);
+    let (code, text) = probe(&env, &["--trust", "probe", "remote"]);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("answered HTTP 500"), "{text}");
     assert!(text.contains("{{env.SECRET_QUERY}}"), "{text}");

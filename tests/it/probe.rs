@@ -177,7 +177,7 @@ fn python_sdk_server_over_stdio_is_probed_and_called() {
     );
     let out = env
         .dotpack()
-        .args(["probe", "py", "--json", "--timeout", SDK_TIMEOUT])
+        .args(["--trust", "probe", "py", "--json", "--timeout", SDK_TIMEOUT])
         .output()
         .unwrap();
     assert_success(&out);
@@ -191,12 +191,12 @@ fn python_sdk_server_over_stdio_is_probed_and_called() {
         json!(["a", "b"])
     );
     env.dotpack()
-        .args(["probe", "py", "--timeout", SDK_TIMEOUT])
+        .args(["--trust", "probe", "py", "--timeout", SDK_TIMEOUT])
         .assert()
         .success()
         .stdout(predicates::str::contains("add    Add two integers.\n"));
     env.dotpack()
-        .args(["call", "py", "add", "--timeout", SDK_TIMEOUT])
+        .args(["--trust", "call", "py", "add", "--timeout", SDK_TIMEOUT])
         .args(["--args", r#"{"a": 2, "b": 40}"#])
         .assert()
         .success()
@@ -223,7 +223,14 @@ fn python_sdk_server_over_streamable_http_is_probed_and_called() {
     );
     let out = env
         .dotpack()
-        .args(["probe", "pyhttp", "--json", "--timeout", SDK_TIMEOUT])
+        .args([
+            "--trust",
+            "probe",
+            "pyhttp",
+            "--json",
+            "--timeout",
+            SDK_TIMEOUT,
+        ])
         .output()
         .unwrap();
     assert_success(&out);
@@ -232,6 +239,7 @@ fn python_sdk_server_over_streamable_http_is_probed_and_called() {
     assert_eq!(tool_names(&probe), ["add", "greet"]);
     env.dotpack()
         .args([
+            "--trust",
             "call",
             "pyhttp",
             "greet",
@@ -264,7 +272,7 @@ fn bridge_lists_service_tools_with_schemas_and_calls_them() {
     let env = bridged_project(&service);
     let out = env
         .dotpack()
-        .args(["probe", "svc", "--json"])
+        .args(["--trust", "probe", "svc", "--json"])
         .output()
         .unwrap();
     assert_success(&out);
@@ -279,6 +287,7 @@ fn bridge_lists_service_tools_with_schemas_and_calls_them() {
     let out = env
         .dotpack()
         .args([
+            "--trust",
             "call",
             "svc",
             "add",
@@ -294,12 +303,12 @@ fn bridge_lists_service_tools_with_schemas_and_calls_them() {
     // The header comes from the environment the bridge runs in, never from its arguments.
     env.dotpack()
         .env("SVC_TOKEN", "tok-1")
-        .args(["call", "svc", "secret"])
+        .args(["--trust", "call", "svc", "secret"])
         .assert()
         .success()
         .stdout("{\"authorization\":\"Bearer tok-1\"}\n");
     env.dotpack()
-        .args(["call", "svc", "fail"])
+        .args(["--trust", "call", "svc", "fail"])
         .assert()
         .code(1)
         .stderr(
@@ -529,7 +538,7 @@ fn probe_shell(body: &str, timeout: &str) -> (String, Env) {
     );
     let out = env
         .dotpack()
-        .args(["probe", "bad", "--timeout", timeout])
+        .args(["--trust", "probe", "bad", "--timeout", timeout])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

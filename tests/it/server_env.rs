@@ -39,7 +39,10 @@ fn a_started_server_gets_only_the_base_and_its_declared_variables() {
         &env,
         "env = { DECLARED = \"yes\", PASSED = \"{{env.PASSED}}\" }\n",
     );
-    for args in [&["probe", "envy"][..], &["call", "envy", "t"]] {
+    for args in [
+        &["--trust", "probe", "envy"][..],
+        &["--trust", "call", "envy", "t"],
+    ] {
         let out = env
             .dotpack()
             .env("AWS_SECRET_ACCESS_KEY", "aws-s3cret")

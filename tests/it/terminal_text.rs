@@ -104,8 +104,8 @@ fn probe_shows_a_hidden_tool_description_visibly_and_json_keeps_it() {
     let env = Env::new();
     evil_server(&env, r#"{"content":[]}"#);
     for args in [
-        &["probe", "evil"][..],
-        &["--color", "always", "probe", "evil"],
+        &["--trust", "probe", "evil"][..],
+        &["--trust", "--color", "always", "probe", "evil"],
     ] {
         let out = dotpack(&env, args);
         assert_success(&out);
@@ -122,7 +122,7 @@ fn probe_shows_a_hidden_tool_description_visibly_and_json_keeps_it() {
             "{stdout}"
         );
     }
-    let out = dotpack(&env, &["--json", "probe", "evil"]);
+    let out = dotpack(&env, &["--trust", "--json", "probe", "evil"]);
     assert_success(&out);
     assert_terminal_safe("probe --json", &out.stdout);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -139,7 +139,10 @@ fn call_results_and_server_errors_are_shown_escaped() {
     let text =
         r#"{"content":[{"type":"text","text":"done\r\u001b[2K\u001b]52;c;ZXZpbA==\u0007"}]}"#;
     evil_server(&env, text);
-    let out = dotpack(&env, &["--color", "always", "call", "evil", "read"]);
+    let out = dotpack(
+        &env,
+        &["--trust", "--color", "always", "call", "evil", "read"],
+    );
     assert_success(&out);
     assert_terminal_safe("call", &out.stdout);
     assert_terminal_safe("call", &out.stderr);
@@ -148,7 +151,7 @@ fn call_results_and_server_errors_are_shown_escaped() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    let out = dotpack(&env, &["--json", "call", "evil", "read"]);
+    let out = dotpack(&env, &["--trust", "--json", "call", "evil", "read"]);
     assert_success(&out);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -161,7 +164,10 @@ fn call_results_and_server_errors_are_shown_escaped() {
         &env,
         r#"{"isError":true,"content":[{"type":"text","text":"no\u001b]0;pwned\u0007"}]}"#,
     );
-    let out = dotpack(&env, &["--color", "always", "call", "evil", "read"]);
+    let out = dotpack(
+        &env,
+        &["--trust", "--color", "always", "call", "evil", "read"],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_terminal_safe("call (tool error)", &out.stderr);
     assert!(String::from_utf8_lossy(&out.stderr).contains(r"no\x1b]0;pwned\x07"));
@@ -169,7 +175,10 @@ fn call_results_and_server_errors_are_shown_escaped() {
         &env,
         r#""error":{"code":-32000,"message":"bad\u001b[2J\u009b3J"}"#,
     );
-    let out = dotpack(&env, &["--color", "always", "call", "evil", "read"]);
+    let out = dotpack(
+        &env,
+        &["--trust", "--color", "always", "call", "evil", "read"],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_terminal_safe("call (rpc error)", &out.stderr);
     assert!(String::from_utf8_lossy(&out.stderr).contains(r"bad\x1b[2J\u{9b}3J"));
@@ -177,7 +186,7 @@ fn call_results_and_server_errors_are_shown_escaped() {
         "server.sh",
         "printf '\\033]0;pwned\\007\\r\\033[2Kfatal\\n' >&2; exit 3\n",
     );
-    let out = dotpack(&env, &["--color", "always", "probe", "evil"]);
+    let out = dotpack(&env, &["--trust", "--color", "always", "probe", "evil"]);
     assert_eq!(out.status.code(), Some(1));
     assert_terminal_safe("probe (stderr tail)", &out.stderr);
     assert!(
