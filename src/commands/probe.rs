@@ -99,7 +99,14 @@ pub fn call(settings: &Settings, mut args: CallArgs, printer: &Printer) -> Resul
 /// The server `args` name, with the inputs it renders with.
 pub fn locate(settings: &Settings, args: &ServerArgs, printer: &Printer) -> Result<Located> {
     if let Some(package) = &args.package {
-        let manifest = ops::optional_manifest(settings);
+        // The package the user names comes from the default registry, or the one `--registry`
+        // names: never from one the project's dotpack.toml adds behind it.
+        let manifest = ops::optional_manifest(settings).filter(|m| {
+            matches!(
+                ops::registry_flag(settings, Some(m)),
+                ops::RegistryFlag::Named(_)
+            )
+        });
         let registries = ops::registries(settings, manifest.as_ref())?;
         let set = parse_set(&args.set)?;
         return crate::probe::from_registry(&registries, package, args.name.as_deref(), set);

@@ -57,7 +57,7 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
     }
     if let Some(root) = &root {
         remove_created_dirs(root, &mut plan.writes);
-        let mut user = user_scope_writes(settings, printer, root, &plan.writes)?;
+        let mut user = user_scope_writes(settings, printer, root, &plan.writes, args.dry_run)?;
         if !user.is_empty() && !places.locks.contains(&settings.dotpack_home) {
             places.locks.push(settings.dotpack_home.clone());
             if !args.dry_run {
@@ -203,6 +203,7 @@ fn user_scope_writes(
     printer: &Printer,
     root: &Path,
     writes: &[FileWrite],
+    dry_run: bool,
 ) -> Result<Vec<FileWrite>> {
     let global = root == settings.dotpack_home;
     // A project's manifest and lock stay in it; the user-level ones are the user's own.
@@ -216,13 +217,15 @@ fn user_scope_writes(
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = manifest::parse(&manifest_path, restored(MANIFEST_FILE)?.unwrap_or_default())?;
-    let lock = match restored(LOCK_FILE)? {
-        Some(text) => crate::lock::parse(&root.join(LOCK_FILE), &text)?,
+    let lock_text = restored(LOCK_FILE)?;
+    let lock = match &lock_text {
+        Some(text) => crate::lock::parse(&root.join(LOCK_FILE), text)?,
         None => Lockfile::empty(),
     };
     let project = Project {
         lock_path: root.join(LOCK_FILE),
-        lock_text: None,
+        // The restored texts: a state the user's own commands once left is theirs again.
+        lock_text,
         lock: Some(lock.clone()),
         lock_conflicted: false,
         new_manifest: false,
@@ -298,6 +301,17 @@ fn user_scope_writes(
     for warning in &plan.warnings {
         printer.warning(warning);
     }
+    // What a restored manifest sends to the user scope needs the same consent as `install`: a
+    // generation a clone made (an `uninstall`, say) must not bring its servers in by the back door.
+    let at_user = crate::ops::user_scope(&plan, settings, &manifest.manifest, &lock, false);
+    crate::ops::check_user_scope(
+        settings,
+        printer,
+        &project,
+        &at_user,
+        &Default::default(),
+        dry_run,
+    )?;
     let claims_write = crate::ops::user_claims_write(&project, &plan);
     let mut out = crate::ops::file_writes(plan);
     out.extend(claims_write);

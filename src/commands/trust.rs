@@ -18,7 +18,25 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
         printer.status("Revoked", format!("{count} approvals for {folder}"));
         return Ok(());
     }
-    let asked = ops::trust::asked(settings, printer, !args.show)?;
+    let mut asked = ops::trust::asked(settings, printer)?;
+    // What could not be listed without a token or folder is never approved unseen: those are
+    // approved first, then the rest is listed for the next `dotpack trust`.
+    let mut partial = false;
+    if !args.show && asked.incomplete.is_some() {
+        let first = ops::trust::before_registries(&asked);
+        if !first.is_empty() {
+            ops::record_more(settings, &asked.project.owner, &first)?;
+            printer.status(
+                "Approved",
+                format!(
+                    "{} tokens, folders and owners this project names",
+                    first.len()
+                ),
+            );
+            asked = ops::trust::asked(settings, printer)?;
+            partial = true;
+        }
+    }
     if printer.json {
         let requests: Vec<_> = asked
             .requests
@@ -54,7 +72,13 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
             "what the project asks through its registries is not listed: reading them needs what is not approved yet ({why})\n  help: `dotpack trust` approves the tokens and folders listed above first, then reads the registries and lists the rest"
         ));
     }
-    if args.show {
+    if args.show || asked.incomplete.is_some() {
+        return Ok(());
+    }
+    if partial {
+        printer.note(
+            "the rest of what the project asks, read with those, is listed above; review it, then run `dotpack trust` again to approve it",
+        );
         return Ok(());
     }
     ops::trust::approve(settings, &asked)?;

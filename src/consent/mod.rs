@@ -209,18 +209,20 @@ pub fn unapproved<'a>(
                     .is_some_and(|p| approvals.covers(project, p))
             };
             // In a state of the user's own, their command decides where what they chose goes:
-            // the manifest's own servers, packages named now or approved as locked, and entries
-            // already approved moving. A package version they never saw (a new server an update
-            // brings) still asks.
+            // the manifest's own servers, packages named now or approved exactly as locked, and
+            // (`update`) approved package entries moving to the new version. Content they never
+            // saw (a registry answering differently, a resource file a pull changed, a new server
+            // an update brings) still asks.
             let owned = own_state
                 && user
                 && (a.declared
                     || grant.named.contains(&a.package)
                     || package_approved()
-                    || approvals.knows(project, r));
+                    || (grant.updating
+                        && a.package_request.is_some()
+                        && approvals.knows(project, r)));
             !(owned
                 || approvals.covers(project, r)
-                || (grant.updating && user && approvals.knows(project, r))
                 || (user && grant.hosts.contains(&a.host) && package_approved()))
         })
         .map(|a| &a.request)
@@ -402,19 +404,23 @@ mod tests {
     }
 
     #[test]
-    fn an_update_may_move_an_approved_entry_but_not_add_one() {
+    fn an_update_in_ones_own_state_may_move_an_approved_entry_but_not_add_one() {
         let home = tempfile::tempdir().unwrap();
         store::record(home.path(), "/p", &[Kind::UserScope], &[user("f x", "1")]).unwrap();
+        store::remember_state(home.path(), "/p", "own").unwrap();
         let load = || Approvals::load(home.path());
         let asked = vec![ask(user("f x", "2")), ask(user("f y", "1"))];
         let updating = Grant {
             updating: true,
             ..Grant::default()
         };
-        let open = unapproved(&asked, &updating, &load, "/p", "s").unwrap();
+        let open = unapproved(&asked, &updating, &load, "/p", "own").unwrap();
         assert_eq!(open.len(), 1);
         assert_eq!(open[0].key, "f y");
-        let open = unapproved(&asked, &Grant::default(), &load, "/p", "s").unwrap();
+        // After a pull (not a state of one's own), an update asks for both.
+        let open = unapproved(&asked, &updating, &load, "/p", "pulled").unwrap();
+        assert_eq!(open.len(), 2);
+        let open = unapproved(&asked, &Grant::default(), &load, "/p", "own").unwrap();
         assert_eq!(open.len(), 2);
     }
 }

@@ -121,11 +121,14 @@ pub fn package_request(manifest: &Manifest, lock: &Lockfile, name: &str) -> Opti
         .map(|set| serde_json::to_string(set).unwrap_or_default())
         .unwrap_or_default();
     let version = locked.version.to_string();
+    let digest = consent::digest(&[name, &version, &locked.source, &locked.checksum, &inputs]);
+    // Keyed by the digest too: every version (and set of inputs) approved stays approved, so a
+    // rollback to one is not a new request.
     Some(Request::new(
         Kind::UserScope,
-        format!("package {name}"),
-        consent::digest(&[name, &version, &locked.source, &locked.checksum, &inputs]),
-        format!("package `{name}` {version} at user scope"),
+        format!("package {name} {digest}"),
+        digest,
+        format!("package `{name}` {version} as locked"),
     ))
 }
 
@@ -268,16 +271,24 @@ pub fn ask(
 }
 
 /// What a writing command leaves at user scope, and the packages its command line named.
-pub type AtUser<'a> = (&'a [Placed], &'a [Request]);
+pub struct AtUser<'a> {
+    pub placed: &'a [Placed],
+    /// The named packages' approvals, as locked.
+    pub named: &'a [Request],
+    /// The command line sent them to the user scope itself (`add NAME --scope user`).
+    pub named_at_user_scope: bool,
+}
 
 /// After a command committed, one update of the approvals (none when there is nothing to say):
 ///
 /// - when it started from a state the user's own commands (or an approval) left the project
 ///   in, the state it leaves (`new_state`; `None` for an import, whose content came from files)
 ///   is the user's own too; a clone's state never is until `dotpack trust` approves it;
-/// - what it wrote at user scope (or the command line named) is approved as it is now, with the
-///   packages as locked, so the user's next command asks only about what changed since.
-///   Other approvals stay: an entry removed and put back as it was is the same request.
+/// - what it wrote at user scope is approved as it is now, with the packages as locked, so the
+///   user's next command asks only about what changed since; so are the packages the command
+///   line named, when it sent them to the user scope or the project is the user's own (naming
+///   a package in a clone says nothing of where the clone sends it). Other approvals stay: an
+///   entry removed and put back as it was is the same request.
 ///
 /// `--trust` allows for one run and records nothing.
 pub fn after_commit(
@@ -290,7 +301,10 @@ pub fn after_commit(
     if project.global || settings.trust {
         return;
     }
-    let (placed, named) = at_user.unwrap_or((&[], &[]));
+    let (placed, named, named_at_user_scope) = match at_user {
+        Some(a) => (a.placed, a.named, a.named_at_user_scope),
+        None => (&[][..], &[][..], false),
+    };
     let wrote = placed.iter().any(|p| p.writes) || !named.is_empty();
     let old_state = project.state();
     let moved = new_state.filter(|s| *s != old_state);
@@ -299,18 +313,20 @@ pub fn after_commit(
     }
     let owner = &project.owner;
     let result = consent::store::update(&settings.dotpack_home, |all| {
+        let owned = all.owns_state(owner, &old_state);
         if let Some(new_state) = moved
-            && all.owns_state(owner, &old_state)
+            && owned
         {
             consent::store::push_state(all, owner, new_state);
         }
         if wrote {
+            let named = named.iter().filter(|_| owned || named_at_user_scope);
             let now: Vec<Request> = placed
                 .iter()
                 .flat_map(|p| {
                     std::iter::once(p.ask.request.clone()).chain(p.ask.package_request.clone())
                 })
-                .chain(named.iter().cloned())
+                .chain(named.cloned())
                 .collect();
             let touched: BTreeSet<&str> = now.iter().map(|r| r.key.as_str()).collect();
             let entry = all.projects.entry(owner.clone()).or_default();

@@ -260,7 +260,11 @@ pub fn finish(
             staged: Vec::new(),
             imported: false,
         },
-        Some((&at_user, &named)),
+        Some(super::approve::AtUser {
+            placed: &at_user,
+            named: &named,
+            named_at_user_scope: finish.options.grant.scope_user,
+        }),
     )?;
     if !finish.options.dry_run && finish.options.write_outside_project {
         // The user said so on the command line: later commands may follow these links.

@@ -20,7 +20,7 @@ mod starts;
 pub mod tokens;
 pub mod trust;
 
-pub use approve::{ask, record_more, record_one, with_dependencies};
+pub use approve::{ask, check_user_scope, record_more, record_one, user_scope, with_dependencies};
 pub use commit::{
     Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, outside_requests,
     place, plan_hosts, touches_user_scope, user_claims_write,

@@ -91,12 +91,25 @@ pub fn unapproved_starts(
         return Ok(Vec::new());
     }
     let approvals = Approvals::load(&settings.dotpack_home)?;
-    // In a state the user's own commands left, the servers are the user's own choice.
-    if approvals.owns_state(&project.owner, &project.state()) {
-        return Ok(Vec::new());
-    }
+    // In a state the user's own commands left, the manifest's own servers and the packages
+    // approved exactly as locked are the user's own choice; a version never approved (what a
+    // registry answered after the state was approved) still asks.
+    let own = approvals.owns_state(&project.owner, &project.state());
+    let manifest = &project.manifest.manifest;
+    let chosen = |server: &str| -> bool {
+        if manifest.servers.contains_key(server) {
+            return true;
+        }
+        let Some(lock) = lock else { return false };
+        lock.packages
+            .iter()
+            .filter(|p| p.servers.iter().any(|s| s == server))
+            .filter_map(|p| super::approve::package_request(manifest, lock, &p.name))
+            .any(|r| approvals.covers(&project.owner, &r))
+    };
     Ok(asked
         .into_iter()
+        .filter(|r| !(own && chosen(&r.key)))
         .filter(|r| !approvals.covers(&project.owner, r))
         .collect())
 }

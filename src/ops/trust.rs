@@ -27,9 +27,8 @@ pub struct Asked {
 
 /// Lists what the project at the current folder asks for beyond itself. Listing sends nothing
 /// and reads no folder that is not approved: the project's own token, folder and owner requests
-/// come first, from the manifest alone. With `approving`, those are recorded before the
-/// registries are read (the user ran `dotpack trust`), so a private registry can answer.
-pub fn asked(settings: &Settings, printer: &Printer, approving: bool) -> Result<Asked> {
+/// come first, from the manifest alone, and the registries are read only as already approved.
+pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
     // Another user's project is listed (that is a request too), not refused.
     let loading = Settings {
         trust: true,
@@ -49,16 +48,12 @@ pub fn asked(settings: &Settings, printer: &Printer, approving: bool) -> Result<
             requests.push(super::tokens::token_request(url, var));
         }
     }
-    if approving {
-        let first: Vec<&Request> = requests.iter().collect();
-        super::approve::record_more(settings, &project.owner, &first)?;
-    }
     let incomplete = match through_registries(settings, &project) {
         Ok(more) => {
             requests.extend(more);
             None
         }
-        Err(e) if !approving => {
+        Err(e) => {
             // The project's own servers can still be listed.
             let registries = crate::resolve::RegistrySet::new(Box::new(
                 crate::registry::EmbeddedIndex::builtin(),
@@ -72,7 +67,6 @@ pub fn asked(settings: &Settings, printer: &Printer, approving: bool) -> Result<
             ));
             Some(format!("{e:#}"))
         }
-        Err(e) => return Err(e),
     };
     requests.sort();
     requests.dedup();
@@ -133,6 +127,16 @@ fn through_registries(settings: &Settings, project: &Project) -> Result<Vec<Requ
         &servers,
     ));
     Ok(requests)
+}
+
+/// The requests a listing can show without the registries: the tokens, folders and owners the
+/// manifest names. When the rest could not be read, these are approved first, alone.
+pub fn before_registries(asked: &Asked) -> Vec<&Request> {
+    asked
+        .requests
+        .iter()
+        .filter(|r| matches!(r.kind, Kind::Token | Kind::Folder | Kind::Owner))
+        .collect()
 }
 
 /// Records `asked` as approved for the project (a request with the same kind and key replaced,
