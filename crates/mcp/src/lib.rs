@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use jsonrpc::{Incoming, Outcome};
 
-pub use crate::urls::Secrets;
+pub use dotpack_urls::Secrets;
 pub use stdio::BASE_ENV;
 
 /// The protocol revisions this client speaks, newest first; it offers the first.

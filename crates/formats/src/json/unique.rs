@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use jsonc_parser::ast::{Object, ObjectProp, Value as Ast};
 
-use crate::formats::FormatError;
-use crate::formats::text::line_column;
+use crate::FormatError;
+use crate::text::line_column;
 
 /// Checks that each key of `path` appears once in its object, and each name once in the
 /// container at `path`. `body` is the text `root` was parsed from (BOM removed). Objects off the

@@ -3,8 +3,8 @@
 use jsonc_parser::ast::{Object, Value as Ast};
 use jsonc_parser::common::Ranged;
 
-use crate::formats::json_render::Style;
-use crate::formats::text::{line_indent, newline_of, starts_line};
+use crate::json_render::Style;
+use crate::text::{line_indent, newline_of, starts_line};
 
 /// Position of the first `,` in the trivia (whitespace and comments) between `from` and `to`.
 pub(super) fn comma_in(body: &str, from: usize, to: usize) -> Option<usize> {
@@ -67,11 +67,7 @@ pub(super) fn line_break_before(body: &str, line_start: usize) -> usize {
 }
 
 /// The style new text in `obj` should follow, read from its members, its siblings and the root.
-pub(in crate::formats) fn detect_style(
-    body: &str,
-    root: Option<&Ast<'_>>,
-    obj: &Object<'_>,
-) -> Style {
+pub(crate) fn detect_style(body: &str, root: Option<&Ast<'_>>, obj: &Object<'_>) -> Style {
     let root_obj = root.and_then(Ast::as_object);
     Style {
         newline: newline_of(body),

@@ -12,7 +12,7 @@ use jsonc_parser::common::Range;
 use serde::de::IgnoredAny;
 
 use super::parse;
-use crate::formats::{Format, FormatError};
+use crate::{Format, FormatError};
 
 /// Below this size the full AST parse is cheap enough.
 pub(super) const THRESHOLD: usize = 256 * 1024;
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn large_files_round_trip_through_the_fast_path() {
-        use crate::formats::{Container, remove_entry, upsert_entry};
+        use crate::{Container, remove_entry, upsert_entry};
         let body = big_doc();
         let c = Container::new(&["mcpServers"]);
         let v = serde_json::json!({"url": "u"});

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 use toml_edit::{Array, InlineTable, Item, Table, Value as TomlValue};
 
-use crate::formats::FormatError;
+use crate::FormatError;
 
 /// A new `[container.NAME]` table: plain fields first, then object fields as sub-tables
 /// (`[mcp_servers.NAME.env]`), the way `codex mcp add` writes them.

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::PROTOCOL_VERSIONS;
 use super::jsonrpc::{self, Incoming};
-use crate::urls::{self, Secrets};
+use dotpack_urls::{self as urls, Secrets};
 
 /// The longest request line read from the host: 16 MiB.
 const MAX_LINE: usize = 16 * 1024 * 1024;

@@ -784,6 +784,6 @@ mod tests;
 
 /// The value of one YAML document (a markdown file's frontmatter), plain scalars resolved by the
 /// YAML 1.2 core schema; `None` when the text holds no document.
-pub(crate) fn value_of(text: &str) -> Result<Option<Value>, FormatError> {
+pub fn value_of(text: &str) -> Result<Option<Value>, FormatError> {
     Ok(tree::parse(text)?.map(|node| node.to_json()))
 }

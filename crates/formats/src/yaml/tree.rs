@@ -4,7 +4,7 @@
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 use serde_json::{Map, Value};
 
-use crate::formats::FormatError;
+use crate::FormatError;
 
 /// Deeper nesting than this is refused rather than walked (the tree is built recursively).
 const MAX_DEPTH: usize = 128;

@@ -18,9 +18,9 @@
 mod guard;
 mod json;
 mod json_render;
-pub(crate) mod text;
+pub mod text;
 mod toml;
-pub(crate) mod yaml;
+pub mod yaml;
 
 #[cfg(test)]
 mod tests;
@@ -449,7 +449,7 @@ pub fn apply_ops(
 }
 
 /// The JSON type of a value as a phrase for messages ("an array", "null", ...).
-pub(crate) fn json_type_name(value: &serde_json::Value) -> &'static str {
+pub fn json_type_name(value: &serde_json::Value) -> &'static str {
     match value {
         serde_json::Value::Null => "null",
         serde_json::Value::Bool(_) => "a boolean",

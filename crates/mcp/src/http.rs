@@ -55,7 +55,7 @@ impl Http {
 
     /// The URL as messages show it: no user information, no query values.
     fn shown(&self) -> String {
-        crate::urls::redacted(&self.url)
+        dotpack_urls::redacted(&self.url)
     }
 
     /// POSTs `message`, following a 307 or 308 that stays on the server's origin (the new URL
@@ -68,31 +68,31 @@ impl Http {
         for _ in 0..MAX_REDIRECTS {
             let response = self.post_once(message, timeout)?;
             let status = response.status().as_u16();
-            if !crate::urls::is_redirect(status) {
+            if !dotpack_urls::is_redirect(status) {
                 return Ok(response);
             }
             let Some(next) = response
                 .headers()
                 .get("location")
                 .and_then(|v| v.to_str().ok())
-                .and_then(|location| crate::urls::resolve(&self.url, location))
+                .and_then(|location| dotpack_urls::resolve(&self.url, location))
             else {
                 return Ok(response);
             };
-            let (from, to) = (crate::urls::origin(&self.url), crate::urls::origin(&next));
+            let (from, to) = (dotpack_urls::origin(&self.url), dotpack_urls::origin(&next));
             if from.is_none() || from != to {
                 return Err(Failure(format!(
                     "answered HTTP {status}, a redirect from {} to another origin, {}; dotpack follows no redirect away from a server's origin, as it would send the server's headers there\n  help: if the server moved, set its `url` to the new address",
                     from.as_deref().unwrap_or("its URL"),
-                    to.unwrap_or_else(|| crate::urls::redacted(&next)),
+                    to.unwrap_or_else(|| dotpack_urls::redacted(&next)),
                 )));
             }
             if !matches!(status, 307 | 308) {
                 return Err(Failure(format!(
                     "answered HTTP {status}, a redirect from {} to {} that would turn the POST into a GET\n  help: set the server's `url` to {}",
                     self.shown(),
-                    crate::urls::redacted(&next),
-                    crate::urls::redacted(&next),
+                    dotpack_urls::redacted(&next),
+                    dotpack_urls::redacted(&next),
                 )));
             }
             // Origins only: a path can hold a resolved reference.

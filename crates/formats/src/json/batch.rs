@@ -21,9 +21,9 @@ use serde_json::Value;
 
 use super::layout::{self, comma_in, line_break_before, same_line_end};
 use super::{Loaded, to_json};
-use crate::formats::json_render::{Style, quote, render};
-use crate::formats::text::{line_indent, newline_of};
-use crate::formats::{Container, Format, FormatError, guard};
+use crate::json_render::{Style, quote, render};
+use crate::text::{line_indent, newline_of};
+use crate::{Container, Format, FormatError, guard};
 
 /// What a member of an edited container must hold afterwards.
 enum Expected<'x, 'a, 'v> {

@@ -4,7 +4,7 @@ const BOM: &str = "\u{feff}";
 
 /// Splits a leading UTF-8 BOM off, so parsers that reject it see the document; the BOM is put
 /// back on write.
-pub(crate) fn split_bom(text: &str) -> (&'static str, &str) {
+pub fn split_bom(text: &str) -> (&'static str, &str) {
     match text.strip_prefix(BOM) {
         Some(rest) => (BOM, rest),
         None => ("", text),
@@ -21,13 +21,13 @@ pub(crate) fn newline_of(text: &str) -> &'static str {
 
 /// How a file ends its lines, for backends (toml_edit) that only write LF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LineEndings {
+pub enum LineEndings {
     Lf,
     Crlf,
     Mixed,
 }
 
-pub(crate) fn line_endings(text: &str) -> LineEndings {
+pub fn line_endings(text: &str) -> LineEndings {
     let lf = text.matches('\n').count();
     let crlf = text.matches("\r\n").count();
     match (crlf, lf) {

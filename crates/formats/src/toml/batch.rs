@@ -17,11 +17,11 @@ use super::{
     Layout, Loaded, Target, check, container_table_mut, no_container, outside,
     remove_created_levels, upsert_in,
 };
-use crate::formats::{Container, Edit, FormatError, Op, Progress, entry_fields, guard};
+use crate::{Container, Edit, FormatError, Op, Progress, entry_fields, guard};
 
-/// [`crate::formats::apply_ops`] for TOML.
+/// [`crate::apply_ops`] for TOML.
 /// `loaded`, when given, is `text` already parsed: the first run starts from a copy of it.
-pub(in crate::formats) fn apply(
+pub(crate) fn apply(
     text: &str,
     loaded: Option<&Loaded>,
     container: Container<'_>,

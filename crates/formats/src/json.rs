@@ -405,10 +405,7 @@ fn load<'a>(format: Format, body: &'a str, path: &[&str]) -> Result<Option<Ast<'
 }
 
 /// Parses `body` (BOM already removed) with the strictness of `format`.
-pub(in crate::formats) fn parse(
-    format: Format,
-    body: &str,
-) -> Result<Option<Ast<'_>>, FormatError> {
+pub(crate) fn parse(format: Format, body: &str) -> Result<Option<Ast<'_>>, FormatError> {
     let jsonc = format == Format::Jsonc;
     let options = ParseOptions {
         allow_comments: jsonc,

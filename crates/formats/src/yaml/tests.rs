@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use crate::formats::{
+use crate::{
     Container, Created, Format, FormatError, Op, apply_ops, get_entry, list_entries, remove_entry,
     upsert_entry,
 };
