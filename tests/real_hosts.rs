@@ -69,11 +69,18 @@ fn cli(bin: &str, package: &str) -> Option<PathBuf> {
     let dir = hosts_dir();
     let path = dir.join("node_modules/.bin").join(bin);
     let skip = |why: String| {
-        eprintln!(
+        let message = format!(
             "SKIPPED: real-host test for {package}: {why}. Install the pinned CLIs with \
              `{INSTALL}` (npm; DOTPACK_REAL_HOSTS_DIR={}), or run .ci/run.",
             dir.display()
         );
+        // Where the peers are required (.ci/run sets this), a missing one fails the test: a skip
+        // there would pass without testing anything.
+        assert!(
+            std::env::var_os("DOTPACK_REQUIRE_TEST_PEERS").is_none_or(|v| v.is_empty() || v == "0"),
+            "{message} (DOTPACK_REQUIRE_TEST_PEERS is set: the CLI must be there)"
+        );
+        eprintln!("{message}");
         None
     };
     if !path.exists() {

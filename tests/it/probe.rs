@@ -32,12 +32,20 @@ fn venv() -> PathBuf {
     }
 }
 
+/// Says why a test that needs the Python SDK has nothing to run. Where the peers are required
+/// (`DOTPACK_REQUIRE_TEST_PEERS=1`, which `.ci/run` sets), a missing peer fails the test instead:
+/// a skip there would pass without testing anything.
 #[allow(clippy::print_stderr)]
 fn skip(what: &str) {
-    eprintln!(
+    let message = format!(
         "skipped: {what}\n  run tests/python_mcp/install.sh (python3 and PyPI needed) to install the MCP Python SDK into {}",
         venv().display()
     );
+    assert!(
+        std::env::var_os("DOTPACK_REQUIRE_TEST_PEERS").is_none_or(|v| v.is_empty() || v == "0"),
+        "{message}\n  (DOTPACK_REQUIRE_TEST_PEERS is set: the peer must be there)"
+    );
+    eprintln!("{message}");
 }
 
 /// The virtualenv's python, with the MCP SDK importable.
