@@ -95,18 +95,37 @@ fn is_glob(s: &str) -> bool {
 }
 
 /// `*` and `?` wildcards, as Hermes' tool filters read them (fnmatch); `[` matches itself.
+/// Linear in the pattern times the text at worst (the classic two-pointer matcher that only
+/// backtracks to the last `*`): patterns and names come from packages, so a recursive matcher
+/// that tries every split would let one 40-character name take seconds.
 fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[char], t: &[char]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some(('*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some(('?', rest)) => !t.is_empty() && go(rest, &t[1..]),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
-    go(&p, &t)
+    let (mut pi, mut ti) = (0, 0);
+    // Where the last `*` was, and the text position it is trying to absorb up to.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == t[ti] => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                // Let the last `*` take one more character and try again from there.
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
 }
 
 #[cfg(test)]
@@ -146,6 +165,15 @@ mod tests {
     #[test]
     fn globs() {
         assert!(super::glob_match("delete_*", "delete_all"));
+        assert!(super::glob_match("*", ""));
+        assert!(super::glob_match("a*b*c", "aXXbYYc"));
+        assert!(!super::glob_match("a*b*c", "aXXbYY"));
+        assert!(super::glob_match("*a", "aaa"));
+        assert!(!super::glob_match("", "a"));
+        // A pathological pattern against a long name answers at once.
+        let name = "a".repeat(40);
+        assert!(!super::glob_match(&format!("{}b", "*a".repeat(20)), &name));
+        assert!(super::glob_match(&"*a".repeat(20), &name));
         assert!(super::glob_match("a?c", "abc"));
         assert!(!super::glob_match("a?c", "ac"));
     }
