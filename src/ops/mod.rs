@@ -304,6 +304,11 @@ impl Project {
             manifest::load(&path)?
         };
         tracing::debug!(path = %path.display(), bytes = manifest.text.len(), new = new_manifest, "read manifest");
+        // What loading found that is not an error (an unknown key ignored, a literal secret) is
+        // said by every command that reads the manifest, not only by `validate`.
+        for warning in &manifest.warnings {
+            printer.diagnostic_with_source(warning, &manifest.text);
+        }
         let lock_path = manifest.root().join(LOCK_FILE);
         let mut lock_conflicted = false;
         // The user-level lock lives in $DOTPACK_HOME, the user's own; a project's stays in it.

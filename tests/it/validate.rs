@@ -247,3 +247,21 @@ fn template_errors_point_inside_the_string() {
         &["dotpack.toml:3:14", "unknown context `ctx`"],
     );
 }
+
+#[test]
+fn manifest_warnings_are_shown_by_every_command_that_reads_it() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[servers.gh]\ncommand = \"npx\"\nargs = [\"x\"]\nenv = { GITHUB_TOKEN = \"ghp_1234567890abcdefABCDEF1234567890abcd\" }\n",
+    );
+    for args in [&["status"][..], &["list"], &["lock"], &["install"]] {
+        env.dotpack().args(args).assert().stderr(contains(
+            "warning: this looks like a literal secret (GitHub token)",
+        ));
+    }
+    // --quiet keeps only errors.
+    env.dotpack().args(["-q", "status"]).assert().stderr(
+        predicates::prelude::PredicateBooleanExt::not(contains("literal secret")),
+    );
+}
