@@ -35,6 +35,9 @@ pub struct Diagnostic {
     pub key_path: Option<String>,
     /// What to do about it.
     pub help: Option<String>,
+    /// The span holds a secret: the excerpt shows it as `*`s.
+    #[serde(skip)]
+    pub masked: bool,
 }
 
 impl Diagnostic {
@@ -66,7 +69,15 @@ impl Diagnostic {
             column: None,
             key_path: None,
             help: None,
+            masked: false,
         }
+    }
+
+    /// The text the span covers is a secret (a literal token, a password in a URL): excerpts
+    /// show it as `*`s, so reporting it does not print it again.
+    pub fn masked(mut self) -> Self {
+        self.masked = true;
+        self
     }
 
     /// Points the diagnostic at `span` of `source`, computing its line and column.
@@ -107,7 +118,16 @@ impl Diagnostic {
             None => self.message.clone(),
         };
         let mut group: Group<'_> = Group::with_title(level.primary_title(title));
-        match (source, &self.span) {
+        let hidden;
+        let (source, span) = match (source, &self.span) {
+            (Some(source), Some(span)) if self.masked => {
+                let (text, span) = mask(source, span.clone());
+                hidden = text;
+                (Some(hidden.as_str()), Some(span))
+            }
+            (source, span) => (source, span.clone()),
+        };
+        match (source, &span) {
             (Some(source), Some(span)) => {
                 let mut span = span.clone();
                 if span.is_empty() && span.end < source.len() {
@@ -169,6 +189,18 @@ pub fn line_column(source: &str, at: usize) -> (usize, usize) {
 #[derive(Debug, thiserror::Error)]
 #[error("{}", render_plain(.0))]
 pub struct Diagnostics(pub Vec<Diagnostic>);
+
+/// `source` with the characters of `span` replaced by `*`, and the span they now cover.
+fn mask(source: &str, span: Range<usize>) -> (String, Range<usize>) {
+    let start = span.start.min(source.len());
+    let end = span.end.min(source.len()).max(start);
+    if !source.is_char_boundary(start) || !source.is_char_boundary(end) {
+        return ("*".repeat(source.chars().count()), 0..0);
+    }
+    let stars = "*".repeat(source[start..end].chars().count());
+    let text = format!("{}{stars}{}", &source[..start], &source[end..]);
+    (text, start..start + stars.len())
+}
 
 fn render_plain(diags: &[Diagnostic]) -> String {
     diags

@@ -239,7 +239,11 @@ impl Checker<'_> {
         key_path: &str,
         help: impl Into<String>,
     ) {
-        let d = Diagnostic::warning(code, self.path, message);
+        let mut d = Diagnostic::warning(code, self.path, message);
+        // A literal secret's place is shown, not the secret.
+        if code == "literal-secret" {
+            d = d.masked();
+        }
         self.push(d, span, key_path, help.into());
     }
 
