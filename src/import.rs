@@ -297,7 +297,7 @@ fn take_nested(
     for (concept, hf) in host_fields(adapter).filter(|(_, h)| h.form == Form::Nested) {
         let path: Vec<&str> = hf.field.split('.').collect();
         if let Some(value) = take_path(entry, &path) {
-            put_converted(concept, hf, value, out, warn);
+            put_converted(adapter, concept, hf, value, out, warn);
         }
     }
 }
@@ -344,7 +344,7 @@ fn field(
         // `command` of a command-array host stands in the `command` and `args` rows: one of them.
         .find(|(c, h)| h.form != Form::CommandArray || c.field == "command");
     if let Some((concept, hf)) = spelling {
-        put_converted(concept, hf, value, out, warn);
+        put_converted(adapter, concept, hf, value, out, warn);
         return;
     }
     // A canonical spelling of a concept the host supports (Codex `startup_timeout_ms`).
@@ -364,8 +364,11 @@ fn field(
     out.put(&key, value, &key, false);
 }
 
-/// Puts `value` of host field `hf` under its canonical name, converted by the field's form.
+/// Puts `value` of host field `hf` under its canonical name, converted by the field's form (a
+/// host's own words for a value through its `value_from_host`, the inverse of what install
+/// writes).
 fn put_converted(
+    adapter: &HostAdapter,
     concept: &Concept,
     hf: &HostField,
     value: Value,
@@ -375,7 +378,11 @@ fn put_converted(
     let preferred = hf.form != Form::Legacy;
     let canonical = concept.field;
     match hf.form {
-        Form::Same | Form::Legacy | Form::Values | Form::Nested => {
+        Form::Values => {
+            let value = (adapter.hooks.value_from_host)(canonical, &value).unwrap_or(value);
+            out.put(canonical, value, hf.field, preferred);
+        }
+        Form::Same | Form::Legacy | Form::Nested => {
             out.put(canonical, value, hf.field, preferred);
         }
         Form::Millis | Form::Seconds => {

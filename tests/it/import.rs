@@ -506,3 +506,17 @@ fn init_import_merges_identical_servers_claimed_in_both_hosts() {
     assert_eq!(env.read(".mcp.json"), claude);
     assert_eq!(env.read(".cursor/mcp.json"), cursor);
 }
+
+#[test]
+fn a_hosts_own_words_for_a_value_come_back_canonical() {
+    // Hermes says `trust: untrusted`; install writes it from `trust = false`, so import reads
+    // it back as `false`, and the result validates.
+    let env = Env::new();
+    write(
+        &env.home.path().join(".hermes/config.yaml"),
+        "mcp_servers:\n  web:\n    url: https://x.dev/mcp\n    trust: untrusted\n  mine:\n    command: mine\n    args: []\n    trust: full\n",
+    );
+    let doc = import_json(&env, "hermes", Scope::User);
+    assert_eq!(doc["servers"]["web"]["trust"], json!(false), "{doc}");
+    assert_eq!(doc["servers"]["mine"]["trust"], json!(true), "{doc}");
+}
