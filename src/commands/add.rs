@@ -66,6 +66,9 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     )?;
     let scope = added_scope(&project, options.scope);
     let mut added = Vec::new();
+    // The added packages whose registry the user chose (the default one, or `--registry`),
+    // not one the manifest already tied the name to.
+    let mut from_chosen_registry = Vec::new();
     for spec in &args.packages {
         let (name, req) = parse_spec(spec)?;
         let existing = project.manifest.manifest.dependencies.get(&name);
@@ -78,6 +81,9 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         };
         if chosen.is_some() {
             dep_registry = chosen.clone();
+        }
+        if registry.is_some() || dep_registry.is_none() {
+            from_chosen_registry.push(name.clone());
         }
         let source = registries.for_dependency(dep_registry.as_deref(), &name)?;
         let Some(versions) = source.versions(&name)? else {
@@ -157,7 +163,9 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     // What the user names is their choice; with `--scope user` they also chose the user scope
     // for it (and what it pulls in), whatever the manifest held before.
     options.grant.named = ops::with_dependencies(&added, &lock);
-    options.grant.scope_user = options.scope == Some(Scope::User);
+    if options.scope == Some(Scope::User) {
+        options.grant.scope_user = ops::with_dependencies(&from_chosen_registry, &lock);
+    }
     let needed = ops::environment_needed(&registries, &updated, &lock, &added);
     ops::finish(
         settings,

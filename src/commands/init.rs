@@ -35,8 +35,12 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     let global = settings.global && args.path.is_none();
     let detected: Vec<&str> = ADAPTERS
         .iter()
+        // A host seen only through the folder's files (a cloned repository's) is declared only
+        // when it has a project file: one with user-scope files alone would take the project's
+        // servers into every session of that host.
         .filter(|a| {
-            a.detected(Scope::User, &dir, env) || (!global && a.detected(Scope::Project, &dir, env))
+            a.detected(Scope::User, &dir, env)
+                || (!global && a.has_scope(Scope::Project) && a.detected(Scope::Project, &dir, env))
         })
         .map(|a| a.id)
         .collect();

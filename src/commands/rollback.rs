@@ -303,7 +303,7 @@ fn user_scope_writes(
     }
     // What a restored manifest sends to the user scope needs the same consent as `install`: a
     // generation a clone made (an `uninstall`, say) must not bring its servers in by the back door.
-    let at_user = crate::ops::user_scope(&plan, settings, &manifest.manifest, &lock, false);
+    let at_user = crate::ops::user_scope(&plan, settings, &manifest, &lock, false);
     crate::ops::check_user_scope(
         settings,
         printer,

@@ -137,15 +137,16 @@ pub struct Grant {
     /// `--trust`: everything this project asks for, this run.
     pub all: bool,
     /// `--scope user` on a command that installs the whole project (`install --scope user`):
-    /// every user-scope write of this run.
+    /// every user-scope write of this run, into the hosts named with `--host` when some are.
     pub user_scope: bool,
     /// Registry packages named on the command line (`add NAME`, `install NAME`, `update
     /// NAME`), with what they pull in. In a state of the user's own they may go wherever the
-    /// manifest sends them; elsewhere only with `scope_user`.
+    /// manifest sends them; elsewhere only those in `scope_user`.
     pub named: BTreeSet<String>,
-    /// The packages in `named` were sent to the user scope by the command line itself (`add
-    /// NAME --scope user`).
-    pub scope_user: bool,
+    /// Packages the command line itself sent to the user scope (`add NAME --scope user`), from
+    /// a registry the user chose (the default one, or `--registry`): not one the manifest
+    /// already tied the name to.
+    pub scope_user: BTreeSet<String>,
     /// `dotpack update`: user-scope entries already approved may move to their new versions.
     pub updating: bool,
     /// Hosts named with `--host`: packages approved for the user scope may go into these
@@ -169,14 +170,17 @@ pub struct Ask {
     /// A server the manifest itself declares (not a package's, not a resource file): in a
     /// state the user's own commands left the project in, the user declared it.
     pub declared: bool,
+    /// Its package comes from a registry folder inside the project, whose bytes a pull can
+    /// change without changing the manifest or the lock.
+    pub in_project_registry: bool,
 }
 
 impl Grant {
-    /// Whether the command line alone allows `request`, which comes from `package`.
-    pub fn allows(&self, request: &Request, package: &str) -> bool {
-        self.all
-            || (request.kind == Kind::UserScope
-                && (self.user_scope || (self.scope_user && self.named.contains(package))))
+    /// Whether the command line alone allows `ask`.
+    pub fn allows(&self, ask: &Ask) -> bool {
+        let user = ask.request.kind == Kind::UserScope;
+        let whole = self.user_scope && (self.hosts.is_empty() || self.hosts.contains(&ask.host));
+        self.all || (user && (whole || self.scope_user.contains(&ask.package)))
     }
 }
 
@@ -189,10 +193,7 @@ pub fn unapproved<'a>(
     project: &str,
     state: &str,
 ) -> anyhow::Result<Vec<&'a Request>> {
-    let open: Vec<&Ask> = asked
-        .iter()
-        .filter(|a| !grant.allows(&a.request, &a.package))
-        .collect();
+    let open: Vec<&Ask> = asked.iter().filter(|a| !grant.allows(a)).collect();
     if open.is_empty() {
         return Ok(Vec::new());
     }
@@ -220,6 +221,7 @@ pub fn unapproved<'a>(
                     || package_approved()
                     || (grant.updating
                         && a.package_request.is_some()
+                        && !a.in_project_registry
                         && approvals.knows(project, r)));
             !(owned
                 || approvals.covers(project, r)
@@ -282,6 +284,7 @@ mod tests {
                 String::new(),
             )),
             declared: false,
+            in_project_registry: false,
         }
     }
 
@@ -367,28 +370,42 @@ mod tests {
 
     #[test]
     fn named_packages_and_scope_user_allow_user_scope_writes_only() {
-        let r = user("f x", "sha256:1");
+        let a = ask(user("f x", "sha256:1"));
         let only_named = Grant {
-            named: ["time".to_string()].into(),
+            named: ["p".to_string()].into(),
             ..Grant::default()
         };
         assert!(
-            !only_named.allows(&r, "time"),
+            !only_named.allows(&a),
             "naming is not choosing the user scope"
         );
-        let named = Grant {
-            scope_user: true,
-            ..only_named
+        let sent = Grant {
+            scope_user: ["p".to_string()].into(),
+            ..Grant::default()
         };
-        assert!(named.allows(&r, "time"));
-        assert!(!named.allows(&r, "helper"));
-        let token = Request::new(Kind::Token, "u V", "d".into(), String::new());
-        assert!(!named.allows(&token, "time"));
+        assert!(sent.allows(&a));
+        let token = Ask {
+            request: Request::new(Kind::Token, "u V", "d".into(), String::new()),
+            ..a.clone()
+        };
+        assert!(!sent.allows(&token));
         let all = Grant {
             all: true,
             ..Grant::default()
         };
-        assert!(all.allows(&token, ""));
+        assert!(all.allows(&token));
+        // `install --host gemini-cli --scope user` is the user scope of that host only.
+        let one_host = Grant {
+            user_scope: true,
+            hosts: ["gemini-cli".to_string()].into(),
+            ..Grant::default()
+        };
+        assert!(!one_host.allows(&a));
+        let whole = Grant {
+            user_scope: true,
+            ..Grant::default()
+        };
+        assert!(whole.allows(&a));
     }
 
     #[test]

@@ -31,10 +31,12 @@ pub struct Placed {
 pub fn user_scope(
     plan: &Plan,
     settings: &Settings,
-    manifest: &Manifest,
+    manifest: &crate::manifest::LoadedManifest,
     lock: &Lockfile,
     everything: bool,
 ) -> Vec<Placed> {
+    let root = manifest.root();
+    let manifest = &manifest.manifest;
     let writes = |a: Action| matches!(a, Action::Add | Action::Update);
     let user_files = || plan.files.iter().filter(|f| f.target.scope == Scope::User);
     // Nothing written at user scope: nothing to ask, nothing to record (the common case, and
@@ -76,7 +78,9 @@ pub fn user_scope(
             let digest = digest.to_string();
             let shown = home_relative(&file.target.claim_file, settings);
             let what = if change.server.contains('.') {
-                format!("`{}`", change.server)
+                // A resource is text an agent follows: show what it says.
+                let text = file.after.as_deref().unwrap_or_default();
+                format!("`{}`: {}", change.server, excerpt(text))
             } else {
                 let summary = entries
                     .get(&change.server)
@@ -100,12 +104,58 @@ pub fn user_scope(
                         .flatten(),
                     // A resource of the project's own is files beside the manifest.
                     declared: local && !change.server.contains('.'),
+                    in_project_registry: lock
+                        .packages
+                        .iter()
+                        .find(|p| p.name == change.package)
+                        .is_some_and(|p| in_project_folder(&p.source, root)),
                 },
                 writes,
             });
         }
     }
     kept
+}
+
+/// The approvals of the packages `lock` holds at another version or checksum than the project's
+/// lock did, except those from a registry folder inside the project (a pull can change it).
+pub fn moved_packages(project: &Project, lock: &Lockfile) -> Vec<Request> {
+    let before = project.lock.as_ref();
+    lock.packages
+        .iter()
+        .filter(|p| {
+            !before.is_some_and(|old| {
+                old.packages
+                    .iter()
+                    .any(|o| o.name == p.name && o.version == p.version && o.checksum == p.checksum)
+            })
+        })
+        .filter(|p| !in_project_folder(&p.source, project.root()))
+        .filter_map(|p| package_request(&project.manifest.manifest, lock, &p.name))
+        .collect()
+}
+
+/// The start of a resource file's text on one line, for a listing: its first 240 characters,
+/// line breaks shown as `\n`.
+fn excerpt(text: &str) -> String {
+    const SHOWN: usize = 240;
+    let mut out: String = text
+        .chars()
+        .take(SHOWN)
+        .collect::<String>()
+        .replace('\n', "\\n");
+    if text.chars().count() > SHOWN {
+        out.push('…');
+    }
+    out
+}
+
+/// Whether a lock `source` is a registry folder inside the project at `root`.
+fn in_project_folder(source: &str, root: &std::path::Path) -> bool {
+    source.strip_prefix("registry+file:").is_some_and(|path| {
+        let real = crate::fsutil::resolve(&root.join(path));
+        real.starts_with(crate::fsutil::resolve(root))
+    })
 }
 
 /// The approval of locked package `name` for the user scope: its version, source, checksum and
@@ -297,6 +347,7 @@ pub fn after_commit(
     project: &Project,
     new_state: Option<&str>,
     at_user: Option<AtUser<'_>>,
+    moved_packages: &[Request],
 ) {
     if project.global || settings.trust {
         return;
@@ -305,7 +356,7 @@ pub fn after_commit(
         Some(a) => (a.placed, a.named, a.named_at_user_scope),
         None => (&[][..], &[][..], false),
     };
-    let wrote = placed.iter().any(|p| p.writes) || !named.is_empty();
+    let wrote = placed.iter().any(|p| p.writes) || !named.is_empty() || !moved_packages.is_empty();
     let old_state = project.state();
     let moved = new_state.filter(|s| *s != old_state);
     if moved.is_none() && !wrote {
@@ -320,7 +371,10 @@ pub fn after_commit(
             consent::store::push_state(all, owner, new_state);
         }
         if wrote {
-            let named = named.iter().filter(|_| owned || named_at_user_scope);
+            let named = named
+                .iter()
+                .filter(|_| owned || named_at_user_scope)
+                .chain(moved_packages.iter().filter(|_| owned));
             let now: Vec<Request> = placed
                 .iter()
                 .flat_map(|p| {

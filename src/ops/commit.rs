@@ -214,13 +214,7 @@ pub fn finish(
             project.user_claims.path.display()
         ));
     }
-    let at_user = super::approve::user_scope(
-        &plan,
-        settings,
-        &finish.manifest.manifest,
-        &finish.lock,
-        false,
-    );
+    let at_user = super::approve::user_scope(&plan, settings, finish.manifest, &finish.lock, false);
     super::approve::check_user_scope(
         settings,
         printer,
@@ -263,7 +257,7 @@ pub fn finish(
         Some(super::approve::AtUser {
             placed: &at_user,
             named: &named,
-            named_at_user_scope: finish.options.grant.scope_user,
+            named_at_user_scope: !finish.options.grant.scope_user.is_empty(),
         }),
     )?;
     if !finish.options.dry_run && finish.options.write_outside_project {
@@ -364,6 +358,9 @@ fn commit_recording(
         (!nothing_locked_now(project, &lock)).then_some(lock_text.as_str()),
     );
     let nothing_locked = nothing_locked_now(project, &lock);
+    // Packages this command moved to a new version or checksum: in a state of the user's own,
+    // the user's command chose them (an `update`), so they may start (`verify`) as locked.
+    let moved_packages = super::approve::moved_packages(project, &lock);
     if settings.locked
         && !nothing_locked
         && (project.lock_conflicted || project.lock.as_ref() != Some(&lock))
@@ -504,7 +501,14 @@ fn commit_recording(
     };
     let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
     let new_state = (!outcome_imported).then_some(new_state);
-    super::approve::after_commit(settings, printer, project, new_state.as_deref(), at_user);
+    super::approve::after_commit(
+        settings,
+        printer,
+        project,
+        new_state.as_deref(),
+        at_user,
+        &moved_packages,
+    );
     // Committed: now say what changed.
     if project.new_manifest {
         printer.status("Created", project.manifest.path.display());

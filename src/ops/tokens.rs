@@ -149,9 +149,22 @@ fn same_url(url: &str) -> String {
 /// the port when the URL gives one (`https://corp-pkgs.example.com:8443/` is
 /// `DOTPACK_TOKEN_CORP__PKGS_EXAMPLE_COM___8443`). Hosts with other characters (or user info)
 /// have none. No two hosts share a name, so a repository cannot route the variable of one to
-/// another.
+/// another. Only `https` URLs (and `http` to this machine's loopback) have one: the name does
+/// not say the scheme, and a token must not travel in the clear because a repository wrote
+/// `http://` before the user's host.
 pub fn convention_var(url: &str) -> Option<String> {
-    let (_, rest) = url.split_once("://")?;
+    let (scheme, rest) = url.split_once("://")?;
+    let loopback = |host: &str| matches!(host, "127.0.0.1" | "localhost" | "[::1]");
+    let host_part = rest
+        .split('/')
+        .next()?
+        .rsplit_once(':')
+        .map_or(rest.split('/').next()?, |(h, _)| h);
+    match scheme.to_ascii_lowercase().as_str() {
+        "https" => {}
+        "http" if loopback(host_part) => {}
+        _ => return None,
+    }
     let authority = rest.split('/').next()?;
     if authority.contains('@') {
         return None;
@@ -209,6 +222,9 @@ mod tests {
             convention_var("https://corp-example.com/"),
             convention_var("https://corp.example.com/")
         );
+        // No token in the clear to another machine.
+        assert_eq!(convention_var("http://corp.example.com/"), None);
+        assert!(convention_var("http://localhost:8000/").is_some());
         for bad in [
             "https://user@corp.example/",
             "https://corp_x.example/",

@@ -112,8 +112,7 @@ fn through_registries(settings: &Settings, project: &Project) -> Result<Vec<Requ
         .into_iter()
         .map(|(_, r)| r)
         .collect();
-    let at_user =
-        super::approve::user_scope(&plan, settings, &project.manifest.manifest, &lock, true);
+    let at_user = super::approve::user_scope(&plan, settings, &project.manifest, &lock, true);
     for placed in at_user {
         requests.push(placed.ask.request);
         requests.extend(placed.ask.package_request);
