@@ -117,6 +117,18 @@ fn other(scope: Scope) -> Scope {
     }
 }
 
+/// The scope a declared host is written at: its own `scope`, else the project's where the host
+/// has a file there, else project scope where it has a project file, else user scope. The one
+/// rule every command uses (placing servers, declaring hosts, importing).
+pub fn scope_of(host: &HostAdapter, own: Option<Scope>, project: Option<Scope>) -> Scope {
+    match (own, project) {
+        (Some(scope), _) => scope,
+        (None, Some(scope)) if host.has_scope(scope) => scope,
+        _ if host.has_scope(Scope::Project) => Scope::Project,
+        _ => Scope::User,
+    }
+}
+
 /// The adapter of host `id`, or an error listing the hosts (with a close match).
 pub fn host_adapter(id: &str) -> Result<&'static HostAdapter> {
     if let Some(host) = hosts::adapter(id) {
@@ -169,13 +181,7 @@ impl Layout {
             let scope = if global {
                 Scope::User
             } else {
-                match (decl.scope(), project.scope) {
-                    (Some(scope), _) => scope,
-                    // The project's scope applies to the hosts that have a file there.
-                    (None, Some(scope)) if host.has_scope(scope) => scope,
-                    _ if host.has_scope(Scope::Project) => Scope::Project,
-                    _ => Scope::User,
-                }
+                scope_of(host, decl.scope(), project.scope)
             };
             hosts.push(HostPlace {
                 host,

@@ -26,12 +26,8 @@ pub fn manifest_name(manifest: &LoadedManifest, global: bool) -> String {
 
 /// The scope a host entry written without one gets in `manifest`.
 pub fn default_scope(manifest: &LoadedManifest, host: &crate::hosts::HostAdapter) -> Scope {
-    let project = manifest.manifest.project.as_ref();
-    match project.and_then(|p| p.scope) {
-        Some(scope) => scope,
-        None if host.project_file.is_none() => Scope::User,
-        None => Scope::Project,
-    }
+    let project = manifest.manifest.project.as_ref().and_then(|p| p.scope);
+    crate::targets::scope_of(host, None, project)
 }
 
 /// Records hosts given with `--host` in `[project] hosts`, each with `scope` when it differs

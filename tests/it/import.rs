@@ -520,3 +520,24 @@ fn a_hosts_own_words_for_a_value_come_back_canonical() {
     assert_eq!(doc["servers"]["web"]["trust"], json!(false), "{doc}");
     assert_eq!(doc["servers"]["mine"]["trust"], json!(true), "{doc}");
 }
+
+#[test]
+fn a_host_with_user_files_only_imports_into_a_new_project() {
+    // `init` declares Hermes (its folder is there); the project's scope is `project`, which
+    // Hermes has no file at, so it is at user scope for every command alike.
+    let env = Env::new();
+    write(
+        &env.home.path().join(".hermes/config.yaml"),
+        "mcp_servers:\n  web:\n    url: https://x.dev/mcp\n    trust: untrusted\n",
+    );
+    assert_success(&env.dotpack().arg("init").output().unwrap());
+    assert!(env.read("dotpack.toml").contains("\"hermes\""));
+    assert_success(
+        &env.dotpack()
+            .args(["import", "hermes", "--into"])
+            .output()
+            .unwrap(),
+    );
+    assert!(env.read("dotpack.toml").contains("trust = false"));
+    assert_success(&env.dotpack().arg("status").output().unwrap());
+}
