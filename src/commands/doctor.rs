@@ -52,6 +52,10 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         .iter()
         .filter(|f| f.status == Status::Problem)
         .count();
+    if problems > 0 && printer.json {
+        // The report says it; the error only sets the exit code.
+        return Err(super::Reported(format!("found {problems} problems")).into());
+    }
     if problems > 0 {
         bail!(
             "found {problems} problem{} in dotpack's state folders{}",

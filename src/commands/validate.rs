@@ -45,6 +45,10 @@ pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result
         }
         printer.note(summary(&shown, errors, warnings));
     }
+    if errors > 0 && printer.json {
+        // The JSON report says it; the error only sets the exit code.
+        return Err(super::Reported("validation failed".to_string()).into());
+    }
     if errors > 0 {
         // The diagnostics are already printed; the error only sets the exit code.
         bail!("validation failed");

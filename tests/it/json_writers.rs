@@ -46,3 +46,52 @@ fn writing_commands_report_what_they_changed() {
     assert_eq!(remove["packages"][0]["change"], "removed");
     assert!(remove["generation"].as_u64().is_some());
 }
+
+#[test]
+fn a_failed_command_under_json_prints_its_error_as_one_document() {
+    let env = Env::new();
+    env.dotpack().arg("init").assert().success();
+    let out = env
+        .dotpack()
+        .args(["install", "--host", "nope", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["error"]["code"], "error");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`nope` is not a host")
+    );
+    assert!(
+        doc["error"]["help"]
+            .as_str()
+            .unwrap()
+            .contains("claude-code")
+    );
+    // A manifest error keeps its file, key path and line.
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\nfoo = 1\n",
+    );
+    let out = env.dotpack().args(["status", "--json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["error"]["key_path"], "project.foo");
+    assert_eq!(doc["error"]["line"], 3);
+    // A refusal to act beyond the project is one too.
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"codex\"]\nscope = \"user\"\n\n[servers.helper]\ncommand = \"sh\"\nargs = []\n",
+    );
+    let out = env.dotpack().args(["install", "--json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("needs your approval")
+    );
+}
