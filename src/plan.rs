@@ -728,6 +728,18 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             return None;
         }
         if !c.is_owned_by(owner) {
+            // Another owner's entry of another package (or of a project's own server) is not
+            // shared, however alike: the claim says which package the entry is, and taking it
+            // over would leave its owner's next install refused.
+            if c.package != d.package && !force {
+                self.problems.push(Problem::OtherPackage {
+                    file: self.file.clone(),
+                    key: self.key(&d.server),
+                    owner: c.package.clone(),
+                    package: d.package.clone(),
+                });
+                return None;
+            }
             // Another owner's entry with this very definition: share it, as it is when it was
             // edited by hand since dotpack wrote it.
             return match current {

@@ -134,7 +134,7 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     }
     if detected.is_empty() {
         printer.note(format!(
-            "no AI host found here or in your home folder; name the hosts to install into under [project] in {MANIFEST_FILE}, or pass --host to `dotpack add`"
+            "no AI host found here or in your home folder; add the hosts to install into with `dotpack install --host HOST` (or `--host` on `dotpack add`)"
         ));
     } else {
         printer.note(format!("installing into: {}", detected.join(", ")));

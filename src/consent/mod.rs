@@ -149,8 +149,7 @@ pub struct Grant {
     pub scope_user: BTreeSet<String>,
     /// `dotpack update`: user-scope entries already approved may move to their new versions.
     pub updating: bool,
-    /// Hosts named with `--host`: packages approved for the user scope may go into these
-    /// hosts' user-scope files too.
+    /// Hosts named with `--host`: with `user_scope`, the only hosts whose user files it allows.
     pub hosts: BTreeSet<String>,
 }
 
@@ -164,8 +163,8 @@ pub struct Ask {
     pub package: String,
     /// The host whose file it writes, for user-scope requests.
     pub host: String,
-    /// The approval of its package, as locked, for the user scope: with `--host` naming
-    /// `host`, it allows the entry in that host's file.
+    /// The approval of its package, as locked: in a state of the user's own, it allows the
+    /// package's entries wherever the manifest sends them (a host added since, say).
     pub package_request: Option<Request>,
     /// A server the manifest itself declares (not a package's, not a resource file): in a
     /// state the user's own commands left the project in, the user declared it.
@@ -223,9 +222,7 @@ pub fn unapproved<'a>(
                         && a.package_request.is_some()
                         && !a.in_project_registry
                         && approvals.knows(project, r)));
-            !(owned
-                || approvals.covers(project, r)
-                || (user && grant.hosts.contains(&a.host) && package_approved()))
+            !(owned || approvals.covers(project, r))
         })
         .map(|a| &a.request)
         .collect())
@@ -289,10 +286,13 @@ mod tests {
     }
 
     #[test]
-    fn a_package_approved_for_the_user_scope_goes_into_hosts_named_on_the_command_line() {
+    fn a_package_approved_as_locked_goes_into_new_hosts_only_in_ones_own_state() {
         let home = tempfile::tempdir().unwrap();
         let load = || Approvals::load(home.path());
         let asked = vec![ask(user("f x", "1"))];
+        let package = asked[0].package_request.clone().unwrap();
+        store::record(home.path(), "/p", &[Kind::UserScope], &[package]).unwrap();
+        // Outside a state of the user's own (a pull added the host), it asks, even with --host.
         let with_host = Grant {
             hosts: ["codex".to_string()].into(),
             ..Grant::default()
@@ -303,26 +303,12 @@ mod tests {
                 .len(),
             1
         );
-        let package = asked[0].package_request.clone().unwrap();
-        store::record(home.path(), "/p", &[Kind::UserScope], &[package]).unwrap();
-        assert!(
-            unapproved(&asked, &with_host, &load, "/p", "s")
-                .unwrap()
-                .is_empty()
-        );
-        // A state the user's own commands left allows a package approved as locked.
+        // In one, the package approved as locked goes where the user's command sends it.
         store::remember_state(home.path(), "/p", "own").unwrap();
         assert!(
             unapproved(&asked, &Grant::default(), &load, "/p", "own")
                 .unwrap()
                 .is_empty()
-        );
-        // Without --host naming it, a host the manifest adds still asks.
-        assert_eq!(
-            unapproved(&asked, &Grant::default(), &load, "/p", "s")
-                .unwrap()
-                .len(),
-            1
         );
     }
 

@@ -37,7 +37,7 @@ pub fn user_scope(
 ) -> Vec<Placed> {
     let root = manifest.root();
     let manifest = &manifest.manifest;
-    let writes = |a: Action| matches!(a, Action::Add | Action::Update);
+    let writes = |a: Action| matches!(a, Action::Add | Action::Update | Action::Share);
     let user_files = || plan.files.iter().filter(|f| f.target.scope == Scope::User);
     // Nothing written at user scope: nothing to ask, nothing to record (the common case, and
     // the cheap one: a large ~/.claude.json is not parsed again).
@@ -66,8 +66,10 @@ pub fn user_scope(
         for change in &file.changes {
             let key = format!("{} {}", file.target.claim_file, change.server);
             let writes = match change.action {
-                Action::Add | Action::Update => true,
-                Action::Unchanged | Action::Share | Action::Adopt | Action::KeptEdited => false,
+                // Sharing another project's entry keeps it in the user's file after that
+                // project lets it go: it asks like writing it.
+                Action::Add | Action::Update | Action::Share => true,
+                Action::Unchanged | Action::Adopt | Action::KeptEdited => false,
                 Action::Remove | Action::Forget | Action::Release => continue,
             };
             let relative = file.target.claim_file.strip_prefix("~/");

@@ -1186,3 +1186,40 @@ fn after_an_update_in_ones_own_project_verify_starts_the_new_versions() {
         "after the user's update, the new version starts"
     );
 }
+
+#[test]
+fn a_clone_neither_shares_nor_takes_over_another_projects_user_scope_entry() {
+    let env = Env::new();
+    let index = build_registry(&env, &[("good", &package("good", "1.0.0", &[]))]);
+    // The user's own project installs `good` into ~/.claude.json.
+    env.dotpack().arg("init").assert().success();
+    env.with_registry(
+        &index,
+        &["add", "good", "--scope", "user", "--host", "claude-code"],
+    )
+    .assert()
+    .success();
+    // A clone declares a server of the same name and definition as its own.
+    let clone = env.home.path().join("clone");
+    std::fs::create_dir_all(&clone).unwrap();
+    std::fs::write(
+        clone.join("dotpack.toml"),
+        "[project]\nhosts = [\"claude-code\"]\nscope = \"user\"\n\n[servers.good]\ncommand = \"npx\"\nargs = [\"-y\", \"good-mcp@1.0.0\"]\n",
+    )
+    .unwrap();
+    let claims = env.home.path().join(".dotpack/claims.toml");
+    let before = std::fs::read_to_string(&claims).unwrap();
+    env.dotpack_in(&clone)
+        .arg("install")
+        .assert()
+        .code(1)
+        .stderr(contains("belongs to package `good`"));
+    assert_eq!(std::fs::read_to_string(&claims).unwrap(), before);
+    // The user's own project goes on as before, and its remove takes the entry out.
+    env.with_registry(&index, &["install"]).assert().success();
+    env.with_registry(&index, &["remove", "good"])
+        .assert()
+        .success();
+    let claude = std::fs::read_to_string(env.home.path().join(".claude.json")).unwrap_or_default();
+    assert!(!claude.contains("good-mcp"), "{claude}");
+}

@@ -739,6 +739,8 @@ fn user_scope_files_are_shared_by_their_owners_and_leave_with_the_last() {
         .success()
         .stdout(contains("~/.claude/commands/review.md#commands.review"));
 
+    // The second project, written by hand too, is approved before it shares the entries.
+    env.dotpack_in(&second).arg("trust").assert().success();
     let mut add = env.dotpack_in(&second);
     add.env("DOTPACK_REGISTRY", &reg)
         .args(["add", "teamkit"])
