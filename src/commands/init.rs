@@ -133,9 +133,9 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         printer.status(verb, ".gitignore: ignoring .dotpack/");
     }
     if detected.is_empty() {
-        printer.note(format!(
-            "no AI host found here or in your home folder; add the hosts to install into with `dotpack install --host HOST` (or `--host` on `dotpack add`)"
-        ));
+        printer.note(
+            "no AI host found here or in your home folder; add the hosts to install into with `dotpack install --host HOST` (or `--host` on `dotpack add`)",
+        );
     } else {
         printer.note(format!("installing into: {}", detected.join(", ")));
     }
