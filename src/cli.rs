@@ -714,7 +714,7 @@ pub fn main() -> ExitCode {
     printer.start_logging(cli.global.verbose);
     // A spinner for slow registry requests: on a terminal only, and not when the log or
     // --quiet asks for plain lines.
-    crate::registry::progress::enable(
+    crate::ui::progress::enable(
         std::io::IsTerminal::is_terminal(&std::io::stderr())
             && !cli.global.quiet
             && cli.global.verbose == 0,

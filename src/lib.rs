@@ -1,44 +1,38 @@
 //! dotpack: a declarative manifest and package manager for MCP servers.
 //!
-//! The binary is a thin front over this library: `cli` parses arguments, `commands` run them,
-//! and everything they need (manifest, registry, resolver, lock) lives in modules here.
+//! The crate is built in floors, and a module uses only the floors below its own
+//! (`tests/arrows.rs` checks it; `docs/architecture.md` tells what lives where):
+//!
+//! `cli` → `commands` → `ops` → `txn` → `plan` → `resolve` → `registry` → `model` → `ui` →
+//! `util`, then the leaf crates (`formats`, `template`, `mcp`, `urls`), which use nothing of
+//! dotpack.
 
-pub mod apply;
-pub mod bridged;
-pub mod claims;
 pub mod cli;
 pub mod commands;
-pub mod concepts;
-pub mod consent;
-pub mod diag;
-pub mod fence;
-pub mod footguns;
-pub use dotpack_formats as formats;
-pub mod fsutil;
-pub mod graph;
-pub mod hosts;
-pub mod import;
-pub mod inputs;
-pub mod inspect;
-pub mod install;
-pub mod lock;
-pub mod manifest;
-pub use dotpack_mcp as mcp;
+pub mod model;
 pub mod ops;
-pub mod output;
-pub mod pins;
 pub mod plan;
-pub mod probe;
-pub mod project;
 pub mod registry;
 pub mod resolve;
-pub mod resolved;
-pub mod resources;
-pub mod schema;
-pub mod suggest;
-pub mod targets;
-pub use dotpack_template as template;
-pub mod translate;
 pub mod txn;
+pub mod ui;
+pub mod util;
+
+pub use dotpack_formats as formats;
+pub use dotpack_mcp as mcp;
+pub use dotpack_template as template;
 pub use dotpack_urls as urls;
-pub mod validate;
+
+// Old paths, kept while the tree moves.
+pub use model::{
+    bridge_server as bridged, claims, concepts, host_lint as footguns, hosts, inputs, lock,
+    manifest, manifest_edit as project, resolved_env as resolved, resources, schema, validate,
+};
+pub use ops::{connect as probe, consent, tool_pins as pins};
+pub use plan::{
+    desired as install, drift as inspect, from_host as import, targets, to_host as translate,
+};
+pub use resolve::graph;
+pub use txn::files as apply;
+pub use ui::{diag, printer as output};
+pub use util::{fence, fsutil, suggest};

@@ -270,21 +270,22 @@ fn user_scope_writes(
             .map(str::to_string)
             .collect(),
     };
-    let resources = crate::resources::project::plan_project(&crate::resources::project::Request {
-        manifest: &manifest,
-        lock: &lock,
-        registries: &registries,
-        claims: &lock.files,
-        user_claims: &project.user_claims.files,
-        home: &settings.host_env.home,
-        owner: &project.owner,
-        global,
-        force: false,
-        lossy: &keep_out,
-        mode: &Mode::Sync,
-        scopes: &[Scope::User],
-        staged: &Default::default(),
-    })?;
+    let resources =
+        crate::plan::resources::project::plan_project(&crate::plan::resources::project::Request {
+            manifest: &manifest,
+            lock: &lock,
+            registries: &registries,
+            claims: &lock.files,
+            user_claims: &project.user_claims.files,
+            home: &settings.host_env.home,
+            owner: &project.owner,
+            global,
+            force: false,
+            lossy: &keep_out,
+            mode: &Mode::Sync,
+            scopes: &[Scope::User],
+            staged: &Default::default(),
+        })?;
     plan.files.extend(
         resources
             .files

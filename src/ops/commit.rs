@@ -49,21 +49,22 @@ pub fn plan_hosts(
     })?;
     let file_claims: &[crate::resources::FileClaim] =
         project.lock.as_ref().map_or(&[], |l| &l.files);
-    let resources = crate::resources::project::plan_project(&crate::resources::project::Request {
-        manifest,
-        lock,
-        registries,
-        claims: file_claims,
-        user_claims: &project.user_claims.files,
-        home: &settings.host_env.home,
-        owner: &project.owner,
-        global: project.global,
-        force: options.force,
-        lossy: &options.lossy,
-        mode: &mode,
-        scopes: &[crate::hosts::Scope::Project, crate::hosts::Scope::User],
-        staged: &options.staged,
-    })?;
+    let resources =
+        crate::plan::resources::project::plan_project(&crate::plan::resources::project::Request {
+            manifest,
+            lock,
+            registries,
+            claims: file_claims,
+            user_claims: &project.user_claims.files,
+            home: &settings.host_env.home,
+            owner: &project.owner,
+            global: project.global,
+            force: options.force,
+            lossy: &options.lossy,
+            mode: &mode,
+            scopes: &[crate::hosts::Scope::Project, crate::hosts::Scope::User],
+            staged: &options.staged,
+        })?;
     plan.files.extend(resources.files);
     plan.warnings.extend(resources.warnings);
     plan.resources = Some(resources.claims);

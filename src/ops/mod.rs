@@ -11,6 +11,8 @@
 
 mod approve;
 mod commit;
+pub mod connect;
+pub mod consent;
 mod environment;
 mod locking;
 mod owners;
@@ -18,6 +20,7 @@ mod registries;
 pub mod report;
 mod starts;
 pub mod tokens;
+pub mod tool_pins;
 pub mod trust;
 
 pub use approve::{ask, check_user_scope, record_more, record_one, user_scope, with_dependencies};

@@ -602,7 +602,7 @@ impl Remote {
         url: &str,
         validators: Option<&Validators>,
     ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
-        let _progress = super::progress::Request::start(&loggable(url));
+        let _progress = crate::ui::progress::Request::start(&loggable(url));
         let mut request = self.agent.get(url);
         if let Some((name, value)) = validators.and_then(Validators::conditional_headers) {
             request = request.header(name, value);

@@ -17,7 +17,6 @@ pub mod mcp;
 pub mod mcp_map;
 pub mod memory;
 pub mod package;
-pub mod progress;
 pub mod publish;
 pub mod server_json;
 mod sparse;

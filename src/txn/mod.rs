@@ -20,6 +20,7 @@
 pub mod boundary;
 pub mod doctor;
 pub mod fault;
+pub mod files;
 pub mod generation;
 pub mod journal;
 pub mod lock;

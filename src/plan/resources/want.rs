@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 
 use semver::Version;
 
-use super::claim::FileClaim;
-use super::layout::{Shape, hosts_with, layout_of};
-use super::{Kind, Resource, label, render};
 use crate::hosts::Scope;
+use crate::model::resources::claim::FileClaim;
+use crate::model::resources::layout::{Shape, hosts_with, layout_of};
+use crate::model::resources::{Kind, Resource, label, render};
 use crate::plan::LossyPolicy;
 use crate::translate::Dropped;
 
@@ -199,7 +199,7 @@ fn field_dropped(kind: Kind, field: &str) -> Dropped {
     Dropped {
         field: field.to_string(),
         concept: kind.section(),
-        security: super::layout::SECURITY_FIELDS.contains(&field),
+        security: crate::model::resources::layout::SECURITY_FIELDS.contains(&field),
         supported_on: Vec::new(),
     }
 }

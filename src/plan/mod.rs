@@ -16,6 +16,13 @@
 //!
 //! Claimed entries whose package is gone are removed, unless edited by hand since.
 
+pub mod desired;
+pub mod drift;
+pub mod from_host;
+pub mod resources;
+pub mod targets;
+pub mod to_host;
+
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -13,12 +13,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::block::{block_body, block_content, remove_block, upsert_block};
-use super::claim::{FileClaim, hash};
 use super::disk::Disk;
-use super::label;
 use super::want::DesiredFile;
 use crate::hosts::Scope;
+use crate::model::resources::block::{block_body, block_content, remove_block, upsert_block};
+use crate::model::resources::claim::{FileClaim, hash};
+use crate::model::resources::label;
 use crate::plan::{Action, EntryChange, FilePlan, Mode, Target};
 
 /// The resource half of a plan.

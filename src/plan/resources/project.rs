@@ -8,10 +8,10 @@ use semver::Version;
 use super::disk::{paths_to_read, read_disk};
 use super::plan::{PlanInput, PlanOutput, plan};
 use super::want::{Want, desired_files};
-use super::{FileClaim, Resource, load_all};
 use crate::hosts::Scope;
 use crate::lock::Lockfile;
 use crate::manifest::LoadedManifest;
+use crate::model::resources::{FileClaim, Resource, load_all};
 use crate::plan::{LossyPolicy, Mode};
 use crate::resolve::RegistrySet;
 use crate::targets::Layout;
@@ -38,7 +38,7 @@ pub struct Request<'a> {
     /// back by bytes).
     pub scopes: &'a [Scope],
     /// Files about to be written into the project: read from here instead of the disk.
-    pub staged: &'a super::Files,
+    pub staged: &'a crate::model::resources::Files,
 }
 
 /// One package's resources.
@@ -172,7 +172,9 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
 
 /// The files of the project's own resources: the staged ones, and the others read from `root`.
 /// The problems found in the project's own resources, as one error naming dotpack.toml.
-fn manifest_problems(problems: Vec<(super::Kind, String, String)>) -> anyhow::Error {
+fn manifest_problems(
+    problems: Vec<(crate::model::resources::Kind, String, String)>,
+) -> anyhow::Error {
     let whys: Vec<String> = problems.into_iter().map(|(_, _, why)| why).collect();
     anyhow::anyhow!("dotpack.toml: {}", whys.join("; "))
 }
@@ -180,10 +182,10 @@ fn manifest_problems(problems: Vec<(super::Kind, String, String)>) -> anyhow::Er
 fn own_files(
     root: &std::path::Path,
     manifest: &crate::manifest::Manifest,
-    staged: &super::Files,
-) -> Result<super::Files, Vec<(super::Kind, String, String)>> {
+    staged: &crate::model::resources::Files,
+) -> Result<crate::model::resources::Files, Vec<(crate::model::resources::Kind, String, String)>> {
     if staged.is_empty() {
-        return super::files_of_dir(root, manifest);
+        return crate::model::resources::files_of_dir(root, manifest);
     }
     let is_staged = |path: &str| {
         let path = path.trim_end_matches('/');
@@ -192,12 +194,12 @@ fn own_files(
             .any(|k| k == path || k.starts_with(&format!("{path}/")))
     };
     let mut on_disk = manifest.clone();
-    for kind in super::Kind::ALL {
+    for kind in crate::model::resources::Kind::ALL {
         on_disk
             .resources_of_mut(kind)
             .retain(|_, decl| !is_staged(&decl.path));
     }
-    let mut files = super::files_of_dir(root, &on_disk)?;
+    let mut files = crate::model::resources::files_of_dir(root, &on_disk)?;
     files.extend(staged.iter().map(|(k, v)| (k.clone(), v.clone())));
     Ok(files)
 }

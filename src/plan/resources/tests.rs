@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::resources::*;
 
 #[test]
 fn a_block_added_then_removed_gives_the_file_back_byte_for_byte() {
@@ -198,7 +199,7 @@ fn planning_a_new_file_over_an_unowned_one_is_a_collision_and_reads_no_disk() {
 mod props {
     use proptest::prelude::*;
 
-    use super::super::*;
+    use crate::model::resources::*;
 
     /// Lines of an instructions file: text, blank lines, marker-like lines of other blocks,
     /// joined with LF or CRLF, with or without a final line ending.

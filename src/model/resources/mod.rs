@@ -8,36 +8,25 @@
 //! - `render`: a resource in a host's shape (Gemini TOML commands, Cursor `.mdc` rules, …);
 //! - `block`: memory snippets as managed blocks inside `AGENTS.md` / `CLAUDE.md` / `GEMINI.md`;
 //! - `claim`: the record of every file and block dotpack wrote, with its sha256;
-//! - `want`: the files each wanted resource becomes at each host, lossy ones refused;
-//! - `disk`: what is on disk for those files and the claimed ones, read once;
-//! - `plan`: what must change on disk, computed from those bytes (pure);
-//! - `project`: the glue `ops::plan_hosts` calls, for the project and user scopes.
+//!
+//! Planning them (what each host's files must become) is on the planning floor,
+//! [`crate::plan::resources`].
 
-mod block;
-mod claim;
-mod disk;
-mod layout;
-mod load;
-mod plan;
-pub mod project;
-mod render;
-mod source;
-mod want;
-
-#[cfg(test)]
-mod tests;
+pub(crate) mod block;
+pub(crate) mod claim;
+pub(crate) mod layout;
+pub(crate) mod load;
+pub(crate) mod render;
+pub(crate) mod source;
 
 use serde::{Deserialize, Serialize};
 
 pub use block::{block_body, block_content, remove_block, upsert_block};
 pub use claim::{FileClaim, emit as emit_claims, hash, parse_one as parse_claim};
-pub use disk::{Disk, paths_to_read, read_disk};
 pub use layout::{KindLayout, LAYOUTS, Shape, hosts_with, layout_of, user_places};
 pub use load::{Markdown, Resource, load_all, load_one, parse_markdown};
-pub use plan::{PlanInput, PlanOutput, plan};
 pub use render::{Output, render};
 pub use source::{Files, check_path, files_of_archive, files_of_dir};
-pub use want::{DesiredFile, Want, desired_files};
 
 /// The kinds of resources, as their manifest sections name them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

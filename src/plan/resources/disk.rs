@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::claim::FileClaim;
 use super::want::DesiredFile;
+use crate::model::resources::claim::FileClaim;
 
 /// What is on disk for the paths a plan looks at, read once.
 #[derive(Clone, Debug, Default)]
@@ -54,7 +54,7 @@ pub fn read_disk(
     let fence = fence(root, scope);
     let mut disk = Disk::default();
     let inside = |rel: &str| -> Result<PathBuf> {
-        if super::check_path(rel).is_err() {
+        if crate::model::resources::check_path(rel).is_err() {
             bail!(
                 "a file claim names `{rel}`, which is not a path below {}; restore dotpack.lock (or $DOTPACK_HOME/claims.toml) from version control or a backup",
                 root.display()

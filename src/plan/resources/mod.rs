@@ -1,0 +1,19 @@
+//! Planning resource files: what each host's skills, commands, agents, rules and memory blocks
+//! must become, from the resources as data ([`crate::model::resources`]) and the claims.
+//!
+//! - `want`: the files each wanted resource becomes at each host, lossy ones refused;
+//! - `disk`: what is on disk for those files and the claimed ones, read once;
+//! - `plan`: what must change on disk, computed from those bytes (pure);
+//! - `project`: the glue `ops::plan_hosts` calls, for the project and user scopes.
+
+mod disk;
+mod plan;
+pub mod project;
+mod want;
+
+#[cfg(test)]
+mod tests;
+
+pub use disk::{Disk, paths_to_read, read_disk};
+pub use plan::{PlanInput, PlanOutput, plan};
+pub use want::{DesiredFile, Want, desired_files};

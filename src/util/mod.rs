@@ -1,0 +1,6 @@
+//! The bottom floor: small helpers every other floor may use and that use nothing of dotpack's
+//! own (atomic writes, reading inside a fenced folder, "did you mean").
+
+pub mod fence;
+pub mod fsutil;
+pub mod suggest;
