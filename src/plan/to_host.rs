@@ -26,6 +26,7 @@ use crate::concepts::ValueKind;
 use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
 use crate::hosts::HostAdapter;
 use crate::manifest::Server;
+use crate::template::is_env_name;
 use crate::template::{
     Context, EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref, value_of, value_text,
 };
@@ -1041,15 +1042,6 @@ fn local_env_var(item: &toml::Value) -> Option<&str> {
         _ => return None,
     };
     is_env_name(name).then_some(name)
-}
-
-/// A name that is safe to splice into a template: `[A-Za-z_][A-Za-z0-9_]*`.
-pub(crate) fn is_env_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

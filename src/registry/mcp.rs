@@ -327,28 +327,7 @@ impl McpRegistry {
     }
 }
 
-/// Whether `name` is an MCP Registry server name: `namespace/name`, the namespace in reverse-DNS
-/// form (`[a-zA-Z0-9.-]+`), the name `[a-zA-Z0-9._-]+`, as the registry's schema requires, and
-/// neither part `.` or `..`.
-pub fn is_registry_name(name: &str) -> bool {
-    let Some((namespace, rest)) = name.split_once('/') else {
-        return false;
-    };
-    let part = |s: &str, extra: &[u8]| {
-        !s.is_empty()
-            && s != "."
-            && s != ".."
-            && s.len() <= 200
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || extra.contains(&b))
-    };
-    part(namespace, b"")
-        && part(rest, b"_")
-        && namespace
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphanumeric())
-}
+pub use crate::validate::is_registry_name;
 
 /// The manifest text of the `server.json` document `bytes` (as [`McpRegistry::archive`] returns
 /// it). `label` names the document in errors.

@@ -5,7 +5,7 @@
 
 use std::fmt;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
@@ -210,17 +210,7 @@ fn render_plain(diags: &[Diagnostic]) -> String {
         .join("\n")
 }
 
-/// Shortens `path` for messages: relative to the current directory when it is inside it.
-pub fn display_path(path: &Path) -> String {
-    match std::env::current_dir() {
-        Ok(cwd) => path
-            .strip_prefix(&cwd)
-            .unwrap_or(path)
-            .display()
-            .to_string(),
-        Err(_) => path.display().to_string(),
-    }
-}
+pub use crate::util::fsutil::display_path;
 
 #[cfg(test)]
 mod tests {

@@ -133,7 +133,7 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// How a path is named in messages: relative to the current folder when inside it.
 fn shown(path: &Path) -> String {
-    crate::diag::display_path(path)
+    super::fsutil::display_path(path)
 }
 
 /// The bytes of the regular file `path` (`None` when it does not exist, or is a link to nothing

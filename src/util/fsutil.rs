@@ -322,6 +322,18 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
+/// Shortens `path` for messages: relative to the current directory when it is inside it.
+pub fn display_path(path: &Path) -> String {
+    match std::env::current_dir() {
+        Ok(cwd) => path
+            .strip_prefix(&cwd)
+            .unwrap_or(path)
+            .display()
+            .to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -404,6 +404,16 @@ pub fn sole_env_ref(s: &str, cx: &Context<'_>) -> Option<String> {
     }
 }
 
+/// A name that is safe to splice into a template as an environment variable:
+/// `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Every environment variable `s` mentions, in every branch and alternative, in order of first
 /// appearance, without duplicates. Never fails: a malformed template yields what could be read.
 pub fn env_refs(s: &str) -> Vec<String> {

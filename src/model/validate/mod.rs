@@ -275,10 +275,33 @@ pub fn is_valid_name(name: &str) -> bool {
 }
 
 /// Package names: a plain name ([`is_valid_name`]) or an MCP Registry server name
-/// (`io.github.user/weather`, see [`crate::registry::mcp::is_registry_name`]), which only an
+/// (`io.github.user/weather`, see [`is_registry_name`]), which only an
 /// `mcp-registry` source serves. dotpack's own indexes keep refusing anything but plain names.
 pub fn is_valid_package_name(name: &str) -> bool {
-    is_valid_name(name) || crate::registry::mcp::is_registry_name(name)
+    is_valid_name(name) || is_registry_name(name)
+}
+
+/// Whether `name` is an MCP Registry server name: `namespace/name`, the namespace in reverse-DNS
+/// form (`[a-zA-Z0-9.-]+`), the name `[a-zA-Z0-9._-]+`, as the registry's schema requires, and
+/// neither part `.` or `..`.
+pub fn is_registry_name(name: &str) -> bool {
+    let Some((namespace, rest)) = name.split_once('/') else {
+        return false;
+    };
+    let part = |s: &str, extra: &[u8]| {
+        !s.is_empty()
+            && s != "."
+            && s != ".."
+            && s.len() <= 200
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || extra.contains(&b))
+    };
+    part(namespace, b"")
+        && part(rest, b"_")
+        && namespace
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
 }
 
 /// A key as it appears in a key path: bare when it can be, quoted otherwise.

@@ -426,7 +426,7 @@ impl Checker<'_> {
                 }
                 "token_env" => {
                     if let Some(var) = self.expect_str(k, v, &key_path)
-                        && !crate::translate::is_env_name(var)
+                        && !crate::template::is_env_name(var)
                     {
                         self.error(
                             "invalid-env-name",

@@ -222,7 +222,7 @@ fn host_reference(s: &str, syntax: EnvSyntax) -> Option<(String, usize)> {
         (EnvSyntax::DollarBrace, Some((name, default))) => (name, Some(default)),
         _ => (inner, None),
     };
-    if !crate::translate::is_env_name(name) {
+    if !crate::template::is_env_name(name) {
         return None;
     }
     let reference = match default {

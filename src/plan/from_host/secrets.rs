@@ -94,7 +94,7 @@ pub fn move_secrets(name: &str, server: &mut Map<String, Value>) -> (Vec<Moved>,
     for secret in find_secrets(server) {
         let taken: Vec<&str> = moved.iter().map(|m| m.var.as_str()).collect();
         let var = match &secret.place {
-            SecretPlace::Env(key) if crate::translate::is_env_name(key) => key.clone(),
+            SecretPlace::Env(key) if crate::template::is_env_name(key) => key.clone(),
             SecretPlace::Env(key) => unique(&format!("{prefix}_{}", upper_snake(key)), &taken),
             SecretPlace::Header(h) if h.eq_ignore_ascii_case("authorization") => {
                 unique(&format!("{prefix}_TOKEN"), &taken)
