@@ -19,65 +19,103 @@ pub const MANIFEST_FILE: &str = "dotpack.toml";
 
 /// A parsed, validated `dotpack.toml`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(
+        deny_unknown_fields,
+        title = "dotpack.toml",
+        description = "A dotpack manifest: a project's MCP server packages, or a published package. Derived from dotpack's manifest types and concept table."
+    )
+)]
 pub struct Manifest {
-    /// Present in a published package.
+    /// What a published package says about itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub package: Option<PackageMeta>,
-    /// Project settings: target hosts and scope.
+    /// Where this project installs its servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<ProjectSettings>,
-    /// Values a user may set when installing, referenced as `{{props.NAME}}`.
+    /// Values a user may set when installing (`--set NAME=VALUE`), referenced as `{{props.NAME}}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub inputs: BTreeMap<String, Input>,
-    /// MCP servers this manifest declares, in canonical form.
+    /// MCP servers this manifest declares, in canonical form; dotpack writes each host's own
+    /// spelling.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub servers: BTreeMap<String, Server>,
+    /// Packages this project installs, each with a semver requirement.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::PACKAGE_NAME_PATTERN})))]
     pub dependencies: BTreeMap<String, DependencySpec>,
-    /// Extra registries by name: `[registries] local = { path = "../index" }`.
+    /// Extra registries by name, for `registry = "NAME"` on a dependency:
+    /// `[registries] local = { path = "../index" }`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub registries: BTreeMap<String, RegistrySpec>,
+    /// Settings of dotpack itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Settings>,
-    /// Skills: folders holding `SKILL.md` (see [`crate::resources`]).
+    /// Skills: folders holding SKILL.md (frontmatter `name`, `description`), installed into each
+    /// host's skills folder.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub skills: BTreeMap<String, ResourceDecl>,
-    /// Slash commands: markdown prompts.
+    /// Slash commands: markdown prompts (frontmatter `description`, `argument-hint`), written in
+    /// each host's command format.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub commands: BTreeMap<String, ResourceDecl>,
-    /// Subagents: markdown with frontmatter.
+    /// Subagents: markdown with frontmatter `name`, `description`, `tools`, `model`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub agents: BTreeMap<String, ResourceDecl>,
-    /// Rules: markdown guidance with activation frontmatter.
+    /// Rules: markdown guidance with frontmatter `description`, `globs`, `always`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub rules: BTreeMap<String, ResourceDecl>,
-    /// Memory snippets for the host's instructions file.
+    /// Memory snippets: markdown written as a managed block into AGENTS.md, CLAUDE.md or
+    /// GEMINI.md.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = {"pattern": crate::model::schema::NAME_PATTERN})))]
     pub memory: BTreeMap<String, ResourceDecl>,
 }
 
 /// `[package]`: what a published package says about itself.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct PackageMeta {
+    /// The package name: letters, digits, `-` and `_`, starting with a letter or digit; or an MCP
+    /// Registry name, `namespace/name`.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = crate::model::schema::PACKAGE_NAME_PATTERN)))]
     pub name: String,
+    /// A full semver version, such as `0.3.1`.
     pub version: Version,
+    /// One line saying what the package's servers do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Words `dotpack search` matches.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
+    /// The package's home page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub homepage: Option<String>,
+    /// Where the package's source lives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
+    /// An SPDX license expression.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub license: Option<String>,
 }
 
 /// `[project]`: where a project installs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct ProjectSettings {
-    /// The hosts whose config files dotpack writes: `"claude-code"`, or
-    /// `{ host = "windsurf", scope = "user" }` to give one host its own scope.
+    /// The hosts whose config files dotpack writes (`dotpack hosts` lists them): `"claude-code"`,
+    /// or `{ host = "windsurf", scope = "user" }` to give one host its own scope.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostDecl>,
     /// The scope of hosts that do not name one: `project` (the default) or `user`.
@@ -85,20 +123,36 @@ pub struct ProjectSettings {
     pub scope: Option<Scope>,
     /// Packages or servers this project installs into no host (`dotpack uninstall NAME`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(inner(regex(pattern = crate::model::schema::NAME_PATTERN))))]
     pub exclude: Vec<String>,
 }
 
 /// One entry of `[project] hosts`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub enum HostDecl {
-    Id(String),
+    /// A host id.
+    Id(
+        #[cfg_attr(
+            feature = "schema",
+            schemars(schema_with = "crate::model::schema::host_id")
+        )]
+        String,
+    ),
+    /// A host with its own scope or exclusions.
     Detailed {
+        #[cfg_attr(
+            feature = "schema",
+            schemars(schema_with = "crate::model::schema::host_id")
+        )]
         host: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         scope: Option<Scope>,
         /// Packages or servers not installed into this host (`dotpack uninstall NAME --host H`).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "schema", schemars(inner(regex(pattern = crate::model::schema::NAME_PATTERN))))]
         exclude: Vec<String>,
     },
 }
@@ -129,7 +183,10 @@ impl HostDecl {
 
 /// `[settings]`: knobs of dotpack itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct Settings {
+    /// How many generations `dotpack gc` keeps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_generations: Option<u32>,
     /// `dotpack lock` records the tools of every server (see `dotpack lock --pin-tools`).
@@ -139,32 +196,54 @@ pub struct Settings {
 
 /// `[inputs.NAME]`: a value the user supplies at install time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct Input {
+    /// What the value is for, shown by `dotpack info`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The value when none is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::any_value")
+    )]
     pub default: Option<toml::Value>,
+    /// `dotpack add` fails until a value is set.
     #[serde(default)]
     pub required: bool,
-    /// A secret is never written to the lock or claims; it should come from the environment.
+    /// Never written to the lock or claims; give it as `{{env.NAME}}`.
     #[serde(default)]
     pub secret: bool,
     /// `string`, `number`, `bool`, `array` or `object`; inferred from `default` when absent.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::value_type")
+    )]
     pub kind: Option<String>,
     /// The values allowed.
     #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::any_list")
+    )]
     pub allowed: Option<Vec<toml::Value>>,
     /// A regular expression a text (or every text item of a list) must match, whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
-    /// Bounds: of a number's value, a text's length, a list's number of items.
+    /// Lower bound: a number's value, a text's length, a list's number of items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<f64>,
+    /// Upper bound: a number's value, a text's length, a list's number of items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
     /// The type of a list's items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::value_type")
+    )]
     pub items: Option<String>,
 }
 
@@ -209,22 +288,44 @@ impl Server {
 /// A dependency: `name = "^1.2"` or `name = { version = "^1.2", ... }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum DependencySpec {
-    Req(VersionReq),
+    Req(
+        #[cfg_attr(
+            feature = "schema",
+            schemars(schema_with = "crate::model::schema::version_req")
+        )]
+        VersionReq,
+    ),
     Detailed(DetailedDependency),
 }
 
+/// A dependency with options.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct DetailedDependency {
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::version_req")
+    )]
     pub version: VersionReq,
     /// Name of a registry in `[registries]`; the default registry when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registry: Option<String>,
-    /// Input values for the package, `--set` on the command line, typed as the inputs are.
+    /// Input values for the package (`--set NAME=VALUE`), typed as the inputs are.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::value_map")
+    )]
     pub set: BTreeMap<String, toml::Value>,
-    /// Lossy fields this project accepts dropping for this dependency.
+    /// Fields this project accepts dropping for this package where a host cannot express them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::lossy_names")
+    )]
     pub allow_lossy: Vec<String>,
     /// Scope to install this package's servers into instead of each host's (`dotpack add NAME
     /// --scope user`).
@@ -272,26 +373,38 @@ impl DependencySpec {
     }
 }
 
-/// `[registries.NAME]`.
+/// `[registries.NAME]`: a registry index in a local folder or at an http(s) URL.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(
+    deny_unknown_fields,
+    extend("oneOf" = [{"required": ["path"]}, {"required": ["url"]}])
+))]
 pub struct RegistrySpec {
-    /// A local directory holding an index, relative to the manifest's folder.
+    /// A folder holding an index, relative to this manifest's folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathBuf>,
-    /// A base URL serving an index as static files, or the MCP Registry API.
+    /// A base URL serving an index as static files, or the MCP Registry API (`kind =
+    /// "mcp-registry"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = "^https?://")))]
     pub url: Option<String>,
     /// What `url` serves: dotpack's own sparse index (the default) or the MCP Registry API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<RegistryKind>,
-    /// The environment variable holding a bearer token for a private `url` registry. The
-    /// token itself never appears in dotpack.toml.
+    /// With `url`: the environment variable holding a bearer token for this registry, sent only
+    /// to its scheme, host and port. The token itself never appears in dotpack.toml.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = "^[A-Za-z_][A-Za-z0-9_]*$"))
+    )]
     pub token_env: Option<String>,
 }
 
 /// `kind` of a `[registries.NAME]` entry.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum RegistryKind {
     /// dotpack's own layout: a sparse index of `.tar.gz` packages.

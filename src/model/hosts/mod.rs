@@ -56,6 +56,7 @@ pub use crate::formats::Format as FileFormat;
     Serialize,
     Deserialize,
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// A file inside the project, usually committed and shared with the team.

@@ -88,9 +88,17 @@ impl std::fmt::Display for Kind {
 
 /// `[skills.NAME] path = "skills/NAME"`: where in the package the resource's files are.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ResourceDecl {
-    /// Relative to the package's folder, `/`-separated, never leaving it.
+    /// Where in the package the resource's files are: relative to the package's folder,
+    /// `/`-separated, never leaving it (a folder holding SKILL.md for a skill, a markdown file for
+    /// the other kinds).
+    #[cfg_attr(feature = "schema", schemars(
+        length(min = 1),
+        regex(pattern = r"^[^/\\:][^\\:]*$"),
+        extend("not" = {"pattern": r"(^|/)\.\.?(/|$)"})
+    ))]
     pub path: String,
 }
 

@@ -1,16 +1,16 @@
 //! `docs/dotpack.schema.json` is generated from the manifest types and the concept table
-//! (`dotpack::schema`), so editors check `dotpack.toml` against what dotpack really accepts. Run
-//! with `UPDATE_DOCS=1` to rewrite it. Every curated manifest and every whole manifest in the
+//! (`dotpack_docgen`), so editors check `dotpack.toml` against what dotpack really accepts. Run
+//! `cargo run -p dotpack-docgen` (or this test with `UPDATE_DOCS=1`) to rewrite it. Every curated manifest and every whole manifest in the
 //! docs must validate against it.
 
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn validator() -> jsonschema::Validator {
-    jsonschema::draft7::new(&dotpack::schema::manifest_schema()).expect("the schema compiles")
+    jsonschema::draft7::new(&dotpack_docgen::manifest_schema()).expect("the schema compiles")
 }
 
 /// The TOML text as the JSON value an editor's TOML-to-JSON step gives the schema.
@@ -29,14 +29,14 @@ fn errors(validator: &jsonschema::Validator, text: &str) -> Vec<String> {
 #[test]
 fn schema_doc_is_current() {
     let path = root().join("docs/dotpack.schema.json");
-    let want = dotpack::schema::render();
+    let want = dotpack_docgen::render();
     if std::env::var_os("UPDATE_DOCS").is_some() {
         std::fs::write(&path, &want).unwrap();
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "docs/dotpack.schema.json is out of date: run `UPDATE_DOCS=1 cargo test --test schema_doc`"
+        "docs/dotpack.schema.json is out of date: run `cargo run -p dotpack-docgen`"
     );
 }
 
