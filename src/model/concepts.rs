@@ -8,10 +8,8 @@
 //! allow list). A host that spells a concept differently (`includeTools`, `headers`, `serverUrl`)
 //! is a [`HostField`] of the same row, so a translator renames instead of dropping.
 
-mod hosts;
 mod table;
 
-pub use hosts::{HOSTS, HostInfo, host_info, is_known_host};
 pub use table::CONCEPTS;
 
 /// The shape of value a canonical field holds, checked by validation.
@@ -78,7 +76,7 @@ pub enum Form {
 /// One host's name for a concept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostField {
-    /// A host id from [`HOSTS`].
+    /// A host id of [`crate::hosts::ADAPTERS`].
     pub host: &'static str,
     /// The field as that host spells it (dotted when [`Form::Nested`]).
     pub field: &'static str,
@@ -240,7 +238,12 @@ mod tests {
     fn every_referenced_host_exists() {
         for c in CONCEPTS {
             for h in c.hosts {
-                assert!(is_known_host(h.host), "{}: unknown host {}", c.id, h.host);
+                assert!(
+                    crate::hosts::is_known_host(h.host),
+                    "{}: unknown host {}",
+                    c.id,
+                    h.host
+                );
             }
         }
     }
@@ -248,7 +251,7 @@ mod tests {
     #[test]
     fn host_ids_are_unique() {
         let mut seen = BTreeSet::new();
-        for h in HOSTS {
+        for h in crate::hosts::ADAPTERS {
             assert!(seen.insert(h.id), "duplicate host {}", h.id);
         }
     }
@@ -282,7 +285,7 @@ mod tests {
 
     #[test]
     fn every_host_has_the_stdio_core() {
-        for host in HOSTS {
+        for host in crate::hosts::ADAPTERS {
             for field in ["command", "args", "env"] {
                 let concept = concept_of(field).unwrap();
                 assert!(

@@ -39,12 +39,13 @@ mod derived {
     use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
     use serde_json::{Map, Value, json};
 
-    use crate::concepts::{CONCEPTS, HOSTS, ValueKind};
+    use crate::concepts::{CONCEPTS, ValueKind};
+    use crate::hosts::ADAPTERS;
     use crate::manifest::Server;
 
     /// A host id of `[project] hosts`.
     pub fn host_id(_: &mut SchemaGenerator) -> Schema {
-        let ids: Vec<&str> = HOSTS.iter().map(|h| h.id).collect();
+        let ids: Vec<&str> = ADAPTERS.iter().map(|h| h.id).collect();
         json_schema!({"type": "string", "enum": ids})
     }
 

@@ -10,6 +10,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "amazon-q",
+    display_name: "Amazon Q Developer CLI",
+    priority: false,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: Some(".amazonq/mcp.json"),

@@ -10,6 +10,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "antigravity",
+    display_name: "Antigravity",
+    priority: true,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: None,

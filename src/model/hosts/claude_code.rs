@@ -15,6 +15,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "claude-code",
+    display_name: "Claude Code",
+    priority: true,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: Some(".mcp.json"),

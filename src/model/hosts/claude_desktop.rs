@@ -14,6 +14,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "claude-desktop",
+    display_name: "Claude Desktop",
+    priority: true,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: None,

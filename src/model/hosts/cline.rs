@@ -14,6 +14,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "cline",
+    display_name: "Cline",
+    priority: false,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: None,

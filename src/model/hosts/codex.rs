@@ -12,6 +12,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "codex",
+    display_name: "Codex",
+    priority: true,
     format: FileFormat::Toml,
     container: Container::new(&["mcp_servers"]),
     project_file: Some(".codex/config.toml"),

@@ -13,6 +13,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "continue",
+    display_name: "Continue",
+    priority: false,
     format: FileFormat::Yaml,
     container: Container::keyed_list(&["mcpServers"], "name"),
     project_file: None,

@@ -15,6 +15,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "copilot-cli",
+    display_name: "GitHub Copilot CLI",
+    priority: false,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: Some(".github/mcp.json"),

@@ -11,6 +11,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "crush",
+    display_name: "Crush",
+    priority: false,
     format: FileFormat::Json,
     container: Container::new(&["mcp"]),
     project_file: Some("crush.json"),

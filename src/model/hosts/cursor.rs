@@ -13,6 +13,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "cursor",
+    display_name: "Cursor",
+    priority: true,
     format: FileFormat::Jsonc,
     container: Container::new(&["mcpServers"]),
     project_file: Some(".cursor/mcp.json"),

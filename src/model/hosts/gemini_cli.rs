@@ -17,6 +17,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "gemini-cli",
+    display_name: "Gemini CLI",
+    priority: true,
     format: FileFormat::Jsonc,
     container: Container::new(&["mcpServers"]),
     project_file: Some(".gemini/settings.json"),

@@ -15,6 +15,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "goose",
+    display_name: "goose",
+    priority: false,
     format: FileFormat::Yaml,
     container: Container::new(&["extensions"]),
     project_file: None,

@@ -18,6 +18,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "hermes",
+    display_name: "Hermes Agent",
+    priority: true,
     format: FileFormat::Yaml,
     container: Container::new(&["mcp_servers"]),
     project_file: None,

@@ -11,6 +11,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "kiro",
+    display_name: "Kiro",
+    priority: false,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: Some(".kiro/settings/mcp.json"),

@@ -12,6 +12,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "mcp-json",
+    display_name: "shared .mcp.json files",
+    priority: false,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: Some(".mcp.json"),

@@ -262,8 +262,12 @@ impl TransportTypes {
 /// Everything dotpack needs to know about one host beyond the concept table.
 #[derive(Clone, Copy, Debug)]
 pub struct HostAdapter {
-    /// A host id of [`crate::concepts::HOSTS`].
+    /// The id written in `[project] hosts` and used everywhere else.
     pub id: &'static str,
+    /// How messages and docs name the host ("Claude Code").
+    pub display_name: &'static str,
+    /// One of the priority hosts of hosts.md 21a (the others are 21b).
+    pub priority: bool,
     pub format: FileFormat,
     /// Where the servers are: the key path of the object (table) that maps server names to
     /// entries, or of a list whose items carry their name (Continue).
@@ -297,6 +301,8 @@ impl HostAdapter {
     pub(crate) const fn bare(id: &'static str) -> HostAdapter {
         HostAdapter {
             id,
+            display_name: id,
+            priority: false,
             format: FileFormat::Json,
             container: Container::new(&["mcpServers"]),
             project_file: None,
@@ -321,7 +327,8 @@ impl PartialEq for HostAdapter {
 
 impl Eq for HostAdapter {}
 
-/// Every host dotpack can write, in the order of `reference/hosts.md`.
+/// Every host dotpack knows, priority hosts first, in the order of `reference/hosts.md`: the one
+/// host registry (everything else about a host is keyed by these ids).
 pub static ADAPTERS: &[HostAdapter] = &[
     claude_code::ADAPTER,
     claude_desktop::ADAPTER,
@@ -350,10 +357,15 @@ pub fn adapter(id: &str) -> Option<&'static HostAdapter> {
     ADAPTERS.iter().find(|a| a.id == id)
 }
 
+/// Whether `id` names a host dotpack knows.
+pub fn is_known_host(id: &str) -> bool {
+    adapter(id).is_some()
+}
+
 impl HostAdapter {
-    /// How messages name the host ("Claude Code"), from the concept table's host list.
+    /// How messages name the host ("Claude Code").
     pub fn name(&self) -> &'static str {
-        crate::concepts::host_info(self.id).map_or(self.id, |h| h.display_name)
+        self.display_name
     }
 
     /// The target file at `scope`, or `None` when the host has no file at that scope.

@@ -13,6 +13,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "opencode",
+    display_name: "OpenCode",
+    priority: true,
     format: FileFormat::Jsonc,
     container: Container::new(&["mcp"]),
     project_file: Some("opencode.json"),

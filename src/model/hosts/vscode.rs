@@ -12,6 +12,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "vscode",
+    display_name: "VS Code",
+    priority: true,
     format: FileFormat::Jsonc,
     container: Container::new(&["servers"]),
     project_file: Some(".vscode/mcp.json"),

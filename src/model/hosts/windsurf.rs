@@ -11,6 +11,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "windsurf",
+    display_name: "Windsurf",
+    priority: true,
     format: FileFormat::Json,
     container: Container::new(&["mcpServers"]),
     project_file: None,

@@ -15,6 +15,8 @@ use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "zed",
+    display_name: "Zed",
+    priority: true,
     format: FileFormat::Jsonc,
     container: Container::new(&["context_servers"]),
     project_file: Some(".zed/settings.json"),

@@ -5,7 +5,8 @@ use semver::{Version, VersionReq};
 use toml_edit::{Item, Key};
 
 use super::{Checker, entries, is_valid_package_name, segment, type_name};
-use crate::concepts::{ValueKind, canonical_fields, is_known_host};
+use crate::concepts::{ValueKind, canonical_fields};
+use crate::hosts::{ADAPTERS, is_known_host};
 
 const PACKAGE_KEYS: &[&str] = &[
     "name",
@@ -180,16 +181,12 @@ impl Checker<'_> {
                     }
                 };
             if !is_known_host(id) {
-                let ids = crate::concepts::HOSTS.iter().map(|h| h.id);
+                let ids = ADAPTERS.iter().map(|h| h.id);
                 let help = match super::did_you_mean(id, ids) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => format!(
                         "known hosts: {}",
-                        crate::concepts::HOSTS
-                            .iter()
-                            .map(|h| h.id)
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        ADAPTERS.iter().map(|h| h.id).collect::<Vec<_>>().join(", ")
                     ),
                 };
                 self.error(
