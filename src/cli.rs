@@ -609,6 +609,11 @@ impl GlobalArgs {
             var(http::RETRY_DELAY_ENV).as_deref(),
         )
         .map_err(|e| anyhow::anyhow!("{e}\n  help: fix or unset it"))?;
+        let http = crate::registry::Network {
+            allow_redirects: var(http::ALLOW_REDIRECTS_ENV)
+                .is_some_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no")),
+            ..http
+        };
         Ok(Settings {
             host_env,
             dotpack_home,
@@ -712,15 +717,18 @@ pub fn main() -> ExitCode {
     };
     let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
     printer.start_logging(cli.global.verbose);
-    // A spinner for slow registry requests: on a terminal only, and not when the log or
-    // --quiet asks for plain lines.
-    crate::ui::progress::enable(
-        std::io::IsTerminal::is_terminal(&std::io::stderr())
-            && !cli.global.quiet
-            && cli.global.verbose == 0,
-    );
     let settings = match cli.global.settings() {
-        Ok(settings) => settings,
+        Ok(mut settings) => {
+            // A spinner for slow registry requests: on a terminal only, and not when the log
+            // or --quiet asks for plain lines.
+            if std::io::IsTerminal::is_terminal(&std::io::stderr())
+                && !cli.global.quiet
+                && cli.global.verbose == 0
+            {
+                settings.http.progress = crate::ui::progress::ProgressHandle::on();
+            }
+            settings
+        }
         Err(err) => {
             crate::commands::report_error(&printer, &err);
             return ExitCode::from(1);

@@ -81,15 +81,12 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// How HTTP registries may use the network: `offline` from the flags, and whether redirects
-    /// may leave a registry's origin from `DOTPACK_ALLOW_REDIRECTS` (set to anything but empty,
-    /// `0`, `false` or `no`).
+    /// How HTTP registries may use the network: `offline` from the flags, the rest as the command
+    /// line decided it once from the environment (`DOTPACK_ALLOW_REDIRECTS`, timeouts, retries)
+    /// and the terminal (the spinner).
     pub fn network(&self) -> crate::registry::Network {
-        let allow_redirects = std::env::var(crate::registry::http::ALLOW_REDIRECTS_ENV)
-            .is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"));
         crate::registry::Network {
             offline: self.offline,
-            allow_redirects,
             ..self.http
         }
     }

@@ -62,6 +62,8 @@ pub struct Network {
     /// The wait before the first retry, doubled before each next one
     /// (`DOTPACK_HTTP_RETRY_DELAY_MS`; default 250 ms).
     pub retry_delay: Duration,
+    /// The spinner requests report to (on only for a terminal; see [`crate::ui::progress`]).
+    pub progress: crate::ui::progress::ProgressHandle,
 }
 
 impl Default for Network {
@@ -72,6 +74,7 @@ impl Default for Network {
             timeout: retry::DEFAULT_TIMEOUT,
             retries: retry::DEFAULT_RETRIES,
             retry_delay: retry::DEFAULT_RETRY_DELAY,
+            progress: crate::ui::progress::ProgressHandle::off(),
         }
     }
 }
@@ -602,7 +605,7 @@ impl Remote {
         url: &str,
         validators: Option<&Validators>,
     ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
-        let _progress = crate::ui::progress::Request::start(&loggable(url));
+        let _progress = self.network.progress.start(&loggable(url));
         let mut request = self.agent.get(url);
         if let Some((name, value)) = validators.and_then(Validators::conditional_headers) {
             request = request.header(name, value);

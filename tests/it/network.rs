@@ -375,6 +375,42 @@ fn slow_requests_show_no_progress_on_a_pipe() {
     assert!(!stderr.contains('\r'), "{stderr}");
 }
 
+#[test]
+fn slow_requests_show_a_spinner_on_a_terminal() {
+    // `script` gives dotpack a pseudo-terminal for stdout and stderr, as a shell would.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        panic!("this test needs `script` (util-linux) to make a terminal");
+    }
+    let env = Env::new();
+    let index = alpha_registry(&env);
+    let server = slow_server(&index, Duration::from_millis(900));
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    let dotpack = env.process_in(&env.project);
+    let line = format!(
+        "{} --registry {} add alpha",
+        assert_cmd::cargo::cargo_bin("dotpack").display(),
+        server.url
+    );
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &line, "/dev/null"])
+        .current_dir(&env.project);
+    for (key, value) in dotpack.get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("in flight"), "{text}");
+    assert!(text.contains("Adding"), "{text}");
+}
+
 /// A proxy in front of `upstream` that drops the first `drops` connections without an answer
 /// (the server closed or reset them), then passes requests through.
 fn dropping_server(upstream: String, drops: usize) -> (String, Arc<AtomicUsize>) {
