@@ -3,7 +3,7 @@
 //! It behaves like an on-disk index (lines grouped per package, lookups by name) without any
 //! I/O, so resolver tests can describe a registry in a few lines:
 //!
-//! ```
+//! ```ignore
 //! use dotpack::registry::memory::MemoryIndex;
 //! let index = MemoryIndex::builder("registry+test")
 //!     .package("figma", "0.3.1", &[("node-runtime", "^1")])

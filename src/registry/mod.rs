@@ -15,6 +15,8 @@ pub mod http;
 pub mod index;
 pub mod mcp;
 pub mod mcp_map;
+/// An index in memory for tests, behind the `test-support` feature so it never ships.
+#[cfg(any(test, feature = "test-support"))]
 pub mod memory;
 pub mod package;
 pub mod publish;
