@@ -7,6 +7,18 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use tempfile::TempDir;
 
+/// Whether the long runs of the property, model and fuzz tests are asked for:
+/// `DOTPACK_LONG_TESTS=1`, which `.ci/run` sets. The default `cargo test` runs every one of them
+/// with a few cases, so it stays fast; the long run gives them their full counts.
+pub fn long_tests() -> bool {
+    std::env::var_os("DOTPACK_LONG_TESTS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `short` in the default run, `long` under `DOTPACK_LONG_TESTS=1`.
+pub fn cases(short: u32, long: u32) -> u32 {
+    if long_tests() { long } else { short }
+}
+
 /// A temporary HOME with an empty project folder inside it.
 pub struct Env {
     pub home: TempDir,
