@@ -308,178 +308,32 @@ const UNCLAIMED: &[&str] = &[
 ];
 
 /// Sync mode (`install`, `add`, `update`, `remove`): the decision table of the module's doc.
+#[rustfmt::skip]
 const SYNC: &[Row] = &[
-    row(
-        "install into an absent file",
-        "claude-code",
-        Absent,
-        &[FIGMA],
-        Actions(&[("figma", Add)]),
-    ),
-    row(
-        "install into an empty object",
-        "claude-code",
-        Text("{}\n"),
-        &[FIGMA],
-        Actions(&[("figma", Add)]),
-    ),
-    row(
-        "install two servers",
-        "claude-code",
-        Absent,
-        &[FIGMA, GITHUB],
-        Actions(&[("figma", Add), ("github", Add)]),
-    ),
-    row(
-        "install beside a hand-written entry of another name",
-        "claude-code",
-        Text("{\"mcpServers\": {\"mine\": {\"command\": \"m\"}}}\n"),
-        &[FIGMA],
-        Actions(&[("figma", Add)]),
-    ),
-    row(
-        "install into codex's TOML",
-        "codex",
-        Absent,
-        &[GITHUB],
-        Actions(&[("github", Add)]),
-    ),
-    row(
-        "install into vscode's own shape",
-        "vscode",
-        Absent,
-        &[FIGMA],
-        Actions(&[("figma", Add)]),
-    ),
-    row(
-        "an unchanged entry is a no-op",
-        "claude-code",
-        Installed(&[FIGMA]),
-        &[FIGMA],
-        Actions(&[("figma", Unchanged)]),
-    ),
-    row(
-        "a new version with the same entry is a no-op",
-        "claude-code",
-        Installed(&[FIGMA]),
-        &[FIGMA_SAME],
-        Actions(&[("figma", Unchanged)]),
-    ),
-    row(
-        "a changed entry is updated",
-        "claude-code",
-        Installed(&[FIGMA]),
-        &[FIGMA_NEXT],
-        Actions(&[("figma", Update)]),
-    ),
-    row(
-        "a changed entry is updated in TOML",
-        "codex",
-        Installed(&[FIGMA]),
-        &[FIGMA_NEXT],
-        Actions(&[("figma", Update)]),
-    ),
-    row(
-        "a removed dependency is removed through its claim",
-        "claude-code",
-        Installed(&[FIGMA, GITHUB]),
-        &[GITHUB],
-        Actions(&[("github", Unchanged), ("figma", Remove)]),
-    ),
-    row(
-        "the last dependency removed",
-        "codex",
-        Installed(&[GITHUB]),
-        &[],
-        Actions(&[("github", Remove)]),
-    ),
-    row(
-        "an entry deleted by hand is added again",
-        "claude-code",
-        DeletedByHand(&[FIGMA]),
-        &[FIGMA],
-        Actions(&[("figma", Add)]),
-    ),
-    row(
-        "an entry deleted by hand and no longer wanted: only the claim goes",
-        "claude-code",
-        DeletedByHand(&[FIGMA, GITHUB]),
-        &[GITHUB],
-        Actions(&[("github", Unchanged), ("figma", Forget)]),
-    ),
-    row(
-        "an entry edited by hand is kept",
-        "claude-code",
-        EditedByHand(&[FIGMA]),
-        &[FIGMA_NEXT],
-        Actions(&[("figma", KeptEdited)]),
-    ),
-    forced(row(
-        "an entry edited by hand is replaced with --force",
-        "claude-code",
-        EditedByHand(&[FIGMA]),
-        &[FIGMA_NEXT],
-        Actions(&[("figma", Update)]),
-    )),
-    row(
-        "an entry edited by hand and no longer wanted is kept",
-        "claude-code",
-        EditedByHand(&[FIGMA]),
-        &[],
-        Actions(&[("figma", KeptEdited)]),
-    ),
-    forced(row(
-        "an entry edited by hand and no longer wanted goes with --force",
-        "claude-code",
-        EditedByHand(&[FIGMA]),
-        &[],
-        Actions(&[("figma", Remove)]),
-    )),
-    row(
-        "a collision with an entry the user wrote is refused",
-        "claude-code",
-        Text(HAND_WRITTEN),
-        &[FIGMA],
-        Refused(UNCLAIMED),
-    ),
-    forced(row(
-        "a collision with an entry the user wrote is replaced with --force",
-        "claude-code",
-        Text(HAND_WRITTEN),
-        &[FIGMA],
-        Actions(&[("figma", Update)]),
-    )),
-    row(
-        "a server another package owns is refused",
-        "claude-code",
-        Installed(&[FIGMA]),
-        &[FIGMA_FORK],
-        Refused(&[
-            "belongs to package `figma`",
-            "package `figma-fork` declares the same server",
-        ]),
-    ),
-    row(
-        "a file that does not parse is refused",
-        "claude-code",
-        Text("{ not json"),
-        &[FIGMA],
-        Refused(&[".mcp.json:", "dotpack never rewrites a file it cannot read"]),
-    ),
-    at_user(row(
-        "install at user scope",
-        "claude-code",
-        Absent,
-        &[FIGMA],
-        Actions(&[("figma", Add)]),
-    )),
-    at_user(row(
-        "a removed dependency at user scope goes with its last owner",
-        "claude-code",
-        Installed(&[FIGMA, GITHUB]),
-        &[GITHUB],
-        Actions(&[("github", Unchanged), ("figma", Remove)]),
-    )),
+    row("install into an absent file", "claude-code", Absent, &[FIGMA], Actions(&[("figma", Add)])),
+    row("install into an empty object", "claude-code", Text("{}\n"), &[FIGMA], Actions(&[("figma", Add)])),
+    row("install two servers", "claude-code", Absent, &[FIGMA, GITHUB], Actions(&[("figma", Add), ("github", Add)])),
+    row("install beside a hand-written entry of another name", "claude-code", Text("{\"mcpServers\": {\"mine\": {\"command\": \"m\"}}}\n"), &[FIGMA], Actions(&[("figma", Add)])),
+    row("install into codex's TOML", "codex", Absent, &[GITHUB], Actions(&[("github", Add)])),
+    row("install into vscode's own shape", "vscode", Absent, &[FIGMA], Actions(&[("figma", Add)])),
+    row("an unchanged entry is a no-op", "claude-code", Installed(&[FIGMA]), &[FIGMA], Actions(&[("figma", Unchanged)])),
+    row("a new version with the same entry is a no-op", "claude-code", Installed(&[FIGMA]), &[FIGMA_SAME], Actions(&[("figma", Unchanged)])),
+    row("a changed entry is updated", "claude-code", Installed(&[FIGMA]), &[FIGMA_NEXT], Actions(&[("figma", Update)])),
+    row("a changed entry is updated in TOML", "codex", Installed(&[FIGMA]), &[FIGMA_NEXT], Actions(&[("figma", Update)])),
+    row("a removed dependency is removed through its claim", "claude-code", Installed(&[FIGMA, GITHUB]), &[GITHUB], Actions(&[("github", Unchanged), ("figma", Remove)])),
+    row("the last dependency removed", "codex", Installed(&[GITHUB]), &[], Actions(&[("github", Remove)])),
+    row("an entry deleted by hand is added again", "claude-code", DeletedByHand(&[FIGMA]), &[FIGMA], Actions(&[("figma", Add)])),
+    row("an entry deleted by hand and no longer wanted: only the claim goes", "claude-code", DeletedByHand(&[FIGMA, GITHUB]), &[GITHUB], Actions(&[("github", Unchanged), ("figma", Forget)])),
+    row("an entry edited by hand is kept", "claude-code", EditedByHand(&[FIGMA]), &[FIGMA_NEXT], Actions(&[("figma", KeptEdited)])),
+    forced(row("an entry edited by hand is replaced with --force", "claude-code", EditedByHand(&[FIGMA]), &[FIGMA_NEXT], Actions(&[("figma", Update)]))),
+    row("an entry edited by hand and no longer wanted is kept", "claude-code", EditedByHand(&[FIGMA]), &[], Actions(&[("figma", KeptEdited)])),
+    forced(row("an entry edited by hand and no longer wanted goes with --force", "claude-code", EditedByHand(&[FIGMA]), &[], Actions(&[("figma", Remove)]))),
+    row("a collision with an entry the user wrote is refused", "claude-code", Text(HAND_WRITTEN), &[FIGMA], Refused(UNCLAIMED)),
+    forced(row("a collision with an entry the user wrote is replaced with --force", "claude-code", Text(HAND_WRITTEN), &[FIGMA], Actions(&[("figma", Update)]))),
+    row("a server another package owns is refused", "claude-code", Installed(&[FIGMA]), &[FIGMA_FORK], Refused(&["belongs to package `figma`", "package `figma-fork` declares the same server"])),
+    row("a file that does not parse is refused", "claude-code", Text("{ not json"), &[FIGMA], Refused(&[".mcp.json:", "dotpack never rewrites a file it cannot read"])),
+    at_user(row("install at user scope", "claude-code", Absent, &[FIGMA], Actions(&[("figma", Add)]))),
+    at_user(row("a removed dependency at user scope goes with its last owner", "claude-code", Installed(&[FIGMA, GITHUB]), &[GITHUB], Actions(&[("github", Unchanged), ("figma", Remove)]))),
 ];
 
 #[test]
@@ -646,102 +500,26 @@ fn policy(bare: bool, named: &[&str]) -> LossyPolicy {
 #[test]
 fn lossy_fields_are_refused_unless_allowed() {
     let none = LossyPolicy::default();
+    #[rustfmt::skip]
     let rows: Vec<LossyRow> = vec![
-        (
-            "a host that has the field drops nothing",
-            "codex",
-            WITH_CWD,
-            none.clone(),
-            &[],
-            Ok(""),
-        ),
-        (
-            "a plain lossy field is refused",
-            "claude-code",
-            WITH_CWD,
-            none.clone(),
-            &[],
-            Err(&[
-                "installing would drop fields these hosts cannot express",
-                "claude-code .mcp.json: server `tool` field `cwd`, concept stdio_working_directory",
-                "`--allow-lossy` to drop the fields that are not security-relevant",
-            ]),
-        ),
-        (
-            "a bare --allow-lossy drops a plain field",
-            "claude-code",
-            WITH_CWD,
-            policy(true, &[]),
-            &[],
-            Ok("cwd"),
-        ),
-        (
-            "naming the field drops it",
-            "claude-code",
-            WITH_CWD,
-            policy(false, &["cwd"]),
-            &[],
-            Ok("cwd"),
-        ),
-        (
-            "naming the concept drops it",
-            "claude-code",
-            WITH_CWD,
-            policy(false, &["stdio_working_directory"]),
-            &[],
-            Ok("cwd"),
-        ),
-        (
-            "the dependency's allow_lossy drops it",
-            "claude-code",
-            WITH_CWD,
-            none.clone(),
-            &["cwd"],
-            Ok("cwd"),
-        ),
-        (
-            "a security-relevant field is refused",
-            "cursor",
-            WITH_OAUTH,
-            none.clone(),
-            &[],
-            Err(&[
-                "field `oauth` (security-relevant)",
-                "`--allow-lossy=oauth` to drop security-relevant fields",
-            ]),
-        ),
-        (
-            "a bare --allow-lossy does not drop a security-relevant field",
-            "cursor",
-            WITH_OAUTH,
-            policy(true, &[]),
-            &[],
-            Err(&["field `oauth` (security-relevant)"]),
-        ),
-        (
-            "a named security-relevant field is dropped",
-            "cursor",
-            WITH_OAUTH,
-            policy(false, &["oauth"]),
-            &[],
-            Ok("oauth"),
-        ),
-        (
-            "the dependency may name a security-relevant field",
-            "cursor",
-            WITH_OAUTH,
-            none.clone(),
-            &["oauth"],
-            Ok("oauth"),
-        ),
-        (
-            "another named field does not drop it",
-            "cursor",
-            WITH_OAUTH,
-            policy(true, &["cwd"]),
-            &[],
-            Err(&["field `oauth`"]),
-        ),
+        ("a host that has the field drops nothing", "codex", WITH_CWD, none.clone(), &[], Ok("")),
+        ("a plain lossy field is refused", "claude-code", WITH_CWD, none.clone(), &[], Err(&[
+            "installing would drop fields these hosts cannot express",
+            "claude-code .mcp.json: server `tool` field `cwd`, concept stdio_working_directory",
+            "`--allow-lossy` to drop the fields that are not security-relevant",
+        ])),
+        ("a bare --allow-lossy drops a plain field", "claude-code", WITH_CWD, policy(true, &[]), &[], Ok("cwd")),
+        ("naming the field drops it", "claude-code", WITH_CWD, policy(false, &["cwd"]), &[], Ok("cwd")),
+        ("naming the concept drops it", "claude-code", WITH_CWD, policy(false, &["stdio_working_directory"]), &[], Ok("cwd")),
+        ("the dependency's allow_lossy drops it", "claude-code", WITH_CWD, none.clone(), &["cwd"], Ok("cwd")),
+        ("a security-relevant field is refused", "cursor", WITH_OAUTH, none.clone(), &[], Err(&[
+            "field `oauth` (security-relevant)",
+            "`--allow-lossy=oauth` to drop security-relevant fields",
+        ])),
+        ("a bare --allow-lossy does not drop a security-relevant field", "cursor", WITH_OAUTH, policy(true, &[]), &[], Err(&["field `oauth` (security-relevant)"])),
+        ("a named security-relevant field is dropped", "cursor", WITH_OAUTH, policy(false, &["oauth"]), &[], Ok("oauth")),
+        ("the dependency may name a security-relevant field", "cursor", WITH_OAUTH, none.clone(), &["oauth"], Ok("oauth")),
+        ("another named field does not drop it", "cursor", WITH_OAUTH, policy(true, &["cwd"]), &[], Err(&["field `oauth`"])),
     ];
     for (name, host, server, lossy, on_dependency, expect) in rows {
         let run = Run {
@@ -910,47 +688,13 @@ type SharedRow = (
 
 #[test]
 fn user_scope_entries_are_shared_between_owners() {
+    #[rustfmt::skip]
     let rows: &[SharedRow] = &[
-        (
-            "the same definition is shared",
-            &[FIGMA],
-            &[FIGMA],
-            false,
-            Ok(&[("figma", Action::Share)]),
-            &[OTHER, ME],
-        ),
-        (
-            "another definition is refused",
-            &[FIGMA],
-            &[FIGMA_NEXT],
-            false,
-            Err("is declared differently by `/nonexistent/other`"),
-            &[],
-        ),
-        (
-            "another definition with --force is written",
-            &[FIGMA],
-            &[FIGMA_NEXT],
-            true,
-            Ok(&[("figma", Update)]),
-            &[OTHER, ME],
-        ),
-        (
-            "another package of the same name is refused",
-            &[FIGMA],
-            &[FIGMA_FORK],
-            false,
-            Err("belongs to package `figma`"),
-            &[],
-        ),
-        (
-            "nothing wanted leaves another owner's entry alone",
-            &[FIGMA],
-            &[],
-            false,
-            Ok(&[]),
-            &[OTHER],
-        ),
+        ("the same definition is shared", &[FIGMA], &[FIGMA], false, Ok(&[("figma", Action::Share)]), &[OTHER, ME]),
+        ("another definition is refused", &[FIGMA], &[FIGMA_NEXT], false, Err("is declared differently by `/nonexistent/other`"), &[]),
+        ("another definition with --force is written", &[FIGMA], &[FIGMA_NEXT], true, Ok(&[("figma", Update)]), &[OTHER, ME]),
+        ("another package of the same name is refused", &[FIGMA], &[FIGMA_FORK], false, Err("belongs to package `figma`"), &[]),
+        ("nothing wanted leaves another owner's entry alone", &[FIGMA], &[], false, Ok(&[]), &[OTHER]),
     ];
     for (name, theirs, mine, force, expect, owners) in rows {
         let state = installed("claude-code", Scope::User, OTHER, theirs);
@@ -1111,6 +855,7 @@ fn is_current_needs_package_version_inputs_and_bytes() {
         Option<&'a serde_json::Value>,
         bool,
     );
+    #[rustfmt::skip]
     let rows: &[CurrentRow<'_>] = &[
         ("as claimed", "figma", &v, "", on_disk, true),
         ("another package", "figma-fork", &v, "", on_disk, false),
@@ -1169,51 +914,16 @@ fn the_lossy_policy_matches_field_concept_and_root() {
         security: true,
         supported_on: vec!["codex"],
     };
+    #[rustfmt::skip]
     let rows: &[(&str, LossyPolicy, &[&str], &Dropped, bool)] = &[
-        (
-            "nothing allowed",
-            LossyPolicy::default(),
-            &[],
-            &env_key,
-            false,
-        ),
+        ("nothing allowed", LossyPolicy::default(), &[], &env_key, false),
         ("bare, plain", policy(true, &[]), &[], &env_key, true),
         ("bare, security", policy(true, &[]), &[], &secure, false),
-        (
-            "the root of a dotted field",
-            policy(false, &["env"]),
-            &[],
-            &env_key,
-            true,
-        ),
-        (
-            "the full dotted field",
-            policy(false, &["env.API_KEY"]),
-            &[],
-            &env_key,
-            true,
-        ),
-        (
-            "another key",
-            policy(false, &["env.OTHER"]),
-            &[],
-            &env_key,
-            false,
-        ),
-        (
-            "the concept",
-            policy(false, &["tool_allowlist"]),
-            &[],
-            &secure,
-            true,
-        ),
-        (
-            "on the dependency",
-            LossyPolicy::default(),
-            &["enabled_tools"],
-            &secure,
-            true,
-        ),
+        ("the root of a dotted field", policy(false, &["env"]), &[], &env_key, true),
+        ("the full dotted field", policy(false, &["env.API_KEY"]), &[], &env_key, true),
+        ("another key", policy(false, &["env.OTHER"]), &[], &env_key, false),
+        ("the concept", policy(false, &["tool_allowlist"]), &[], &secure, true),
+        ("on the dependency", LossyPolicy::default(), &["enabled_tools"], &secure, true),
     ];
     for (name, lossy, per_dependency, dropped, want) in rows {
         let per: Vec<String> = per_dependency.iter().map(|s| s.to_string()).collect();
