@@ -262,9 +262,24 @@ fn adopt_and_gc() {
 }
 
 #[test]
-fn trust_show() {
+fn trust() {
     let env = installed();
-    snap("trust_show", &env, &[&["trust", "--show"]]);
+    snap(
+        "trust",
+        &env,
+        &[
+            &["trust", "--show"],
+            &["trust"],
+            &["trust", "--show"],
+            &["trust", "--revoke"],
+        ],
+    );
+}
+
+#[test]
+fn version() {
+    let env = Env::new();
+    snap("version", &env, &[&["--version"]]);
 }
 
 /// A project with one server of its own, a `sh` script that answers as an MCP server.
@@ -320,10 +335,21 @@ fn package_and_publish() {
         let out = env.dotpack_in(&dir).args(args).output().unwrap();
         transcript_of(&env, args, &out)
     };
+    let src = env.home.path().join("src");
+    std::fs::create_dir_all(src.join("tool")).unwrap();
+    std::fs::write(src.join("tool/dotpack.toml"), package("tool", "1.0.0", &[])).unwrap();
+    let built = env.home.path().join("built");
     let steps = [
+        run(&[
+            "registry",
+            "build",
+            src.to_str().unwrap(),
+            "--out",
+            built.to_str().unwrap(),
+        ]),
         run(&["package"]),
         run(&["publish", "--index", index]),
         run(&["yank", "tool@1.0.0", "--index", index]),
     ];
-    insta::assert_snapshot!("package_publish_yank", steps.join("\n"));
+    insta::assert_snapshot!("registry_package_publish_yank", steps.join("\n"));
 }
