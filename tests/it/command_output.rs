@@ -353,3 +353,18 @@ fn package_and_publish() {
     ];
     insta::assert_snapshot!("registry_package_publish_yank", steps.join("\n"));
 }
+
+#[test]
+fn the_user_level_manifest() {
+    let env = Env::new();
+    snap(
+        "global",
+        &env,
+        &[
+            &["-g", "init"],
+            &["-g", "add", "time", "--host", "claude-code"],
+            &["-g", "list"],
+            &["-g", "remove", "time"],
+        ],
+    );
+}
