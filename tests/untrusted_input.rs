@@ -43,8 +43,15 @@ fn configish() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
+/// Cases per property: 64 in `cargo test`, 300 with `DOTPACK_LONG_TESTS=1` (as `.ci/run` runs
+/// it).
+fn cases() -> u32 {
+    let long = std::env::var_os("DOTPACK_LONG_TESTS").is_some_and(|v| !v.is_empty() && v != "0");
+    if long { 300 } else { 64 }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn host_file_edits_never_panic(text in configish()) {

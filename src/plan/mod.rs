@@ -985,3 +985,6 @@ pub fn is_current(
         && claim.inputs == inputs
         && on_disk.is_some_and(|entry| entry_hash(entry) == claim.entry)
 }
+
+#[cfg(test)]
+mod tests;

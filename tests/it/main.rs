@@ -4,8 +4,10 @@ mod fake_mcp;
 mod support;
 mod support_mcp;
 
+mod command_output;
 mod completions;
 mod consent;
+mod error_output;
 mod every_host;
 mod help;
 mod hostile_clone;

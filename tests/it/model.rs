@@ -26,11 +26,12 @@
 //! `commands` (what each command does to it), `observe` (reading files back, hand edits),
 //! `case` (running a step on both sides), `checks` (comparison and invariants), `setup`.
 //!
-//! The default test runs 500 sequences of up to 12 steps, most starting with `init`, on four
-//! threads (each step runs processes, so threads overlap their waiting); checks with processes
-//! are skipped when nothing changed since the last, and results of (a) and (b), which depend
-//! only on A's committed files, are shared across cases. The nightly-style run, 5000 sequences
-//! of up to 20 steps, is ignored by default:
+//! The default test runs 40 sequences of up to 12 steps, most starting with `init`, on four
+//! threads (each step runs processes, so threads overlap their waiting); with
+//! `DOTPACK_LONG_TESTS=1` (which `.ci/run` sets) it runs 500. Checks with processes are skipped
+//! when nothing changed since the last, and results of (a) and (b), which depend only on A's
+//! committed files, are shared across cases. The nightly-style run, 5000 sequences of up to 20
+//! steps, is ignored by default:
 //!
 //! ```text
 //! cargo test --test it model_long -- --ignored --nocapture
@@ -124,7 +125,7 @@ fn print_coverage(cases: u32) {
 
 #[test]
 fn model_random_command_sequences_hold_the_invariants() {
-    run_model(500, 12, 4);
+    run_model(crate::support::cases(40, 500), 12, 4);
 }
 
 #[test]

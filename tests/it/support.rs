@@ -7,6 +7,18 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use tempfile::TempDir;
 
+/// Whether the long runs of the property, model and fuzz tests are asked for:
+/// `DOTPACK_LONG_TESTS=1`, which `.ci/run` sets. The default `cargo test` runs every one of them
+/// with a few cases, so it stays fast; the long run gives them their full counts.
+pub fn long_tests() -> bool {
+    std::env::var_os("DOTPACK_LONG_TESTS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `short` in the default run, `long` under `DOTPACK_LONG_TESTS=1`.
+pub fn cases(short: u32, long: u32) -> u32 {
+    if long_tests() { long } else { short }
+}
+
 /// A temporary HOME with an empty project folder inside it.
 pub struct Env {
     pub home: TempDir,
@@ -359,4 +371,61 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(&body);
     let _ = stream.flush();
+}
+
+/// `dotpack ARGS` run in the project, as a person reads it for a snapshot: the command line, the
+/// exit code, then stdout and stderr (each when not empty), with what changes from run to run
+/// redacted (see [`redact`]).
+pub fn transcript(env: &Env, args: &[&str]) -> String {
+    let out = env.dotpack().args(args).output().expect("run dotpack");
+    transcript_of(env, args, &out)
+}
+
+/// The transcript of a finished run of `dotpack ARGS`.
+pub fn transcript_of(env: &Env, args: &[&str], out: &std::process::Output) -> String {
+    let mut text = format!("$ dotpack {}\n", args.join(" "));
+    match out.status.code() {
+        Some(code) => text.push_str(&format!("[exit {code}]\n")),
+        None => text.push_str("[killed by a signal]\n"),
+    }
+    for (name, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        if !bytes.is_empty() {
+            text.push_str(&format!("--- {name}\n{}", String::from_utf8_lossy(bytes)));
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+    }
+    redact(env, &text)
+}
+
+/// `text` with what differs between runs, or with any change of a package or of the hashing,
+/// replaced: the temporary HOME (`[HOME]`), timestamps (`[TIME]`, padded to the width of the
+/// timestamp so columns stay aligned), durations (`[DURATION]`), sha256 digests
+/// (`sha256:[HASH]`) and dotpack's own version (`[VERSION]`).
+pub fn redact(env: &Env, text: &str) -> String {
+    let mut text = text.to_string();
+    let home = env.home.path();
+    let mut homes = vec![home.display().to_string()];
+    if let Ok(canonical) = home.canonicalize() {
+        homes.push(canonical.display().to_string());
+    }
+    // The longest first, so a canonical path that extends the other is replaced whole.
+    homes.sort_by_key(|h| std::cmp::Reverse(h.len()));
+    for h in homes {
+        text = text.replace(&h, "[HOME]");
+    }
+    let version = env!("CARGO_PKG_VERSION");
+    text = text.replace(&format!("dotpack {version}"), "dotpack [VERSION]");
+    text = text.replace(&format!("dotpack/{version}"), "dotpack/[VERSION]");
+    let time = regex::Regex::new(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z").expect("regex");
+    text = time
+        .replace_all(&text, |m: &regex::Captures<'_>| {
+            format!("{:<width$}", "[TIME]", width = m[0].len())
+        })
+        .into_owned();
+    let digest = regex::Regex::new(r"sha256:[0-9a-f]{64}").expect("regex");
+    text = digest.replace_all(&text, "sha256:[HASH]").into_owned();
+    let duration = regex::Regex::new(r"\b\d+(\.\d+)?(ns|µs|us|ms|s)\b").expect("regex");
+    duration.replace_all(&text, "[DURATION]").into_owned()
 }

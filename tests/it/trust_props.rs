@@ -191,13 +191,14 @@ fn check_run(
     Ok(())
 }
 
-/// Cases per property: 32 in `cargo test`; `DOTPACK_FUZZ_CASES=N` for a long run, e.g.
+/// Cases per property: 8 in `cargo test`, 32 with `DOTPACK_LONG_TESTS=1` (as `.ci/run` runs
+/// it); `DOTPACK_FUZZ_CASES=N` for a longer run, e.g.
 /// `DOTPACK_FUZZ_CASES=20000 cargo test --release --test it trust_props -- --nocapture`.
 fn cases() -> u32 {
     std::env::var("DOTPACK_FUZZ_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(32)
+        .unwrap_or_else(|| crate::support::cases(8, 32))
 }
 
 /// A claim naming candidate `path` (as the lock or the claims file spells it) for a host at a

@@ -62,8 +62,9 @@ fn check_files_parse(env: &Env, hosts: &[(usize, bool)]) {
 }
 
 proptest! {
+    // 6 cases in `cargo test`, 24 with `DOTPACK_LONG_TESTS=1` (as `.ci/run` runs it).
     #![proptest_config(ProptestConfig {
-        cases: 24,
+        cases: crate::support::cases(6, 24),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

@@ -5,6 +5,14 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// `short` in a plain `cargo test`, `long` with `DOTPACK_LONG_TESTS=1` (as the project's
+/// `.ci/run` runs it): the property runs and the large loops stay in the default run, smaller.
+fn cases(short: u32, long: u32) -> u32 {
+    let long_run =
+        std::env::var_os("DOTPACK_LONG_TESTS").is_some_and(|v| !v.is_empty() && v != "0");
+    if long_run { long } else { short }
+}
+
 const MCP: &[&str] = &["mcpServers"];
 const VSCODE: &[&str] = &["servers"];
 const CODEX: &[&str] = &["mcp_servers"];
@@ -757,6 +765,8 @@ mod round_trip {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases(64, 256)))]
+
         #[test]
         fn remove_after_upsert_gives_back_the_document(doc in document(), jsonc in any::<bool>()) {
             let format = if jsonc { Format::Jsonc } else { Format::Json };
@@ -970,7 +980,7 @@ fn a_batch_of_many_edits_gives_what_one_edit_after_another_gives() {
     for c in CORPUS {
         let mut names = batch_names(c.format, c.text, c.path);
         let old: Vec<String> = names[..names.len() - 4].to_vec();
-        let new: Vec<String> = (0..40).map(|i| format!("s{i}")).collect();
+        let new: Vec<String> = (0..cases(10, 40)).map(|i| format!("s{i}")).collect();
         names.extend(new.iter().cloned());
         let v = &values[5];
         let first_created = upsert_entry(c.format, c.text, Container::new(c.path), "s0", v)
@@ -1056,7 +1066,7 @@ fn batches_on_large_files_take_the_fast_path_and_match() {
     let created = Created::default();
     let servers = ",\n  \"mcpServers\": {\n    \"a\": {\n      \"command\": \"a\"\n    },\n    \"b\": {}\n  }";
     let big = large_json(servers);
-    let names: Vec<String> = (0..30).map(|i| format!("n{i}")).collect();
+    let names: Vec<String> = (0..cases(8, 30)).map(|i| format!("n{i}")).collect();
     let mut ops: Vec<Op<'_>> = names.iter().map(|n| Op::Upsert(n, &values[0])).collect();
     ops.push(Op::Upsert("a", &values[1]));
     ops.extend(names.iter().step_by(3).map(|n| Op::Remove(n, &created)));
@@ -1179,6 +1189,8 @@ mod yaml_round_trip {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases(64, 256)))]
+
         #[test]
         fn remove_after_upsert_gives_back_the_document((doc, list) in document()) {
             let c = container(list);
@@ -1232,7 +1244,7 @@ mod batch_round_trip {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig::with_cases(cases(64, 512)))]
 
         #[test]
         fn on_the_corpus(case in 0..CORPUS.len(), spec in ops()) {
