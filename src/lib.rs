@@ -11,6 +11,7 @@ pub mod commands;
 pub mod concepts;
 pub mod consent;
 pub mod diag;
+pub mod error;
 pub mod fence;
 pub mod footguns;
 pub use dotpack_formats as formats;
