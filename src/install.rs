@@ -200,12 +200,15 @@ pub fn desired(
             continue;
         }
         let Some(source) = registries.by_source(&locked.source) else {
-            bail!(
-                "dotpack.lock pins {} {} from `{}`, which is not a configured registry\n  help: run `dotpack update {}` to pick it from the current registries",
+            crate::bail_help!(
+                help = format!(
+                    "run `dotpack update {}` to pick it from the current registries",
+                    locked.name
+                ),
+                "dotpack.lock pins {} {} from `{}`, which is not a configured registry",
                 locked.name,
                 locked.version,
-                locked.source,
-                locked.name
+                locked.source
             );
         };
         let package =
@@ -261,10 +264,10 @@ pub fn desired(
             } else {
                 format!("package `{}`", slot.package)
             };
-            bail!(
-                "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files\n  help: {}",
-                slot.server,
-                crate::validate::secrets::LITERAL_SECRET_HELP
+            crate::bail_help!(
+                help = crate::validate::secrets::LITERAL_SECRET_HELP,
+                "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files",
+                slot.server
             );
         }
         // A server with `bridge` is written as `dotpack bridge URL` (see `crate::bridged`).
@@ -295,9 +298,12 @@ pub const LOCAL_PACKAGE: &str = "dotpack.toml";
 fn check_own_servers(manifest: &Manifest, lock: &Lockfile) -> Result<()> {
     for server in manifest.servers.keys() {
         if let Some(other) = lock.packages.iter().find(|p| p.servers.contains(server)) {
-            bail!(
-                "dotpack.toml declares a server named `{server}`, and so does package `{}`\n  help: rename the server in [servers.{server}], or remove `{}` from [dependencies]",
-                other.name,
+            crate::bail_help!(
+                help = format!(
+                    "rename the server in [servers.{server}], or remove `{}` from [dependencies]",
+                    other.name
+                ),
+                "dotpack.toml declares a server named `{server}`, and so does package `{}`",
                 other.name
             );
         }
@@ -603,8 +609,11 @@ fn check_resolved(
             };
             if crate::claims::entry_hash(entry) != c.entry {
                 let vars = c.resolved_env.join(", ");
-                bail!(
-                    "{}: entry `{}` holds values `--resolve-env` wrote from {vars}, and they are not the current values of {vars}; dotpack will not change the file, since that would copy them into its history\n  help: export {vars} with the values the entry was written with, or delete the entry from the file by hand",
+                crate::bail_help!(
+                    help = format!(
+                        "export {vars} with the values the entry was written with, or delete the entry from the file by hand"
+                    ),
+                    "{}: entry `{}` holds values `--resolve-env` wrote from {vars}, and they are not the current values of {vars}; dotpack will not change the file, since that would copy them into its history",
                     t.claim_file,
                     c.server
                 );
@@ -620,11 +629,14 @@ pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<Strin
     let mut files = BTreeMap::new();
     for t in targets {
         if t.path.is_dir() {
-            bail!(
-                "{} is a folder, but {} keeps its config in a file there\n  help: move the folder away, or leave {} out with --host",
+            crate::bail_help!(
+                help = format!(
+                    "move the folder away, or leave {} out with --host",
+                    t.host.id
+                ),
+                "{} is a folder, but {} keeps its config in a file there",
                 t.path.display(),
-                t.host.name(),
-                t.host.id
+                t.host.name()
             );
         }
         let text = t.read()?;

@@ -51,13 +51,16 @@ pub fn locate(
             Some(close) => format!("did you mean `{close}`? "),
             None => String::new(),
         };
-        bail!(
-            "the project has no server named `{name}`\n  help: {hint}{}",
-            if known.is_empty() {
-                "the project declares no servers; `dotpack probe --package NAME` probes a package from the registry".to_string()
-            } else {
-                format!("its servers are: {}", known.join(", "))
-            }
+        crate::bail_help!(
+            help = format!(
+                "{hint}{}",
+                if known.is_empty() {
+                    "the project declares no servers; `dotpack probe --package NAME` probes a package from the registry".to_string()
+                } else {
+                    format!("its servers are: {}", known.join(", "))
+                }
+            ),
+            "the project has no server named `{name}`"
         );
     };
     let Some(source) = registries.by_source(&locked.source) else {
@@ -73,8 +76,9 @@ pub fn locate(
     let spec = manifest.dependencies.get(&locked.name);
     let props = props_for(&locked.name, &package, spec).map_err(problems)?;
     let Some(def) = package.servers.get(name) else {
-        bail!(
-            "package `{}` {} does not declare server `{name}` any more\n  help: run `dotpack lock`",
+        crate::bail_help!(
+            help = "run `dotpack lock`",
+            "package `{}` {} does not declare server `{name}` any more",
             locked.name,
             locked.version
         );
@@ -118,8 +122,9 @@ pub fn from_registry(
         }
     }
     let Some((source, version)) = found else {
-        bail!(
-            "package `{package}` is not in the registry\n  help: `dotpack search WORD` finds packages"
+        crate::bail_help!(
+            help = "`dotpack search WORD` finds packages",
+            "package `{package}` is not in the registry"
         );
     };
     let manifest = crate::registry::load_package(source, package, &version)?;
@@ -138,15 +143,16 @@ pub fn from_registry(
     let name = match (server, names.as_slice()) {
         (Some(name), _) => name,
         (None, [only]) => only,
-        (None, _) => bail!(
-            "package `{package}` declares several servers: {}\n  help: name one: `dotpack probe --package {package} SERVER`",
+        (None, _) => crate::bail_help!(
+            help = format!("name one: `dotpack probe --package {package} SERVER`"),
+            "package `{package}` declares several servers: {}",
             names.join(", ")
         ),
     };
     let Some(def) = manifest.servers.get(name) else {
-        bail!(
-            "package `{package}` {version} has no server `{name}`\n  help: its servers are: {}",
-            names.join(", ")
+        crate::bail_help!(
+            help = format!("its servers are: {}", names.join(", ")),
+            "package `{package}` {version} has no server `{name}`"
         );
     };
     Ok(Located {
@@ -273,10 +279,13 @@ fn render(
             Part::Env { names, default } => {
                 match names.iter().find_map(|n| lookup(n)).or(default) {
                     Some(value) => out.push_str(&value),
-                    None => bail!(
-                        "server `{server}` reads the environment variable {}, which is not set\n  help: export {}=… and run the command again",
-                        names.join(" or "),
-                        names.first().map(String::as_str).unwrap_or("VAR")
+                    None => crate::bail_help!(
+                        help = format!(
+                            "export {}=… and run the command again",
+                            names.first().map(String::as_str).unwrap_or("VAR")
+                        ),
+                        "server `{server}` reads the environment variable {}, which is not set",
+                        names.join(" or ")
                     ),
                 }
             }

@@ -21,8 +21,9 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
             path.to_path_buf()
         };
         if std::fs::symlink_metadata(&path).is_err() {
-            bail!(
-                "{} does not exist\n  help: check --manifest-path, or run `dotpack init` to create one",
+            crate::bail_help!(
+                help = "check --manifest-path, or run `dotpack init` to create one",
+                "{} does not exist",
                 path.display()
             );
         }
@@ -34,8 +35,9 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
             return Ok(candidate);
         }
     }
-    bail!(
-        "could not find {MANIFEST_FILE} in {} or any parent folder\n  help: run `dotpack init` to create one here",
+    crate::bail_help!(
+        help = "run `dotpack init` to create one here",
+        "could not find {MANIFEST_FILE} in {} or any parent folder",
         start.display()
     )
 }

@@ -61,12 +61,15 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
             continue;
         }
         let Some(source) = req.registries.by_source(&locked.source) else {
-            bail!(
-                "dotpack.lock pins {} {} from `{}`, which is not a configured registry\n  help: run `dotpack update {}` to pick it from the current registries",
+            crate::bail_help!(
+                help = format!(
+                    "run `dotpack update {}` to pick it from the current registries",
+                    locked.name
+                ),
+                "dotpack.lock pins {} {} from `{}`, which is not a configured registry",
                 locked.name,
                 locked.version,
-                locked.source,
-                locked.name
+                locked.source
             );
         };
         let (package, files) = crate::registry::package::load_locked_with_files(
