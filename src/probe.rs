@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use crate::install::{LOCAL_PACKAGE, props_for};
+use crate::install::{LOCAL_PACKAGE, input_props};
 use crate::manifest::{DependencySpec, Manifest, Server};
 use crate::mcp::{Endpoint, Timeouts};
 use crate::resolve::RegistrySet;
@@ -33,7 +33,7 @@ pub fn locate(
     name: &str,
 ) -> Result<Located> {
     if let Some(def) = manifest.servers.get(name) {
-        let props = props_for(LOCAL_PACKAGE, manifest, None).map_err(problems)?;
+        let props = input_props(LOCAL_PACKAGE, manifest, None).map_err(problems)?;
         return Ok(Located {
             server: name.to_string(),
             package: LOCAL_PACKAGE.to_string(),
@@ -74,7 +74,7 @@ pub fn locate(
     let package =
         crate::registry::load_locked(source, &locked.name, &locked.version, &locked.checksum)?;
     let spec = manifest.dependencies.get(&locked.name);
-    let props = props_for(&locked.name, &package, spec).map_err(problems)?;
+    let props = input_props(&locked.name, &package, spec).map_err(problems)?;
     let Some(def) = package.servers.get(name) else {
         crate::bail_help!(
             help = "run `dotpack lock`",
@@ -138,7 +138,7 @@ pub fn from_registry(
         allow_lossy: Vec::new(),
         scope: None,
     });
-    let props = props_for(package, &manifest, Some(&spec)).map_err(problems)?;
+    let props = input_props(package, &manifest, Some(&spec)).map_err(problems)?;
     let names: Vec<&str> = manifest.servers.keys().map(String::as_str).collect();
     let name = match (server, names.as_slice()) {
         (Some(name), _) => name,
@@ -163,8 +163,8 @@ pub fn from_registry(
     })
 }
 
-fn problems(list: Vec<String>) -> anyhow::Error {
-    anyhow::anyhow!("{}", list.join("\n"))
+fn problems(list: Vec<crate::error::Error>) -> anyhow::Error {
+    crate::error::Error::all(list).unwrap_or_default().into()
 }
 
 /// How to reach `located`: templates rendered with its props, environment references resolved

@@ -55,8 +55,12 @@ pub enum BuildError {
         version: Version,
         index: String,
     },
-    #[error("{file}: {reason}")]
-    Dependency { file: String, reason: String },
+    #[error("{}", self.error())]
+    Dependency {
+        file: String,
+        reason: String,
+        help: Option<&'static str>,
+    },
     #[error("{file}: package name `{name}` may only contain ASCII letters, digits, `-` and `_`")]
     BadName { file: String, name: String },
 }
@@ -93,6 +97,13 @@ impl Fix for BuildError {
             .help(format!(
                 "a published version never changes, because lock files pin its checksum; raise `version` in [package] and publish again (or `dotpack yank {name}@{version}` to withdraw it)"
             )),
+            BuildError::Dependency { file, reason, help } => {
+                let error = Error::new(format!("{file}: {reason}")).file(file);
+                match help {
+                    Some(help) => error.help(*help),
+                    None => error,
+                }
+            }
             other => Error::new(other.to_string()),
         }
     }
@@ -367,6 +378,7 @@ fn check_dependencies(
                     reason: format!(
                         "dependency `{name}` comes from registry `{registry}`, but a published package may only depend on packages of its own registry"
                     ),
+                    help: None,
                 });
             }
             let mut versions: BTreeSet<Version> = published
@@ -381,22 +393,28 @@ fn check_dependencies(
                     .flatten()
                     .cloned(),
             );
-            let reason = if versions.is_empty() {
-                format!(
-                    "dependency `{name}` is neither in the index nor in {}\n  help: add its manifest to the source folder, or fix the name",
-                    display_path(source)
+            let (reason, help) = if versions.is_empty() {
+                (
+                    format!(
+                        "dependency `{name}` is neither in the index nor in {}",
+                        display_path(source)
+                    ),
+                    Some("add its manifest to the source folder, or fix the name"),
                 )
             } else if !versions.iter().any(|v| spec.req().matches(v)) {
                 let list: Vec<String> = versions.iter().map(ToString::to_string).collect();
-                format!(
-                    "dependency `{name} = \"{}\"` matches no version of it (there are: {})",
-                    spec.req(),
-                    list.join(", ")
+                (
+                    format!(
+                        "dependency `{name} = \"{}\"` matches no version of it (there are: {})",
+                        spec.req(),
+                        list.join(", ")
+                    ),
+                    None,
                 )
             } else {
                 continue;
             };
-            return Err(BuildError::Dependency { file, reason });
+            return Err(BuildError::Dependency { file, reason, help });
         }
     }
     Ok(())

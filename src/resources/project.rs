@@ -2,7 +2,7 @@
 //! folder), wanted at every host the project installs into, planned against the lock's file
 //! claims. What `ops::plan_hosts` adds to the servers' plan.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use semver::Version;
 
 use super::disk::{paths_to_read, read_disk};
@@ -150,8 +150,8 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         let wants: Vec<Want<'_>> = wants.iter().filter(|w| w.scope == scope).cloned().collect();
         let mut problems = Vec::new();
         let desired = desired_files(&wants, lossy, claims, &mut problems, &mut out.warnings);
-        if !problems.is_empty() {
-            bail!("{}", problems.join("\n"));
+        if let Some(problems) = crate::error::Error::all(problems) {
+            return Err(problems.into());
         }
         let (files, folders) = paths_to_read(&desired, claims);
         let disk = read_disk(base, scope, &files, &folders)?;
@@ -165,7 +165,9 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
             force: req.force,
             mode: req.mode,
         })
-        .map_err(|problems| anyhow::anyhow!("{}", problems.join("\n")))?;
+        .map_err(|problems| {
+            anyhow::Error::from(crate::error::Error::all(problems).unwrap_or_default())
+        })?;
         out.files.extend(planned.files);
         out.claims.extend(planned.claims);
         out.warnings.extend(planned.warnings);
