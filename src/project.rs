@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
+use crate::error::Error;
 use crate::formats::text::{LineEndings, line_endings, split_bom};
 use crate::hosts::Scope;
 use crate::manifest::MANIFEST_FILE;
@@ -21,11 +22,10 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
             path.to_path_buf()
         };
         if std::fs::symlink_metadata(&path).is_err() {
-            crate::bail_help!(
-                help = "check --manifest-path, or run `dotpack init` to create one",
-                "{} does not exist",
-                path.display()
-            );
+            return Err(Error::new(format!("{} does not exist", path.display()))
+                .help("check --manifest-path, or run `dotpack init` to create one")
+                .file(&path)
+                .into());
         }
         return Ok(path);
     }

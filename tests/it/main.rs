@@ -6,6 +6,7 @@ mod support_mcp;
 
 mod completions;
 mod consent;
+mod errors_json;
 mod every_host;
 mod help;
 mod hostile_clone;
