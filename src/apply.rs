@@ -160,6 +160,7 @@ fn remove(path: &Path) -> Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         crate::bail_help!(
             help = "remove it yourself if it should go",
+            file = path,
             "{} is a symbolic link; dotpack does not delete links",
             path.display()
         );

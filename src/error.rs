@@ -31,8 +31,15 @@ use std::sync::Arc;
 /// [`Report`]. Carried inside `anyhow::Error` like any other error: `Err(Error::new(..).into())`,
 /// [`bail_help!`](crate::bail_help), or [`WithError::with_error`] to put a message and its fix
 /// above a lower error.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Error(Box<Fields>);
+
+impl Default for Error {
+    /// An empty message with the generic code.
+    fn default() -> Self {
+        Error::new("")
+    }
+}
 
 /// Boxed, so that an `Error` (and a typed error holding one) is as small as a pointer.
 #[derive(Clone, Debug, Default)]
@@ -180,9 +187,16 @@ pub fn typed<T: Fix + 'static>(cause: &(dyn StdError + 'static)) -> Option<Error
     cause.downcast_ref::<T>().map(Fix::error)
 }
 
-/// Returns early with an [`Error`] that has a fix: `bail_help!(help = FIX, "format", args..)`.
+/// Returns early with an [`Error`] that has a fix: `bail_help!(help = FIX, "format", args..)`,
+/// or `bail_help!(help = FIX, file = PATH, "format", args..)` for one about a file.
 #[macro_export]
 macro_rules! bail_help {
+    (help = $help:expr, file = $file:expr, $($message:tt)+) => {
+        return Err($crate::error::Error::new(format!($($message)+))
+            .help($help)
+            .file($file)
+            .into())
+    };
     (help = $help:expr, $($message:tt)+) => {
         return Err($crate::error::Error::new(format!($($message)+)).help($help).into())
     };
@@ -358,6 +372,7 @@ mod tests {
         assert_eq!((report.code, report.help), (GENERIC, None));
         let usage = Report::of(&Error::usage("bad flag").into(), &none);
         assert_eq!(usage.code, USAGE);
+        assert_eq!(Report::from(&Error::default()).code, GENERIC);
     }
 
     #[derive(Debug)]
@@ -391,5 +406,17 @@ mod tests {
         let err = fails(1).unwrap_err();
         let e = err.downcast_ref::<Error>().unwrap();
         assert_eq!((e.message(), e.fix()), ("1 is taken", Some("use 2")));
+        fn about_a_file(path: &Path) -> anyhow::Result<()> {
+            bail_help!(
+                help = "remove it",
+                file = path,
+                "{} is a link",
+                path.display()
+            );
+        }
+        let err = about_a_file(Path::new("x.json")).unwrap_err();
+        let e = err.downcast_ref::<Error>().unwrap();
+        assert_eq!(e.file_path(), Some(Path::new("x.json")));
+        assert_eq!(e.to_string(), "x.json is a link\n  help: remove it");
     }
 }

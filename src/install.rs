@@ -653,6 +653,7 @@ pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<Strin
                     "move the folder away, or leave {} out with --host",
                     t.host.id
                 ),
+                file = &t.path,
                 "{} is a folder, but {} keeps its config in a file there",
                 t.path.display(),
                 t.host.name()

@@ -86,6 +86,7 @@ fn real_dir(state: &Path) -> Result<bool> {
         Ok(meta) if meta.file_type().is_dir() => Ok(true),
         Ok(_) => crate::bail_help!(
             help = "run `dotpack doctor`",
+            file = &dir,
             "{} is not a real folder (a symbolic link or a file); dotpack does not follow it",
             dir.display()
         ),
@@ -151,6 +152,7 @@ pub fn load_checked(state: &Path, boundary: &super::Boundary) -> Result<Vec<Gene
         if let Err(refused) = boundary.check_files(state, &g.files) {
             crate::bail_help!(
                 help = "`dotpack doctor` lists the records that fail this check; delete the ones you do not need",
+                file = record_path(state, g.id),
                 "{} names {}, which dotpack could not have written for {} ({}); nothing was changed",
                 record_path(state, g.id).display(),
                 refused.path.display(),

@@ -141,6 +141,7 @@ impl Store {
             Ok(meta) if meta.file_type().is_dir() => Ok(true),
             Ok(_) => crate::bail_help!(
                 help = "run `dotpack doctor`",
+                file = &self.dir,
                 "{} is not a real folder (a symbolic link or a file); dotpack does not follow it",
                 self.dir.display()
             ),
