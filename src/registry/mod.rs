@@ -374,4 +374,29 @@ mod tests {
             format!("registry+file:{}", dir.path().display())
         );
     }
+
+    #[test]
+    fn a_registry_error_prints_its_fix_and_keeps_it_apart() {
+        let err = RegistryError::MissingArchive {
+            name: "figma".into(),
+            version: "1.0.0".into(),
+            file: "figma/1.0.0.tar.gz".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "archive for figma 1.0.0 not found at figma/1.0.0.tar.gz\n  help: the registry is incomplete; rebuild it with `dotpack registry build`"
+        );
+        let fields = err.error();
+        assert!(!fields.message().contains("help:"));
+        assert_eq!(
+            fields.fix(),
+            Some("the registry is incomplete; rebuild it with `dotpack registry build`")
+        );
+        let plain = RegistryError::Io {
+            path: "x".into(),
+            reason: "denied".into(),
+        };
+        assert_eq!(plain.error().fix(), None);
+        assert_eq!(plain.to_string(), "x: denied");
+    }
 }
