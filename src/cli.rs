@@ -608,7 +608,7 @@ impl GlobalArgs {
             var(http::RETRIES_ENV).as_deref(),
             var(http::RETRY_DELAY_ENV).as_deref(),
         )
-        .map_err(|e| anyhow::anyhow!("{e}\n  help: fix or unset it"))?;
+        .map_err(|e| crate::error::Error::new(e.to_string()).help("fix or unset it"))?;
         let http = crate::registry::Network {
             allow_redirects: var(http::ALLOW_REDIRECTS_ENV)
                 .is_some_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no")),
@@ -640,7 +640,7 @@ impl GlobalArgs {
 
 impl InstallArgs {
     /// The library's view of these flags: hosts, scope, force, lossy policy and dry run.
-    pub fn options(&self) -> Result<InstallOptions, crate::commands::UsageError> {
+    pub fn options(&self) -> Result<InstallOptions, crate::error::Error> {
         let hosts: Vec<String> = self
             .targets
             .hosts
@@ -681,7 +681,7 @@ impl TargetArgs {
 
 /// `--allow-lossy` occurrences: an empty value is the bare flag, the rest name fields or
 /// concepts, every one of which must be known.
-fn lossy_policy(values: &[String]) -> Result<LossyPolicy, crate::commands::UsageError> {
+fn lossy_policy(values: &[String]) -> Result<LossyPolicy, crate::error::Error> {
     let mut policy = LossyPolicy::default();
     for value in values {
         let name = value.trim();
@@ -694,11 +694,10 @@ fn lossy_policy(values: &[String]) -> Result<LossyPolicy, crate::commands::Usage
             let hint = crate::suggest::closest(name, names.iter().copied())
                 .map(|c| format!("did you mean `{c}`? "))
                 .unwrap_or_default();
-            return Err(crate::commands::UsageError(format!(
-                "--allow-lossy: `{name}` is not a server field or concept
-  help: {hint}fields are: {}",
-                names.join(", ")
-            )));
+            return Err(crate::error::Error::usage(format!(
+                "--allow-lossy: `{name}` is not a server field or concept"
+            ))
+            .help(format!("{hint}fields are: {}", names.join(", "))));
         }
         policy.named.insert(name.to_string());
     }

@@ -35,4 +35,4 @@ pub use plan::{
 pub use resolve::graph;
 pub use txn::files as apply;
 pub use ui::{diag, printer as output};
-pub use util::{fence, fsutil, suggest};
+pub use util::{error, fence, fsutil, suggest};

@@ -175,14 +175,15 @@ pub fn timeout_flag(secs: f64) -> Result<std::time::Duration> {
 
 /// The exit code for a failed command: 2 for bad usage, 1 for everything else.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err.downcast_ref::<UsageError>().is_some() {
+    if report(err).code == crate::error::USAGE {
         2
     } else {
         1
     }
 }
 
-/// Prints a command's error: diagnostics with their source excerpt, anything else as a chain.
+/// Prints a command's error: diagnostics with their source excerpt, anything else as a chain
+/// whose fix is on its own `  help:` line.
 pub fn report_error(printer: &Printer, err: &anyhow::Error) {
     if err.downcast_ref::<Reported>().is_some() {
         return;
@@ -199,9 +200,32 @@ pub fn report_error(printer: &Printer, err: &anyhow::Error) {
     printer.error(format!("{err:#}"));
 }
 
+/// What `err` says, field by field; the typed errors that keep their own type (see
+/// [`crate::error::Fix`]) are read through their fix.
+pub fn report(err: &anyhow::Error) -> crate::error::Report {
+    use crate::error::{Report, typed};
+    let report = Report::of(err, &|cause| {
+        typed::<crate::registry::RegistryError>(cause)
+            .or_else(|| typed::<crate::registry::build::BuildError>(cause))
+            .or_else(|| typed::<crate::resolve::ResolveError>(cause))
+            .or_else(|| typed::<crate::plan::PlanError>(cause))
+            .or_else(|| typed::<crate::translate::TranslateError>(cause))
+            .or_else(|| typed::<crate::txn::recover::Stuck>(cause))
+            .or_else(|| typed::<crate::txn::trust::Untrusted>(cause))
+    });
+    if err.downcast_ref::<UsageError>().is_some() {
+        return Report {
+            code: crate::error::USAGE,
+            ..report
+        };
+    }
+    report
+}
+
 /// A failed command under `--json`: one document on stdout, so a script reads why as it reads a
 /// result. `{"schema": 1, "error": {"code", "message", "help", "file", "key_path", "line",
-/// "column"}, "diagnostics": [...]}`; the fields a message has no value for are `null`.
+/// "column"}, "diagnostics": [...]}`; the fields a message has no value for are `null`. When
+/// several problems were found at once, `error` holds the first and `error.also` the others.
 pub fn error_json(err: &anyhow::Error) -> serde_json::Value {
     use serde_json::json;
     if let Some(diags) = err.downcast_ref::<Diagnostics>() {
@@ -220,28 +244,9 @@ pub fn error_json(err: &anyhow::Error) -> serde_json::Value {
             "diagnostics": diags.0,
         });
     }
-    let text = format!("{err:#}");
-    // Messages say their fix after a `help:` line.
-    let (message, help) = match text.split_once("\n  help: ") {
-        Some((message, help)) => (message.to_string(), Some(help.to_string())),
-        None => (text, None),
-    };
-    let code = if err.downcast_ref::<UsageError>().is_some() {
-        "usage"
-    } else {
-        "error"
-    };
     json!({
         "schema": 1,
-        "error": {
-            "code": code,
-            "message": message,
-            "help": help,
-            "file": null,
-            "key_path": null,
-            "line": null,
-            "column": null,
-        },
+        "error": report(err).to_json(),
         "diagnostics": [],
     })
 }

@@ -534,9 +534,9 @@ pub fn load_in(
             ));
         }
         Err(e) => {
-            let e = format!("{e:#}");
-            let (message, help) = e.split_once("\n  help: ").unwrap_or((&e, "fix the file"));
-            return Err(read_error(message.to_string(), help));
+            let report = crate::error::Report::of(&e, &|_| None);
+            let help = report.help.as_deref().unwrap_or("fix the file");
+            return Err(read_error(report.message.clone(), help));
         }
     };
     let loaded = parse(path, text)?;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
+use crate::error::Error;
 use crate::formats::text::{LineEndings, line_endings, split_bom};
 use crate::hosts::Scope;
 use crate::manifest::MANIFEST_FILE;
@@ -21,10 +22,10 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
             path.to_path_buf()
         };
         if std::fs::symlink_metadata(&path).is_err() {
-            bail!(
-                "{} does not exist\n  help: check --manifest-path, or run `dotpack init` to create one",
-                path.display()
-            );
+            return Err(Error::new(format!("{} does not exist", path.display()))
+                .help("check --manifest-path, or run `dotpack init` to create one")
+                .file(&path)
+                .into());
         }
         return Ok(path);
     }
@@ -34,8 +35,9 @@ pub fn find_manifest(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
             return Ok(candidate);
         }
     }
-    bail!(
-        "could not find {MANIFEST_FILE} in {} or any parent folder\n  help: run `dotpack init` to create one here",
+    crate::bail_help!(
+        help = "run `dotpack init` to create one here",
+        "could not find {MANIFEST_FILE} in {} or any parent folder",
         start.display()
     )
 }

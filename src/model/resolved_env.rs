@@ -9,8 +9,9 @@
 //! The variable's value is read from the environment each time; the lock, the claims and the
 //! history hold only its name.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
+use crate::error::Error;
 use crate::template::EnvSyntax;
 
 /// The start of a marker (see [`EnvSyntax::Resolved`]).
@@ -51,21 +52,22 @@ fn is_var_name(s: &str) -> bool {
 /// A value must be there, long enough to be found again, and free of the characters that a
 /// string in JSON, TOML or YAML would have to escape (it is written byte for byte in place of
 /// its marker).
-pub fn unusable(var: &str, value: Option<&str>) -> Option<String> {
+pub fn unusable(var: &str, value: Option<&str>) -> Option<Error> {
     let Some(value) = value else {
-        return Some(format!(
-            "`--resolve-env` writes the current value of {var}, which is not set\n  help: export {var}=… and run the command again"
-        ));
+        return Some(
+            Error::new(format!(
+                "`--resolve-env` writes the current value of {var}, which is not set"
+            ))
+            .help(format!("export {var}=… and run the command again")),
+        );
     };
     if value.chars().count() < MIN_LEN {
-        return Some(format!(
-            "`--resolve-env` writes only values of at least {MIN_LEN} characters, and {var} is shorter; dotpack could not tell it apart from the rest of the file\n  help: pass the value as an input (`--set`) if it is not a secret"
-        ));
+        return Some(Error::new(format!("`--resolve-env` writes only values of at least {MIN_LEN} characters, and {var} is shorter; dotpack could not tell it apart from the rest of the file")).help("pass the value as an input (`--set`) if it is not a secret"));
     }
     if value.contains(['"', '\'', '\\', '<', '>']) || value.chars().any(char::is_control) {
-        return Some(format!(
+        return Some(Error::new(format!(
             "{var} holds a quote, backslash, angle bracket or control character, which `--resolve-env` cannot write safely into a config file"
-        ));
+        )));
     }
     None
 }
@@ -74,7 +76,7 @@ pub fn unusable(var: &str, value: Option<&str>) -> Option<String> {
 pub fn value_of(var: &str) -> Result<String> {
     let value = std::env::var(var).ok();
     if let Some(why) = unusable(var, value.as_deref()) {
-        bail!("{why}");
+        return Err(why.into());
     }
     Ok(value.unwrap_or_default())
 }
@@ -146,11 +148,17 @@ mod tests {
 
     #[test]
     fn values_that_cannot_be_written_are_refused_with_the_reason() {
-        assert!(unusable("T", None).unwrap().contains("not set"));
-        assert!(unusable("T", Some("short")).unwrap().contains("at least 8"));
+        assert!(unusable("T", None).unwrap().to_string().contains("not set"));
+        assert!(
+            unusable("T", Some("short"))
+                .unwrap()
+                .to_string()
+                .contains("at least 8")
+        );
         assert!(
             unusable("T", Some("abc\"defghij"))
                 .unwrap()
+                .message()
                 .contains("quote")
         );
         assert!(unusable("T", Some("abcdefgh\n")).is_some());

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use crate::install::{LOCAL_PACKAGE, props_for};
+use crate::install::{LOCAL_PACKAGE, input_props};
 use crate::manifest::{DependencySpec, Manifest, Server};
 use crate::mcp::{Endpoint, Timeouts};
 use crate::resolve::RegistrySet;
@@ -33,7 +33,7 @@ pub fn locate(
     name: &str,
 ) -> Result<Located> {
     if let Some(def) = manifest.servers.get(name) {
-        let props = props_for(LOCAL_PACKAGE, manifest, None).map_err(problems)?;
+        let props = input_props(LOCAL_PACKAGE, manifest, None).map_err(problems)?;
         return Ok(Located {
             server: name.to_string(),
             package: LOCAL_PACKAGE.to_string(),
@@ -51,13 +51,16 @@ pub fn locate(
             Some(close) => format!("did you mean `{close}`? "),
             None => String::new(),
         };
-        bail!(
-            "the project has no server named `{name}`\n  help: {hint}{}",
-            if known.is_empty() {
-                "the project declares no servers; `dotpack probe --package NAME` probes a package from the registry".to_string()
-            } else {
-                format!("its servers are: {}", known.join(", "))
-            }
+        crate::bail_help!(
+            help = format!(
+                "{hint}{}",
+                if known.is_empty() {
+                    "the project declares no servers; `dotpack probe --package NAME` probes a package from the registry".to_string()
+                } else {
+                    format!("its servers are: {}", known.join(", "))
+                }
+            ),
+            "the project has no server named `{name}`"
         );
     };
     let Some(source) = registries.by_source(&locked.source) else {
@@ -71,10 +74,11 @@ pub fn locate(
     let package =
         crate::registry::load_locked(source, &locked.name, &locked.version, &locked.checksum)?;
     let spec = manifest.dependencies.get(&locked.name);
-    let props = props_for(&locked.name, &package, spec).map_err(problems)?;
+    let props = input_props(&locked.name, &package, spec).map_err(problems)?;
     let Some(def) = package.servers.get(name) else {
-        bail!(
-            "package `{}` {} does not declare server `{name}` any more\n  help: run `dotpack lock`",
+        crate::bail_help!(
+            help = "run `dotpack lock`",
+            "package `{}` {} does not declare server `{name}` any more",
             locked.name,
             locked.version
         );
@@ -118,8 +122,9 @@ pub fn from_registry(
         }
     }
     let Some((source, version)) = found else {
-        bail!(
-            "package `{package}` is not in the registry\n  help: `dotpack search WORD` finds packages"
+        crate::bail_help!(
+            help = "`dotpack search WORD` finds packages",
+            "package `{package}` is not in the registry"
         );
     };
     let manifest = crate::registry::load_package(source, package, &version)?;
@@ -133,20 +138,21 @@ pub fn from_registry(
         allow_lossy: Vec::new(),
         scope: None,
     });
-    let props = props_for(package, &manifest, Some(&spec)).map_err(problems)?;
+    let props = input_props(package, &manifest, Some(&spec)).map_err(problems)?;
     let names: Vec<&str> = manifest.servers.keys().map(String::as_str).collect();
     let name = match (server, names.as_slice()) {
         (Some(name), _) => name,
         (None, [only]) => only,
-        (None, _) => bail!(
-            "package `{package}` declares several servers: {}\n  help: name one: `dotpack probe --package {package} SERVER`",
+        (None, _) => crate::bail_help!(
+            help = format!("name one: `dotpack probe --package {package} SERVER`"),
+            "package `{package}` declares several servers: {}",
             names.join(", ")
         ),
     };
     let Some(def) = manifest.servers.get(name) else {
-        bail!(
-            "package `{package}` {version} has no server `{name}`\n  help: its servers are: {}",
-            names.join(", ")
+        crate::bail_help!(
+            help = format!("its servers are: {}", names.join(", ")),
+            "package `{package}` {version} has no server `{name}`"
         );
     };
     Ok(Located {
@@ -157,8 +163,8 @@ pub fn from_registry(
     })
 }
 
-fn problems(list: Vec<String>) -> anyhow::Error {
-    anyhow::anyhow!("{}", list.join("\n"))
+fn problems(list: Vec<crate::error::Error>) -> anyhow::Error {
+    crate::error::Error::all(list).unwrap_or_default().into()
 }
 
 /// How to reach `located`: templates rendered with its props, environment references resolved
@@ -273,10 +279,13 @@ fn render(
             Part::Env { names, default } => {
                 match names.iter().find_map(|n| lookup(n)).or(default) {
                     Some(value) => out.push_str(&value),
-                    None => bail!(
-                        "server `{server}` reads the environment variable {}, which is not set\n  help: export {}=… and run the command again",
-                        names.join(" or "),
-                        names.first().map(String::as_str).unwrap_or("VAR")
+                    None => crate::bail_help!(
+                        help = format!(
+                            "export {}=… and run the command again",
+                            names.first().map(String::as_str).unwrap_or("VAR")
+                        ),
+                        "server `{server}` reads the environment variable {}, which is not set",
+                        names.join(" or ")
                     ),
                 }
             }

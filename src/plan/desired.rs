@@ -4,9 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::claims::Claim;
+use crate::error::Error;
 use crate::hosts::{HostEnv, Scope};
 use crate::lock::{LockedPackage, Lockfile};
 use crate::manifest::{DependencySpec, LoadedManifest, Manifest};
@@ -200,17 +201,20 @@ pub fn desired(
             continue;
         }
         let Some(source) = registries.by_source(&locked.source) else {
-            bail!(
-                "dotpack.lock pins {} {} from `{}`, which is not a configured registry\n  help: run `dotpack update {}` to pick it from the current registries",
+            crate::bail_help!(
+                help = format!(
+                    "run `dotpack update {}` to pick it from the current registries",
+                    locked.name
+                ),
+                "dotpack.lock pins {} {} from `{}`, which is not a configured registry",
                 locked.name,
                 locked.version,
-                locked.source,
-                locked.name
+                locked.source
             );
         };
         let package =
             crate::registry::load_locked(source, &locked.name, &locked.version, &locked.checksum)?;
-        match props_for(&locked.name, &package, spec) {
+        match input_props(&locked.name, &package, spec) {
             Ok(props) => {
                 defs.insert(&locked.name, (Some(package), props));
             }
@@ -220,7 +224,7 @@ pub fn desired(
     let own_props = if manifest.servers.is_empty() {
         Props::new()
     } else {
-        match props_for(LOCAL_PACKAGE, manifest, None) {
+        match input_props(LOCAL_PACKAGE, manifest, None) {
             Ok(props) => props,
             Err(mut more) => {
                 problems.append(&mut more);
@@ -228,8 +232,8 @@ pub fn desired(
             }
         }
     };
-    if !problems.is_empty() {
-        bail!("{}", problems.join("\n"));
+    if let Some(problems) = Error::all(problems) {
+        return Err(problems.into());
     }
     check_own_servers(manifest, lock)?;
     let mut out = Vec::with_capacity(placed.slots.len());
@@ -261,10 +265,10 @@ pub fn desired(
             } else {
                 format!("package `{}`", slot.package)
             };
-            bail!(
-                "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files\n  help: {}",
-                slot.server,
-                crate::validate::secrets::LITERAL_SECRET_HELP
+            crate::bail_help!(
+                help = crate::validate::secrets::LITERAL_SECRET_HELP,
+                "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files",
+                slot.server
             );
         }
         // A server with `bridge` is written as `dotpack bridge URL` (see `crate::bridged`).
@@ -295,9 +299,12 @@ pub const LOCAL_PACKAGE: &str = "dotpack.toml";
 fn check_own_servers(manifest: &Manifest, lock: &Lockfile) -> Result<()> {
     for server in manifest.servers.keys() {
         if let Some(other) = lock.packages.iter().find(|p| p.servers.contains(server)) {
-            bail!(
-                "dotpack.toml declares a server named `{server}`, and so does package `{}`\n  help: rename the server in [servers.{server}], or remove `{}` from [dependencies]",
-                other.name,
+            crate::bail_help!(
+                help = format!(
+                    "rename the server in [servers.{server}], or remove `{}` from [dependencies]",
+                    other.name
+                ),
+                "dotpack.toml declares a server named `{server}`, and so does package `{}`",
                 other.name
             );
         }
@@ -313,6 +320,16 @@ pub fn props_for(
     package: &Manifest,
     spec: Option<&DependencySpec>,
 ) -> Result<Props, Vec<String>> {
+    input_props(name, package, spec)
+        .map_err(|problems| problems.iter().map(ToString::to_string).collect())
+}
+
+/// [`props_for`], each problem an [`Error`] with its fix.
+pub fn input_props(
+    name: &str,
+    package: &Manifest,
+    spec: Option<&DependencySpec>,
+) -> Result<Props, Vec<Error>> {
     let set = spec
         .and_then(DependencySpec::set)
         .cloned()
@@ -321,18 +338,13 @@ pub fn props_for(
     let mut problems = Vec::new();
     for (input, def) in &package.inputs {
         if def.secret && set.contains_key(input) {
-            problems.push(secret_input_error(
-                name,
-                input,
-                package,
-                "dotpack.toml sets",
-            ));
+            problems.push(secret_input(name, input, package, "dotpack.toml sets"));
             continue;
         }
         let value = match set.get(input).map(|v| crate::inputs::coerce(def, v)) {
             Some(Ok(v)) => Some(v),
             Some(Err(why)) => {
-                problems.push(input_value_error(name, input, &why));
+                problems.push(input_value(name, input, &why));
                 continue;
             }
             None => def.default.clone(),
@@ -341,32 +353,37 @@ pub fn props_for(
             Some(v) => {
                 let broken = crate::inputs::check(def, &v);
                 if !broken.is_empty() {
-                    problems.push(input_value_error(name, input, &broken.join("; ")));
+                    problems.push(input_value(name, input, &broken.join("; ")));
                     continue;
                 }
                 props.insert(input.clone(), toml_to_json(&v));
             }
-            None if def.required && !def.secret => problems.push(format!(
-                "package `{name}` needs a value for input `{input}`{}\n  help: dotpack add {name} --set {input}=VALUE",
-                def.description
-                    .as_deref()
-                    .map(|d| format!(" ({d})"))
-                    .unwrap_or_default()
-            )),
+            None if def.required && !def.secret => problems.push(
+                Error::new(format!(
+                    "package `{name}` needs a value for input `{input}`{}",
+                    def.description
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
+                ))
+                .help(format!("dotpack add {name} --set {input}=VALUE")),
+            ),
             None => {}
         }
     }
     for key in set.keys() {
         if !package.inputs.contains_key(key) {
             let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
-            problems.push(format!(
-                "dotpack.toml sets input `{key}` of `{name}`, but the package has no such input\n  help: {}",
-                if declared.is_empty() {
+            problems.push(
+                Error::new(format!(
+                    "dotpack.toml sets input `{key}` of `{name}`, but the package has no such input"
+                ))
+                .help(if declared.is_empty() {
                     format!("{name} declares no inputs; remove `set.{key}`")
                 } else {
                     format!("{name} declares: {}", declared.join(", "))
-                }
-            ));
+                }),
+            );
         }
     }
     if problems.is_empty() {
@@ -376,16 +393,26 @@ pub fn props_for(
     }
 }
 
-/// The error for a value of input `input` of package `name` that breaks its rules.
+/// [`input_value`] as text.
 pub fn input_value_error(name: &str, input: &str, why: &str) -> String {
-    format!(
-        "input `{input}` of `{name}`: {why}\n  help: dotpack add {name} --set {input}=VALUE (`dotpack info {name}` shows its inputs)"
-    )
+    input_value(name, input, why).to_string()
+}
+
+/// The error for a value of input `input` of package `name` that breaks its rules.
+pub fn input_value(name: &str, input: &str, why: &str) -> Error {
+    Error::new(format!("input `{input}` of `{name}`: {why}")).help(format!(
+        "dotpack add {name} --set {input}=VALUE (`dotpack info {name}` shows its inputs)"
+    ))
+}
+
+/// [`secret_input`] as text.
+pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &str) -> String {
+    secret_input(name, input, package, what).to_string()
 }
 
 /// The error for a value given to secret input `input` of package `name`: it names the
 /// environment variables the package reads instead.
-pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &str) -> String {
+pub fn secret_input(name: &str, input: &str, package: &Manifest, what: &str) -> Error {
     let vars = package.env_vars();
     let help = if vars.is_empty() {
         "set it in the environment the host starts the server in, never in a file".to_string()
@@ -399,9 +426,7 @@ pub fn secret_input_error(name: &str, input: &str, package: &Manifest, what: &st
             vars.join(", ")
         )
     };
-    format!(
-        "{what} a value for `{input}` of `{name}`, which is a secret: dotpack never writes secrets into files\n  help: {help}"
-    )
+    Error::new(format!("{what} a value for `{input}` of `{name}`, which is a secret: dotpack never writes secrets into files")).help(help)
 }
 
 /// A TOML value as the typed value templates read.
@@ -603,8 +628,11 @@ fn check_resolved(
             };
             if crate::claims::entry_hash(entry) != c.entry {
                 let vars = c.resolved_env.join(", ");
-                bail!(
-                    "{}: entry `{}` holds values `--resolve-env` wrote from {vars}, and they are not the current values of {vars}; dotpack will not change the file, since that would copy them into its history\n  help: export {vars} with the values the entry was written with, or delete the entry from the file by hand",
+                crate::bail_help!(
+                    help = format!(
+                        "export {vars} with the values the entry was written with, or delete the entry from the file by hand"
+                    ),
+                    "{}: entry `{}` holds values `--resolve-env` wrote from {vars}, and they are not the current values of {vars}; dotpack will not change the file, since that would copy them into its history",
                     t.claim_file,
                     c.server
                 );
@@ -620,11 +648,15 @@ pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<Strin
     let mut files = BTreeMap::new();
     for t in targets {
         if t.path.is_dir() {
-            bail!(
-                "{} is a folder, but {} keeps its config in a file there\n  help: move the folder away, or leave {} out with --host",
+            crate::bail_help!(
+                help = format!(
+                    "move the folder away, or leave {} out with --host",
+                    t.host.id
+                ),
+                file = &t.path,
+                "{} is a folder, but {} keeps its config in a file there",
                 t.path.display(),
-                t.host.name(),
-                t.host.id
+                t.host.name()
             );
         }
         let text = t.read()?;

@@ -31,6 +31,7 @@ use std::path::PathBuf;
 use semver::Version;
 
 use crate::claims::{Claim, entry_hash};
+use crate::error::{Error, Fix};
 use crate::formats::{self, Container, Created, Document, FormatError, Op};
 use crate::hosts::Scope;
 use crate::manifest::Server;
@@ -208,38 +209,33 @@ pub enum Problem {
 
 impl fmt::Display for PlanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error().fmt(f)
+    }
+}
+
+impl Fix for PlanError {
+    /// Every problem with its fix, the fields a host cannot express gathered into one last.
+    fn error(&self) -> Error {
         let lossy: Vec<&Problem> = self
             .0
             .iter()
             .filter(|p| matches!(p, Problem::Lossy { .. }))
             .collect();
-        let mut first = true;
-        for problem in self
+        let mut all: Vec<Error> = self
             .0
             .iter()
             .filter(|p| !matches!(p, Problem::Lossy { .. }))
-        {
-            if !first {
-                writeln!(f)?;
-            }
-            first = false;
-            write!(f, "{problem}")?;
-        }
+            .map(Problem::error)
+            .collect();
         if !lossy.is_empty() {
-            if !first {
-                writeln!(f)?;
-            }
-            write_lossy(f, &lossy)?;
+            all.push(lossy_error(&lossy));
         }
-        Ok(())
+        Error::all(all).unwrap_or_default()
     }
 }
 
-fn write_lossy(f: &mut fmt::Formatter<'_>, lossy: &[&Problem]) -> fmt::Result {
-    writeln!(
-        f,
-        "installing would drop fields these hosts cannot express:"
-    )?;
+fn lossy_error(lossy: &[&Problem]) -> Error {
+    let mut message = "installing would drop fields these hosts cannot express:".to_string();
     let mut security = BTreeSet::new();
     let mut plain = BTreeSet::new();
     for problem in lossy {
@@ -260,11 +256,10 @@ fn write_lossy(f: &mut fmt::Formatter<'_>, lossy: &[&Problem]) -> fmt::Result {
             } else {
                 ""
             };
-            writeln!(
-                f,
-                "  {host} {file}: server `{server}` field `{}`{tag}, concept {}; supported on {supported}",
+            message.push_str(&format!(
+                "\n  {host} {file}: server `{server}` field `{}`{tag}, concept {}; supported on {supported}",
                 dropped.field, dropped.concept
-            )?;
+            ));
             if dropped.security {
                 security.insert(dropped.field.clone());
             } else {
@@ -285,57 +280,81 @@ fn write_lossy(f: &mut fmt::Formatter<'_>, lossy: &[&Problem]) -> fmt::Result {
     }
     help.push("`allow_lossy = [...]` on the dependency in dotpack.toml to record it".to_string());
     help.push("or `--host` to leave those hosts out".to_string());
-    write!(f, "  help: use {}", help.join("; "))
+    Error::new(message).help(format!("use {}", help.join("; ")))
 }
 
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Problem {
+    /// The problem as an error: what is wrong in which file, and the fix.
+    pub fn error(&self) -> Error {
         match self {
-            Problem::File { file, error } => write!(
-                f,
-                "{file}: {error}\n  help: fix the file by hand; dotpack never rewrites a file it cannot read"
-            ),
+            Problem::File { file, error } => Error::new(format!("{file}: {error}"))
+                .help("fix the file by hand; dotpack never rewrites a file it cannot read")
+                .file(file),
             Problem::Unclaimed {
                 file,
                 key,
                 server,
                 package,
-            } => write!(
-                f,
-                "{file}#{key} already exists and was not written by dotpack (package `{package}` wants server `{server}` there)\n  help: `--force` replaces it, or `dotpack adopt {server}` takes ownership of the entry as it is"
-            ),
+            } => Error::new(format!(
+                "{file}#{key} already exists and was not written by dotpack (package `{package}` wants server `{server}` there)"
+            ))
+            .help(format!(
+                "`--force` replaces it, or `dotpack adopt {server}` takes ownership of the entry as it is"
+            ))
+            .file(file)
+            .key(key),
             Problem::OtherPackage {
                 file,
                 key,
                 owner,
                 package,
-            } => write!(
-                f,
-                "{file}#{key} belongs to package `{owner}`, and package `{package}` declares the same server\n  help: remove one of the two packages from dotpack.toml"
-            ),
+            } => Error::new(format!(
+                "{file}#{key} belongs to package `{owner}`, and package `{package}` declares the same server"
+            ))
+            .help("remove one of the two packages from dotpack.toml")
+            .file(file)
+            .key(key),
             Problem::OwnedElsewhere {
                 file,
                 key,
                 server,
                 owners,
-            } => write!(
-                f,
-                "{file}#{key} is declared differently by {}\n  help: user-scope entries are shared: use the same version and inputs of `{server}` there, remove it there first, or install this project's at project scope",
+            } => Error::new(format!(
+                "{file}#{key} is declared differently by {}",
                 owners
                     .iter()
                     .map(|o| format!("`{o}`"))
                     .collect::<Vec<_>>()
                     .join(", ")
-            ),
-            Problem::Lossy { .. } => write_lossy(f, &[self]),
+            ))
+            .help(format!(
+                "user-scope entries are shared: use the same version and inputs of `{server}` there, remove it there first, or install this project's at project scope"
+            ))
+            .file(file)
+            .key(key),
+            Problem::Lossy { .. } => lossy_error(&[self]),
             Problem::Translate {
                 host,
                 server,
                 error,
             } => {
-                write!(f, "server `{server}` cannot be written for {host}: {error}")
+                let inner = error.error();
+                let outer = Error::new(format!(
+                    "server `{server}` cannot be written for {host}: {}",
+                    inner.message()
+                ));
+                match inner.fix() {
+                    Some(fix) => outer.help(fix),
+                    None => outer,
+                }
             }
         }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error().fmt(f)
     }
 }
 

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::claims::Claim;
 use crate::hosts::{self, HostAdapter, HostEnv, Scope};
@@ -46,11 +46,14 @@ impl Target {
         env: &HostEnv,
     ) -> Result<Target> {
         let Some(path) = host.path(scope, root, env) else {
-            bail!(
-                "{} has no {scope}-scope config file\n  help: give it the other scope: `{{ host = \"{}\", scope = \"{}\" }}` under [project] hosts",
-                host.name(),
-                host.id,
-                other(scope)
+            crate::bail_help!(
+                help = format!(
+                    "give it the other scope: `{{ host = \"{}\", scope = \"{}\" }}` under [project] hosts",
+                    host.id,
+                    other(scope)
+                ),
+                "{} has no {scope}-scope config file",
+                host.name()
             );
         };
         let claim_file = match scope {
@@ -139,9 +142,9 @@ pub fn host_adapter(id: &str) -> Result<&'static HostAdapter> {
         Some(close) => format!("did you mean `{close}`? "),
         None => String::new(),
     };
-    bail!(
-        "`{id}` is not a host dotpack can install into\n  help: {hint}hosts are: {}",
-        known.join(", ")
+    crate::bail_help!(
+        help = format!("{hint}hosts are: {}", known.join(", ")),
+        "`{id}` is not a host dotpack can install into"
     )
 }
 
@@ -195,13 +198,15 @@ impl Layout {
                 .iter()
                 .find(|g| g.scope == h.scope && g.host.same_file(h.host, h.scope))
             {
-                bail!(
-                    "{} and {} keep their {}-scope servers in the same file; one file has one writer\n  help: keep one of `{}` and `{}` in [project] hosts",
+                crate::bail_help!(
+                    help = format!(
+                        "keep one of `{}` and `{}` in [project] hosts",
+                        first.host.id, h.host.id
+                    ),
+                    "{} and {} keep their {}-scope servers in the same file; one file has one writer",
                     first.host.id,
                     h.host.id,
-                    h.scope,
-                    first.host.id,
-                    h.host.id
+                    h.scope
                 );
             }
         }

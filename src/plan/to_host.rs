@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::concepts::ValueKind;
 use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
+use crate::error::{Error, Fix};
 use crate::hosts::HostAdapter;
 use crate::manifest::Server;
 use crate::template::is_env_name;
@@ -82,9 +83,7 @@ pub enum TranslateError {
     #[error("invalid transport: {reason}")]
     Transport { reason: String },
     /// Values another host reading the same file would run as a shell command.
-    #[error(
-        "{fields} {verb} with `{prefix}`, and {reader} also reads {file}: it runs a value that starts with `{prefix}` as a shell command and reads `{prefix}{prefix}` as a literal `{prefix}`, which the other hosts reading {file} do not, so no spelling of the value means the same to all of them\n  help: write the server for {reader} in its own file (host `{reader_id}`), where dotpack writes such a value as `{prefix}{prefix}…` so that it stays a literal, or give the value without a leading `{prefix}`"
-    )]
+    #[error("{}", host_command(file, fields, verb, *prefix, reader, reader_id))]
     HostCommand {
         file: String,
         /// The fields, as a list for the message: `` `env.X` ``, `` `env.X`, `headers.Y` ``.
@@ -95,6 +94,39 @@ pub enum TranslateError {
         reader: &'static str,
         reader_id: &'static str,
     },
+}
+
+impl Fix for TranslateError {
+    fn error(&self) -> Error {
+        match self {
+            TranslateError::HostCommand {
+                file,
+                fields,
+                verb,
+                prefix,
+                reader,
+                reader_id,
+            } => host_command(file, fields, verb, *prefix, reader, reader_id),
+            other => Error::new(other.to_string()),
+        }
+    }
+}
+
+fn host_command(
+    file: &str,
+    fields: &str,
+    verb: &str,
+    prefix: char,
+    reader: &str,
+    reader_id: &str,
+) -> Error {
+    Error::new(format!(
+        "{fields} {verb} with `{prefix}`, and {reader} also reads {file}: it runs a value that starts with `{prefix}` as a shell command and reads `{prefix}{prefix}` as a literal `{prefix}`, which the other hosts reading {file} do not, so no spelling of the value means the same to all of them"
+    ))
+    .help(format!(
+        "write the server for {reader} in its own file (host `{reader_id}`), where dotpack writes such a value as `{prefix}{prefix}…` so that it stays a literal, or give the value without a leading `{prefix}`"
+    ))
+    .file(file)
 }
 
 /// Translates server `server_name` (`server`) for `host`, rendering templates with `props`.

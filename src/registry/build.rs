@@ -14,6 +14,7 @@ use super::archive::{pack, read_files, sha256_hex};
 use super::index::{index_path, is_plain_name, parse_index_file, render_index_file};
 use super::{IndexDep, IndexLine, RegistryConfig, RegistryError};
 use crate::diag::{Diagnostics, display_path};
+use crate::error::{Error, Fix};
 use crate::manifest::{self, LoadedManifest, MANIFEST_FILE};
 
 /// What a build added, left alone, and wrote.
@@ -35,35 +36,77 @@ pub enum BuildError {
     Manifest(#[from] Diagnostics),
     #[error(transparent)]
     Registry(#[from] RegistryError),
-    #[error(
-        "{file}: {name} {version} is already published with different content; bump the version\n  help: a published version is immutable because lock files pin its checksum"
-    )]
+    #[error("{}", self.error())]
     Republished {
         file: String,
         name: String,
         version: Version,
     },
-    #[error(
-        "{name} {version} is declared twice: {first} and {second}\n  help: keep one of them, or give one a new version"
-    )]
+    #[error("{}", self.error())]
     Duplicate {
         name: String,
         version: Version,
         first: String,
         second: String,
     },
-    #[error(
-        "{name} {version} is already published in {index}; nothing was written\n  help: a published version never changes, because lock files pin its checksum; raise `version` in [package] and publish again (or `dotpack yank {name}@{version}` to withdraw it)"
-    )]
+    #[error("{}", self.error())]
     AlreadyPublished {
         name: String,
         version: Version,
         index: String,
     },
-    #[error("{file}: {reason}")]
-    Dependency { file: String, reason: String },
+    #[error("{}", self.error())]
+    Dependency {
+        file: String,
+        reason: String,
+        help: Option<&'static str>,
+    },
     #[error("{file}: package name `{name}` may only contain ASCII letters, digits, `-` and `_`")]
     BadName { file: String, name: String },
+}
+
+impl Fix for BuildError {
+    fn error(&self) -> Error {
+        match self {
+            BuildError::Registry(e) => e.error(),
+            BuildError::Republished {
+                file,
+                name,
+                version,
+            } => Error::new(format!(
+                "{file}: {name} {version} is already published with different content; bump the version"
+            ))
+            .help("a published version is immutable because lock files pin its checksum")
+            .file(file),
+            BuildError::Duplicate {
+                name,
+                version,
+                first,
+                second,
+            } => Error::new(format!(
+                "{name} {version} is declared twice: {first} and {second}"
+            ))
+            .help("keep one of them, or give one a new version"),
+            BuildError::AlreadyPublished {
+                name,
+                version,
+                index,
+            } => Error::new(format!(
+                "{name} {version} is already published in {index}; nothing was written"
+            ))
+            .help(format!(
+                "a published version never changes, because lock files pin its checksum; raise `version` in [package] and publish again (or `dotpack yank {name}@{version}` to withdraw it)"
+            )),
+            BuildError::Dependency { file, reason, help } => {
+                let error = Error::new(format!("{file}: {reason}")).file(file);
+                match help {
+                    Some(help) => error.help(*help),
+                    None => error,
+                }
+            }
+            other => Error::new(other.to_string()),
+        }
+    }
 }
 
 /// One package version found in the source, packed.
@@ -225,10 +268,14 @@ fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
 pub(super) fn pack_manifest(loaded: LoadedManifest) -> Result<Candidate, BuildError> {
     let path = loaded.path.clone();
     let Some(package) = loaded.manifest.package.clone() else {
-        return Err(RegistryError::Other(format!(
-            "{}: not a package: it has no [package] section\n  help: add `[package]` with `name` and `version`",
-            display_path(&path)
-        ))
+        return Err(RegistryError::from(
+            Error::new(format!(
+                "{}: not a package: it has no [package] section",
+                display_path(&path)
+            ))
+            .help("add `[package]` with `name` and `version`")
+            .file(&path),
+        )
         .into());
     };
     if !is_plain_name(&package.name) {
@@ -331,6 +378,7 @@ fn check_dependencies(
                     reason: format!(
                         "dependency `{name}` comes from registry `{registry}`, but a published package may only depend on packages of its own registry"
                     ),
+                    help: None,
                 });
             }
             let mut versions: BTreeSet<Version> = published
@@ -345,22 +393,28 @@ fn check_dependencies(
                     .flatten()
                     .cloned(),
             );
-            let reason = if versions.is_empty() {
-                format!(
-                    "dependency `{name}` is neither in the index nor in {}\n  help: add its manifest to the source folder, or fix the name",
-                    display_path(source)
+            let (reason, help) = if versions.is_empty() {
+                (
+                    format!(
+                        "dependency `{name}` is neither in the index nor in {}",
+                        display_path(source)
+                    ),
+                    Some("add its manifest to the source folder, or fix the name"),
                 )
             } else if !versions.iter().any(|v| spec.req().matches(v)) {
                 let list: Vec<String> = versions.iter().map(ToString::to_string).collect();
-                format!(
-                    "dependency `{name} = \"{}\"` matches no version of it (there are: {})",
-                    spec.req(),
-                    list.join(", ")
+                (
+                    format!(
+                        "dependency `{name} = \"{}\"` matches no version of it (there are: {})",
+                        spec.req(),
+                        list.join(", ")
+                    ),
+                    None,
                 )
             } else {
                 continue;
             };
-            return Err(BuildError::Dependency { file, reason });
+            return Err(BuildError::Dependency { file, reason, help });
         }
     }
     Ok(())
@@ -417,10 +471,11 @@ fn read_or_default_config(out: &Path) -> Result<(RegistryConfig, Option<String>)
         return Ok((config, Some(text + "\n")));
     };
     let bad = |reason: String| {
-        RegistryError::Other(format!(
-            "{}: {reason}\n  help: --out must be a dotpack registry index, or a folder without config.json to create one",
-            display_path(&path)
-        ))
+        RegistryError::from(
+            Error::new(format!("{}: {reason}", display_path(&path))).help(
+                "--out must be a dotpack registry index, or a folder without config.json to create one",
+            ),
+        )
     };
     let config: RegistryConfig =
         serde_json::from_str(&text).map_err(|e| bad(format!("does not parse: {e}")))?;

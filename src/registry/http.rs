@@ -36,6 +36,7 @@ use super::archive::sha256_hex;
 use super::index::is_plain_name;
 use super::sparse::{FileStore, SparseIndex, read_config, verify_archive};
 use super::{IndexLine, IndexSource, RegistryError};
+use crate::error::Error;
 
 mod auth;
 mod redirect;
@@ -296,9 +297,10 @@ fn cache_key(url: &str) -> String {
 /// `url` with a lowercase scheme and host and a trailing `/`, checked to be `http(s)://HOST...` with no query or fragment.
 pub fn normalize_url(url: &str) -> Result<String, RegistryError> {
     let bad = |why: &str| {
-        RegistryError::Other(format!(
-            "`{url}` is not a registry URL: {why}\n  help: give the base URL of the index, like https://example.com/dotpack/"
-        ))
+        RegistryError::from(
+            Error::new(format!("`{url}` is not a registry URL: {why}"))
+                .help("give the base URL of the index, like https://example.com/dotpack/"),
+        )
     };
     let lower = url.to_ascii_lowercase();
     let scheme_len = if lower.starts_with("https://") {

@@ -31,6 +31,7 @@ use super::archive::sha256_hex;
 use super::http::{CachedApi, Network, cache_dir, normalize_url};
 use super::mcp_map::map_server;
 use super::{ArchiveKind, Found, IndexLine, IndexSource, Refusal, RegistryError};
+use crate::error::Error;
 
 /// The lock-file source prefix of MCP registries: `mcp-registry+URL/`.
 pub const SOURCE_PREFIX: &str = "mcp-registry+";
@@ -105,12 +106,15 @@ impl McpRegistry {
     }
 
     fn not_an_api(&self, rel: &str, reason: &str) -> RegistryError {
-        RegistryError::BadArchive {
-            file: self.api.url(rel),
-            reason: format!(
-                "{reason}\n  help: this is not an MCP Registry API response; check the registry's `url` (the official one is {OFFICIAL_URL})"
-            ),
-        }
+        RegistryError::from(
+            Error::new(format!(
+                "{}: bad package archive: {reason}",
+                self.api.url(rel)
+            ))
+            .help(format!(
+                "this is not an MCP Registry API response; check the registry's `url` (the official one is {OFFICIAL_URL})"
+            )),
+        )
     }
 
     /// Every page of `servers?QUERY`, up to `max_pages`, as `(server document, _meta)` pairs.

@@ -28,6 +28,8 @@ pub use package::{check_pin, load_locked, load_package, package_of_line, pin_of}
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::error::{Error, Fix};
+
 pub use dir::DirIndex;
 pub use embedded::EmbeddedIndex;
 pub use http::{HttpIndex, Network};
@@ -38,20 +40,17 @@ pub use index::{
 /// The source string written into `dotpack.lock` for packages of the embedded default registry.
 pub const BUILTIN_SOURCE: &str = "registry+builtin";
 
-/// Errors reading a registry. Each names the file and what to do.
+/// Errors reading a registry. Each names the file and what to do; the fix is the `help` of
+/// [`RegistryError::error`](Fix::error), which `Display` prints on its own line.
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
-    #[error(
-        "{file}:{line}: index line does not parse: {reason}\n  help: the registry index is corrupt; rebuild it with `dotpack registry build` or report it to the registry's maintainer"
-    )]
+    #[error("{}", self.error())]
     BadIndexLine {
         file: String,
         line: usize,
         reason: String,
     },
-    #[error(
-        "checksum mismatch for {name} {version}: the index says sha256:{expected} but {file} is sha256:{actual}\n  help: the archive was changed after it was published; do not use it. Rebuild the registry or ask its maintainer"
-    )]
+    #[error("{}", self.error())]
     ChecksumMismatch {
         name: String,
         version: String,
@@ -59,9 +58,7 @@ pub enum RegistryError {
         expected: String,
         actual: String,
     },
-    #[error(
-        "checksum for `{name} v{version}` changed since dotpack.lock pinned it\n  dotpack.lock pins {locked}\n  {found}\n  this could mean that the registry replaced a version it had published (a published archive must never change), that it is not the registry the lock was made with (a mirror, or another folder at the same path), or that dotpack.lock was edited or is corrupt\n  help: nothing was written; dotpack installs only the bytes the lock pinned. If you trust the registry's new archive, run `dotpack update {name}` to pin it"
-    )]
+    #[error("{}", self.error())]
     LockedChecksumChanged {
         name: String,
         version: String,
@@ -70,9 +67,7 @@ pub enum RegistryError {
         /// it served): `the index of registry X now lists sha256:...`.
         found: String,
     },
-    #[error(
-        "registry {source_id}: the index says {package} has {field} {index}, but the dotpack.toml inside its archive says {archive}\n  help: the registry's index does not describe its archive, so dotpack will not use this version; ask the registry's maintainer to rebuild it with `dotpack registry build`"
-    )]
+    #[error("{}", self.error())]
     IndexMismatch {
         source_id: String,
         /// Name and version, as `alpha 1.0.0`.
@@ -82,9 +77,7 @@ pub enum RegistryError {
         index: String,
         archive: String,
     },
-    #[error(
-        "archive for {name} {version} not found at {file}\n  help: the registry is incomplete; rebuild it with `dotpack registry build`"
-    )]
+    #[error("{}", self.error())]
     MissingArchive {
         name: String,
         version: String,
@@ -92,34 +85,106 @@ pub enum RegistryError {
     },
     #[error("{file}: bad package archive: {reason}")]
     BadArchive { file: String, reason: String },
-    #[error("cannot reach {url}: {reason}\n  help: {help}")]
+    #[error("{}", self.error())]
     Network {
         url: String,
         reason: String,
         help: String,
     },
-    #[error(
-        "{from} redirects to {to}, which is not on the registry's server ({registry})\n  help: dotpack follows redirects only to the same scheme, host and port, so a registry cannot hand out files from a server you did not name. If you trust that server, use its URL as the registry, or set DOTPACK_ALLOW_REDIRECTS=1 to follow redirects to other servers"
-    )]
+    #[error("{}", self.error())]
     Redirect {
         from: String,
         to: String,
         registry: String,
     },
-    #[error("{url} answered HTTP {status}\n  help: {help}")]
+    #[error("{}", self.error())]
     HttpStatus {
         url: String,
         status: u16,
         help: String,
     },
-    #[error(
-        "{what} is not in the cache ({url}), and --offline forbids using the network\n  help: run once without --offline to fill the cache"
-    )]
+    #[error("{}", self.error())]
     NotCached { what: String, url: String },
     #[error("{path}: {reason}")]
     Io { path: String, reason: String },
     #[error("{0}")]
     Other(String),
+    /// Any other failure that knows its fix.
+    #[error("{0}")]
+    Fixed(Box<Error>),
+}
+
+impl From<Error> for RegistryError {
+    fn from(error: Error) -> Self {
+        RegistryError::Fixed(Box::new(error))
+    }
+}
+
+impl Fix for RegistryError {
+    fn error(&self) -> Error {
+        match self {
+            RegistryError::BadIndexLine { file, line, reason } => Error::new(format!(
+                "{file}:{line}: index line does not parse: {reason}"
+            ))
+            .help("the registry index is corrupt; rebuild it with `dotpack registry build` or report it to the registry's maintainer")
+            .file(file),
+            RegistryError::ChecksumMismatch {
+                name,
+                version,
+                file,
+                expected,
+                actual,
+            } => Error::new(format!(
+                "checksum mismatch for {name} {version}: the index says sha256:{expected} but {file} is sha256:{actual}"
+            ))
+            .help("the archive was changed after it was published; do not use it. Rebuild the registry or ask its maintainer")
+            .file(file),
+            RegistryError::LockedChecksumChanged {
+                name,
+                version,
+                locked,
+                found,
+            } => Error::new(format!(
+                "checksum for `{name} v{version}` changed since dotpack.lock pinned it\n  dotpack.lock pins {locked}\n  {found}\n  this could mean that the registry replaced a version it had published (a published archive must never change), that it is not the registry the lock was made with (a mirror, or another folder at the same path), or that dotpack.lock was edited or is corrupt"
+            ))
+            .help(format!(
+                "nothing was written; dotpack installs only the bytes the lock pinned. If you trust the registry's new archive, run `dotpack update {name}` to pin it"
+            )),
+            RegistryError::IndexMismatch {
+                source_id,
+                package,
+                field,
+                index,
+                archive,
+            } => Error::new(format!(
+                "registry {source_id}: the index says {package} has {field} {index}, but the dotpack.toml inside its archive says {archive}"
+            ))
+            .help("the registry's index does not describe its archive, so dotpack will not use this version; ask the registry's maintainer to rebuild it with `dotpack registry build`"),
+            RegistryError::MissingArchive {
+                name,
+                version,
+                file,
+            } => Error::new(format!("archive for {name} {version} not found at {file}"))
+                .help("the registry is incomplete; rebuild it with `dotpack registry build`")
+                .file(file),
+            RegistryError::Network { url, reason, help } => {
+                Error::new(format!("cannot reach {url}: {reason}")).help(help)
+            }
+            RegistryError::Redirect { from, to, registry } => Error::new(format!(
+                "{from} redirects to {to}, which is not on the registry's server ({registry})"
+            ))
+            .help("dotpack follows redirects only to the same scheme, host and port, so a registry cannot hand out files from a server you did not name. If you trust that server, use its URL as the registry, or set DOTPACK_ALLOW_REDIRECTS=1 to follow redirects to other servers"),
+            RegistryError::HttpStatus { url, status, help } => {
+                Error::new(format!("{url} answered HTTP {status}")).help(help)
+            }
+            RegistryError::NotCached { what, url } => Error::new(format!(
+                "{what} is not in the cache ({url}), and --offline forbids using the network"
+            ))
+            .help("run once without --offline to fill the cache"),
+            RegistryError::Fixed(error) => (**error).clone(),
+            other => Error::new(other.to_string()),
+        }
+    }
 }
 
 /// One registry, wherever it lives. Implementations must make [`IndexSource::versions`] cost what
@@ -309,5 +374,30 @@ mod tests {
             source.source_id(),
             format!("registry+file:{}", dir.path().display())
         );
+    }
+
+    #[test]
+    fn a_registry_error_prints_its_fix_and_keeps_it_apart() {
+        let err = RegistryError::MissingArchive {
+            name: "figma".into(),
+            version: "1.0.0".into(),
+            file: "figma/1.0.0.tar.gz".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "archive for figma 1.0.0 not found at figma/1.0.0.tar.gz\n  help: the registry is incomplete; rebuild it with `dotpack registry build`"
+        );
+        let fields = err.error();
+        assert!(!fields.message().contains("help:"));
+        assert_eq!(
+            fields.fix(),
+            Some("the registry is incomplete; rebuild it with `dotpack registry build`")
+        );
+        let plain = RegistryError::Io {
+            path: "x".into(),
+            reason: "denied".into(),
+        };
+        assert_eq!(plain.error().fix(), None);
+        assert_eq!(plain.to_string(), "x: denied");
     }
 }

@@ -30,8 +30,9 @@ pub fn load_package(source: &dyn IndexSource, name: &str, version: &Version) -> 
         );
     };
     let Some(line) = lines.iter().find(|l| &l.vers == version) else {
-        bail!(
-            "{name} {version} is not in the registry {}\n  help: run `dotpack update {name}` to pick a version that exists",
+        crate::bail_help!(
+            help = format!("run `dotpack update {name}` to pick a version that exists"),
+            "{name} {version} is not in the registry {}",
             source.source_id()
         );
     };
@@ -89,8 +90,9 @@ pub fn load_locked_with_files(
         .as_deref()
         .and_then(|l| l.iter().find(|l| &l.vers == version))
     else {
-        bail!(
-            "{name} {version} (pinned in dotpack.lock) is not in the registry {}\n  help: run `dotpack update {name}`",
+        crate::bail_help!(
+            help = format!("run `dotpack update {name}`"),
+            "{name} {version} (pinned in dotpack.lock) is not in the registry {}",
             source.source_id()
         );
     };

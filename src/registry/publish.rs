@@ -20,6 +20,7 @@ use super::build::{
 use super::index::{index_path, is_plain_name};
 use super::{IndexLine, RegistryError};
 use crate::diag::display_path;
+use crate::error::Error;
 use crate::manifest;
 
 /// A package packed from its folder, not yet written anywhere.
@@ -135,11 +136,16 @@ pub fn yank(
     yanked: bool,
 ) -> Result<YankOutcome, BuildError> {
     let not_found = || {
-        RegistryError::Other(format!(
-            "{name} {version} is not published in {}\n  help: check the name and version (`dotpack info {name} --registry {}` lists the versions)",
-            display_path(index),
-            display_path(index)
-        ))
+        RegistryError::from(
+            Error::new(format!(
+                "{name} {version} is not published in {}",
+                display_path(index)
+            ))
+            .help(format!(
+                "check the name and version (`dotpack info {name} --registry {}` lists the versions)",
+                display_path(index)
+            )),
+        )
     };
     if !is_plain_name(name) {
         return Err(not_found().into());

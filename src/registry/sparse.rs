@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::archive::sha256_hex;
 use super::index::{index_path, is_plain_name, parse_index_file};
 use super::{IndexLine, RegistryConfig, RegistryError};
+use crate::error::Error;
 
 /// Where the files of an index come from. Paths are relative to the index root, `/`-separated.
 pub(crate) trait FileStore: Send + Sync {
@@ -33,9 +34,10 @@ pub(crate) struct SparseIndex<F> {
 pub(crate) fn read_config<F: FileStore>(files: &F) -> Result<RegistryConfig, RegistryError> {
     let label = files.label(CONFIG_FILE);
     let not_index = |reason: String| {
-        RegistryError::Other(format!(
-            "{label}: {reason}\n  help: this folder is not a dotpack registry index; create one with `dotpack registry build SOURCE --out FOLDER`"
-        ))
+        RegistryError::from(
+            Error::new(format!("{label}: {reason}"))
+                .help("this folder is not a dotpack registry index; create one with `dotpack registry build SOURCE --out FOLDER`"),
+        )
     };
     let Some(bytes) = files.read(CONFIG_FILE)? else {
         return Err(not_index("not found".to_string()));

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use pubgrub::PubGrubError;
 use semver::{Version, VersionReq};
 
+use crate::error::{Error, Fix};
 use crate::lock::{LockedPackage, Lockfile};
 use crate::registry::{IndexLine, IndexSource, RegistryError};
 use provider::{Pkg, Provider, root_version};
@@ -153,33 +154,52 @@ pub enum ResolveError {
         required_by: Option<String>,
         suggestions: Vec<String>,
     },
-    #[error(
-        "`{package}` asks for registry `{registry}`, which is not declared\n  help: add it under [registries] in dotpack.toml, e.g. `{registry} = {{ path = \"../index\" }}`"
-    )]
+    #[error("{}", self.error())]
     UnknownRegistry { registry: String, package: String },
+    /// Why no versions fit, with the requirement to loosen.
     #[error("{explanation}")]
-    NoSolution { explanation: String },
+    NoSolution { explanation: Error },
     #[error(transparent)]
     Registry(#[from] RegistryError),
 }
 
-fn unknown_package(name: &str, required_by: Option<&str>, suggestions: &[String]) -> String {
+impl Fix for ResolveError {
+    fn error(&self) -> Error {
+        match self {
+            ResolveError::UnknownPackage {
+                name,
+                required_by,
+                suggestions,
+            } => unknown_package(name, required_by.as_deref(), suggestions),
+            ResolveError::UnknownRegistry { registry, package } => Error::new(format!(
+                "`{package}` asks for registry `{registry}`, which is not declared"
+            ))
+            .help(format!(
+                "add it under [registries] in dotpack.toml, e.g. `{registry} = {{ path = \"../index\" }}`"
+            )),
+            ResolveError::NoSolution { explanation } => explanation.clone(),
+            ResolveError::Registry(e) => e.error(),
+        }
+    }
+}
+
+fn unknown_package(name: &str, required_by: Option<&str>, suggestions: &[String]) -> Error {
     let mut text = format!("no package named `{name}` in the registry");
     if let Some(by) = required_by {
         text.push_str(&format!(" (required by {by})"));
     }
-    match suggestions {
-        [] => text.push_str("\n  help: run `dotpack search` to list available packages"),
-        [one] => text.push_str(&format!("\n  help: did you mean `{one}`?")),
-        many => text.push_str(&format!(
-            "\n  help: did you mean one of: {}?",
+    let help = match suggestions {
+        [] => "run `dotpack search` to list available packages".to_string(),
+        [one] => format!("did you mean `{one}`?"),
+        many => format!(
+            "did you mean one of: {}?",
             many.iter()
                 .map(|s| format!("`{s}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        )),
-    }
-    text
+        ),
+    };
+    Error::new(text).help(help)
 }
 
 /// Picks one version of every package reachable from `root`: the preferred (locked) version when

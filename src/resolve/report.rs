@@ -10,10 +10,11 @@ use pubgrub::{DefaultStringReporter, Reporter};
 
 use super::RootDep;
 use super::provider::{Edge, Known, Provider, ROOT_LABEL, root_version};
+use crate::error::Error;
 
 type Tree = pubgrub::DerivationTree<super::provider::Pkg, super::ranges::VersionSet, String>;
 
-pub fn explain(mut tree: Tree, provider: &Provider<'_>, root: &[RootDep]) -> String {
+pub fn explain(mut tree: Tree, provider: &Provider<'_>, root: &[RootDep]) -> Error {
     tree.collapse_no_versions();
     let raw = DefaultStringReporter::report(&tree);
     let mut text = readable(&strip_zero_bounds(&requirements_for_ranges(
@@ -30,10 +31,9 @@ pub fn explain(mut tree: Tree, provider: &Provider<'_>, root: &[RootDep]) -> Str
         .find(|n| raw.contains(n))
         .or_else(|| root.first().map(|d| d.name.as_str()))
         .unwrap_or("NAME");
-    text.push_str(&format!(
-        "\n  help: loosen the requirement in dotpack.toml or run `dotpack info {name}` to see available versions"
-    ));
-    text
+    Error::new(text).help(format!(
+        "loosen the requirement in dotpack.toml or run `dotpack info {name}` to see available versions"
+    ))
 }
 
 /// Replaces `name <version set>` by `name <requirement>` wherever the set is exactly one a

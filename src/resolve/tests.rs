@@ -40,7 +40,7 @@ fn preferring(pairs: &[(&str, &str)]) -> ResolveOptions {
 
 fn explanation(err: ResolveError) -> String {
     match err {
-        ResolveError::NoSolution { explanation } => explanation,
+        ResolveError::NoSolution { explanation } => explanation.to_string(),
         other => panic!("expected no solution, got {other}"),
     }
 }

@@ -154,10 +154,7 @@ impl Doctor<'_> {
             reason: reason.clone(),
             home,
         };
-        let help = error
-            .to_string()
-            .split_once("help: ")
-            .map(|(_, h)| h.to_string());
+        let help = crate::error::Fix::error(&error).fix().map(str::to_string);
         // What moving aside applies to: a project's whole folder, or a link inside the home.
         let target = match (&reason, home) {
             (_, false) => Some(self.folder.to_path_buf()),

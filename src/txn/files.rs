@@ -51,7 +51,7 @@ pub fn preflight(writes: &[FileWrite]) -> Result<()> {
             } else {
                 "make it writable"
             };
-            bail!("{err:#}; nothing was changed\n  help: {hint}");
+            crate::bail_help!(help = hint, "{err:#}; nothing was changed");
         }
     }
     Ok(())
@@ -158,8 +158,10 @@ fn create_dirs(dir: &Path) -> Result<()> {
 /// Deletes `path`. A symlink is not deleted through: dotpack never created one.
 fn remove(path: &Path) -> Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        bail!(
-            "{} is a symbolic link; dotpack does not delete links\n  help: remove it yourself if it should go",
+        crate::bail_help!(
+            help = "remove it yourself if it should go",
+            file = path,
+            "{} is a symbolic link; dotpack does not delete links",
             path.display()
         );
     }

@@ -84,8 +84,10 @@ fn real_dir(state: &Path) -> Result<bool> {
     let dir = dir(state);
     match std::fs::symlink_metadata(&dir) {
         Ok(meta) if meta.file_type().is_dir() => Ok(true),
-        Ok(_) => bail!(
-            "{} is not a real folder (a symbolic link or a file); dotpack does not follow it\n  help: run `dotpack doctor`",
+        Ok(_) => crate::bail_help!(
+            help = "run `dotpack doctor`",
+            file = &dir,
+            "{} is not a real folder (a symbolic link or a file); dotpack does not follow it",
             dir.display()
         ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
@@ -148,8 +150,10 @@ pub fn load_checked(state: &Path, boundary: &super::Boundary) -> Result<Vec<Gene
     let generations = load_all(state)?;
     for g in &generations {
         if let Err(refused) = boundary.check_files(state, &g.files) {
-            bail!(
-                "{} names {}, which dotpack could not have written for {} ({}); nothing was changed\n  help: `dotpack doctor` lists the records that fail this check; delete the ones you do not need",
+            crate::bail_help!(
+                help = "`dotpack doctor` lists the records that fail this check; delete the ones you do not need",
+                file = record_path(state, g.id),
+                "{} names {}, which dotpack could not have written for {} ({}); nothing was changed",
                 record_path(state, g.id).display(),
                 refused.path.display(),
                 state.display(),

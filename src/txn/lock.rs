@@ -7,7 +7,7 @@ use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::output::Printer;
 
@@ -41,8 +41,9 @@ pub fn acquire(state: &Path, wait: Wait, printer: &Printer) -> Result<()> {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {
             if wait == Wait::NoWait {
-                bail!(
-                    "another dotpack is changing files (it holds {})\n  help: wait for it to finish, or run without --no-wait to wait",
+                crate::bail_help!(
+                    help = "wait for it to finish, or run without --no-wait to wait",
+                    "another dotpack is changing files (it holds {})",
                     path.display()
                 );
             }

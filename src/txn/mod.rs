@@ -370,10 +370,13 @@ pub fn recover_at_start(
                     }
                     .into());
                 }
-                printer.warning(format!(
-                    "ignoring the state folder {}: {reason}; its journal and generations are not used\n  help: `dotpack doctor` explains, `dotpack doctor --repair` moves it aside",
-                    dir.display()
-                ));
+                printer.warning(
+                    crate::error::Error::new(format!(
+                        "ignoring the state folder {}: {reason}; its journal and generations are not used",
+                        dir.display()
+                    ))
+                    .help("`dotpack doctor` explains, `dotpack doctor --repair` moves it aside"),
+                );
             }
             trust::Verdict::Trusted => trusted.push(dir.clone()),
             trust::Verdict::Absent | trust::Verdict::Empty => {}

@@ -14,6 +14,7 @@ use super::journal::{self, Journal};
 use super::store::{self, Store};
 use super::{FileRecord, generation};
 use crate::apply::FileWrite;
+use crate::error::{Error, Fix};
 use crate::output::Printer;
 
 /// Where a file a journal names stands now.
@@ -60,15 +61,25 @@ pub struct Recovered {
 
 /// A journal that recovery cannot act on.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "cannot recover the interrupted {command} from {}: {why}; nothing was changed\n  help: `dotpack doctor` shows the files it names; `dotpack doctor --repair` moves it aside so dotpack can run again (the files stay as they are now)",
-    journal.display()
-)]
+#[error("{}", self.error())]
 pub struct Stuck {
     pub journal: PathBuf,
     /// `` `dotpack add x` ``, or "transaction" when the journal does not say.
     pub command: String,
     pub why: String,
+}
+
+impl Fix for Stuck {
+    fn error(&self) -> Error {
+        Error::new(format!(
+            "cannot recover the interrupted {} from {}: {}; nothing was changed",
+            self.command,
+            self.journal.display(),
+            self.why
+        ))
+        .help("`dotpack doctor` shows the files it names; `dotpack doctor --repair` moves it aside so dotpack can run again (the files stay as they are now)")
+        .file(&self.journal)
+    }
 }
 
 /// What the journal of `state` names and where each file stands, without judging whether it can

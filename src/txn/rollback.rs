@@ -48,14 +48,16 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
         bail!("there are no generations yet");
     };
     if target > newest.id {
-        bail!(
-            "there is no generation {target}; the newest is {}\n  help: `dotpack history` lists them",
+        crate::bail_help!(
+            help = "`dotpack history` lists them",
+            "there is no generation {target}; the newest is {}",
             newest.id
         );
     }
     if target + 1 < oldest.id {
-        bail!(
-            "generation {target} was pruned; generations {}..={} are kept\n  help: raise `[settings] keep_generations` to keep more",
+        crate::bail_help!(
+            help = "raise `[settings] keep_generations` to keep more",
+            "generation {target} was pruned; generations {}..={} are kept",
             oldest.id.saturating_sub(1),
             newest.id
         );

@@ -139,8 +139,10 @@ impl Store {
     fn ensure_real_dir(&self, create: bool) -> Result<bool> {
         match std::fs::symlink_metadata(&self.dir) {
             Ok(meta) if meta.file_type().is_dir() => Ok(true),
-            Ok(_) => bail!(
-                "{} is not a real folder (a symbolic link or a file); dotpack does not follow it\n  help: run `dotpack doctor`",
+            Ok(_) => crate::bail_help!(
+                help = "run `dotpack doctor`",
+                file = &self.dir,
+                "{} is not a real folder (a symbolic link or a file); dotpack does not follow it",
                 self.dir.display()
             ),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {

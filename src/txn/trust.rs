@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::error::{Error, Fix};
 use crate::fsutil;
 
 /// The registry of project state folders dotpack made, in `$DOTPACK_HOME`.
@@ -106,12 +107,24 @@ pub enum Verdict {
 
 /// A writing command met a state folder it does not trust.
 #[derive(Debug, thiserror::Error)]
-#[error("refusing to use the state folder {}: {reason}; its journal and generations could make dotpack change files it never wrote\n  help: {}", folder.display(), help(*home, reason))]
+#[error("{}", self.error())]
 pub struct Untrusted {
     pub folder: PathBuf,
     pub reason: Distrust,
     /// Whether it is `$DOTPACK_HOME` (else a project's `.dotpack/`).
     pub home: bool,
+}
+
+impl Fix for Untrusted {
+    fn error(&self) -> Error {
+        Error::new(format!(
+            "refusing to use the state folder {}: {}; its journal and generations could make dotpack change files it never wrote",
+            self.folder.display(),
+            self.reason
+        ))
+        .help(help(self.home, &self.reason))
+        .file(&self.folder)
+    }
 }
 
 fn help(home: bool, reason: &Distrust) -> &'static str {

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
+use crate::error::Error;
 use crate::fsutil;
 
 /// The most dotpack reads of a project file it parses (manifest, project host file, resource
@@ -102,18 +103,24 @@ impl Fence {
                 .unwrap_or_else(|_| "?".into());
             let what = self.what;
             return if at == absolute(path) {
-                anyhow::anyhow!(
-                    "{} is a symbolic link to {to}, outside {what} ({}); dotpack does not follow links out of {what}, so nothing was changed\n  help: replace the link with a copy of the file it points to",
+                Error::new(format!(
+                    "{} is a symbolic link to {to}, outside {what} ({}); dotpack does not follow links out of {what}, so nothing was changed",
                     shown(path),
                     self.root.display()
-                )
+                ))
+                .help("replace the link with a copy of the file it points to")
+                .file(path)
+                .into()
             } else {
-                anyhow::anyhow!(
-                    "{}: its folder {} is a symbolic link to {to}, outside {what} ({}); dotpack does not follow links out of {what}, so nothing was changed\n  help: replace the link with a real folder",
+                Error::new(format!(
+                    "{}: its folder {} is a symbolic link to {to}, outside {what} ({}); dotpack does not follow links out of {what}, so nothing was changed",
                     shown(path),
                     shown(&at),
                     self.root.display()
-                )
+                ))
+                .help("replace the link with a real folder")
+                .file(path)
+                .into()
             };
         }
         anyhow::anyhow!(
@@ -150,10 +157,10 @@ pub fn read(path: &Path, fence: Option<&Fence>, cap: u64) -> Result<Option<Vec<u
         Err(e) => bail!("cannot read {}: {e}", shown(path)),
     };
     if !meta.is_file() {
-        bail!("{}", not_a_file(path, &real, kind(&meta.file_type())));
+        return Err(not_a_file(path, &real, kind(&meta.file_type())).into());
     }
     if meta.len() > cap {
-        bail!("{}", too_large(path, meta.len(), cap));
+        return Err(too_large(path, meta.len(), cap).into());
     }
     // Opened without blocking (a FIFO put there since would block an open for reading) and
     // without following a link at the end (the path has none left once checked).
@@ -178,11 +185,11 @@ pub fn read(path: &Path, fence: Option<&Fence>, cap: u64) -> Result<Option<Vec<u
         rustix::fs::fstat(&fd).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown(path)))?;
     let file_type = rustix::fs::FileType::from_raw_mode(stat.st_mode);
     if file_type != rustix::fs::FileType::RegularFile {
-        bail!("{}", not_a_file(path, &real, raw_kind(file_type)));
+        return Err(not_a_file(path, &real, raw_kind(file_type)).into());
     }
     let size = u64::try_from(stat.st_size).unwrap_or(0);
     if size > cap {
-        bail!("{}", too_large(path, size, cap));
+        return Err(too_large(path, size, cap).into());
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     std::fs::File::from(fd)
@@ -190,7 +197,7 @@ pub fn read(path: &Path, fence: Option<&Fence>, cap: u64) -> Result<Option<Vec<u
         .read_to_end(&mut bytes)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown(path)))?;
     if bytes.len() as u64 > cap {
-        bail!("{}", too_large(path, bytes.len() as u64, cap));
+        return Err(too_large(path, bytes.len() as u64, cap).into());
     }
     Ok(Some(bytes))
 }
@@ -217,7 +224,7 @@ pub fn check_write(path: &Path, fence: Option<&Fence>) -> Result<()> {
         && !meta.is_file()
         && !meta.is_dir()
     {
-        bail!("{}", not_a_file(path, &real, kind(&meta.file_type())));
+        return Err(not_a_file(path, &real, kind(&meta.file_type())).into());
     }
     Ok(())
 }
@@ -269,7 +276,7 @@ fn raw_kind(t: rustix::fs::FileType) -> &'static str {
     }
 }
 
-fn not_a_file(path: &Path, real: &Path, kind: &str) -> String {
+fn not_a_file(path: &Path, real: &Path, kind: &str) -> Error {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let what = if is_link {
         let to = std::fs::canonicalize(path).unwrap_or_else(|_| real.to_path_buf());
@@ -277,20 +284,24 @@ fn not_a_file(path: &Path, real: &Path, kind: &str) -> String {
     } else {
         kind.to_string()
     };
-    format!(
-        "{} is {what}, not a regular file; dotpack reads and writes only regular files, so nothing was changed\n  help: replace it with a regular file, or remove it",
+    Error::new(format!(
+        "{} is {what}, not a regular file; dotpack reads and writes only regular files, so nothing was changed",
         shown(path)
-    )
+    ))
+    .help("replace it with a regular file, or remove it")
+    .file(path)
 }
 
-fn too_large(path: &Path, size: u64, cap: u64) -> String {
-    format!(
-        "{} is larger than {} MiB ({} bytes); dotpack reads at most {} MiB of it, so nothing was changed\n  help: check what wrote it (no file dotpack writes is this large), and shrink it or move it away",
+fn too_large(path: &Path, size: u64, cap: u64) -> Error {
+    Error::new(format!(
+        "{} is larger than {} MiB ({} bytes); dotpack reads at most {} MiB of it, so nothing was changed",
         shown(path),
         cap / MIB,
         size,
         cap / MIB
-    )
+    ))
+    .help("check what wrote it (no file dotpack writes is this large), and shrink it or move it away")
+    .file(path)
 }
 
 #[cfg(test)]

@@ -162,20 +162,22 @@ pub fn real_target(path: &Path) -> Result<PathBuf> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => match std::fs::canonicalize(path) {
             Ok(real) => Ok(real),
-            Err(_) => bail!("{}", dangling(path)),
+            Err(_) => Err(dangling(path).into()),
         },
         _ => Ok(path.to_path_buf()),
     }
 }
 
-fn dangling(path: &Path) -> String {
+fn dangling(path: &Path) -> crate::error::Error {
     let to = std::fs::read_link(path)
         .map(|t| t.display().to_string())
         .unwrap_or_else(|_| "?".into());
-    format!(
-        "{} is a symbolic link to {to}, which does not exist; dotpack does not replace a link with a file\n  help: create the file the link points to, or remove the link",
+    crate::error::Error::new(format!(
+        "{} is a symbolic link to {to}, which does not exist; dotpack does not replace a link with a file",
         path.display()
-    )
+    ))
+    .help("create the file the link points to, or remove the link")
+    .file(path)
 }
 
 /// Fails unless dotpack can give `path` new bytes (or delete it) by writing a temporary file

@@ -1,6 +1,8 @@
 //! The bottom floor: small helpers every other floor may use and that use nothing of dotpack's
-//! own (atomic writes, reading inside a fenced folder, "did you mean").
+//! own (atomic writes, reading inside a fenced folder, "did you mean"), and the one error type
+//! whose fix lives in a field.
 
+pub mod error;
 pub mod fence;
 pub mod fsutil;
 pub mod suggest;

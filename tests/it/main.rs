@@ -8,6 +8,7 @@ mod command_output;
 mod completions;
 mod consent;
 mod error_output;
+mod errors_json;
 mod every_host;
 mod help;
 mod hostile_clone;

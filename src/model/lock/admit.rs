@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::claims::Claim;
+use crate::error::Error;
 use crate::hosts::{self, HostAdapter};
 use crate::resources::{FileClaim, Shape, check_path, layout_of};
 
@@ -108,7 +109,7 @@ impl Untrusted {
 
     /// The one warning saying which claims of the lock are ignored and why; `None` when the
     /// lock holds none.
-    pub fn warning(&self) -> Option<String> {
+    pub fn warning(&self) -> Option<Error> {
         let mut groups: Vec<((Reason, bool), Vec<&str>)> = Vec::new();
         for ignored in &self.ignored {
             let key = (ignored.reason, ignored.file);
@@ -135,15 +136,18 @@ impl Untrusted {
             )
         };
         let total = self.ignored.len();
-        let help = "  help: a lock dotpack writes never holds such claims; the next command that writes dotpack.lock leaves them out";
+        let help = "a lock dotpack writes never holds such claims; the next command that writes dotpack.lock leaves them out";
         match &groups[..] {
             [] => None,
             [(key, names)] => {
                 let (what, why) = group(*key, names);
                 let verb = if total == 1 { "it is" } else { "they are" };
-                Some(format!(
-                    "dotpack.lock holds {what}; {why}, so {verb} ignored\n{help}"
-                ))
+                Some(
+                    Error::new(format!(
+                        "dotpack.lock holds {what}; {why}, so {verb} ignored"
+                    ))
+                    .help(help),
+                )
             }
             _ => {
                 let mut out = format!("dotpack.lock holds {total} claims dotpack ignores:");
@@ -151,9 +155,7 @@ impl Untrusted {
                     let (what, why) = group(*key, names);
                     out.push_str(&format!("\n  {what}: {why}"));
                 }
-                out.push('\n');
-                out.push_str(help);
-                Some(out)
+                Some(Error::new(out).help(help))
             }
         }
     }
@@ -573,9 +575,16 @@ mod tests {
         lock.claims = vec![user, entry(".mcp.json", "claude-code", "mcpServers.ok")];
         let untrusted = admit(&mut lock);
         assert_eq!(lock.claims.len(), 1);
+        let warning = untrusted.warning().unwrap();
         assert_eq!(
-            untrusted.warning().unwrap(),
-            "dotpack.lock holds 1 user-scope claim (/h/.codex/config.toml mcp_servers.mine); ownership of user-scope entries is recorded only in $DOTPACK_HOME, so it is ignored\n  help: a lock dotpack writes never holds such claims; the next command that writes dotpack.lock leaves them out"
+            warning.message(),
+            "dotpack.lock holds 1 user-scope claim (/h/.codex/config.toml mcp_servers.mine); ownership of user-scope entries is recorded only in $DOTPACK_HOME, so it is ignored"
+        );
+        assert_eq!(
+            warning.fix(),
+            Some(
+                "a lock dotpack writes never holds such claims; the next command that writes dotpack.lock leaves them out"
+            )
         );
         lock.files = (0..5)
             .map(|i| {
@@ -587,13 +596,13 @@ mod tests {
                 )
             })
             .collect();
-        let warning = admit(&mut lock).warning().unwrap();
+        let warning = admit(&mut lock).warning().unwrap().to_string();
         assert!(lock.files.is_empty());
         assert!(
             warning.starts_with("dotpack.lock holds 5 file claims (.git/x0\\u{1b}]0;, .git/x1\\u{1b}]0;, .git/x2\\u{1b}]0;, and 2 more); "),
             "{warning}"
         );
         assert!(!warning.contains('\u{1b}'));
-        assert_eq!(Untrusted::default().warning(), None);
+        assert!(Untrusted::default().warning().is_none());
     }
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::claims::Claim;
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::error::Error;
 
 use super::Lockfile;
 
@@ -26,9 +27,9 @@ pub struct Recovered {
 
 impl Recovered {
     /// What recovery did, for a warning.
-    pub fn describe(&self, path: &Path) -> String {
-        format!(
-            "{} has {} git merge conflict{}; read both sides and united them ({} package{}, {} claim{}){}\n  help: the next command that writes (e.g. `dotpack lock`) resolves it again and writes it without markers",
+    pub fn describe(&self, path: &Path) -> Error {
+        Error::new(format!(
+            "{} has {} git merge conflict{}; read both sides and united them ({} package{}, {} claim{}){}",
             path.display(),
             self.conflicts,
             if self.conflicts == 1 { "" } else { "s" },
@@ -45,7 +46,9 @@ impl Recovered {
             } else {
                 format!("; from one side only: {}", self.united.join(", "))
             }
-        )
+        ))
+        .help("the next command that writes (e.g. `dotpack lock`) resolves it again and writes it without markers")
+        .file(path)
     }
 }
 

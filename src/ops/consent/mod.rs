@@ -231,17 +231,25 @@ pub fn unapproved<'a>(
 /// The error for requests no one approved: what they are, that nothing happened, and the two
 /// ways to allow them.
 pub fn refusal(requests: &[&Request], source: &str, what_happened: &str) -> anyhow::Error {
-    anyhow::anyhow!("{}", refusal_text(requests, source, what_happened))
+    refusal_error(requests, source, what_happened).into()
 }
 
 /// The text of [`refusal`], also used for warnings.
 pub fn refusal_text(requests: &[&Request], source: &str, what_happened: &str) -> String {
+    refusal_error(requests, source, what_happened).to_string()
+}
+
+/// [`refusal`] as an [`Error`](crate::error::Error), its fix the two ways to allow them.
+pub fn refusal_error(
+    requests: &[&Request],
+    source: &str,
+    what_happened: &str,
+) -> crate::error::Error {
     let mut text = listing(requests, source);
-    let _ = write!(
-        text,
-        "\n  {what_happened}\n  help: if you trust it, `dotpack trust` shows and approves these for this folder; `--trust` allows them for this run only"
-    );
-    text
+    let _ = write!(text, "\n  {what_happened}");
+    crate::error::Error::new(text).help(
+        "if you trust it, `dotpack trust` shows and approves these for this folder; `--trust` allows them for this run only",
+    )
 }
 
 /// What `source` asks for, grouped by kind, one request a line.

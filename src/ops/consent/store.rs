@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{Kind, Request};
+use crate::error::{Error, WithError};
 
 pub const APPROVALS_FILE: &str = "approvals.json";
 const APPROVALS_LOCK: &str = "approvals.lock";
@@ -55,11 +56,13 @@ impl Approvals {
     pub fn load(home: &Path) -> Result<Approvals> {
         let path = Approvals::path(home);
         match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text).with_context(|| {
-                format!(
-                    "{} is not a file of approvals dotpack can read\n  help: delete it; every project then asks again for what it needs beyond itself",
+            Ok(text) => serde_json::from_str(&text).with_error(|| {
+                Error::new(format!(
+                    "{} is not a file of approvals dotpack can read",
                     path.display()
-                )
+                ))
+                .help("delete it; every project then asks again for what it needs beyond itself")
+                .file(&path)
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Approvals {
                 version: VERSION,

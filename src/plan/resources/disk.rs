@@ -67,13 +67,17 @@ pub fn read_disk(
     for rel in files {
         let path = inside(rel)?;
         if path.is_dir() {
-            bail!(
-                "{rel} is a folder where dotpack would write a file\n  help: move the folder away, or leave this host out with --host"
+            crate::bail_help!(
+                help = "move the folder away, or leave this host out with --host",
+                "{rel} is a folder where dotpack would write a file"
             );
         }
         let text = match crate::fence::read(&path, Some(&fence), crate::fence::PROJECT_FILE_CAP)? {
             Some(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
-                anyhow::anyhow!("{rel} is not UTF-8 text; dotpack leaves it alone\n  help: move it away, or leave this host out with --host")
+                crate::error::Error::new(format!(
+                    "{rel} is not UTF-8 text; dotpack leaves it alone"
+                ))
+                .help("move it away, or leave this host out with --host")
             })?),
             None => None,
         };

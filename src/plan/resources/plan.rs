@@ -15,6 +15,7 @@ use std::path::Path;
 
 use super::disk::Disk;
 use super::want::DesiredFile;
+use crate::error::Error;
 use crate::hosts::Scope;
 use crate::model::resources::block::{block_body, block_content, remove_block, upsert_block};
 use crate::model::resources::claim::{FileClaim, hash};
@@ -46,7 +47,7 @@ pub struct PlanInput<'a> {
 }
 
 /// Plans every resource file: the file plans, the new claims and warnings; or every problem.
-pub fn plan(input: &PlanInput<'_>) -> Result<PlanOutput, Vec<String>> {
+pub fn plan(input: &PlanInput<'_>) -> Result<PlanOutput, Vec<Error>> {
     let mut p = Planner {
         input,
         out: PlanOutput::default(),
@@ -79,7 +80,7 @@ pub fn plan(input: &PlanInput<'_>) -> Result<PlanOutput, Vec<String>> {
 struct Planner<'i, 'a> {
     input: &'i PlanInput<'a>,
     out: PlanOutput,
-    problems: Vec<String>,
+    problems: Vec<Error>,
 }
 
 impl Planner<'_, '_> {
@@ -200,10 +201,7 @@ impl Planner<'_, '_> {
                 );
                 self.push(plan);
             }
-            Some(_) => self.out.warnings.push(format!(
-                "{file} is not what dotpack writes for {} there, so it is left unclaimed (a collision for `dotpack install`)\n  help: `dotpack install --force` replaces it with the imported resource's rendering",
-                label(d.kind, &d.name)
-            )),
+            Some(_) => self.out.warnings.push(Error::new(format!("{file} is not what dotpack writes for {} there, so it is left unclaimed (a collision for `dotpack install`)", label(d.kind, &d.name))).help("`dotpack install --force` replaces it with the imported resource's rendering").to_string()),
             None => {}
         }
     }
@@ -257,23 +255,19 @@ impl Planner<'_, '_> {
             });
             if !force {
                 if let Some(folder) = unowned_folder {
-                    let problem = format!(
-                        "{folder}/ already exists and was not written by dotpack (package `{}` wants {} there)\n  help: move it away, or `--force` writes the skill's files into it",
-                        d.package,
-                        label(d.kind, &d.name)
-                    );
+                    let problem = Error::new(format!("{folder}/ already exists and was not written by dotpack (package `{}` wants {} there)", d.package, label(d.kind, &d.name))).help("move it away, or `--force` writes the skill's files into it");
                     // Once per folder, not once per file of the skill.
-                    if !self.problems.contains(&problem) {
+                    if !self
+                        .problems
+                        .iter()
+                        .any(|p| p.message() == problem.message())
+                    {
                         self.problems.push(problem);
                     }
                     return;
                 }
                 if before.is_some() {
-                    self.problems.push(format!(
-                        "{file} already exists and was not written by dotpack (package `{}` wants {} there)\n  help: move it away, or `--force` replaces it",
-                        d.package,
-                        label(d.kind, &d.name)
-                    ));
+                    self.problems.push(Error::new(format!("{file} already exists and was not written by dotpack (package `{}` wants {} there)", d.package, label(d.kind, &d.name))).help("move it away, or `--force` replaces it"));
                     return;
                 }
             }
@@ -298,20 +292,19 @@ impl Planner<'_, '_> {
         };
         let others = c.other_owners(self.input.owner);
         if c.scope == "user" && !others.is_empty() && c.sha256 != new_hash && !force {
-            self.problems.push(format!(
-                "~/{file} is declared differently by {}\n  help: user-scope files are shared: use the same version of package `{}` there, remove it there first, or install this project's at project scope",
-                others.iter().map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", "),
-                d.package
-            ));
+            self.problems.push(Error::new(format!("~/{file} is declared differently by {}", others.iter().map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", "))).help(format!("user-scope files are shared: use the same version of package `{}` there, remove it there first, or install this project's at project scope", d.package)));
             return;
         }
         if c.package != d.package && before.is_some() && !force {
-            self.problems.push(format!(
-                "{file} belongs to package `{}`, and package `{}` wants {} there too\n  help: remove one of the two packages from dotpack.toml",
-                c.package,
-                d.package,
-                label(d.kind, &d.name)
-            ));
+            self.problems.push(
+                Error::new(format!(
+                    "{file} belongs to package `{}`, and package `{}` wants {} there too",
+                    c.package,
+                    d.package,
+                    label(d.kind, &d.name)
+                ))
+                .help("remove one of the two packages from dotpack.toml"),
+            );
             return;
         }
         match on_disk {
@@ -436,11 +429,11 @@ impl Planner<'_, '_> {
         let mut problems = Vec::new();
         for d in desired {
             let Some(name) = d.block.as_deref() else {
-                problems.push(format!(
+                problems.push(Error::new(format!(
                     "{file}: {} of package `{}` wants the whole file, which holds memory blocks",
                     label(d.kind, &d.name),
                     d.package
-                ));
+                )));
                 continue;
             };
             let claim = claim_of_block(name);
@@ -461,17 +454,10 @@ impl Planner<'_, '_> {
             let current = block_content(&text, name).map(hash);
             match (claim, current) {
                 (None, Some(_)) if !force => {
-                    problems.push(format!(
-                        "{file} already holds a `dotpack:begin {name}` block that dotpack did not write (package `{}` wants {} there)\n  help: remove the block, or `--force` replaces it",
-                        d.package,
-                        label(d.kind, &d.name)
-                    ));
+                    problems.push(Error::new(format!("{file} already holds a `dotpack:begin {name}` block that dotpack did not write (package `{}` wants {} there)", d.package, label(d.kind, &d.name))).help("remove the block, or `--force` replaces it"));
                 }
                 (Some(c), Some(_)) if c.package != d.package && !force => {
-                    problems.push(format!(
-                        "{file} block `{name}` belongs to package `{}`, and package `{}` wants it too\n  help: remove one of the two packages from dotpack.toml",
-                        c.package, d.package
-                    ));
+                    problems.push(Error::new(format!("{file} block `{name}` belongs to package `{}`, and package `{}` wants it too", c.package, d.package)).help("remove one of the two packages from dotpack.toml"));
                 }
                 (Some(c), Some(h)) if h != c.sha256 && !force => {
                     self.out.warnings.push(format!(

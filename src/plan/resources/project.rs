@@ -2,7 +2,7 @@
 //! folder), wanted at every host the project installs into, planned against the lock's file
 //! claims. What `ops::plan_hosts` adds to the servers' plan.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use semver::Version;
 
 use super::disk::{paths_to_read, read_disk};
@@ -61,12 +61,15 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
             continue;
         }
         let Some(source) = req.registries.by_source(&locked.source) else {
-            bail!(
-                "dotpack.lock pins {} {} from `{}`, which is not a configured registry\n  help: run `dotpack update {}` to pick it from the current registries",
+            crate::bail_help!(
+                help = format!(
+                    "run `dotpack update {}` to pick it from the current registries",
+                    locked.name
+                ),
+                "dotpack.lock pins {} {} from `{}`, which is not a configured registry",
                 locked.name,
                 locked.version,
-                locked.source,
-                locked.name
+                locked.source
             );
         };
         let (package, files) = crate::registry::package::load_locked_with_files(
@@ -147,8 +150,8 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         let wants: Vec<Want<'_>> = wants.iter().filter(|w| w.scope == scope).cloned().collect();
         let mut problems = Vec::new();
         let desired = desired_files(&wants, lossy, claims, &mut problems, &mut out.warnings);
-        if !problems.is_empty() {
-            bail!("{}", problems.join("\n"));
+        if let Some(problems) = crate::error::Error::all(problems) {
+            return Err(problems.into());
         }
         let (files, folders) = paths_to_read(&desired, claims);
         let disk = read_disk(base, scope, &files, &folders)?;
@@ -162,7 +165,9 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
             force: req.force,
             mode: req.mode,
         })
-        .map_err(|problems| anyhow::anyhow!("{}", problems.join("\n")))?;
+        .map_err(|problems| {
+            anyhow::Error::from(crate::error::Error::all(problems).unwrap_or_default())
+        })?;
         out.files.extend(planned.files);
         out.claims.extend(planned.claims);
         out.warnings.extend(planned.warnings);

@@ -184,8 +184,14 @@ fn planning_a_new_file_over_an_unowned_one_is_a_collision_and_reads_no_disk() {
     };
     let problems = plan(&input).unwrap_err();
     assert!(
-        problems[0].contains(".claude/commands/r.md already exists"),
+        problems[0]
+            .message()
+            .contains(".claude/commands/r.md already exists"),
         "{problems:?}"
+    );
+    assert_eq!(
+        problems[0].fix(),
+        Some("move it away, or `--force` replaces it")
     );
     let forced = plan(&PlanInput {
         force: true,

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use semver::Version;
 
+use crate::error::Error;
 use crate::hosts::Scope;
 use crate::model::resources::claim::FileClaim;
 use crate::model::resources::layout::{Shape, hosts_with, layout_of};
@@ -54,7 +55,7 @@ pub fn desired_files(
     wants: &[Want<'_>],
     lossy: &LossyPolicy,
     claims: &[FileClaim],
-    problems: &mut Vec<String>,
+    problems: &mut Vec<Error>,
     warnings: &mut Vec<String>,
 ) -> Vec<DesiredFile> {
     let mut lossy_lines = Vec::new();
@@ -152,26 +153,28 @@ pub fn desired_files(
                         same.hosts.push(want.host);
                     }
                 }
-                Some(other) => problems.push(format!(
-                    "{}{}: {} of package `{}` and {} of package `{}` both want it, differently\n  help: rename one of them, or leave one host out with --host",
-                    new.file,
-                    new.block.as_deref().map(|b| format!(" (block {b})")).unwrap_or_default(),
-                    label(other.kind, &other.name),
-                    other.package,
-                    what,
-                    want.package
-                )),
+                Some(other) => problems.push(
+                    Error::new(format!(
+                        "{}{}: {} of package `{}` and {} of package `{}` both want it, differently",
+                        new.file,
+                        new.block
+                            .as_deref()
+                            .map(|b| format!(" (block {b})"))
+                            .unwrap_or_default(),
+                        label(other.kind, &other.name),
+                        other.package,
+                        what,
+                        want.package
+                    ))
+                    .help("rename one of them, or leave one host out with --host"),
+                ),
                 None => out.push(new),
             }
         }
     }
     if !lossy_lines.is_empty() {
         let names: Vec<String> = lossy_names.iter().map(|n| format!("\"{n}\"")).collect();
-        problems.push(format!(
-            "installing would leave out resources these hosts cannot keep:\n{}\n  help: use `--allow-lossy` to leave them out; `allow_lossy = [{}]` on the dependency in dotpack.toml to record it; or `--host` to leave those hosts out",
-            lossy_lines.join("\n"),
-            names.join(", ")
-        ));
+        problems.push(Error::new(format!("installing would leave out resources these hosts cannot keep:\n{}", lossy_lines.join("\n"))).help(format!("use `--allow-lossy` to leave them out; `allow_lossy = [{}]` on the dependency in dotpack.toml to record it; or `--host` to leave those hosts out", names.join(", "))));
     }
     out
 }
