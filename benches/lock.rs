@@ -3,10 +3,16 @@
 //!
 //! Two registries share the same first 1,000 packages; the project only reaches those, so the
 //! two timings should match: resolution costs what the closure costs, not what the index holds.
+//!
+//! `read lock` reads a large `dotpack.lock` back (1,000 packages, 10,000 claims): what every
+//! command pays before it does anything.
 
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use dotpack::claims::Claim;
+use dotpack::formats::Created;
+use dotpack::lock::{LOCK_VERSION, LockedPackage, Lockfile};
 use dotpack::registry::{DirIndex, IndexDep, IndexLine, RegistryConfig, index_path};
 use dotpack::resolve::{RegistrySet, ResolveOptions, RootDep, resolve_counting};
 use semver::{Version, VersionReq};
@@ -138,5 +144,77 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// A lock of `packages` packages and `claims` claims, as `dotpack lock` writes it.
+fn large_lock(packages: usize, claims: usize) -> String {
+    let sum = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+    let packages: Vec<LockedPackage> = (0..packages)
+        .map(|i| LockedPackage {
+            name: name(i),
+            version: Version::new(1, (i % 7) as u64, 0),
+            source: "registry+https://registry.example/index/".to_string(),
+            checksum: sum('a'),
+            dependencies: if i > 0 { vec![name(i - 1)] } else { Vec::new() },
+            servers: vec![name(i)],
+            resources: Vec::new(),
+        })
+        .collect();
+    let claims: Vec<Claim> = (0..claims)
+        .map(|i| Claim {
+            file: ".mcp.json".to_string(),
+            host: "claude-code".to_string(),
+            scope: "project".to_string(),
+            key: format!("mcpServers.server{i:05}"),
+            server: format!("server{i:05}"),
+            package: name(i % packages.len().max(1)),
+            version: Version::new(1, 0, 0),
+            entry: sum('c'),
+            inputs: sum('d'),
+            dropped: vec!["cwd".to_string()],
+            created: Created::default(),
+            created_file: false,
+            created_dirs: 0,
+            owners: Vec::new(),
+            resolved_env: Vec::new(),
+            project: None,
+        })
+        .collect();
+    Lockfile {
+        version: LOCK_VERSION,
+        requirements: [(name(0), "^1".to_string())].into_iter().collect(),
+        packages,
+        claims,
+        files: Vec::new(),
+        tools: Default::default(),
+    }
+    .emit()
+}
+
+#[allow(clippy::print_stderr)]
+fn bench_read(c: &mut Criterion) {
+    let text = large_lock(1_000, 10_000);
+    let path = Path::new("dotpack.lock");
+    let read = dotpack::lock::read(path, &text).unwrap();
+    assert_eq!(
+        (read.0.packages.len(), read.0.claims.len()),
+        (1_000, 10_000)
+    );
+    eprintln!(
+        "lock of 1,000 packages and 10,000 claims: {} bytes",
+        text.len()
+    );
+    c.bench_function("read lock / 1,000 packages, 10,000 claims", |b| {
+        b.iter(|| dotpack::lock::read(path, &text).unwrap())
+    });
+    // A lock edited by hand (no longer in the canonical layout) is read by the general path.
+    let edited = text.replace("[[claim]]\n", "[[claim]] # edited\n");
+    assert_eq!(
+        dotpack::lock::read(path, &edited).unwrap().0.claims.len(),
+        10_000
+    );
+    c.bench_function("read edited lock / 1,000 packages, 10,000 claims", |b| {
+        b.iter(|| dotpack::lock::read(path, &edited).unwrap())
+    });
+}
+
+criterion_group!(benches, bench, bench_read);
 criterion_main!(benches);

@@ -11,7 +11,7 @@ use crate::mcp::bridge::{BridgeConfig, serve};
 use crate::output::Printer;
 
 pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
-    if !(args.url.starts_with("http://") || args.url.starts_with("https://")) {
+    if crate::urls::parse_http(&args.url).is_none() {
         return Err(UsageError(format!("`{}` is not an http(s) URL", args.url)).into());
     }
     let timeout = super::timeout_flag(args.timeout)?;

@@ -115,12 +115,7 @@ pub fn declare_registry(
         }) {
             return Ok(name.clone());
         }
-        let host = url
-            .split("://")
-            .nth(1)
-            .and_then(|rest| rest.split(['/', ':']).next())
-            .unwrap_or("registry")
-            .to_string();
+        let host = crate::urls::host(&url).unwrap_or_else(|| "registry".to_string());
         ("url", url, host)
     } else {
         let given = cwd.join(location);

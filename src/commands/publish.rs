@@ -167,9 +167,7 @@ fn index_folder(settings: &Settings, flag: Option<&Path>, command: &str) -> Resu
         .as_ref()
         .or(settings.registry_env.as_ref());
     match location {
-        Some(location) if !crate::registry::http::is_url(location) && !location.contains("://") => {
-            Ok(settings.cwd.join(location))
-        }
+        Some(location) if !crate::urls::has_scheme(location) => Ok(settings.cwd.join(location)),
         Some(url) => bail!(
             "`{url}` is a URL; `dotpack {command}` writes a registry folder\n  help: run it where the folder is and pass `--index DIR`, then upload the folder to the web server"
         ),

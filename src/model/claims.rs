@@ -303,9 +303,11 @@ fn push_toml_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Reads one `[[claim]]` table (its TOML text), for the lock parser.
-pub fn parse_one(text: &str) -> Result<Claim, String> {
-    let mut claim: Claim = toml::from_str(text).map_err(|e| e.message().to_string())?;
+/// Reads one `[[claim]]` table as the lock parser has it (a value that keeps its position),
+/// without writing it out as text again; the error is the TOML reader's message.
+pub fn from_toml(table: toml::Spanned<toml::de::DeValue<'_>>) -> Result<Claim, String> {
+    let mut claim = Claim::deserialize(toml::de::ValueDeserializer::from(table))
+        .map_err(|e| e.message().to_string())?;
     claim.migrate();
     Ok(claim)
 }
@@ -476,7 +478,11 @@ mod tests {
         assert!(shared.is_owned_by("/a") && !shared.is_owned_by("/c"));
         assert_eq!(shared.other_owners("/a"), ["/b"]);
         let legacy = emit(&[claim("time")]).replace("[[claim]]\n", "[[claim]]\nproject = \"/p\"\n");
-        let parsed = parse_one(legacy.trim_start().trim_start_matches("[[claim]]")).unwrap();
+        let table =
+            toml::de::DeTable::parse(legacy.trim_start().trim_start_matches("[[claim]]")).unwrap();
+        let span = table.span();
+        let table = toml::Spanned::new(span, toml::de::DeValue::Table(table.into_inner()));
+        let parsed = from_toml(table).unwrap();
         assert_eq!(parsed.owners, ["/p"]);
         assert_eq!(parsed.project, None);
     }

@@ -130,18 +130,7 @@ fn read_credentials(path: &Path) -> Result<Option<Credentials>> {
 
 /// A URL as registries are compared: scheme and host lowercased, no trailing `/`.
 fn same_url(url: &str) -> String {
-    let url = url.trim().trim_end_matches('/');
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            format!(
-                "{}://{}{path}",
-                scheme.to_ascii_lowercase(),
-                host.to_ascii_lowercase()
-            )
-        }
-        None => url.to_string(),
-    }
+    crate::urls::comparable(url)
 }
 
 /// The environment variable that holds the token of every registry on `url`'s host and port:
@@ -154,15 +143,9 @@ fn same_url(url: &str) -> String {
 /// `http://` before the user's host.
 pub fn convention_var(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
-    let loopback = |host: &str| matches!(host, "127.0.0.1" | "localhost" | "[::1]");
-    let host_part = rest
-        .split('/')
-        .next()?
-        .rsplit_once(':')
-        .map_or(rest.split('/').next()?, |(h, _)| h);
     match scheme.to_ascii_lowercase().as_str() {
         "https" => {}
-        "http" if loopback(host_part) => {}
+        "http" if crate::urls::is_loopback(url) => {}
         _ => return None,
     }
     let authority = rest.split('/').next()?;
@@ -225,6 +208,9 @@ mod tests {
         // No token in the clear to another machine.
         assert_eq!(convention_var("http://corp.example.com/"), None);
         assert!(convention_var("http://localhost:8000/").is_some());
+        // Any loopback address, as the URL standard reads the host.
+        assert!(convention_var("http://127.0.0.2:8000/").is_some());
+        assert_eq!(convention_var("http://127.0.0.1@corp.example/"), None);
         for bad in [
             "https://user@corp.example/",
             "https://corp_x.example/",

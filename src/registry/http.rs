@@ -270,11 +270,7 @@ pub fn cache_dir(dotpack_home: &Path, url: &str) -> PathBuf {
 
 fn cache_key(url: &str) -> String {
     let normalized = normalize_url(url).unwrap_or_else(|_| url.to_string());
-    let rest = normalized
-        .split_once("://")
-        .map_or(normalized.as_str(), |(_, rest)| rest);
-    let authority = rest.split('/').next().unwrap_or_default();
-    let host = authority.rsplit('@').next().unwrap_or_default();
+    let host = crate::urls::split(&normalized).map_or("", |parts| parts.host_port);
     let mut clean: String = host
         .chars()
         .map(|c| {
@@ -294,46 +290,16 @@ fn cache_key(url: &str) -> String {
     format!("{clean}-{}", &hash[..16])
 }
 
-/// `url` with a lowercase scheme and host and a trailing `/`, checked to be `http(s)://HOST...` with no query or fragment.
+/// `url` as the one spelling of its registry ([`crate::urls::registry_url`]): lowercase scheme
+/// and host, no default port, a trailing `/`; an error for anything but `http(s)://HOST...` with
+/// no query or fragment.
 pub fn normalize_url(url: &str) -> Result<String, RegistryError> {
-    let bad = |why: &str| {
+    crate::urls::registry_url(url).map_err(|why| {
         RegistryError::from(
             Error::new(format!("`{url}` is not a registry URL: {why}"))
                 .help("give the base URL of the index, like https://example.com/dotpack/"),
         )
-    };
-    let lower = url.to_ascii_lowercase();
-    let scheme_len = if lower.starts_with("https://") {
-        8
-    } else if lower.starts_with("http://") {
-        7
-    } else {
-        return Err(bad("it must start with http:// or https://"));
-    };
-    let rest = &url[scheme_len..];
-    let host = rest.split('/').next().unwrap_or_default();
-    if host.is_empty() || host.ends_with('@') || host.starts_with(':') {
-        return Err(bad("it has no host"));
-    }
-    if url.contains(['?', '#']) || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(bad("it may not contain a query, a fragment or spaces"));
-    }
-    // Scheme and host are case-insensitive: lowercase them so one registry has one identity.
-    // User information is a credential, case and all: it stays as written.
-    let path = &rest[host.len()..];
-    let (userinfo, hostname) = match host.rsplit_once('@') {
-        Some((userinfo, hostname)) => (&host[..=userinfo.len()], hostname),
-        None => ("", host),
-    };
-    let mut base = format!(
-        "{}{userinfo}{}{path}",
-        &lower[..scheme_len],
-        hostname.to_ascii_lowercase()
-    );
-    if !base.ends_with('/') {
-        base.push('/');
-    }
-    Ok(base)
+    })
 }
 
 /// `url` as logs and messages show it: user information (`user:token@`) and query values,
@@ -344,8 +310,7 @@ fn loggable(url: &str) -> String {
 
 /// Whether `location` (a `--registry` value) is a URL rather than a folder.
 pub fn is_url(location: &str) -> bool {
-    let lower = location.to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
+    crate::urls::has_http_scheme(location)
 }
 
 /// Where the archive with sha256 `cksum` is cached, when `cksum` is a well-formed checksum (a

@@ -271,7 +271,7 @@ pub fn open(
         Some(location) => match location.to_str() {
             Some(url) if http::is_url(url) => Ok(Box::new(open_url(url, dotpack_home, network)?)),
             // Any other scheme is a mistake, not a folder name: say which schemes work.
-            Some(url) if url.contains("://") => Err(http::normalize_url(url)
+            Some(url) if crate::urls::has_scheme(url) => Err(http::normalize_url(url)
                 .err()
                 .unwrap_or_else(|| RegistryError::Other(format!("`{url}` is not a registry")))),
             _ => {

@@ -131,7 +131,7 @@ pub fn to_server_json(manifest: &Manifest, name: Option<&str>) -> Result<Value, 
         let source = if github_owner(url).is_some() {
             "github".to_string()
         } else {
-            host_of(url).unwrap_or("git").to_string()
+            crate::urls::host(url).unwrap_or_else(|| "git".to_string())
         };
         doc.insert("repository".into(), json!({ "url": url, "source": source }));
     }
@@ -148,21 +148,17 @@ pub fn to_server_json(manifest: &Manifest, name: Option<&str>) -> Result<Value, 
 }
 
 /// `OWNER` of `https://github.com/OWNER/...`.
-fn github_owner(url: &str) -> Option<&str> {
-    let rest = url
-        .strip_prefix("https://github.com/")
-        .or_else(|| url.strip_prefix("http://github.com/"))?;
-    let owner = rest.split('/').next()?;
+fn github_owner(url: &str) -> Option<String> {
+    let url = crate::urls::parse_http(url)?;
+    if url.host_str() != Some("github.com") {
+        return None;
+    }
+    let owner = url.path_segments()?.next()?;
     (!owner.is_empty()
         && owner
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-    .then_some(owner)
-}
-
-fn host_of(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    rest.split('/').next().filter(|h| !h.is_empty())
+    .then(|| owner.to_string())
 }
 
 struct Mapper<'a> {
@@ -648,6 +644,26 @@ fn plain(value: &toml::Value) -> String {
 mod tests {
     use super::*;
     use crate::registry::mcp_map::map_server;
+
+    #[test]
+    fn the_github_owner_comes_from_a_parsed_url() {
+        assert_eq!(
+            github_owner("https://github.com/acme/x").as_deref(),
+            Some("acme")
+        );
+        // The host in any case, as the URL standard reads it; a look-alike is another host.
+        assert_eq!(
+            github_owner("HTTPS://GitHub.com/acme").as_deref(),
+            Some("acme")
+        );
+        assert_eq!(github_owner("https://github.com.evil.example/acme"), None);
+        assert_eq!(
+            github_owner("https://user@github.com/acme").as_deref(),
+            Some("acme")
+        );
+        assert_eq!(github_owner("https://github.com/"), None);
+        assert_eq!(github_owner("https://github.com/a_b/x"), None);
+    }
 
     fn manifest(text: &str) -> Manifest {
         toml::from_str(text).unwrap()

@@ -1,15 +1,21 @@
-//! Reading `dotpack.lock` back, checking every field.
+//! Reading `dotpack.lock` back, checking every field, in one pass that keeps positions.
 //!
-//! A lock edited into nonsense must fail with the line and column of the problem and the one fix
-//! that always works: regenerate it. Top-level keys are dispatched in [`Reader::top_level`];
-//! a new table (such as the `[[claim]]` entries a later version records) is one more arm there.
+//! The TOML parser reads the text once into values that carry their byte spans
+//! ([`toml::de::DeTable`]); every check runs on those values, and the `[[claim]]` and `[[file]]`
+//! tables deserialize straight from them, so a lock edited into nonsense fails with the line and
+//! column of each problem and the one fix that always works: regenerate it. The claims of a lock
+//! exactly as dotpack writes them, most of a large lock, are read by `claims::read_emitted`,
+//! which gives up on anything else; the rest of such a lock goes through the same reader.
+//! Top-level keys are dispatched in [`Reader::top_level`]; a new table is one more arm there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::Path;
 
 use semver::Version;
-use toml_edit::{Document, Item, Table};
+use serde::Deserialize;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::{LOCK_VERSION, LockedPackage, Lockfile, ToolPin};
 use crate::claims::Claim;
@@ -17,26 +23,25 @@ use crate::diag::{Diagnostic, Diagnostics};
 
 const REGENERATE: &str = "regenerate it with `dotpack lock`";
 
-/// Parses the text of a lockfile read from `path` (used only in messages).
-///
-/// A valid lock is read on a fast path (plain deserialization, then the same checks without
-/// spans); only a lock with a problem goes through the spanned reader that points at it.
-pub fn parse(path: &Path, text: &str) -> Result<Lockfile, Diagnostics> {
-    match fast::parse(text) {
-        Some(lock) => Ok(lock),
-        None => parse_spanned(path, text),
-    }
-}
+type Value<'i> = Spanned<DeValue<'i>>;
 
-/// The spanned reader alone: every check, each failure placed at its line.
-pub(super) fn parse_spanned(path: &Path, text: &str) -> Result<Lockfile, Diagnostics> {
-    let mut reader = Reader {
-        path,
-        text,
-        diags: Vec::new(),
-    };
-    let lock = match Document::parse(text.to_string()) {
-        Ok(doc) => reader.top_level(doc.as_table()),
+/// Parses the text of a lockfile read from `path` (used only in messages).
+pub fn parse(path: &Path, text: &str) -> Result<Lockfile, Diagnostics> {
+    // A lock as dotpack writes it: its claims without the TOML parser, the rest with it. A head
+    // that is no TOML on its own (a string running into the claims) or that spells `claim` too
+    // is read whole instead, so the text means what TOML says.
+    if let Some((head, claims)) = crate::claims::split_emitted(text)
+        && let Some(claims) = crate::claims::read_emitted(claims)
+        && let Ok(root) = DeTable::parse(head)
+        && !root.get_ref().contains_key("claim")
+    {
+        let mut reader = Reader::new(path, text);
+        let lock = reader.top_level(root.into_inner(), Some(claims));
+        return reader.finish(lock);
+    }
+    let mut reader = Reader::new(path, text);
+    let lock = match DeTable::parse(text) {
+        Ok(root) => reader.top_level(root.into_inner(), None),
         Err(e) => {
             reader.error(
                 "lock-syntax",
@@ -46,19 +51,39 @@ pub(super) fn parse_spanned(path: &Path, text: &str) -> Result<Lockfile, Diagnos
             None
         }
     };
-    match lock {
-        Some(lock) if reader.diags.is_empty() => Ok(lock),
-        _ => Err(Diagnostics(reader.diags)),
-    }
+    reader.finish(lock)
 }
 
 struct Reader<'a> {
     path: &'a Path,
     text: &'a str,
     diags: Vec<Diagnostic>,
+    /// Where the `dependencies` of each package's first table are, for the closure check.
+    dependency_spans: BTreeMap<String, Range<usize>>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(path: &'a Path, text: &'a str) -> Self {
+        Reader {
+            path,
+            text,
+            diags: Vec::new(),
+            dependency_spans: BTreeMap::new(),
+        }
+    }
+
+    /// The lock when nothing was reported; every problem, in the order of the text, otherwise.
+    fn finish(mut self, lock: Option<Lockfile>) -> Result<Lockfile, Diagnostics> {
+        match lock {
+            Some(lock) if self.diags.is_empty() => Ok(lock),
+            _ => {
+                self.diags
+                    .sort_by_key(|d| d.span.as_ref().map_or(usize::MAX, |s| s.start));
+                Err(Diagnostics(self.diags))
+            }
+        }
+    }
+
     fn error(
         &mut self,
         code: &'static str,
@@ -81,35 +106,33 @@ impl Reader<'_> {
         self.diags.push(diag);
     }
 
-    fn top_level(&mut self, root: &Table) -> Option<Lockfile> {
+    /// `emitted`: the claims, when they were read apart from `root`.
+    fn top_level(&mut self, root: DeTable<'_>, emitted: Option<Vec<Claim>>) -> Option<Lockfile> {
         let mut version = None;
         let mut requirements = BTreeMap::new();
         let mut packages = Vec::new();
-        let mut claims = Vec::new();
+        let mut claims = emitted.unwrap_or_default();
         let mut files = Vec::new();
         let mut tools = BTreeMap::new();
-        for (key, item) in root.iter() {
-            match key {
-                "version" => version = self.version(item),
-                "manifest" => requirements = self.manifest(item),
-                "package" => packages = self.packages(item),
+        for (key, item) in root {
+            match &**key.get_ref() {
+                "version" => version = self.version(&item),
+                "manifest" => requirements = self.manifest(&item),
+                "package" => packages = self.packages(&item),
                 "claim" => claims = self.claims(item),
                 "file" => files = self.files(item),
-                "tools" => tools = self.tools(item),
-                other => {
-                    let span = root.key(other).and_then(|k| k.span());
-                    self.error(
-                        "lock-unknown-key",
-                        span,
-                        format!("unknown key `{other}` in dotpack.lock"),
-                    );
-                }
+                "tools" => tools = self.tools(&item),
+                other => self.error(
+                    "lock-unknown-key",
+                    Some(key.span()),
+                    format!("unknown key `{other}` in dotpack.lock"),
+                ),
             }
         }
         if version.is_none() && !self.diags.iter().any(|d| d.code == "lock-version") {
             self.error("lock-version", Some(0..0), "dotpack.lock has no `version`");
         }
-        self.check_dependencies(root, &packages);
+        self.check_dependencies(&packages);
         Some(Lockfile {
             version: version?,
             requirements,
@@ -120,28 +143,43 @@ impl Reader<'_> {
         })
     }
 
+    /// The tables of an array of tables (`[[NAME]]`); `None` after reporting anything else.
+    fn tables<'v, 'i>(&mut self, item: &'v Value<'i>, name: &str) -> Option<&'v [Value<'i>]> {
+        match item.get_ref().as_array() {
+            Some(array) if array.iter().all(|t| t.get_ref().is_table()) => Some(array),
+            _ => {
+                let code = if name == "file" {
+                    "lock-file"
+                } else {
+                    "lock-field"
+                };
+                self.error(
+                    code,
+                    Some(item.span()),
+                    format!("`{name}` must be written as [[{name}]] tables"),
+                );
+                None
+            }
+        }
+    }
+
     /// `[[file]]` tables: the resource files dotpack wrote.
-    fn files(&mut self, item: &Item) -> Vec<crate::resources::FileClaim> {
-        let Some(array) = item.as_array_of_tables() else {
-            self.error(
-                "lock-file",
-                item.span(),
-                "`file` must be written as [[file]] tables",
-            );
+    fn files(&mut self, item: Value<'_>) -> Vec<crate::resources::FileClaim> {
+        if self.tables(&item, "file").is_none() {
+            return Vec::new();
+        }
+        let DeValue::Array(array) = item.into_inner() else {
             return Vec::new();
         };
         let mut files = Vec::new();
-        for table in array.iter() {
-            let mut doc = toml_edit::DocumentMut::new();
-            for (k, v) in table.iter() {
-                doc.insert(k, v.clone());
-            }
-            match crate::resources::parse_claim(&doc.to_string()) {
+        for table in array {
+            let span = table.span();
+            match crate::resources::FileClaim::deserialize(ValueDeserializer::from(table)) {
                 Ok(claim) => files.push(claim),
-                Err(reason) => self.error_with_help(
+                Err(e) => self.error_with_help(
                     "lock-file",
-                    table.span(),
-                    format!("a [[file]] entry is invalid: {reason}"),
+                    Some(span),
+                    format!("a [[file]] entry is invalid: {}", e.message()),
                     "restore dotpack.lock from version control; deleting the entry makes dotpack treat the file as not its own",
                 ),
             }
@@ -150,37 +188,41 @@ impl Reader<'_> {
     }
 
     /// `[tools.SERVER]` tables of `TOOL = { tool = "sha256:…", description = "sha256:…" }` pins.
-    fn tools(&mut self, item: &Item) -> BTreeMap<String, BTreeMap<String, ToolPin>> {
+    fn tools(&mut self, item: &Value<'_>) -> BTreeMap<String, BTreeMap<String, ToolPin>> {
         let mut out = BTreeMap::new();
-        let Some(servers) = item.as_table_like() else {
+        let Some(servers) = item.get_ref().as_table() else {
             self.error(
                 "lock-field",
-                item.span(),
+                Some(item.span()),
                 "`tools` must be written as [tools.SERVER] tables",
             );
             return out;
         };
         for (server, tools) in servers.iter() {
-            let Some(tools) = tools.as_table_like() else {
+            let server = server.get_ref();
+            let Some(tools) = tools.get_ref().as_table() else {
                 self.error(
                     "lock-field",
-                    tools.span(),
+                    Some(tools.span()),
                     format!("`tools.{server}` must be a table of tool pins"),
                 );
                 continue;
             };
             let mut pins = BTreeMap::new();
             for (tool, pin) in tools.iter() {
+                let tool = tool.get_ref();
                 let field = |key: &str| {
-                    pin.as_table_like()
+                    pin.get_ref()
+                        .as_table()
                         .and_then(|t| t.get(key))
-                        .and_then(Item::as_str)
+                        .and_then(|v| v.get_ref().as_str())
                         .filter(|s| is_sha256(s))
                         .map(str::to_string)
                 };
-                let only_known = pin
-                    .as_table_like()
-                    .is_some_and(|t| t.iter().all(|(k, _)| k == "tool" || k == "description"));
+                let only_known = pin.get_ref().as_table().is_some_and(|t| {
+                    t.iter()
+                        .all(|(k, _)| matches!(&**k.get_ref(), "tool" | "description"))
+                });
                 match (field("tool"), field("description")) {
                     (Some(tool_pin), Some(description)) if only_known => {
                         pins.insert(
@@ -193,7 +235,7 @@ impl Reader<'_> {
                     }
                     _ => self.error_with_help(
                         "lock-tool-pin",
-                        pin.span(),
+                        Some(pin.span()),
                         format!("the pin of tool `{tool}` of server `{server}` must be {{ tool = \"sha256:…\", description = \"sha256:…\" }}"),
                         "run `dotpack verify --update` to pin the server's tools again",
                     ),
@@ -204,51 +246,58 @@ impl Reader<'_> {
         out
     }
 
-    fn version(&mut self, item: &Item) -> Option<u32> {
-        let Some(v) = item.as_integer() else {
-            self.error("lock-version", item.span(), "`version` must be an integer");
+    fn version(&mut self, item: &Value<'_>) -> Option<u32> {
+        let Some(v) = item.get_ref().as_integer() else {
+            self.error(
+                "lock-version",
+                Some(item.span()),
+                "`version` must be an integer",
+            );
             return None;
         };
-        match u32::try_from(v) {
-            Ok(v) if (1..=LOCK_VERSION).contains(&v) => Some(v),
-            Ok(v) if v > LOCK_VERSION => {
+        let parsed = i64::from_str_radix(v.as_str(), v.radix()).ok();
+        match parsed.map(u32::try_from) {
+            Some(Ok(v)) if (1..=LOCK_VERSION).contains(&v) => Some(v),
+            Some(Ok(v)) if v > LOCK_VERSION => {
                 self.error_with_help(
                     "lock-version",
-                    item.span(),
+                    Some(item.span()),
                     format!("dotpack.lock has format version {v}, but this dotpack reads up to version {LOCK_VERSION}"),
                     "upgrade dotpack, or regenerate the lock with this version by running `dotpack lock`",
                 );
                 None
             }
             _ => {
+                let shown = parsed.map_or_else(|| v.to_string(), |v| v.to_string());
                 self.error(
                     "lock-version",
-                    item.span(),
-                    format!("`version = {v}` is not a lock format version"),
+                    Some(item.span()),
+                    format!("`version = {shown}` is not a lock format version"),
                 );
                 None
             }
         }
     }
 
-    fn manifest(&mut self, item: &Item) -> BTreeMap<String, String> {
-        let Some(table) = item.as_table_like() else {
+    fn manifest(&mut self, item: &Value<'_>) -> BTreeMap<String, String> {
+        let Some(table) = item.get_ref().as_table() else {
             self.error(
                 "lock-field",
-                item.span(),
+                Some(item.span()),
                 "`manifest` must be a table of requirements",
             );
             return BTreeMap::new();
         };
         let mut requirements = BTreeMap::new();
         for (name, value) in table.iter() {
-            match value.as_str() {
+            let name = name.get_ref();
+            match value.get_ref().as_str() {
                 Some(req) if semver::VersionReq::parse(req).is_ok() => {
                     requirements.insert(name.to_string(), req.to_string());
                 }
                 _ => self.error(
                     "lock-field",
-                    value.span(),
+                    Some(value.span()),
                     format!(
                         "`manifest.{name}` must be a version requirement string such as \"^1.2\""
                     ),
@@ -258,23 +307,21 @@ impl Reader<'_> {
         requirements
     }
 
-    fn packages(&mut self, item: &Item) -> Vec<LockedPackage> {
-        let Some(array) = item.as_array_of_tables() else {
-            self.error(
-                "lock-field",
-                item.span(),
-                "`package` must be written as [[package]] tables",
-            );
+    fn packages(&mut self, item: &Value<'_>) -> Vec<LockedPackage> {
+        let Some(tables) = self.tables(item, "package") else {
             return Vec::new();
         };
         let mut seen = BTreeSet::new();
         let mut packages = Vec::new();
-        for table in array.iter() {
-            let Some(package) = self.package(table) else {
+        for table in tables {
+            let (span, Some(fields)) = (table.span(), table.get_ref().as_table()) else {
+                continue;
+            };
+            let Some(package) = self.package(fields, span) else {
                 continue;
             };
             if !seen.insert(package.name.clone()) {
-                let span = table.get("name").and_then(Item::span);
+                let span = fields.get("name").map(Spanned::span);
                 self.error(
                     "lock-duplicate",
                     span,
@@ -282,31 +329,30 @@ impl Reader<'_> {
                 );
                 continue;
             }
+            if let Some(deps) = fields.get("dependencies") {
+                self.dependency_spans
+                    .insert(package.name.clone(), deps.span());
+            }
             packages.push(package);
         }
         packages
     }
 
-    fn claims(&mut self, item: &Item) -> Vec<Claim> {
-        let Some(array) = item.as_array_of_tables() else {
-            self.error(
-                "lock-field",
-                item.span(),
-                "`claim` must be written as [[claim]] tables",
-            );
+    fn claims(&mut self, item: Value<'_>) -> Vec<Claim> {
+        if self.tables(&item, "claim").is_none() {
+            return Vec::new();
+        }
+        let DeValue::Array(array) = item.into_inner() else {
             return Vec::new();
         };
         let mut claims = Vec::new();
-        for table in array.iter() {
-            let mut doc = toml_edit::DocumentMut::new();
-            for (k, v) in table.iter() {
-                doc.insert(k, v.clone());
-            }
-            match crate::claims::parse_one(&doc.to_string()) {
+        for table in array {
+            let span = table.span();
+            match crate::claims::from_toml(table) {
                 Ok(claim) => claims.push(claim),
                 Err(reason) => self.error_with_help(
                     "lock-claim",
-                    table.span(),
+                    Some(span),
                     format!("a [[claim]] entry is invalid: {reason}"),
                     "restore dotpack.lock from version control; deleting the claim makes dotpack treat the entry as unclaimed (`dotpack adopt NAME` takes it back)",
                 ),
@@ -315,27 +361,24 @@ impl Reader<'_> {
         claims
     }
 
-    fn package(&mut self, table: &Table) -> Option<LockedPackage> {
+    /// One `[[package]]` table, whose header is at `span`.
+    fn package(&mut self, table: &DeTable<'_>, span: Range<usize>) -> Option<LockedPackage> {
         for (key, _) in table.iter() {
-            if !PACKAGE_KEYS.contains(&key) {
-                let span = table.key(key).and_then(|k| k.span());
+            if !PACKAGE_KEYS.contains(&&**key.get_ref()) {
                 self.error(
                     "lock-unknown-key",
-                    span,
-                    format!("unknown key `{key}` in [[package]]"),
+                    Some(key.span()),
+                    format!("unknown key `{}` in [[package]]", key.get_ref()),
                 );
             }
         }
-        let name = self.string(table, "name");
-        let version = self.semver(table);
-        let source = self.string(table, "source");
-        let checksum = self.checksum(table);
+        let name = self.string(table, &span, "name");
+        let version = self.semver(table, &span);
+        let source = self.string(table, &span, "source");
+        let checksum = self.checksum(table, &span);
         let dependencies = self.strings(table, "dependencies");
         let servers = self.strings(table, "servers");
-        let resources = match table.get("resources") {
-            Some(_) => self.strings(table, "resources"),
-            None => Some(Vec::new()),
-        };
+        let resources = self.strings(table, "resources");
         Some(LockedPackage {
             name: name?,
             version: version?,
@@ -347,15 +390,16 @@ impl Reader<'_> {
         })
     }
 
-    /// A required string field; `None` after reporting when missing or not a string.
-    fn string(&mut self, table: &Table, key: &str) -> Option<String> {
+    /// A required string field of the table at `span`; `None` after reporting when missing or
+    /// not a string.
+    fn string(&mut self, table: &DeTable<'_>, span: &Range<usize>, key: &str) -> Option<String> {
         match table.get(key) {
-            Some(item) => match item.as_str() {
+            Some(item) => match item.get_ref().as_str() {
                 Some(s) => Some(s.to_string()),
                 None => {
                     self.error(
                         "lock-field",
-                        item.span(),
+                        Some(item.span()),
                         format!("`{key}` must be a string"),
                     );
                     None
@@ -364,7 +408,7 @@ impl Reader<'_> {
             None => {
                 self.error(
                     "lock-field",
-                    table.span(),
+                    Some(span.clone()),
                     format!("[[package]] is missing `{key}`"),
                 );
                 None
@@ -372,12 +416,12 @@ impl Reader<'_> {
         }
     }
 
-    fn semver(&mut self, table: &Table) -> Option<Version> {
-        let text = self.string(table, "version")?;
+    fn semver(&mut self, table: &DeTable<'_>, span: &Range<usize>) -> Option<Version> {
+        let text = self.string(table, span, "version")?;
         match Version::parse(&text) {
             Ok(v) => Some(v),
             Err(e) => {
-                let span = table.get("version").and_then(Item::span);
+                let span = table.get("version").map(Spanned::span);
                 self.error(
                     "lock-field",
                     span,
@@ -388,12 +432,12 @@ impl Reader<'_> {
         }
     }
 
-    fn checksum(&mut self, table: &Table) -> Option<String> {
-        let text = self.string(table, "checksum")?;
+    fn checksum(&mut self, table: &DeTable<'_>, span: &Range<usize>) -> Option<String> {
+        let text = self.string(table, span, "checksum")?;
         if is_sha256(&text) {
             return Some(text);
         }
-        let span = table.get("checksum").and_then(Item::span);
+        let span = table.get("checksum").map(Spanned::span);
         self.error(
             "lock-checksum",
             span,
@@ -403,17 +447,19 @@ impl Reader<'_> {
     }
 
     /// An optional array of strings; absent means empty.
-    fn strings(&mut self, table: &Table, key: &str) -> Option<Vec<String>> {
+    fn strings(&mut self, table: &DeTable<'_>, key: &str) -> Option<Vec<String>> {
         let Some(item) = table.get(key) else {
             return Some(Vec::new());
         };
-        let values: Option<Vec<String>> = item
-            .as_array()
-            .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect());
+        let values: Option<Vec<String>> = item.get_ref().as_array().and_then(|a| {
+            a.iter()
+                .map(|v| v.get_ref().as_str().map(str::to_string))
+                .collect()
+        });
         if values.is_none() {
             self.error(
                 "lock-field",
-                item.span(),
+                Some(item.span()),
                 format!("`{key}` must be an array of strings"),
             );
         }
@@ -421,24 +467,15 @@ impl Reader<'_> {
     }
 
     /// Every dependency must name a package of the lock; otherwise the lock is not a closure.
-    fn check_dependencies(&mut self, root: &Table, packages: &[LockedPackage]) {
+    fn check_dependencies(&mut self, packages: &[LockedPackage]) {
         let names: BTreeSet<&str> = packages.iter().map(|p| p.name.as_str()).collect();
-        let tables: Vec<&Table> = root
-            .get("package")
-            .and_then(Item::as_array_of_tables)
-            .map(|a| a.iter().collect())
-            .unwrap_or_default();
         for package in packages {
             for dep in package
                 .dependencies
                 .iter()
                 .filter(|d| !names.contains(d.as_str()))
             {
-                let span = tables
-                    .iter()
-                    .find(|t| t.get("name").and_then(Item::as_str) == Some(package.name.as_str()))
-                    .and_then(|t| t.get("dependencies"))
-                    .and_then(Item::span);
+                let span = self.dependency_spans.get(&package.name).cloned();
                 self.error(
                     "lock-dangling",
                     span,
@@ -469,126 +506,4 @@ fn is_sha256(text: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
-}
-
-/// The fast path: a lock that deserializes and passes every check. Anything else returns `None`
-/// and is read again by [`Reader`], which finds and places the problem.
-mod fast {
-    use std::collections::{BTreeMap, BTreeSet};
-
-    use semver::Version;
-    use serde::Deserialize;
-
-    use super::{LOCK_VERSION, LockedPackage, Lockfile, ToolPin, is_sha256};
-    use crate::claims::Claim;
-
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct RawLock {
-        version: u32,
-        #[serde(default)]
-        manifest: BTreeMap<String, String>,
-        #[serde(default)]
-        package: Vec<RawPackage>,
-        #[serde(default)]
-        claim: Vec<Claim>,
-        #[serde(default)]
-        file: Vec<crate::resources::FileClaim>,
-        #[serde(default)]
-        tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
-    }
-
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct RawPackage {
-        name: String,
-        version: Version,
-        source: String,
-        checksum: String,
-        #[serde(default)]
-        dependencies: Vec<String>,
-        #[serde(default)]
-        servers: Vec<String>,
-        #[serde(default)]
-        resources: Vec<String>,
-    }
-
-    /// Everything before the claims, read by the TOML parser.
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct RawHead {
-        version: u32,
-        #[serde(default)]
-        manifest: BTreeMap<String, String>,
-        #[serde(default)]
-        package: Vec<RawPackage>,
-        #[serde(default)]
-        file: Vec<crate::resources::FileClaim>,
-        #[serde(default)]
-        tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
-    }
-
-    /// A lock as dotpack writes it: the claims (most of a large lock) read without the TOML
-    /// parser (see `claims::read_emitted`), the rest with it.
-    fn canonical(text: &str) -> Option<RawLock> {
-        let (head, claims) = crate::claims::split_emitted(text)?;
-        let head: RawHead = toml::from_str(head).ok()?;
-        Some(RawLock {
-            version: head.version,
-            manifest: head.manifest,
-            package: head.package,
-            tools: head.tools,
-            file: head.file,
-            claim: crate::claims::read_emitted(claims)?,
-        })
-    }
-
-    pub(super) fn parse(text: &str) -> Option<Lockfile> {
-        let raw: RawLock = canonical(text).or_else(|| toml::from_str(text).ok())?;
-        if !(1..=LOCK_VERSION).contains(&raw.version)
-            || raw
-                .manifest
-                .values()
-                .any(|req| semver::VersionReq::parse(req).is_err())
-            || raw.package.iter().any(|p| !is_sha256(&p.checksum))
-            || raw
-                .tools
-                .values()
-                .flat_map(|t| t.values())
-                .any(|p: &ToolPin| !is_sha256(&p.tool) || !is_sha256(&p.description))
-        {
-            return None;
-        }
-        let names: BTreeSet<&str> = raw.package.iter().map(|p| p.name.as_str()).collect();
-        if names.len() != raw.package.len()
-            || raw
-                .package
-                .iter()
-                .flat_map(|p| &p.dependencies)
-                .any(|d| !names.contains(d.as_str()))
-        {
-            return None;
-        }
-        let packages = raw
-            .package
-            .into_iter()
-            .map(|p| LockedPackage {
-                name: p.name,
-                version: p.version,
-                source: p.source,
-                checksum: p.checksum,
-                dependencies: p.dependencies,
-                servers: p.servers,
-                resources: p.resources,
-            })
-            .collect();
-        Some(Lockfile {
-            version: raw.version,
-            requirements: raw.manifest,
-            packages,
-            claims: raw.claim,
-            files: raw.file,
-            tools: raw.tools,
-        })
-    }
 }

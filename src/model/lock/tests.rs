@@ -179,11 +179,51 @@ fn unknown_top_level_key_is_named() {
 }
 
 #[test]
-fn fast_and_spanned_readers_agree_on_a_valid_lock() {
+fn a_hand_edited_lock_reads_as_the_emitted_one() {
+    // The claims of an emitted lock are read apart; a comment sends the whole text through
+    // the TOML reader, which must agree.
     let text = sample().emit();
-    let fast = parse(Path::new("dotpack.lock"), &text).unwrap();
-    let spanned = super::parse::parse_spanned(Path::new("dotpack.lock"), &text).unwrap();
-    assert_eq!(fast, spanned);
+    let emitted = parse(Path::new("dotpack.lock"), &text).unwrap();
+    let edited = text.replace("[[claim]]\n", "[[claim]] # edited\n");
+    assert_ne!(edited, text);
+    let read = parse(Path::new("dotpack.lock"), &edited).unwrap();
+    assert_eq!(emitted, read);
+}
+
+#[test]
+fn a_bad_claim_is_reported_at_its_table_in_one_pass() {
+    let text = sample()
+        .emit()
+        .replace("host = \"claude-code\"", "host = 3");
+    let line = text.lines().position(|l| l == "[[claim]]").unwrap() + 1;
+    let d = diags(&text);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, "lock-claim");
+    assert_eq!(d[0].line, Some(line));
+    assert!(
+        d[0].message.contains("a [[claim]] entry is invalid"),
+        "{}",
+        d[0].message
+    );
+}
+
+#[test]
+fn problems_are_reported_in_the_order_of_the_text() {
+    let d = diags("version = 9\n[manifest]\nx = 1\n[tools]\ns = 1\n");
+    let lines: Vec<Option<usize>> = d.iter().map(|d| d.line).collect();
+    assert_eq!(lines, [Some(1), Some(3), Some(5)], "{d:?}");
+}
+
+#[test]
+fn a_head_that_runs_into_the_claims_is_read_whole() {
+    // `[[claim]]` inside a multi-line string is no claim: the text means what TOML says.
+    let text = "version = 1\n[manifest]\nx = \"\"\"\n[[claim]]\n\"\"\"\n";
+    let d = diags(text);
+    assert!(
+        d.iter()
+            .any(|d| d.code == "lock-field" && d.line == Some(3)),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -193,8 +233,12 @@ fn tool_pins_sit_between_packages_and_claims_and_round_trip() {
         .find("[tools.figma]\n\"get code\" = { tool = \"sha256:")
         .unwrap();
     assert!(text.rfind("[[package]]").unwrap() < at && at < text.find("[[claim]]").unwrap());
-    let spanned = super::parse::parse_spanned(Path::new("dotpack.lock"), &text).unwrap();
-    assert_eq!(spanned, sorted(sample()));
+    let read = parse(
+        Path::new("dotpack.lock"),
+        &text.replace("[[claim]]\n", "[[claim]] # edited\n"),
+    )
+    .unwrap();
+    assert_eq!(read, sorted(sample()));
 }
 
 #[test]

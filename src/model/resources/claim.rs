@@ -136,8 +136,3 @@ fn kind_name(kind: Kind) -> &'static str {
         Kind::Memory => "memory",
     }
 }
-
-/// Reads one `[[file]]` table (its TOML text), for the lock parser.
-pub fn parse_one(text: &str) -> Result<FileClaim, String> {
-    toml::from_str(text).map_err(|e| e.message().to_string())
-}

@@ -22,7 +22,7 @@ pub(crate) mod source;
 use serde::{Deserialize, Serialize};
 
 pub use block::{block_body, block_content, remove_block, upsert_block};
-pub use claim::{FileClaim, emit as emit_claims, hash, parse_one as parse_claim};
+pub use claim::{FileClaim, emit as emit_claims, hash};
 pub use layout::{KindLayout, LAYOUTS, Shape, hosts_with, layout_of, user_places};
 pub use load::{Markdown, Resource, load_all, load_one, parse_markdown};
 pub use render::{Output, render};

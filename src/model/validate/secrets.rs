@@ -143,9 +143,10 @@ fn without_expressions(value: &str) -> std::borrow::Cow<'_, str> {
 
 /// A password in the userinfo, or a secret-looking query value, of a URL.
 pub fn url_secret(url: &str) -> Option<String> {
-    let (_, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if let Some((userinfo, _)) = authority.rsplit_once('@') {
+    // A split, not a parse: a template or a value from a host file is often no valid URL, and
+    // its credentials are found all the same.
+    let parts = crate::urls::split(url)?;
+    if let Some(userinfo) = parts.userinfo {
         let password = userinfo.split_once(':').map(|(_, p)| p);
         if password.is_some_and(|p| !p.is_empty() && !is_placeholder(p)) {
             return Some("a password in the URL".to_string());
@@ -157,9 +158,7 @@ pub fn url_secret(url: &str) -> Option<String> {
             return Some(reason);
         }
     }
-    let query = rest.split_once('?').map(|(_, q)| q)?;
-    let query = query.split('#').next().unwrap_or("");
-    query.split('&').find_map(|pair| {
+    parts.query?.split('&').find_map(|pair| {
         let (key, value) = pair.split_once('=')?;
         value_secret(value, is_sensitive_name(key))
             .map(|reason| format!("{reason} in the `{key}` query parameter"))

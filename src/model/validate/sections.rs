@@ -654,14 +654,8 @@ impl Checker<'_> {
 
 /// `http://` or `https://` (case-insensitive), or a template that will render to one.
 pub(super) fn is_http_url(url: &str) -> bool {
-    let lower = url.trim_start().to_ascii_lowercase();
-    let rest = lower
-        .strip_prefix("https://")
-        .or_else(|| lower.strip_prefix("http://"));
-    match rest {
-        Some(rest) => !rest.is_empty(),
-        None => lower.starts_with("{{"),
-    }
+    let url = url.trim_start();
+    crate::urls::is_http_url(url) || url.starts_with("{{")
 }
 
 /// An item's value as plain TOML, for the rules of [`crate::inputs`].
