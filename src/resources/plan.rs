@@ -169,6 +169,7 @@ impl Planner<'_, '_> {
             changes,
             remove_dirs,
             resolved: Vec::new(),
+            entries: BTreeMap::new(),
         })
     }
 
