@@ -6,7 +6,7 @@
 //! records. After a command commits, what the project has at user scope is recorded as approved,
 //! so the user's own next command asks only about what changed since.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::Result;
 
@@ -47,22 +47,14 @@ pub fn user_scope(
     let mut kept = Vec::new();
     let hashes = written_hashes(plan);
     for file in user_files() {
-        // The file's entries, parsed once, for the command lines the requests it writes show.
+        // The entries the file holds afterwards, for the command lines the requests it writes
+        // show (the plan kept them: a large ~/.claude.json is not parsed again).
         let shows = everything || file.changes.iter().any(|c| writes(c.action));
-        let entries: HashMap<String, serde_json::Value> = file
-            .after
-            .as_deref()
-            .filter(|_| shows)
-            .and_then(|text| {
-                crate::formats::list_entries(
-                    file.target.host.format,
-                    text,
-                    file.target.host.container,
-                )
-                .ok()
-            })
-            .map(|list| list.into_iter().collect())
-            .unwrap_or_default();
+        let none = BTreeMap::new();
+        let entries = match (shows, &file.after) {
+            (true, Some(_)) => &file.entries,
+            _ => &none,
+        };
         for change in &file.changes {
             let key = format!("{} {}", file.target.claim_file, change.server);
             let writes = match change.action {

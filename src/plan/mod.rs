@@ -143,6 +143,10 @@ pub struct FilePlan {
     /// Variables whose values `before` and `after` hold as markers (`--resolve-env`): the
     /// claims' before and after the change.
     pub resolved: Vec<String>,
+    /// At user scope: the entry each change leaves in `after` (those it removes have none), as
+    /// parsing `after` would read it, so consent can show what is written without parsing a large
+    /// user file again. Empty at project scope.
+    pub entries: BTreeMap<String, serde_json::Value>,
 }
 
 impl FilePlan {
@@ -930,6 +934,10 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             Some(edit) => (Some(edit.text), self.created.merge(edit.created)),
             None => (None, self.created),
         };
+        let entries = match self.target.scope {
+            Scope::User => left_entries(self.edits, &self.changes, &self.existing),
+            Scope::Project => BTreeMap::new(),
+        };
         let mut claims = self.claims;
         // Every claim of a file carries what dotpack created in it, so any one of them can take
         // it back when it is the last to go.
@@ -973,11 +981,44 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 changes: self.changes,
                 remove_dirs,
                 resolved,
+                entries,
             },
             claims,
             self.warnings,
         ))
     }
+}
+
+/// The entry each of `changes` leaves in the edited file: what an upsert in `edits` wrote (the
+/// guard checked that it reads back so), else what the file held (`existing`).
+fn left_entries(
+    edits: Vec<Pending>,
+    changes: &[EntryChange],
+    existing: &BTreeMap<String, serde_json::Value>,
+) -> BTreeMap<String, serde_json::Value> {
+    let mut written: BTreeMap<String, serde_json::Value> = edits
+        .into_iter()
+        .filter_map(|e| match e {
+            Pending::Upsert(server, entry) => Some((server, entry)),
+            Pending::Remove(_) => None,
+        })
+        .collect();
+    let mut left = BTreeMap::new();
+    for change in changes {
+        if matches!(
+            change.action,
+            Action::Remove | Action::Forget | Action::Release
+        ) {
+            continue;
+        }
+        let entry = written
+            .remove(&change.server)
+            .or_else(|| existing.get(&change.server).cloned());
+        if let Some(entry) = entry {
+            left.insert(change.server.clone(), entry);
+        }
+    }
+    left
 }
 
 fn change(d: &Desired, action: Action, dropped: Vec<String>) -> EntryChange {

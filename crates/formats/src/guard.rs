@@ -7,6 +7,8 @@
 //! edit are copied by construction, and this check catches an edit that reached past them or wrote
 //! something that reads back differently.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::{Container, Format, FormatError, Parse};
@@ -32,6 +34,92 @@ pub(crate) fn with_change(
         (None, None) => {}
     }
     entries
+}
+
+/// The entries a container holds after a run of edits, kept as [`with_change`] keeps them, each
+/// edit found by name in constant time: a batch of `n` edits costs `n`, not `n²`.
+pub(crate) struct Changes {
+    /// In container order; a removed entry leaves a hole, so the places of the others stand.
+    entries: Vec<Option<(String, Value)>>,
+    /// Where each live name stands (the first of its name, as [`with_change`] finds it).
+    places: HashMap<String, usize>,
+    /// Live entries whose name an earlier entry also holds: none in a container a parser read
+    /// (names are unique there), but kept exact whatever the input.
+    shadowed: usize,
+}
+
+impl Changes {
+    pub(crate) fn new(entries: Vec<(String, Value)>) -> Self {
+        let mut places = HashMap::with_capacity(entries.len());
+        let mut shadowed = 0;
+        for (i, (name, _)) in entries.iter().enumerate() {
+            if places.contains_key(name.as_str()) {
+                shadowed += 1;
+            } else {
+                places.insert(name.clone(), i);
+            }
+        }
+        Changes {
+            entries: entries.into_iter().map(Some).collect(),
+            places,
+            shadowed,
+        }
+    }
+
+    /// How many entries the container holds.
+    pub(crate) fn len(&self) -> usize {
+        self.places.len() + self.shadowed
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// [`with_change`] in place: sets `name` to `value`, or removes it (`None`). Returns whether
+    /// the container held `name`.
+    pub(crate) fn set(&mut self, name: &str, value: Option<Value>) -> bool {
+        if self.shadowed > 0 {
+            return self.set_slowly(name, value);
+        }
+        match (self.places.get(name).copied(), value) {
+            (Some(i), Some(value)) => {
+                if let Some(entry) = &mut self.entries[i] {
+                    entry.1 = value;
+                }
+                true
+            }
+            (None, Some(value)) => {
+                self.places.insert(name.to_owned(), self.entries.len());
+                self.entries.push(Some((name.to_owned(), value)));
+                false
+            }
+            (Some(i), None) => {
+                self.entries[i] = None;
+                self.places.remove(name);
+                true
+            }
+            (None, None) => false,
+        }
+    }
+
+    /// [`Self::set`] where names repeat: exactly [`with_change`] on the entries.
+    fn set_slowly(&mut self, name: &str, value: Option<Value>) -> bool {
+        let held = self.places.contains_key(name);
+        *self = Changes::new(with_change(self.take_entries(), name, value));
+        held
+    }
+
+    fn take_entries(&mut self) -> Vec<(String, Value)> {
+        std::mem::take(&mut self.entries)
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// The entries, in order.
+    pub(crate) fn into_vec(mut self) -> Vec<(String, Value)> {
+        self.take_entries()
+    }
 }
 
 /// Checks `new_text`, the result of an edit of a document whose [`super::Backend::outside`] was

@@ -1285,3 +1285,33 @@ mod batch_round_trip {
         }
     }
 }
+
+mod guard_changes {
+    use super::guard::{Changes, with_change};
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    proptest! {
+        /// The indexed entries a batch checks against are exactly what the edits made one by one
+        /// expect, repeated names and removals included.
+        #[test]
+        fn changes_keep_what_edits_in_turn_keep(
+            start in prop::collection::vec(0..6u8, 0..8),
+            edits in prop::collection::vec((0..8u8, prop::option::of(0..3u8)), 0..24),
+        ) {
+            let entries: Vec<(String, Value)> =
+                start.iter().enumerate().map(|(i, n)| (format!("s{n}"), json!(i))).collect();
+            let mut want = entries.clone();
+            let mut changes = Changes::new(entries);
+            for (name, value) in edits {
+                let name = format!("s{name}");
+                let value = value.map(|v| json!({ "v": v }));
+                let held = want.iter().any(|(n, _)| *n == name);
+                want = with_change(want, &name, value.clone());
+                prop_assert_eq!(changes.set(&name, value), held);
+                prop_assert_eq!(changes.len(), want.len());
+            }
+            prop_assert_eq!(changes.into_vec(), want);
+        }
+    }
+}

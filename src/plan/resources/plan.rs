@@ -170,6 +170,7 @@ impl Planner<'_, '_> {
             changes,
             remove_dirs,
             resolved: Vec::new(),
+            entries: BTreeMap::new(),
         })
     }
 

@@ -58,7 +58,7 @@ fn upserts(
     progress: &mut Progress,
 ) -> Result<(Option<String>, usize), FormatError> {
     let old = outside(&doc, container.path);
-    let mut expected = Loaded::entries_of(&doc, container);
+    let mut expected = guard::Changes::new(Loaded::entries_of(&doc, container));
     let layout = Layout::of(&doc, container.path);
     let first_in_file = layout.position.is_none() && doc.as_table().get_values().is_empty();
     let mut applied = 0;
@@ -70,7 +70,7 @@ fn upserts(
         let upserted = upsert_in(&mut doc, text, container, (name, value, fields), &layout)?;
         // `upsert_in` converted every field, refusing what TOML cannot hold; what is left reads
         // back as written (see `convert::expected_json`).
-        expected = guard::with_change(expected, name, Some(value.clone()));
+        expected.set(name, Some(value.clone()));
         progress.upserted(upserted.created);
         applied += 1;
         if upserted.relayout || (upserted.new_table && first_in_file) {
@@ -78,7 +78,7 @@ fn upserts(
         }
     }
     let new_text = prepared.finish(&doc.to_string());
-    check(&new_text, container, &old, &expected)?;
+    check(&new_text, container, &old, &expected.into_vec())?;
     Ok((Some(new_text), applied))
 }
 
@@ -92,8 +92,7 @@ fn removals(
     progress: &mut Progress,
 ) -> Result<(Option<String>, usize), FormatError> {
     let old = outside(&doc, container.path);
-    let mut expected = Loaded::entries_of(&doc, container);
-    let mut remaining = expected.len();
+    let mut expected = guard::Changes::new(Loaded::entries_of(&doc, container));
     let mut gone: HashSet<&str> = HashSet::new();
     let mut emptied_with = None;
     let mut applied = 0;
@@ -103,11 +102,9 @@ fn removals(
         };
         applied += 1;
         progress.delete_file = false;
-        if let Some(i) = expected.iter().position(|(n, _)| n == name) {
-            expected.remove(i);
+        if expected.set(name, None) {
             gone.insert(name);
-            remaining -= 1;
-            if remaining == 0 {
+            if expected.is_empty() {
                 emptied_with = Some(progress.for_removal(created));
                 break;
             }
@@ -132,6 +129,6 @@ fn removals(
         }
     }
     let new_text = prepared.finish(&doc.to_string());
-    check(&new_text, container, &old, &expected)?;
+    check(&new_text, container, &old, &expected.into_vec())?;
     Ok((Some(new_text), applied))
 }
