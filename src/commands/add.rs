@@ -17,15 +17,14 @@ use crate::commands::declare::{self, Edits};
 use crate::hosts::Scope;
 use crate::lock::Lockfile;
 use crate::manifest;
-use crate::ops::{self, Finish, Project, RegistryFlag, Settings};
+use crate::ops::{self, Project, RegistryFlag, Relock, Settings};
 use crate::output::Printer;
-use crate::plan::Mode;
 use crate::project::ManifestEditor;
 use crate::registry::{ArchiveKind, IndexLine, IndexSource, Refusal};
 use crate::resolve::RegistrySet;
 
 pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> {
-    let mut options = crate::ops::InstallOptions {
+    let options = crate::ops::InstallOptions {
         resolve_env: args.resolve.resolve_env,
         ..args.install.options()?
     };
@@ -136,52 +135,54 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     )?;
     let text = editor.render();
     let updated = project.manifest.with_text(&text)?;
-    let lock = ops::resolve_lock(
-        &updated,
-        &registries,
-        project.locked_versions(),
-        project.lock.as_ref(),
-    )?;
-    // Inputs are typed by the version the lock picked, then recorded.
-    let (text, updated) = match added.first() {
-        Some(name) if !inputs.is_empty() => {
-            let previous = project
-                .manifest
-                .manifest
-                .dependencies
-                .get(name)
-                .and_then(|d| d.set());
-            let typed = typed_inputs(&registries, &lock, name, &inputs, previous)?;
-            editor.set_inputs(name, &typed)?;
-            let text = editor.render();
-            let updated = project.manifest.with_text(&text)?.into_owned();
-            (text, std::borrow::Cow::Owned(updated))
-        }
-        _ => (text, updated),
+    let dry_run = options.dry_run;
+    let relock = Relock {
+        manifest_text: Some(text),
+        options,
+        edits,
+        ..Relock::sync(&project, updated)
     };
-    check_inputs(&registries, &updated, &lock, &added)?;
-    // What the user names is their choice; with `--scope user` they also chose the user scope
-    // for it (and what it pulls in), whatever the manifest held before.
-    options.grant.named = ops::with_dependencies(&added, &lock);
-    if options.scope == Some(Scope::User) {
-        options.grant.scope_user = ops::with_dependencies(&from_chosen_registry, &lock);
-    }
-    let needed = ops::environment_needed(&registries, &updated, &lock, &added);
-    ops::finish(
+    let needed = ops::relock_and_apply(
         settings,
         printer,
         &project,
-        &registries,
-        Finish {
-            manifest: &updated,
-            manifest_text: Some(text),
-            lock,
-            options: &options,
-            mode: Mode::Sync,
-            edits,
+        Some(registries),
+        relock,
+        |registries, lock, relock| {
+            // Inputs are typed by the version the lock picked, then recorded.
+            if let Some(name) = added.first()
+                && !inputs.is_empty()
+            {
+                let previous = project
+                    .manifest
+                    .manifest
+                    .dependencies
+                    .get(name)
+                    .and_then(|d| d.set());
+                let typed = typed_inputs(registries, lock, name, &inputs, previous)?;
+                editor.set_inputs(name, &typed)?;
+                let text = editor.render();
+                let updated = project.manifest.with_text(&text)?.into_owned();
+                relock.manifest = std::borrow::Cow::Owned(updated);
+                relock.manifest_text = Some(text);
+            }
+            check_inputs(registries, &relock.manifest, lock, &added)?;
+            // What the user names is their choice; with `--scope user` they also chose the user
+            // scope for it (and what it pulls in), whatever the manifest held before.
+            relock.options.grant.named = ops::with_dependencies(&added, lock);
+            if relock.options.scope == Some(Scope::User) {
+                relock.options.grant.scope_user =
+                    ops::with_dependencies(&from_chosen_registry, lock);
+            }
+            Ok(ops::environment_needed(
+                registries,
+                &relock.manifest,
+                lock,
+                &added,
+            ))
         },
     )?;
-    if !options.dry_run {
+    if !dry_run {
         // A registry folder given with --registry is the user's choice, now in dotpack.toml.
         if let RegistryFlag::Location(location) =
             ops::registry_flag(settings, Some(&project.manifest))

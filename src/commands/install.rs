@@ -8,9 +8,8 @@ use anyhow::Result;
 
 use crate::cli::InstallCmdArgs;
 use crate::commands::declare::{self, Edits};
-use crate::ops::{self, Finish, InstallOptions, Project, Settings};
+use crate::ops::{self, InstallOptions, Project, Relock, Settings};
 use crate::output::Printer;
-use crate::plan::Mode;
 use crate::project::ManifestEditor;
 
 pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
@@ -29,14 +28,6 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
     };
     let edited = text != project.manifest.text;
     let updated = project.manifest.with_text(&text)?;
-    let registries = ops::registries(settings, Some(&updated))?;
-    let lock = ops::resolve_lock(
-        &updated,
-        &registries,
-        project.locked_versions(),
-        project.lock.as_ref(),
-    )?;
-    let needed = ops::environment_needed(&registries, &updated, &lock, &[]);
     // `--scope user` asks for the user scope on the command line, for the whole project; names
     // given are the user's choice.
     options.grant.user_scope = options.scope == Some(crate::hosts::Scope::User);
@@ -45,22 +36,25 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
         .iter()
         .map(|given| declare::package_name(given))
         .collect();
-    options.grant.named = ops::with_dependencies(&named, &lock);
-    ops::finish(
+    let dry_run = options.dry_run;
+    let relock = Relock {
+        manifest_text: edited.then_some(text),
+        options,
+        edits,
+        ..Relock::sync(&project, updated)
+    };
+    let needed = ops::relock_and_apply(
         settings,
         printer,
         &project,
-        &registries,
-        Finish {
-            manifest: &updated,
-            manifest_text: edited.then_some(text),
-            lock,
-            options: &options,
-            mode: Mode::Sync,
-            edits,
+        None,
+        relock,
+        |r, lock, relock| {
+            relock.options.grant.named = ops::with_dependencies(&named, lock);
+            Ok(ops::environment_needed(r, &relock.manifest, lock, &[]))
         },
     )?;
-    if !options.dry_run {
+    if !dry_run {
         ops::print_environment_needed(printer, &needed);
     }
     Ok(())

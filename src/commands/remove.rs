@@ -6,9 +6,8 @@ use anyhow::{Result, bail};
 use crate::cli::RemoveArgs;
 use crate::commands::UsageError;
 use crate::commands::declare::{self, Edits};
-use crate::ops::{self, Finish, Project, Settings};
+use crate::ops::{self, Project, Relock, Settings};
 use crate::output::Printer;
-use crate::plan::Mode;
 use crate::project::ManifestEditor;
 
 pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<()> {
@@ -57,27 +56,13 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
     }
     let text = editor.render();
     let updated = project.manifest.with_text(&text)?;
-    let registries = ops::registries(settings, Some(&updated))?;
-    let lock = ops::resolve_lock(
-        &updated,
-        &registries,
-        project.locked_versions(),
-        project.lock.as_ref(),
-    )?;
-    ops::finish(
-        settings,
-        printer,
-        &project,
-        &registries,
-        Finish {
-            manifest: &updated,
-            manifest_text: Some(text),
-            lock,
-            options: &options,
-            mode: Mode::Sync,
-            edits,
-        },
-    )
+    let relock = Relock {
+        manifest_text: Some(text),
+        options,
+        edits,
+        ..Relock::sync(&project, updated)
+    };
+    ops::relock_and_apply(settings, printer, &project, None, relock, |_, _, _| Ok(()))
 }
 
 fn list_or_none(names: &[&str]) -> String {

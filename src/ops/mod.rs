@@ -15,6 +15,7 @@ mod environment;
 mod locking;
 mod owners;
 mod registries;
+mod relock;
 pub mod report;
 mod starts;
 pub mod tokens;
@@ -31,6 +32,7 @@ pub use registries::{
     RegistryFlag, folder_request, folder_requests, registries, registries_with_default,
     registry_flag, root_deps,
 };
+pub use relock::{Relock, relock_and_apply};
 pub use starts::{check_starts, record_starts, start_request, start_requests, unapproved_starts};
 
 use std::collections::BTreeMap;
