@@ -49,20 +49,7 @@ pub fn user_scope(
     for file in user_files() {
         // The file's entries, parsed once, for the command lines the requests it writes show.
         let shows = everything || file.changes.iter().any(|c| writes(c.action));
-        let entries: HashMap<String, serde_json::Value> = file
-            .after
-            .as_deref()
-            .filter(|_| shows)
-            .and_then(|text| {
-                crate::formats::list_entries(
-                    file.target.host.format,
-                    text,
-                    file.target.host.container,
-                )
-                .ok()
-            })
-            .map(|list| list.into_iter().collect())
-            .unwrap_or_default();
+        let entries = file_entries(file, shows);
         for change in &file.changes {
             let key = format!("{} {}", file.target.claim_file, change.server);
             let writes = match change.action {
@@ -79,17 +66,7 @@ pub fn user_scope(
             };
             let digest = digest.to_string();
             let shown = home_relative(&file.target.claim_file, settings);
-            let what = if change.server.contains('.') {
-                // A resource is text an agent follows: show what it says.
-                let text = file.after.as_deref().unwrap_or_default();
-                format!("`{}`: {}", change.server, excerpt(text))
-            } else {
-                let summary = entries
-                    .get(&change.server)
-                    .map(consent::entry_summary)
-                    .unwrap_or_default();
-                format!("server `{}`: {summary}", change.server)
-            };
+            let what = what_is_written(file, &change.server, &entries);
             let local = change.package == crate::install::LOCAL_PACKAGE;
             kept.push(Placed {
                 ask: Ask {
@@ -117,6 +94,38 @@ pub fn user_scope(
         }
     }
     kept
+}
+
+/// The entries of a user-scope host file as the plan leaves it, by name (none unless `shows`).
+fn file_entries(file: &crate::plan::FilePlan, shows: bool) -> HashMap<String, serde_json::Value> {
+    file.after
+        .as_deref()
+        .filter(|_| shows)
+        .and_then(|text| {
+            crate::formats::list_entries(file.target.host.format, text, file.target.host.container)
+                .ok()
+        })
+        .map(|list| list.into_iter().collect())
+        .unwrap_or_default()
+}
+
+/// What a request shows of `server` in `file`: a resource's text, or the entry's command line.
+fn what_is_written(
+    file: &crate::plan::FilePlan,
+    server: &str,
+    entries: &HashMap<String, serde_json::Value>,
+) -> String {
+    if server.contains('.') {
+        // A resource is text an agent follows: show what it says.
+        let text = file.after.as_deref().unwrap_or_default();
+        format!("`{server}`: {}", excerpt(text))
+    } else {
+        let summary = entries
+            .get(server)
+            .map(consent::entry_summary)
+            .unwrap_or_default();
+        format!("server `{server}`: {summary}")
+    }
 }
 
 /// The approvals of the packages `lock` holds at another version or checksum than the project's
