@@ -12,6 +12,8 @@ use crate::ops::{InstallOptions, Settings};
 use crate::output::{ColorChoice, Printer};
 use crate::plan::LossyPolicy;
 
+pub use crate::commands::add::AddArgs;
+
 /// dotpack: one manifest for the MCP servers of every AI host.
 ///
 /// Declare MCP server packages in dotpack.toml, resolve them against a registry, pin them in
@@ -353,20 +355,6 @@ pub struct InitArgs {
     /// (`dotpack import HOST --into` for each)
     #[arg(long)]
     pub import: bool,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct AddArgs {
-    /// Packages to add, as NAME or NAME@REQUIREMENT (e.g. figma, github@^1.2, time@=0.2.0)
-    #[arg(required = true, value_name = "NAME[@REQ]")]
-    pub packages: Vec<String>,
-    /// Set an input of the added package: --set port=4000 (repeatable)
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-    #[command(flatten)]
-    pub resolve: ResolveEnvArgs,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -5,8 +5,9 @@ use semver::VersionReq;
 use serde_json::json;
 
 use crate::cli::InfoArgs;
-use crate::commands::{UsageError, add::unknown_package, search::newest};
+use crate::commands::{UsageError, search::newest};
 use crate::manifest::{Manifest, Server};
+use crate::ops::packages::{unknown_package, versions_list};
 use crate::ops::{self, Settings};
 use crate::output::Printer;
 use crate::registry::{IndexLine, Refusal};
@@ -107,23 +108,6 @@ fn print_refused(printer: &Printer, name: &str, source_id: &str, refused: &[Refu
     for r in refused {
         printer.out(format!("  {}: {}", r.version, r.reason));
     }
-}
-
-/// Every version of a package, oldest first, yanked ones marked: for "no version matches".
-pub fn versions_list(lines: &[IndexLine]) -> String {
-    let mut sorted: Vec<&IndexLine> = lines.iter().collect();
-    sorted.sort_by(|a, b| a.vers.cmp(&b.vers));
-    let vs: Vec<String> = sorted
-        .iter()
-        .map(|l| {
-            if l.yanked {
-                format!("{} (yanked)", l.vers)
-            } else {
-                l.vers.to_string()
-            }
-        })
-        .collect::<Vec<_>>();
-    vs.join(", ")
 }
 
 fn print_info(printer: &Printer, line: &IndexLine, lines: &[IndexLine], manifest: &Manifest) {

@@ -37,16 +37,7 @@ use crate::diag::Diagnostics;
 use crate::ops::Settings;
 use crate::output::Printer;
 
-/// A check that found problems it has already printed (`dotpack status`): exit code 1 with no
-/// further message.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Reported(pub String);
-
-/// Bad usage that clap cannot see (e.g. `--set` with two packages): exit code 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
+pub use crate::ops::{Reported, UsageError};
 
 /// Runs one parsed command, after rolling back any transaction a dead dotpack left half done
 /// (except `doctor`, which examines and repairs what stops recovery, and `completions` and

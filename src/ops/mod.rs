@@ -9,11 +9,16 @@
 //! - `locking`: resolution into a lock, and what changed between two locks;
 //! - `commit`: planning the host files and committing everything as one transaction.
 
+pub mod add;
+mod add_inputs;
 mod approve;
 mod commit;
+pub mod declare;
 mod environment;
+mod errors;
 mod locking;
 mod owners;
+pub mod packages;
 mod registries;
 mod relock;
 pub mod report;
@@ -21,12 +26,15 @@ mod starts;
 pub mod tokens;
 pub mod trust;
 
+pub use add::{AddOptions, add};
+pub use add_inputs::{SetArg, parse_inputs};
 pub use approve::{ask, check_user_scope, record_more, record_one, user_scope, with_dependencies};
 pub use commit::{
     Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, outside_requests,
     place, plan_hosts, touches_user_scope, user_claims_write,
 };
 pub use environment::{environment_needed, print_environment_needed};
+pub use errors::{Reported, UsageError};
 pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};
 pub use registries::{
     RegistryFlag, folder_request, folder_requests, registries, registries_with_default,
