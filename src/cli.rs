@@ -13,6 +13,7 @@ use crate::output::{ColorChoice, Printer};
 use crate::plan::LossyPolicy;
 
 pub use crate::commands::add::AddArgs;
+pub use crate::commands::import::ImportArgs;
 
 /// dotpack: one manifest for the MCP servers of every AI host.
 ///
@@ -450,28 +451,6 @@ pub struct AdoptArgs {
     pub servers: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ImportArgs {
-    /// The host whose config to read (see `dotpack init` for the list)
-    #[arg(value_name = "HOST")]
-    pub host: String,
-    /// Which of the host's files: `project` or `user` (default: the project file when it exists,
-    /// else the user file)
-    #[arg(long, value_enum, value_name = "SCOPE", conflicts_with = "file")]
-    pub scope: Option<crate::hosts::Scope>,
-    /// Read this file instead, in the host's format (read only)
-    #[arg(long, value_name = "PATH")]
-    pub file: Option<PathBuf>,
-    /// Add the servers to dotpack.toml as the project's own, and claim the host's entries as
-    /// they are (literal secrets become `{{env.NAME}}` references); the host's unclaimed
-    /// commands, agents, skills and rules are copied under resources/ and declared too
-    #[arg(long, conflicts_with = "file")]
-    pub into: bool,
-    /// With --into: show what would change, and write nothing
-    #[arg(long, requires = "into")]
-    pub dry_run: bool,
 }
 
 #[derive(Debug, Args, Clone)]

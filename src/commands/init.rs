@@ -6,13 +6,13 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use super::import::Source;
-use super::import_into::{candidates, conflict_error};
 use crate::apply::FileWrite;
 use crate::cli::InitArgs;
 use crate::hosts::{ADAPTERS, Scope};
 use crate::manifest::MANIFEST_FILE;
 use crate::ops::Settings;
+use crate::ops::import_into::{candidates, conflict_error};
+use crate::ops::import_source::Source;
 use crate::output::Printer;
 
 pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()> {
@@ -151,7 +151,7 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
             ..settings.clone()
         };
         let project = crate::ops::Project::load(&settings, printer)?;
-        super::import_into::into(&settings, printer, &project, sources, false)?;
+        crate::ops::import_into::into(&settings, printer, &project, sources, false)?;
     }
     Ok(())
 }
@@ -187,7 +187,7 @@ fn import_sources(
         for source in found {
             // A project file is read for the host's resource files too.
             let resources = source.scope == Some(Scope::Project)
-                && !super::import_resources::scan(
+                && !crate::ops::import_resources::scan(
                     host,
                     dir,
                     &crate::manifest::Manifest::default(),
