@@ -14,6 +14,8 @@ use crate::plan::LossyPolicy;
 
 pub use crate::commands::add::AddArgs;
 pub use crate::commands::import::ImportArgs;
+pub use crate::commands::tree::TreeArgs;
+pub use crate::commands::tree::WhyArgs;
 
 /// dotpack: one manifest for the MCP servers of every AI host.
 ///
@@ -467,26 +469,6 @@ pub struct SearchArgs {
 pub struct InfoArgs {
     /// Package name, optionally with a requirement: NAME[@REQ]
     #[arg(value_name = "NAME[@REQ]")]
-    pub package: String,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct TreeArgs {
-    /// Show only this package's tree (default: every declared package)
-    #[arg(value_name = "NAME")]
-    pub package: Option<String>,
-    /// Show what depends on NAME instead, up to the declared packages
-    #[arg(long, short = 'i', value_name = "NAME", conflicts_with = "package")]
-    pub invert: Option<String>,
-    /// Show at most N levels below the top (0: the top packages only)
-    #[arg(long, value_name = "N")]
-    pub depth: Option<usize>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct WhyArgs {
-    /// A locked package
-    #[arg(value_name = "NAME")]
     pub package: String,
 }
 

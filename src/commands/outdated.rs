@@ -12,8 +12,8 @@ use semver::{Version, VersionReq};
 use serde::Serialize;
 
 use crate::commands::search::newest;
-use crate::commands::tree::locked;
 use crate::graph::Graph;
+use crate::ops::tree::locked;
 use crate::ops::{self, Project, Settings};
 use crate::output::Printer;
 use crate::registry::IndexLine;

@@ -27,6 +27,7 @@ mod relock;
 pub mod report;
 mod starts;
 pub mod tokens;
+pub mod tree;
 pub mod trust;
 
 pub use add::{AddOptions, add};
