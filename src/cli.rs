@@ -14,6 +14,7 @@ use crate::plan::LossyPolicy;
 
 pub use crate::commands::add::AddArgs;
 pub use crate::commands::import::ImportArgs;
+pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
 
@@ -289,22 +290,6 @@ pub struct StateArgs {
     /// ($DOTPACK_HOME)
     #[arg(long, value_enum, value_name = "SCOPE")]
     pub scope: Option<crate::hosts::Scope>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct RollbackArgs {
-    /// The generation whose state to restore (default: the one before the newest)
-    #[arg(value_name = "N")]
-    pub generation: Option<u64>,
-    /// Show the diff of every file that would change, and write nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Restore dotpack.toml even when it was edited since dotpack last wrote it (the edits are
-    /// lost; rollback refuses without this)
-    #[arg(long)]
-    pub force: bool,
-    #[command(flatten)]
-    pub state: StateArgs,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -25,6 +25,7 @@ pub mod packages;
 mod registries;
 mod relock;
 pub mod report;
+pub mod rollback;
 mod starts;
 pub mod tokens;
 pub mod tree;
