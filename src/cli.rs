@@ -14,6 +14,7 @@ use crate::plan::LossyPolicy;
 
 pub use crate::commands::add::AddArgs;
 pub use crate::commands::import::ImportArgs;
+pub use crate::commands::init::InitArgs;
 pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
@@ -330,19 +331,6 @@ pub struct VerifyArgs {
     /// Seconds each server may take to start and answer `initialize`
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct InitArgs {
-    /// Folder to create dotpack.toml in (default: the current folder)
-    pub path: Option<PathBuf>,
-    /// Show the files init would write, and write nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Also make the servers the detected hosts already have the project's own servers
-    /// (`dotpack import HOST --into` for each)
-    #[arg(long)]
-    pub import: bool,
 }
 
 #[derive(Debug, Args, Clone)]
