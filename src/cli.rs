@@ -18,6 +18,7 @@ pub use crate::commands::init::InitArgs;
 pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
+pub use crate::commands::verify::VerifyArgs;
 
 /// dotpack: one manifest for the MCP servers of every AI host.
 ///
@@ -317,20 +318,6 @@ pub struct LockArgs {
     /// input schema), for `dotpack verify` (always, with `[settings] pin_tools = true`)
     #[arg(long)]
     pub pin_tools: bool,
-}
-
-/// `dotpack verify`: which servers, and whether to accept what changed.
-#[derive(Debug, Args, Clone)]
-pub struct VerifyArgs {
-    /// Only these servers (default: every server with pinned tools)
-    #[arg(value_name = "SERVER")]
-    pub servers: Vec<String>,
-    /// Accept the servers' tools as they are now: record the new pins in dotpack.lock
-    #[arg(long)]
-    pub update: bool,
-    /// Seconds each server may take to start and answer `initialize`
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
 }
 
 #[derive(Debug, Args, Clone)]

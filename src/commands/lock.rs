@@ -42,7 +42,7 @@ fn pin(
     let pin =
         args.pin_tools || pin_by_setting(settings, project, registries, lock, &servers, printer)?;
     if pin {
-        let (pins, _) = super::verify::pin_servers(
+        let (pins, _) = crate::ops::verify::pin_servers(
             &project.manifest.manifest,
             lock,
             registries,
