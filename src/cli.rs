@@ -18,6 +18,7 @@ pub use crate::commands::init::InitArgs;
 pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
+pub use crate::commands::uninstall::UninstallArgs;
 pub use crate::commands::verify::VerifyArgs;
 
 /// dotpack: one manifest for the MCP servers of every AI host.
@@ -395,15 +396,6 @@ pub struct InstallCmdArgs {
     pub install: InstallArgs,
     #[command(flatten)]
     pub resolve: ResolveEnvArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct UninstallArgs {
-    /// Packages or servers to take out (default: all, from the hosts given or every host)
-    #[arg(value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
 }
 
 #[derive(Debug, Args, Clone)]

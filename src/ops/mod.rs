@@ -31,6 +31,7 @@ mod starts;
 pub mod tokens;
 pub mod tree;
 pub mod trust;
+pub mod uninstall;
 pub mod verify;
 
 pub use add::{AddOptions, add};
