@@ -16,6 +16,7 @@ pub use crate::commands::add::AddArgs;
 pub use crate::commands::import::ImportArgs;
 pub use crate::commands::init::InitArgs;
 pub use crate::commands::rollback::RollbackArgs;
+pub use crate::commands::search::SearchArgs;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
 pub use crate::commands::uninstall::UninstallArgs;
@@ -405,16 +406,6 @@ pub struct AdoptArgs {
     pub servers: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct SearchArgs {
-    /// Words to look for
-    #[arg(required = true)]
-    pub query: Vec<String>,
-    /// Show at most this many results
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -5,9 +5,10 @@ use semver::VersionReq;
 use serde_json::json;
 
 use crate::cli::InfoArgs;
-use crate::commands::{UsageError, search::newest};
+use crate::commands::UsageError;
 use crate::manifest::{Manifest, Server};
 use crate::ops::packages::{unknown_package, versions_list};
+use crate::ops::search::newest;
 use crate::ops::{self, Settings};
 use crate::output::Printer;
 use crate::registry::{IndexLine, Refusal};

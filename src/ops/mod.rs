@@ -27,6 +27,7 @@ mod registries;
 mod relock;
 pub mod report;
 pub mod rollback;
+pub mod search;
 mod starts;
 pub mod tokens;
 pub mod tree;
