@@ -14,6 +14,7 @@ use crate::plan::LossyPolicy;
 
 pub use crate::commands::add::AddArgs;
 pub use crate::commands::import::ImportArgs;
+pub use crate::commands::info::InfoArgs;
 pub use crate::commands::init::InitArgs;
 pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::search::SearchArgs;
@@ -406,13 +407,6 @@ pub struct AdoptArgs {
     pub servers: Vec<String>,
     #[command(flatten)]
     pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct InfoArgs {
-    /// Package name, optionally with a requirement: NAME[@REQ]
-    #[arg(value_name = "NAME[@REQ]")]
-    pub package: String,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -19,6 +19,7 @@ mod errors;
 pub mod import_into;
 pub mod import_resources;
 pub mod import_source;
+pub mod info;
 pub mod init;
 mod locking;
 mod owners;
