@@ -22,6 +22,7 @@ pub mod import_source;
 pub mod info;
 pub mod init;
 mod locking;
+pub mod outdated;
 mod owners;
 pub mod packages;
 mod registries;
