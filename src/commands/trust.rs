@@ -38,27 +38,7 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
         }
     }
     if printer.json {
-        let requests: Vec<_> = asked
-            .requests
-            .iter()
-            .zip(&asked.approved)
-            .map(|(r, approved)| {
-                json!({
-                    "kind": r.kind.label(),
-                    "key": r.key,
-                    "digest": r.digest,
-                    "detail": r.detail,
-                    "approved": *approved || !args.show,
-                })
-            })
-            .collect();
-        printer.json_out(&json!({
-            "schema": 1,
-            "project": asked.project.owner,
-            "recorded": !args.show,
-            "requests": requests,
-            "incomplete": asked.incomplete,
-        }));
+        printer.json_out(&ops::trust::json_report(&asked, args.show));
     } else if asked.requests.is_empty() {
         printer.out("this project asks for nothing beyond itself");
     } else {

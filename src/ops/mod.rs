@@ -27,6 +27,7 @@ mod owners;
 pub mod packages;
 mod registries;
 mod relock;
+mod replan;
 pub mod report;
 pub mod rollback;
 pub mod search;
@@ -52,6 +53,7 @@ pub use registries::{
     registry_flag, root_deps,
 };
 pub use relock::{Relock, relock_and_apply};
+pub use replan::replanning;
 pub use starts::{check_starts, record_starts, start_request, start_requests, unapproved_starts};
 
 use std::collections::BTreeMap;
