@@ -25,6 +25,8 @@ mod locking;
 pub mod outdated;
 mod owners;
 pub mod packages;
+pub mod probe;
+pub mod publish;
 mod registries;
 mod relock;
 mod replan;
@@ -36,6 +38,7 @@ pub mod tokens;
 pub mod tree;
 pub mod trust;
 pub mod uninstall;
+pub mod validate;
 pub mod verify;
 
 pub use add::{AddOptions, add};

@@ -1,0 +1,46 @@
+//! What `dotpack package`, `publish` and `yank` share: the package's manifest, the registry
+//! folder they write, and how a build error travels.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use crate::registry::build::BuildError;
+
+use super::{Settings, UsageError};
+
+/// The `dotpack.toml` of the package in the current folder (or `--manifest-path`).
+pub fn package_manifest(settings: &Settings) -> Result<PathBuf> {
+    crate::commands::validate::manifest_path(settings.manifest_path.as_deref(), &settings.cwd)
+}
+
+/// The registry folder: `--index`, else `--registry` or `DOTPACK_REGISTRY` when it is a folder.
+pub fn index_folder(settings: &Settings, flag: Option<&Path>, command: &str) -> Result<PathBuf> {
+    if let Some(dir) = flag {
+        return Ok(settings.cwd.join(dir));
+    }
+    let location = settings
+        .registry_flag
+        .as_ref()
+        .or(settings.registry_env.as_ref());
+    match location {
+        Some(location) if !crate::registry::http::is_url(location) && !location.contains("://") => {
+            Ok(settings.cwd.join(location))
+        }
+        Some(url) => bail!(
+            "`{url}` is a URL; `dotpack {command}` writes a registry folder\n  help: run it where the folder is and pass `--index DIR`, then upload the folder to the web server"
+        ),
+        None => Err(UsageError(format!(
+            "`dotpack {command}` needs the registry folder: pass --index DIR"
+        ))
+        .into()),
+    }
+}
+
+/// Manifest diagnostics travel as themselves, so they are printed with their source excerpt.
+pub fn build_error(err: BuildError) -> anyhow::Error {
+    match err {
+        BuildError::Manifest(diags) => anyhow::Error::from(diags),
+        other => anyhow::Error::from(other),
+    }
+}
