@@ -96,20 +96,7 @@ fn server_json(
     args: &PublishArgs,
     printer: &Printer,
 ) -> Result<()> {
-    let loaded = crate::manifest::load_in(
-        manifest,
-        Some(&crate::fence::Fence::package(
-            manifest.parent().unwrap_or(Path::new(".")),
-        )),
-    )?;
-    let doc = crate::registry::server_json::to_server_json(&loaded.manifest, args.name.as_deref())
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "{}: cannot be published as a server.json: {e}",
-                display_path(manifest)
-            )
-        })?;
-    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    let text = crate::ops::publish::server_json(manifest, args.name.as_deref())?;
     match &args.out {
         Some(out) => {
             let path = settings.cwd.join(out);

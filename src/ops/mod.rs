@@ -16,6 +16,7 @@ mod commit;
 pub mod declare;
 mod environment;
 mod errors;
+pub mod history;
 pub mod import_into;
 pub mod import_resources;
 pub mod import_source;
