@@ -22,6 +22,7 @@ pub mod import_resources;
 pub mod import_source;
 pub mod info;
 pub mod init;
+pub mod list;
 mod locking;
 pub mod outdated;
 mod owners;
