@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::cli::{CallArgs, ProbeArgs};
+use crate::cli::{CallArgs, ProbeArgs, ServerArgs};
 use crate::commands::{Reported, UsageError};
 use crate::mcp::Tool;
 use crate::ops::Settings;
@@ -12,16 +12,7 @@ use crate::ops::probe;
 use crate::output::Printer;
 
 pub fn probe(settings: &Settings, args: ProbeArgs, printer: &Printer) -> Result<()> {
-    let server = &args.server;
-    let located = probe::locate(
-        settings,
-        printer,
-        server.package.as_deref(),
-        server.name.as_deref(),
-        &server.set,
-    )?;
-    let timeout = server.timeout.map(super::timeout_flag).transpose()?;
-    let mut client = probe::connect(&located, timeout)?;
+    let (located, mut client) = start(settings, printer, &args.server)?;
     let tools = client.list_tools()?;
     let info = client.info().clone();
     client.close();
@@ -79,16 +70,7 @@ pub fn call(settings: &Settings, mut args: CallArgs, printer: &Printer) -> Resul
             Err(e) => return Err(UsageError(format!("--args is not JSON: {e}")).into()),
         },
     };
-    let server = &args.server;
-    let located = probe::locate(
-        settings,
-        printer,
-        server.package.as_deref(),
-        server.name.as_deref(),
-        &server.set,
-    )?;
-    let timeout = server.timeout.map(super::timeout_flag).transpose()?;
-    let mut client = probe::connect(&located, timeout)?;
+    let (located, mut client) = start(settings, printer, &args.server)?;
     let result = client.call_tool(&tool, arguments)?;
     client.close();
     let failed = crate::mcp::is_error(&result);
@@ -108,6 +90,19 @@ pub fn call(settings: &Settings, mut args: CallArgs, printer: &Printer) -> Resul
         );
     }
     Ok(())
+}
+
+/// The server `server` names, started, after its handshake.
+fn start(
+    settings: &Settings,
+    printer: &Printer,
+    server: &ServerArgs,
+) -> Result<(crate::probe::Located, crate::mcp::Client)> {
+    let (package, name) = (server.package.as_deref(), server.name.as_deref());
+    let located = probe::locate(settings, printer, package, name, &server.set)?;
+    let timeout = server.timeout.map(super::timeout_flag).transpose()?;
+    let client = probe::connect(&located, timeout)?;
+    Ok((located, client))
 }
 
 fn print_tools(printer: &Printer, tools: &[Tool]) {
