@@ -13,14 +13,23 @@ use crate::output::{ColorChoice, Printer};
 use crate::plan::LossyPolicy;
 
 pub use crate::commands::add::AddArgs;
+pub use crate::commands::adopt::AdoptArgs;
+pub use crate::commands::bridge::BridgeArgs;
+pub use crate::commands::doctor::DoctorArgs;
 pub use crate::commands::import::ImportArgs;
 pub use crate::commands::info::InfoArgs;
 pub use crate::commands::init::InitArgs;
+pub use crate::commands::install::InstallCmdArgs;
+pub use crate::commands::lock::LockArgs;
+pub use crate::commands::remove::RemoveArgs;
 pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::search::SearchArgs;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
+pub use crate::commands::trust::TrustArgs;
 pub use crate::commands::uninstall::UninstallArgs;
+pub use crate::commands::update::UpdateArgs;
+pub use crate::commands::validate::ValidateArgs;
 pub use crate::commands::verify::VerifyArgs;
 
 /// dotpack: one manifest for the MCP servers of every AI host.
@@ -200,16 +209,6 @@ pub enum Command {
 }
 
 #[derive(Debug, Args, Clone)]
-pub struct TrustArgs {
-    /// List what the project asks for and whether it is approved; record nothing
-    #[arg(long, conflicts_with = "revoke")]
-    pub show: bool,
-    /// Forget everything approved for this project folder
-    #[arg(long)]
-    pub revoke: bool,
-}
-
-#[derive(Debug, Args, Clone)]
 pub struct CompletionsArgs {
     /// The shell to complete in
     #[arg(value_enum)]
@@ -221,26 +220,6 @@ pub struct ManArgs {
     /// A command (default: the top-level page, which lists every command)
     #[arg(value_name = "COMMAND")]
     pub command: Option<String>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct BridgeArgs {
-    /// The tool service's base URL
-    #[arg(value_name = "URL")]
-    pub url: String,
-    /// A header sent with every request to the service: --header K=V (repeatable)
-    #[arg(long = "header", value_name = "NAME=VALUE")]
-    pub headers: Vec<String>,
-    /// A header whose value is read from an environment variable: --header-env
-    /// Authorization=API_TOKEN (repeatable; how installed bridges get their secrets)
-    #[arg(long = "header-env", value_name = "NAME=VAR")]
-    pub header_env: Vec<String>,
-    /// Text put before the value of a --header-env header: --header-prefix "Authorization=Bearer "
-    #[arg(long = "header-prefix", value_name = "NAME=TEXT")]
-    pub header_prefix: Vec<String>,
-    /// Seconds one request to the service may take
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub timeout: f64,
 }
 
 /// Which server `probe` and `call` start, and how long they wait for it.
@@ -280,14 +259,6 @@ pub struct CallArgs {
     pub args: Option<String>,
 }
 
-#[derive(Debug, Args, Clone)]
-pub struct DoctorArgs {
-    /// Move aside what dotpack cannot use (an untrusted .dotpack/, a journal that cannot be
-    /// recovered), never deleting it
-    #[arg(long)]
-    pub repair: bool,
-}
-
 /// Which generations a command works on.
 #[derive(Debug, Args, Clone, Default)]
 pub struct StateArgs {
@@ -311,36 +282,6 @@ pub struct DryRunArgs {
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
-}
-
-#[derive(Debug, Args, Clone, Default)]
-pub struct LockArgs {
-    #[command(flatten)]
-    pub dry: DryRunArgs,
-    /// Also start every server and record the sha256 of each of its tools (name, description,
-    /// input schema), for `dotpack verify` (always, with `[settings] pin_tools = true`)
-    #[arg(long)]
-    pub pin_tools: bool,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct RemoveArgs {
-    /// Packages to remove
-    #[arg(required = true, value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct UpdateArgs {
-    /// Only update these packages (default: all)
-    #[arg(value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-    #[command(flatten)]
-    pub resolve: ResolveEnvArgs,
 }
 
 /// Which host files a command works on.
@@ -386,33 +327,6 @@ pub struct ResolveEnvArgs {
     /// you only, and the value never enters dotpack.lock, claims, history or output
     #[arg(long)]
     pub resolve_env: bool,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct InstallCmdArgs {
-    /// Install these packages or servers again where `dotpack uninstall` took them out
-    /// (default: install everything dotpack.toml declares)
-    #[arg(value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-    #[command(flatten)]
-    pub resolve: ResolveEnvArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct AdoptArgs {
-    /// Server names whose existing entries dotpack should own
-    #[arg(required = true, value_name = "SERVER")]
-    pub servers: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ValidateArgs {
-    /// A dotpack.toml, or a folder holding one (default: the project's)
-    pub path: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -4,13 +4,26 @@
 //! does); `--locked` refuses that. Hosts given with `--host` join `[project] hosts`; names given
 //! are installed again where `dotpack uninstall` took them out.
 
+use crate::cli::{InstallArgs, ResolveEnvArgs};
 use anyhow::Result;
+use clap::Args;
 
-use crate::cli::InstallCmdArgs;
 use crate::commands::declare::{self, Edits};
 use crate::ops::{self, InstallOptions, Project, Relock, Settings};
 use crate::output::Printer;
 use crate::project::ManifestEditor;
+
+#[derive(Debug, Args, Clone)]
+pub struct InstallCmdArgs {
+    /// Install these packages or servers again where `dotpack uninstall` took them out
+    /// (default: install everything dotpack.toml declares)
+    #[arg(value_name = "NAME")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+    #[command(flatten)]
+    pub resolve: ResolveEnvArgs,
+}
 
 pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
     let mut options = crate::ops::InstallOptions {

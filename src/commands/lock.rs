@@ -6,11 +6,22 @@
 
 use std::borrow::Cow;
 
+use crate::cli::DryRunArgs;
 use anyhow::Result;
+use clap::Args;
 
-use crate::cli::LockArgs;
 use crate::ops::{self, Project, Relock, Settings};
 use crate::output::Printer;
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct LockArgs {
+    #[command(flatten)]
+    pub dry: DryRunArgs,
+    /// Also start every server and record the sha256 of each of its tools (name, description,
+    /// input schema), for `dotpack verify` (always, with `[settings] pin_tools = true`)
+    #[arg(long)]
+    pub pin_tools: bool,
+}
 
 pub fn run(settings: &Settings, args: &LockArgs, printer: &Printer) -> Result<()> {
     let project = Project::load(settings, printer)?;

@@ -1,14 +1,24 @@
 //! `dotpack remove NAME...`: take packages out of dotpack.toml, the lock and every host file
 //! that holds their entries (found through the claims).
 
+use crate::cli::InstallArgs;
 use anyhow::{Result, bail};
+use clap::Args;
 
-use crate::cli::RemoveArgs;
 use crate::commands::UsageError;
 use crate::commands::declare::{self, Edits};
 use crate::ops::{self, Project, Relock, Settings};
 use crate::output::Printer;
 use crate::project::ManifestEditor;
+
+#[derive(Debug, Args, Clone)]
+pub struct RemoveArgs {
+    /// Packages to remove
+    #[arg(required = true, value_name = "NAME")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
 
 pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;

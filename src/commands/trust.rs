@@ -3,11 +3,21 @@
 //! folders outside it, another user's ownership) and approve it for this folder.
 
 use anyhow::Result;
+use clap::Args;
 use serde_json::json;
 
-use crate::cli::TrustArgs;
 use crate::ops::{self, Settings};
 use crate::output::Printer;
+
+#[derive(Debug, Args, Clone)]
+pub struct TrustArgs {
+    /// List what the project asks for and whether it is approved; record nothing
+    #[arg(long, conflicts_with = "revoke")]
+    pub show: bool,
+    /// Forget everything approved for this project folder
+    #[arg(long)]
+    pub revoke: bool,
+}
 
 pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<()> {
     if args.revoke {

@@ -3,12 +3,24 @@
 
 use std::borrow::Cow;
 
+use crate::cli::{InstallArgs, ResolveEnvArgs};
 use anyhow::{Result, bail};
+use clap::Args;
 
-use crate::cli::UpdateArgs;
 use crate::commands::declare;
 use crate::ops::{self, Project, Relock, Settings};
 use crate::output::Printer;
+
+#[derive(Debug, Args, Clone)]
+pub struct UpdateArgs {
+    /// Only update these packages (default: all)
+    #[arg(value_name = "NAME")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+    #[command(flatten)]
+    pub resolve: ResolveEnvArgs,
+}
 
 pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<()> {
     let mut options = crate::ops::InstallOptions {

@@ -3,14 +3,20 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use clap::Args;
 
 use crate::ops::Settings;
 
-use crate::cli::ValidateArgs;
 use crate::diag::display_path;
 use crate::manifest::MANIFEST_FILE;
 use crate::ops::validate::{report, summary};
 use crate::output::Printer;
+
+#[derive(Debug, Args, Clone)]
+pub struct ValidateArgs {
+    /// A dotpack.toml, or a folder holding one (default: the project's)
+    pub path: Option<PathBuf>,
+}
 
 pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result<()> {
     let path = match (&args.path, &settings.manifest_path, settings.global) {
