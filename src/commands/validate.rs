@@ -2,14 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::ops::Settings;
 
 use crate::diag::display_path;
-use crate::manifest::MANIFEST_FILE;
-use crate::ops::validate::{report, summary};
+use crate::ops::validate::{manifest_path, report, summary};
 use crate::output::Printer;
 
 #[derive(Debug, Args, Clone)]
@@ -60,30 +59,4 @@ pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result
         bail!("validation failed");
     }
     Ok(())
-}
-
-/// The manifest to check: PATH itself, `PATH/dotpack.toml`, or the nearest `dotpack.toml` in
-/// the current folder or its parents.
-pub(crate) fn manifest_path(arg: Option<&Path>, cwd: &Path) -> Result<PathBuf> {
-    if let Some(path) = arg {
-        let path = cwd.join(path);
-        let path = if path.is_dir() {
-            path.join(MANIFEST_FILE)
-        } else {
-            path.to_path_buf()
-        };
-        if !path.is_file() {
-            bail!("{} does not exist", path.display());
-        }
-        return Ok(path);
-    }
-    cwd.ancestors()
-        .map(|dir| dir.join(MANIFEST_FILE))
-        .find(|p| p.is_file())
-        .with_context(|| {
-            format!(
-                "no {MANIFEST_FILE} in {} or its parents; run `dotpack init` or pass a path",
-                cwd.display()
-            )
-        })
 }

@@ -11,7 +11,7 @@ use super::{Settings, UsageError};
 
 /// The `dotpack.toml` of the package in the current folder (or `--manifest-path`).
 pub fn package_manifest(settings: &Settings) -> Result<PathBuf> {
-    crate::commands::validate::manifest_path(settings.manifest_path.as_deref(), &settings.cwd)
+    super::validate::manifest_path(settings.manifest_path.as_deref(), &settings.cwd)
 }
 
 /// The registry folder: `--index`, else `--registry` or `DOTPACK_REGISTRY` when it is a folder.

@@ -1,10 +1,12 @@
 //! `dotpack validate`'s summary line and `--json` document.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use crate::diag::Diagnostic;
+use crate::manifest::MANIFEST_FILE;
 
 /// "dotpack.toml: 2 errors, 1 warning" or "dotpack.toml is valid".
 pub fn summary(path: &Path, errors: usize, warnings: usize) -> String {
@@ -44,6 +46,32 @@ pub fn report(
             "help": d.help,
         })).collect::<Vec<_>>(),
     })
+}
+
+/// The manifest to check: PATH itself, `PATH/dotpack.toml`, or the nearest `dotpack.toml` in
+/// the current folder or its parents.
+pub fn manifest_path(arg: Option<&Path>, cwd: &Path) -> Result<PathBuf> {
+    if let Some(path) = arg {
+        let path = cwd.join(path);
+        let path = if path.is_dir() {
+            path.join(MANIFEST_FILE)
+        } else {
+            path.to_path_buf()
+        };
+        if !path.is_file() {
+            bail!("{} does not exist", path.display());
+        }
+        return Ok(path);
+    }
+    cwd.ancestors()
+        .map(|dir| dir.join(MANIFEST_FILE))
+        .find(|p| p.is_file())
+        .with_context(|| {
+            format!(
+                "no {MANIFEST_FILE} in {} or its parents; run `dotpack init` or pass a path",
+                cwd.display()
+            )
+        })
 }
 
 #[cfg(test)]
