@@ -12,6 +12,26 @@ use crate::ops::{InstallOptions, Settings};
 use crate::output::{ColorChoice, Printer};
 use crate::plan::LossyPolicy;
 
+pub use crate::commands::add::AddArgs;
+pub use crate::commands::adopt::AdoptArgs;
+pub use crate::commands::bridge::BridgeArgs;
+pub use crate::commands::doctor::DoctorArgs;
+pub use crate::commands::import::ImportArgs;
+pub use crate::commands::info::InfoArgs;
+pub use crate::commands::init::InitArgs;
+pub use crate::commands::install::InstallCmdArgs;
+pub use crate::commands::lock::LockArgs;
+pub use crate::commands::remove::RemoveArgs;
+pub use crate::commands::rollback::RollbackArgs;
+pub use crate::commands::search::SearchArgs;
+pub use crate::commands::tree::TreeArgs;
+pub use crate::commands::tree::WhyArgs;
+pub use crate::commands::trust::TrustArgs;
+pub use crate::commands::uninstall::UninstallArgs;
+pub use crate::commands::update::UpdateArgs;
+pub use crate::commands::validate::ValidateArgs;
+pub use crate::commands::verify::VerifyArgs;
+
 /// dotpack: one manifest for the MCP servers of every AI host.
 ///
 /// Declare MCP server packages in dotpack.toml, resolve them against a registry, pin them in
@@ -189,16 +209,6 @@ pub enum Command {
 }
 
 #[derive(Debug, Args, Clone)]
-pub struct TrustArgs {
-    /// List what the project asks for and whether it is approved; record nothing
-    #[arg(long, conflicts_with = "revoke")]
-    pub show: bool,
-    /// Forget everything approved for this project folder
-    #[arg(long)]
-    pub revoke: bool,
-}
-
-#[derive(Debug, Args, Clone)]
 pub struct CompletionsArgs {
     /// The shell to complete in
     #[arg(value_enum)]
@@ -210,26 +220,6 @@ pub struct ManArgs {
     /// A command (default: the top-level page, which lists every command)
     #[arg(value_name = "COMMAND")]
     pub command: Option<String>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct BridgeArgs {
-    /// The tool service's base URL
-    #[arg(value_name = "URL")]
-    pub url: String,
-    /// A header sent with every request to the service: --header K=V (repeatable)
-    #[arg(long = "header", value_name = "NAME=VALUE")]
-    pub headers: Vec<String>,
-    /// A header whose value is read from an environment variable: --header-env
-    /// Authorization=API_TOKEN (repeatable; how installed bridges get their secrets)
-    #[arg(long = "header-env", value_name = "NAME=VAR")]
-    pub header_env: Vec<String>,
-    /// Text put before the value of a --header-env header: --header-prefix "Authorization=Bearer "
-    #[arg(long = "header-prefix", value_name = "NAME=TEXT")]
-    pub header_prefix: Vec<String>,
-    /// Seconds one request to the service may take
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub timeout: f64,
 }
 
 /// Which server `probe` and `call` start, and how long they wait for it.
@@ -269,14 +259,6 @@ pub struct CallArgs {
     pub args: Option<String>,
 }
 
-#[derive(Debug, Args, Clone)]
-pub struct DoctorArgs {
-    /// Move aside what dotpack cannot use (an untrusted .dotpack/, a journal that cannot be
-    /// recovered), never deleting it
-    #[arg(long)]
-    pub repair: bool,
-}
-
 /// Which generations a command works on.
 #[derive(Debug, Args, Clone, Default)]
 pub struct StateArgs {
@@ -284,22 +266,6 @@ pub struct StateArgs {
     /// ($DOTPACK_HOME)
     #[arg(long, value_enum, value_name = "SCOPE")]
     pub scope: Option<crate::hosts::Scope>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct RollbackArgs {
-    /// The generation whose state to restore (default: the one before the newest)
-    #[arg(value_name = "N")]
-    pub generation: Option<u64>,
-    /// Show the diff of every file that would change, and write nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Restore dotpack.toml even when it was edited since dotpack last wrote it (the edits are
-    /// lost; rollback refuses without this)
-    #[arg(long)]
-    pub force: bool,
-    #[command(flatten)]
-    pub state: StateArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -316,77 +282,6 @@ pub struct DryRunArgs {
     /// Show the diff of every file that would change, and write nothing
     #[arg(long)]
     pub dry_run: bool,
-}
-
-#[derive(Debug, Args, Clone, Default)]
-pub struct LockArgs {
-    #[command(flatten)]
-    pub dry: DryRunArgs,
-    /// Also start every server and record the sha256 of each of its tools (name, description,
-    /// input schema), for `dotpack verify` (always, with `[settings] pin_tools = true`)
-    #[arg(long)]
-    pub pin_tools: bool,
-}
-
-/// `dotpack verify`: which servers, and whether to accept what changed.
-#[derive(Debug, Args, Clone)]
-pub struct VerifyArgs {
-    /// Only these servers (default: every server with pinned tools)
-    #[arg(value_name = "SERVER")]
-    pub servers: Vec<String>,
-    /// Accept the servers' tools as they are now: record the new pins in dotpack.lock
-    #[arg(long)]
-    pub update: bool,
-    /// Seconds each server may take to start and answer `initialize`
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct InitArgs {
-    /// Folder to create dotpack.toml in (default: the current folder)
-    pub path: Option<PathBuf>,
-    /// Show the files init would write, and write nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Also make the servers the detected hosts already have the project's own servers
-    /// (`dotpack import HOST --into` for each)
-    #[arg(long)]
-    pub import: bool,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct AddArgs {
-    /// Packages to add, as NAME or NAME@REQUIREMENT (e.g. figma, github@^1.2, time@=0.2.0)
-    #[arg(required = true, value_name = "NAME[@REQ]")]
-    pub packages: Vec<String>,
-    /// Set an input of the added package: --set port=4000 (repeatable)
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-    #[command(flatten)]
-    pub resolve: ResolveEnvArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct RemoveArgs {
-    /// Packages to remove
-    #[arg(required = true, value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct UpdateArgs {
-    /// Only update these packages (default: all)
-    #[arg(value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-    #[command(flatten)]
-    pub resolve: ResolveEnvArgs,
 }
 
 /// Which host files a command works on.
@@ -432,101 +327,6 @@ pub struct ResolveEnvArgs {
     /// you only, and the value never enters dotpack.lock, claims, history or output
     #[arg(long)]
     pub resolve_env: bool,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct InstallCmdArgs {
-    /// Install these packages or servers again where `dotpack uninstall` took them out
-    /// (default: install everything dotpack.toml declares)
-    #[arg(value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-    #[command(flatten)]
-    pub resolve: ResolveEnvArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct UninstallArgs {
-    /// Packages or servers to take out (default: all, from the hosts given or every host)
-    #[arg(value_name = "NAME")]
-    pub packages: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct AdoptArgs {
-    /// Server names whose existing entries dotpack should own
-    #[arg(required = true, value_name = "SERVER")]
-    pub servers: Vec<String>,
-    #[command(flatten)]
-    pub install: InstallArgs,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ImportArgs {
-    /// The host whose config to read (see `dotpack init` for the list)
-    #[arg(value_name = "HOST")]
-    pub host: String,
-    /// Which of the host's files: `project` or `user` (default: the project file when it exists,
-    /// else the user file)
-    #[arg(long, value_enum, value_name = "SCOPE", conflicts_with = "file")]
-    pub scope: Option<crate::hosts::Scope>,
-    /// Read this file instead, in the host's format (read only)
-    #[arg(long, value_name = "PATH")]
-    pub file: Option<PathBuf>,
-    /// Add the servers to dotpack.toml as the project's own, and claim the host's entries as
-    /// they are (literal secrets become `{{env.NAME}}` references); the host's unclaimed
-    /// commands, agents, skills and rules are copied under resources/ and declared too
-    #[arg(long, conflicts_with = "file")]
-    pub into: bool,
-    /// With --into: show what would change, and write nothing
-    #[arg(long, requires = "into")]
-    pub dry_run: bool,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct SearchArgs {
-    /// Words to look for
-    #[arg(required = true)]
-    pub query: Vec<String>,
-    /// Show at most this many results
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct InfoArgs {
-    /// Package name, optionally with a requirement: NAME[@REQ]
-    #[arg(value_name = "NAME[@REQ]")]
-    pub package: String,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct TreeArgs {
-    /// Show only this package's tree (default: every declared package)
-    #[arg(value_name = "NAME")]
-    pub package: Option<String>,
-    /// Show what depends on NAME instead, up to the declared packages
-    #[arg(long, short = 'i', value_name = "NAME", conflicts_with = "package")]
-    pub invert: Option<String>,
-    /// Show at most N levels below the top (0: the top packages only)
-    #[arg(long, value_name = "N")]
-    pub depth: Option<usize>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct WhyArgs {
-    /// A locked package
-    #[arg(value_name = "NAME")]
-    pub package: String,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ValidateArgs {
-    /// A dotpack.toml, or a folder holding one (default: the project's)
-    pub path: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

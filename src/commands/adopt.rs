@@ -2,14 +2,24 @@
 //! dotpack.lock that declares each server becomes its owner; the next `install` updates the entry
 //! to the package's definition. Hosts given with `--host` join `[project] hosts`.
 
+use crate::cli::InstallArgs;
 use anyhow::{Result, bail};
+use clap::Args;
 
-use crate::cli::AdoptArgs;
 use crate::commands::declare::{self, Edits};
 use crate::ops::{self, Outcome, Project, Settings};
 use crate::output::Printer;
 use crate::plan::{Action, Mode};
 use crate::project::ManifestEditor;
+
+#[derive(Debug, Args, Clone)]
+pub struct AdoptArgs {
+    /// Server names whose existing entries dotpack should own
+    #[arg(required = true, value_name = "SERVER")]
+    pub servers: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
 
 pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;

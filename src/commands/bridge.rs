@@ -4,11 +4,31 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
+use clap::Args;
 
-use crate::cli::BridgeArgs;
 use crate::commands::UsageError;
 use crate::mcp::bridge::{BridgeConfig, serve};
 use crate::output::Printer;
+
+#[derive(Debug, Args, Clone)]
+pub struct BridgeArgs {
+    /// The tool service's base URL
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// A header sent with every request to the service: --header K=V (repeatable)
+    #[arg(long = "header", value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// A header whose value is read from an environment variable: --header-env
+    /// Authorization=API_TOKEN (repeatable; how installed bridges get their secrets)
+    #[arg(long = "header-env", value_name = "NAME=VAR")]
+    pub header_env: Vec<String>,
+    /// Text put before the value of a --header-env header: --header-prefix "Authorization=Bearer "
+    #[arg(long = "header-prefix", value_name = "NAME=TEXT")]
+    pub header_prefix: Vec<String>,
+    /// Seconds one request to the service may take
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+}
 
 pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
     if crate::urls::parse_http(&args.url).is_none() {

@@ -3,11 +3,19 @@
 //! (see [`crate::footguns`]).
 
 use anyhow::{Result, bail};
+use clap::Args;
 
-use crate::cli::DoctorArgs;
 use crate::ops::Settings;
 use crate::output::Printer;
 use crate::txn::doctor::{self, Status};
+
+#[derive(Debug, Args, Clone)]
+pub struct DoctorArgs {
+    /// Move aside what dotpack cannot use (an untrusted .dotpack/, a journal that cannot be
+    /// recovered), never deleting it
+    #[arg(long)]
+    pub repair: bool,
+}
 
 pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<()> {
     let root = crate::ops::project_root(settings);

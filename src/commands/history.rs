@@ -9,18 +9,9 @@ use crate::output::Printer;
 use crate::txn::{generation, store::Store};
 
 pub fn history(settings: &Settings, args: StateArgs, printer: &Printer) -> Result<()> {
-    let (places, _) = crate::ops::state_places(settings, args.scope)?;
-    // An untrusted state folder shows nothing (the command warned about it at start).
-    let generations = if places.trusted() {
-        generation::load_all(&places.state)?
-    } else {
-        Vec::new()
-    };
+    let (state, generations) = crate::ops::history::generations(settings, args.scope)?;
     if printer.json {
-        printer.json_out(&serde_json::json!({
-            "state": places.state.display().to_string(),
-            "generations": generations,
-        }));
+        printer.json_out(&crate::ops::history::json_report(&state, &generations));
         return Ok(());
     }
     if generations.is_empty() {

@@ -2,18 +2,40 @@
 //! already has and print them in canonical form (see [`crate::import`]), or with `--into` make
 //! them the project's own servers (see `import_into`). The host file is only read.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Result, bail};
-use serde_json::json;
+use anyhow::Result;
+use clap::Args;
 
-use crate::cli::ImportArgs;
-use crate::formats::FormatError;
-use crate::hosts::{HostAdapter, HostEnv, Scope};
-use crate::import::{Imported, import_entries};
+use crate::hosts::{HostAdapter, Scope};
+use crate::import::Imported;
 use crate::ops::Settings;
+use crate::ops::import_resources::Scan;
+use crate::ops::import_source::{Source, json_report, print_warnings};
 use crate::output::Printer;
 use crate::targets::host_adapter;
+
+#[derive(Debug, Args, Clone)]
+pub struct ImportArgs {
+    /// The host whose config to read (see `dotpack init` for the list)
+    #[arg(value_name = "HOST")]
+    pub host: String,
+    /// Which of the host's files: `project` or `user` (default: the project file when it exists,
+    /// else the user file)
+    #[arg(long, value_enum, value_name = "SCOPE", conflicts_with = "file")]
+    pub scope: Option<crate::hosts::Scope>,
+    /// Read this file instead, in the host's format (read only)
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// Add the servers to dotpack.toml as the project's own, and claim the host's entries as
+    /// they are (literal secrets become `{{env.NAME}}` references); the host's unclaimed
+    /// commands, agents, skills and rules are copied under resources/ and declared too
+    #[arg(long, conflicts_with = "file")]
+    pub into: bool,
+    /// With --into: show what would change, and write nothing
+    #[arg(long, requires = "into")]
+    pub dry_run: bool,
+}
 
 pub fn run(settings: &Settings, args: ImportArgs, printer: &Printer) -> Result<()> {
     let host = host_adapter(&args.host.trim().to_ascii_lowercase())?;
@@ -27,23 +49,13 @@ pub fn run(settings: &Settings, args: ImportArgs, printer: &Printer) -> Result<(
     };
     let imported = source.import()?;
     let resources = match source.scope {
-        Some(Scope::Project) => project_resources(settings, printer, host, &root),
+        Some(Scope::Project) => {
+            crate::ops::import_resources::project_resources(settings, printer, host, &root)
+        }
         _ => Default::default(),
     };
     if printer.json {
-        printer.json_out(&json!({
-            "host": host.id,
-            "file": source.display,
-            "servers": imported.servers,
-            "warnings": imported.warnings,
-            "resources": resources.found.iter().map(|f| json!({
-                "kind": f.kind,
-                "name": f.name,
-                "file": f.origin,
-                "path": f.path,
-            })).collect::<Vec<_>>(),
-            "resource_warnings": resources.warnings,
-        }));
+        printer.json_out(&json_report(&source, &imported, &resources));
     } else {
         print_toml(printer, &source, &imported);
         print_resources(printer, host, &resources);
@@ -51,35 +63,8 @@ pub fn run(settings: &Settings, args: ImportArgs, printer: &Printer) -> Result<(
     Ok(())
 }
 
-/// The host's project resource files `--into` would bring in, as `scan` finds them (against
-/// the project's manifest and claims when there is one).
-fn project_resources(
-    settings: &Settings,
-    printer: &Printer,
-    host: &'static HostAdapter,
-    root: &Path,
-) -> super::import_resources::Scan {
-    let project = crate::ops::project_root(settings)
-        .and_then(|_| crate::ops::Project::load(settings, printer).ok());
-    match &project {
-        Some(p) => super::import_resources::scan(
-            host,
-            p.root(),
-            &p.manifest.manifest,
-            p.lock.as_ref().map_or(&[], |l| &l.files),
-        ),
-        None => {
-            super::import_resources::scan(host, root, &crate::manifest::Manifest::default(), &[])
-        }
-    }
-}
-
 /// The resources found, as the `[KIND.NAME]` declarations `--into` would add.
-fn print_resources(
-    printer: &Printer,
-    host: &'static HostAdapter,
-    scan: &super::import_resources::Scan,
-) {
+fn print_resources(printer: &Printer, host: &'static HostAdapter, scan: &Scan) {
     if !scan.found.is_empty() {
         let mut text = String::new();
         for f in &scan.found {
@@ -128,141 +113,4 @@ fn print_toml(printer: &Printer, source: &Source, imported: &Imported) {
         ),
     );
     print_warnings(printer, imported);
-}
-
-pub(super) fn print_warnings(printer: &Printer, imported: &Imported) {
-    for w in &imported.warnings {
-        printer.warning(format!("[{}] server `{}`: {}", w.code, w.server, w.message));
-    }
-}
-
-/// One host file read for import.
-pub(super) struct Source {
-    pub host: &'static HostAdapter,
-    /// `None` for a file given with `--file`.
-    pub scope: Option<Scope>,
-    pub path: PathBuf,
-    /// How messages name the file.
-    pub display: String,
-    pub text: String,
-}
-
-impl Source {
-    /// The host's file at `scope`; without one, its project file when that exists, else its
-    /// user file.
-    pub fn at_scope(
-        host: &'static HostAdapter,
-        scope: Option<Scope>,
-        root: &Path,
-        env: &HostEnv,
-    ) -> Result<Source> {
-        let path_at = |s: Scope| host.path(s, root, env);
-        let scope = match scope {
-            Some(s) => s,
-            None => match path_at(Scope::Project) {
-                Some(p) if p.exists() => Scope::Project,
-                _ if host.user_file.is_some() => Scope::User,
-                _ => Scope::Project,
-            },
-        };
-        let Some(path) = path_at(scope) else {
-            bail!("{} has no {scope}-scope config file", host.name());
-        };
-        if !path.exists() {
-            let others: Vec<String> = [Scope::Project, Scope::User]
-                .into_iter()
-                .filter(|s| *s != scope)
-                .filter_map(|s| path_at(s).map(|p| (s, p)))
-                .map(|(s, p)| format!("--scope {s} reads {}", crate::diag::display_path(&p)))
-                .collect();
-            let help = if others.is_empty() {
-                "check that the host is set up here, or give the file with --file".to_string()
-            } else {
-                format!("{}, or give the file with --file", others.join("; "))
-            };
-            bail!(
-                "{} has no {scope}-scope config here: {} does not exist\n  help: {help}",
-                host.name(),
-                crate::diag::display_path(&path)
-            );
-        }
-        let fence = (scope == Scope::Project).then(|| crate::fence::Fence::project(root));
-        Source::read(host, Some(scope), path, fence.as_ref())
-    }
-
-    /// Reads `path` as a file of `host`, never through a link out of `fence` (the project, for a
-    /// project file; `None` for the user's own files and one given with `--file`).
-    pub fn read(
-        host: &'static HostAdapter,
-        scope: Option<Scope>,
-        path: PathBuf,
-        fence: Option<&crate::fence::Fence>,
-    ) -> Result<Source> {
-        let display = crate::diag::display_path(&path);
-        let cap = match scope {
-            Some(Scope::Project) => crate::fence::PROJECT_FILE_CAP,
-            _ => crate::fence::USER_FILE_CAP,
-        };
-        let Some(text) = crate::fence::read_text(&path, fence, cap)? else {
-            bail!(
-                "{display} does not exist\n  help: give the path of a {} config file",
-                host.name()
-            );
-        };
-        Ok(Source {
-            host,
-            scope,
-            path,
-            display,
-            text,
-        })
-    }
-
-    /// The file's entries, parsed and imported; an error names the file, line and column.
-    pub fn import(&self) -> Result<Imported> {
-        let container = self.host.container;
-        match crate::formats::list_entries(self.host.format, &self.text, container) {
-            Ok(entries) => Ok(import_entries(self.host, entries)),
-            Err(e @ FormatError::Parse { .. }) => bail!("{}: {e}", self.display),
-            Err(e) => match locate(&self.text, self.host.container.path) {
-                Some((line, column)) => {
-                    bail!("{}: line {line}, column {column}: {e}", self.display)
-                }
-                None => bail!("{}: {e}", self.display),
-            },
-        }
-    }
-}
-
-/// Where the container's last key is written (`"mcpServers"`, `[mcp_servers]`, `mcp_servers =`),
-/// for an error about its value: line and column, from 1.
-fn locate(text: &str, container: &[&str]) -> Option<(usize, usize)> {
-    let key = container.last()?;
-    let offset = text
-        .find(&format!("\"{key}\""))
-        .or_else(|| text.find(&format!("[{key}")))
-        .or_else(|| {
-            text.match_indices(key)
-                .map(|(i, _)| i)
-                .find(|&i| text[..i].ends_with(['\n', '.', ' ', '\t']) || i == 0)
-        })?;
-    Some(crate::diag::line_column(text, offset))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_container_key_is_located() {
-        assert_eq!(
-            locate("{\n  \"mcpServers\": []\n}", &["mcpServers"]),
-            Some((2, 3))
-        );
-        assert_eq!(
-            locate("a = 1\nmcp_servers = 3\n", &["mcp_servers"]),
-            Some((2, 1))
-        );
-        assert_eq!(locate("x", &["mcp_servers"]), None);
-    }
 }

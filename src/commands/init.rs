@@ -1,130 +1,52 @@
 //! `dotpack init [PATH]`: create a dotpack.toml targeting the hosts found on this machine, and
 //! keep dotpack's own state folder out of version control. Written as a transaction, so
-//! `dotpack history` shows it and `dotpack rollback` undoes it.
+//! `dotpack history` shows it and `dotpack rollback` undoes it ([`crate::ops::init`]).
 
-use std::path::Path;
+use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
+use clap::Args;
 
-use super::import::Source;
-use super::import_into::{candidates, conflict_error};
-use crate::apply::FileWrite;
-use crate::cli::InitArgs;
-use crate::hosts::{ADAPTERS, Scope};
-use crate::manifest::MANIFEST_FILE;
 use crate::ops::Settings;
+use crate::ops::init::{self, InitOptions};
 use crate::output::Printer;
 
+#[derive(Debug, Args, Clone)]
+pub struct InitArgs {
+    /// Folder to create dotpack.toml in (default: the current folder)
+    pub path: Option<PathBuf>,
+    /// Show the files init would write, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also make the servers the detected hosts already have the project's own servers
+    /// (`dotpack import HOST --into` for each)
+    #[arg(long)]
+    pub import: bool,
+}
+
 pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()> {
-    let dir = match (&args.path, settings.global) {
-        (Some(path), _) => settings.cwd.join(path),
-        (None, true) => settings.dotpack_home.clone(),
-        (None, false) => settings.cwd.clone(),
+    let options = InitOptions {
+        path: args.path,
+        import: args.import,
+        dry_run: args.dry_run,
     };
-    if dir.exists() && !dir.is_dir() {
-        bail!("{} is not a folder", dir.display());
-    }
-    let path = dir.join(MANIFEST_FILE);
-    if path.exists() {
-        bail!(
-            "{} already exists\n  help: add packages to it with `dotpack add NAME`",
-            path.display()
-        );
-    }
-    let env = &settings.host_env;
-    let global = settings.global && args.path.is_none();
-    let detected: Vec<&str> = ADAPTERS
-        .iter()
-        // A host seen only through the folder's files (a cloned repository's) is declared only
-        // when it has a project file: one with user-scope files alone would take the project's
-        // servers into every session of that host.
-        .filter(|a| {
-            a.detected(Scope::User, &dir, env)
-                || (!global && a.has_scope(Scope::Project) && a.detected(Scope::Project, &dir, env))
-        })
-        .map(|a| a.id)
-        .collect();
-    let sources = match args.import {
-        true => import_sources(settings, &dir, global, printer)?,
-        false => Vec::new(),
-    };
-    // Hosts whose servers are imported are declared by the import, at the scope read from.
-    let declared: Vec<&str> = detected
-        .iter()
-        .copied()
-        .filter(|id| !sources.iter().any(|s| s.host.id == *id))
-        .collect();
-    let known: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();
-    let text = if global {
-        crate::project::initial_global_manifest(&declared)
-    } else {
-        crate::project::initial_manifest(&declared, &known)
-    };
-    let mut writes = vec![FileWrite {
-        display: crate::diag::display_path(&path),
-        host: None,
-        path: path.clone(),
-        before: None,
-        after: Some(text),
-        remove_dirs: 0,
-        resolved: Vec::new(),
-        fence: (!global).then(|| crate::fence::Fence::project(&dir)),
-    }];
-    if !global && let Some(ignore) = ignore_state_folder(&dir)? {
-        writes.push(ignore);
-    }
-    let report = |generation: Option<u64>| {
-        serde_json::json!({
-            "schema": 1,
-            "dry_run": args.dry_run,
-            "manifest": path.display().to_string(),
-            "generation": generation,
-            "hosts": detected,
-            "files": writes.iter().map(|w| &w.display).collect::<Vec<_>>(),
-            "import": sources.iter().map(|s| &s.display).collect::<Vec<_>>(),
-        })
-    };
+    let planned = init::plan(settings, printer, &options)?;
     if args.dry_run {
         if printer.json {
-            printer.json_out(&report(None));
+            printer.json_out(&init::report(&planned, true, None));
         } else {
-            crate::apply::print_plan(printer, &writes);
-            crate::apply::print_diffs(printer, &writes);
+            crate::apply::print_plan(printer, &planned.writes);
+            crate::apply::print_diffs(printer, &planned.writes);
         }
-        for source in &sources {
+        for source in &planned.sources {
             printer.status("Would", format!("import the servers of {}", source.display));
         }
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
-    crate::apply::preflight(&writes)?;
-    let places = if global {
-        crate::txn::Places::user(None, settings.boundary(None))
-    } else {
-        crate::txn::Places::project(&dir, settings.boundary(Some(&dir)))
-    };
-    let meta = crate::txn::Meta {
-        command: settings.recorded_command(&|_| false),
-        keep: crate::txn::DEFAULT_KEEP,
-        ..crate::txn::Meta::default()
-    };
-    let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
-    if !global && sources.is_empty() {
-        // A project made here starts as the user's own: their next commands are their consent.
-        // One that imports host files does not: a repository may have shipped them.
-        let state =
-            crate::consent::state_digest(&writes[0].after.clone().unwrap_or_default(), None);
-        let owner = crate::ops::owner_id(&dir);
-        if let Err(e) =
-            crate::consent::store::remember_state(&settings.dotpack_home, &owner, &state)
-        {
-            printer.warning(format!(
-                "could not record the new project as your own: {e:#}"
-            ));
-        }
-    }
-    printer.status("Created", crate::diag::display_path(&path));
-    if let Some(ignore) = writes.get(1) {
+    let id = init::apply(settings, printer, &planned)?;
+    printer.status("Created", crate::diag::display_path(&planned.path));
+    if let Some(ignore) = planned.writes.get(1) {
         let verb = if ignore.before.is_none() {
             "Created"
         } else {
@@ -132,124 +54,21 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         };
         printer.status(verb, ".gitignore: ignoring .dotpack/");
     }
-    if detected.is_empty() {
+    if planned.detected.is_empty() {
         printer.note(
             "no AI host found here or in your home folder; add the hosts to install into with `dotpack install --host HOST` (or `--host` on `dotpack add`)",
         );
     } else {
-        printer.note(format!("installing into: {}", detected.join(", ")));
+        printer.note(format!("installing into: {}", planned.detected.join(", ")));
     }
     if let Some(id) = id {
         printer.status("Finished", format!("generation {id}"));
     }
-    if printer.json && sources.is_empty() {
-        printer.json_out(&report(id));
+    if printer.json && planned.sources.is_empty() {
+        printer.json_out(&init::report(&planned, false, id));
     }
-    if !sources.is_empty() {
-        let settings = Settings {
-            manifest_path: Some(path),
-            ..settings.clone()
-        };
-        let project = crate::ops::Project::load(&settings, printer)?;
-        super::import_into::into(&settings, printer, &project, sources, false)?;
+    if !planned.sources.is_empty() {
+        init::import(settings, printer, planned)?;
     }
     Ok(())
-}
-
-/// The host files `init --import` reads: each host's project file when it exists, else its user
-/// file (one host is written at one scope). Their servers are checked first: servers defined
-/// differently under one name in two files stop `init` before it writes anything.
-fn import_sources(
-    settings: &Settings,
-    dir: &Path,
-    global: bool,
-    printer: &Printer,
-) -> Result<Vec<Source>> {
-    let env = &settings.host_env;
-    let mut sources = Vec::new();
-    for host in ADAPTERS {
-        let scopes: &[Scope] = if global {
-            &[Scope::User]
-        } else {
-            &[Scope::Project, Scope::User]
-        };
-        let found: Vec<Source> = scopes
-            .iter()
-            .filter(|s| host.detected(**s, dir, env))
-            .filter_map(|s| Some((*s, host.path(*s, dir, env)?)))
-            .filter(|(_, p)| p.is_file())
-            .map(|(s, p)| {
-                let fence = (s == Scope::Project).then(|| crate::fence::Fence::project(dir));
-                Source::read(host, Some(s), p, fence.as_ref())
-            })
-            .collect::<Result<_>>()?;
-        let mut with_servers = Vec::new();
-        for source in found {
-            // A project file is read for the host's resource files too.
-            let resources = source.scope == Some(Scope::Project)
-                && !super::import_resources::scan(
-                    host,
-                    dir,
-                    &crate::manifest::Manifest::default(),
-                    &[],
-                )
-                .found
-                .is_empty();
-            if resources || !source.import()?.servers.is_empty() {
-                with_servers.push(source);
-            }
-        }
-        let mut with_servers = with_servers.into_iter();
-        if let Some(first) = with_servers.next() {
-            for skipped in with_servers {
-                printer.warning(format!(
-                    "{} is not imported: {} is written at one scope, and {} comes first
-  help: import it into the user-level manifest: `dotpack import {} --scope {} --into --global`",
-                    skipped.display,
-                    host.name(),
-                    first.display,
-                    host.id,
-                    skipped.scope.unwrap_or(Scope::User),
-                ));
-            }
-            sources.push(first);
-        }
-    }
-    let (_, conflicts) = candidates(printer, &sources, &|_, _| false, false)?;
-    if !conflicts.is_empty() {
-        return Err(conflict_error(&conflicts, &sources));
-    }
-    Ok(sources)
-}
-
-/// The write that adds `.dotpack/` (generations, snapshots, the lock) to the project's
-/// `.gitignore`, keeping every existing byte; `None` when it is ignored already.
-fn ignore_state_folder(dir: &Path) -> Result<Option<FileWrite>> {
-    let path = dir.join(".gitignore");
-    let fence = crate::fence::Fence::project(dir);
-    let old = crate::fence::read_text(&path, Some(&fence), crate::fence::PROJECT_FILE_CAP)?;
-    let ignored = old.as_deref().unwrap_or_default().lines().any(|l| {
-        matches!(
-            l.trim(),
-            ".dotpack" | ".dotpack/" | "/.dotpack" | "/.dotpack/"
-        )
-    });
-    if ignored {
-        return Ok(None);
-    }
-    let mut text = old.clone().unwrap_or_default();
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    text.push_str(".dotpack/\n");
-    Ok(Some(FileWrite {
-        display: ".gitignore".to_string(),
-        host: None,
-        path,
-        before: old,
-        after: Some(text),
-        remove_dirs: 0,
-        resolved: Vec::new(),
-        fence: Some(fence),
-    }))
 }

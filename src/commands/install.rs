@@ -4,14 +4,26 @@
 //! does); `--locked` refuses that. Hosts given with `--host` join `[project] hosts`; names given
 //! are installed again where `dotpack uninstall` took them out.
 
+use crate::cli::{InstallArgs, ResolveEnvArgs};
 use anyhow::Result;
+use clap::Args;
 
-use crate::cli::InstallCmdArgs;
 use crate::commands::declare::{self, Edits};
-use crate::ops::{self, Finish, InstallOptions, Project, Settings};
+use crate::ops::{self, InstallOptions, Project, Relock, Settings};
 use crate::output::Printer;
-use crate::plan::Mode;
 use crate::project::ManifestEditor;
+
+#[derive(Debug, Args, Clone)]
+pub struct InstallCmdArgs {
+    /// Install these packages or servers again where `dotpack uninstall` took them out
+    /// (default: install everything dotpack.toml declares)
+    #[arg(value_name = "NAME")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+    #[command(flatten)]
+    pub resolve: ResolveEnvArgs,
+}
 
 pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Result<()> {
     let mut options = crate::ops::InstallOptions {
@@ -29,14 +41,6 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
     };
     let edited = text != project.manifest.text;
     let updated = project.manifest.with_text(&text)?;
-    let registries = ops::registries(settings, Some(&updated))?;
-    let lock = ops::resolve_lock(
-        &updated,
-        &registries,
-        project.locked_versions(),
-        project.lock.as_ref(),
-    )?;
-    let needed = ops::environment_needed(&registries, &updated, &lock, &[]);
     // `--scope user` asks for the user scope on the command line, for the whole project; names
     // given are the user's choice.
     options.grant.user_scope = options.scope == Some(crate::hosts::Scope::User);
@@ -45,22 +49,25 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
         .iter()
         .map(|given| declare::package_name(given))
         .collect();
-    options.grant.named = ops::with_dependencies(&named, &lock);
-    ops::finish(
+    let dry_run = options.dry_run;
+    let relock = Relock {
+        manifest_text: edited.then_some(text),
+        options,
+        edits,
+        ..Relock::sync(&project, updated)
+    };
+    let needed = ops::relock_and_apply(
         settings,
         printer,
         &project,
-        &registries,
-        Finish {
-            manifest: &updated,
-            manifest_text: edited.then_some(text),
-            lock,
-            options: &options,
-            mode: Mode::Sync,
-            edits,
+        None,
+        relock,
+        |r, lock, relock| {
+            relock.options.grant.named = ops::with_dependencies(&named, lock);
+            Ok(ops::environment_needed(r, &relock.manifest, lock, &[]))
         },
     )?;
-    if !options.dry_run {
+    if !dry_run {
         ops::print_environment_needed(printer, &needed);
     }
     Ok(())

@@ -7,90 +7,19 @@ use serde_json::json;
 
 use crate::cli::TargetArgs;
 use crate::commands::Reported;
-use crate::inspect::{self, Row, State};
-use crate::install::{filter_targets, fingerprint_of};
+use crate::inspect::Row;
+pub use crate::ops::list::View;
+use crate::ops::list::{self, LockState};
 use crate::ops::{Project, Settings};
 use crate::output::Printer;
-
-/// Which rows a command shows.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum View {
-    /// Everything dotpack claims.
-    List,
-    /// Only what is not as it should be.
-    Status,
-}
-
-/// The lock, as `status` judges it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-enum LockState {
-    Ok,
-    Missing,
-    Stale,
-    Conflicted,
-}
 
 pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer) -> Result<()> {
     let options = args.options();
     let project = Project::load(settings, printer)?;
-    let manifest = &project.manifest;
     let empty = crate::lock::Lockfile::empty();
     let lock = project.lock.as_ref().unwrap_or(&empty);
-    let lock_state = match &project.lock {
-        _ if project.lock_conflicted => LockState::Conflicted,
-        None if manifest.manifest.dependencies.is_empty() => LockState::Ok,
-        None => LockState::Missing,
-        Some(lock) if !crate::ops::lock_is_fresh(manifest, lock) => LockState::Stale,
-        Some(_) => LockState::Ok,
-    };
-    let claims = crate::ops::all_claims(&project);
-    let mut placed = crate::ops::place(settings, &project, manifest, lock, &claims)?;
-    filter_targets(&mut placed, &options.hosts, options.scope);
-    let mut files = crate::install::read_targets(&placed.targets)?;
-    crate::install::redact_resolved(&placed.targets, &mut files, &claims);
-    let inputs = |package: &str, server: &str| fingerprint_of(&manifest.manifest, package, server);
-    let mut rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
-    if options.scope != Some(crate::hosts::Scope::User) {
-        rows.extend(inspect::inspect_files(
-            manifest.root(),
-            &lock.files,
-            lock,
-            &options.hosts,
-        ));
-    }
-    if options.scope != Some(crate::hosts::Scope::Project) {
-        let mine: Vec<crate::resources::FileClaim> = project
-            .user_claims
-            .files
-            .iter()
-            .filter(|c| c.is_owned_by(&project.owner))
-            .cloned()
-            .collect();
-        let mut user_rows =
-            inspect::inspect_files(&settings.host_env.home, &mine, lock, &options.hosts);
-        for row in &mut user_rows {
-            row.file = format!("~/{}", row.file);
-        }
-        rows.extend(user_rows);
-    }
-    {
-        // Each host's rows together, hosts in the order they first appear.
-        let mut order: Vec<String> = Vec::new();
-        for row in &rows {
-            if !order.contains(&row.host) {
-                order.push(row.host.clone());
-            }
-        }
-        rows.sort_by_key(|r| order.iter().position(|h| *h == r.host));
-    }
-    let rows: Vec<Row> = rows
-        .into_iter()
-        .filter(|r| match view {
-            View::List => r.state != State::NotInstalled && r.state != State::Unclaimed,
-            View::Status => r.state != State::Installed,
-        })
-        .collect();
+    let lock_state = list::lock_state(&project);
+    let rows = list::rows(settings, &project, &options, view)?;
     let ok = rows.is_empty() && lock_state == LockState::Ok;
     if printer.json {
         let mut doc = json!({ "entries": rows });

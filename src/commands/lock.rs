@@ -4,53 +4,69 @@
 //! but only for servers the user approved starting: a committed setting alone never makes `lock`
 //! start a program.
 
-use anyhow::Result;
+use std::borrow::Cow;
 
-use crate::cli::LockArgs;
-use crate::ops::{self, Outcome, Project, Settings};
+use crate::cli::DryRunArgs;
+use anyhow::Result;
+use clap::Args;
+
+use crate::ops::{self, Project, Relock, Settings};
 use crate::output::Printer;
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct LockArgs {
+    #[command(flatten)]
+    pub dry: DryRunArgs,
+    /// Also start every server and record the sha256 of each of its tools (name, description,
+    /// input schema), for `dotpack verify` (always, with `[settings] pin_tools = true`)
+    #[arg(long)]
+    pub pin_tools: bool,
+}
 
 pub fn run(settings: &Settings, args: &LockArgs, printer: &Printer) -> Result<()> {
     let project = Project::load(settings, printer)?;
-    let registries = ops::registries(settings, Some(&project.manifest))?;
-    let mut lock = ops::resolve_lock(
-        &project.manifest,
-        &registries,
-        project.locked_versions(),
-        project.lock.as_ref(),
-    )?;
-    let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
-    let pin = args.pin_tools
-        || pin_by_setting(settings, &project, &registries, &lock, &servers, printer)?;
+    let mut relock = Relock {
+        mode: None,
+        ..Relock::sync(&project, Cow::Borrowed(&project.manifest))
+    };
+    relock.options.dry_run = args.dry.dry_run;
+    ops::relock_and_apply(
+        settings,
+        printer,
+        &project,
+        None,
+        relock,
+        |registries, lock, _| pin(settings, args, &project, registries, lock, printer),
+    )
+}
+
+/// Pins every server's tools into `lock` when `--pin-tools` or `[settings] pin_tools` asks.
+fn pin(
+    settings: &Settings,
+    args: &LockArgs,
+    project: &Project,
+    registries: &crate::resolve::RegistrySet,
+    lock: &mut crate::lock::Lockfile,
+    printer: &Printer,
+) -> Result<()> {
+    let servers = crate::probe::server_names(&project.manifest.manifest, Some(lock));
+    let pin =
+        args.pin_tools || pin_by_setting(settings, project, registries, lock, &servers, printer)?;
     if pin {
-        let (pins, _) = super::verify::pin_servers(
+        let (pins, _) = crate::ops::verify::pin_servers(
             &project.manifest.manifest,
-            &lock,
-            &registries,
+            lock,
+            registries,
             &servers,
             None,
             printer,
         )?;
         lock.tools = pins;
         if args.pin_tools {
-            ops::record_starts(settings, &project, &registries, &lock, &servers)?;
+            ops::record_starts(settings, project, registries, lock, &servers)?;
         }
     }
-    ops::commit(
-        settings,
-        printer,
-        Outcome {
-            project: &project,
-            manifest_text: None,
-            lock,
-            hosts: None,
-            dry_run: args.dry.dry_run,
-            edits: Vec::new(),
-            no_hosts: false,
-            staged: Vec::new(),
-            imported: false,
-        },
-    )
+    Ok(())
 }
 
 /// Whether `[settings] pin_tools = true` pins this run: only when every server it would start is

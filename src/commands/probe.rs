@@ -1,21 +1,18 @@
 //! `dotpack probe SERVER` and `dotpack call SERVER TOOL`: start a server as its hosts would and
 //! show what it offers, or call one of its tools.
 
-use std::collections::BTreeMap;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::cli::{CallArgs, ProbeArgs, ServerArgs};
 use crate::commands::{Reported, UsageError};
-use crate::mcp::{Client, Tool};
-use crate::ops::{self, Project, Settings};
+use crate::mcp::Tool;
+use crate::ops::Settings;
+use crate::ops::probe;
 use crate::output::Printer;
-use crate::probe::Located;
 
 pub fn probe(settings: &Settings, args: ProbeArgs, printer: &Printer) -> Result<()> {
-    let located = locate(settings, &args.server, printer)?;
-    let mut client = connect(&located, &args.server)?;
+    let (located, mut client) = start(settings, printer, &args.server)?;
     let tools = client.list_tools()?;
     let info = client.info().clone();
     client.close();
@@ -41,7 +38,7 @@ pub fn probe(settings: &Settings, args: ProbeArgs, printer: &Printer) -> Result<
     printer.out(format!("protocol:     {}", info.protocol_version));
     printer.out(format!(
         "capabilities: {}",
-        capability_names(&info.capabilities)
+        probe::capability_names(&info.capabilities)
     ));
     print_tools(printer, &tools);
     Ok(())
@@ -73,8 +70,7 @@ pub fn call(settings: &Settings, mut args: CallArgs, printer: &Printer) -> Resul
             Err(e) => return Err(UsageError(format!("--args is not JSON: {e}")).into()),
         },
     };
-    let located = locate(settings, &args.server, printer)?;
-    let mut client = connect(&located, &args.server)?;
+    let (located, mut client) = start(settings, printer, &args.server)?;
     let result = client.call_tool(&tool, arguments)?;
     client.close();
     let failed = crate::mcp::is_error(&result);
@@ -96,88 +92,17 @@ pub fn call(settings: &Settings, mut args: CallArgs, printer: &Printer) -> Resul
     Ok(())
 }
 
-/// The server `args` name, with the inputs it renders with.
-pub fn locate(settings: &Settings, args: &ServerArgs, printer: &Printer) -> Result<Located> {
-    if let Some(package) = &args.package {
-        // The package the user names comes from the default registry, or the one `--registry`
-        // names: never from one the project's dotpack.toml adds behind it.
-        let manifest = ops::optional_manifest(settings).filter(|m| {
-            matches!(
-                ops::registry_flag(settings, Some(m)),
-                ops::RegistryFlag::Named(_)
-            )
-        });
-        let registries = ops::registries(settings, manifest.as_ref())?;
-        let set = parse_set(&args.set)?;
-        return crate::probe::from_registry(&registries, package, args.name.as_deref(), set);
-    }
-    let name = args.name.as_deref().unwrap_or_default();
-    let project = Project::load(settings, printer)?;
-    let registries = ops::registries(settings, Some(&project.manifest))?;
-    let located = crate::probe::locate(
-        &project.manifest.manifest,
-        project.lock.as_ref(),
-        &registries,
-        name,
-    )?;
-    // The server's program, URL and the variables it reads come from the project's files.
-    ops::check_starts(
-        settings,
-        printer,
-        &project,
-        &registries,
-        project.lock.as_ref(),
-        &[name.to_string()],
-        "Nothing was started.",
-    )?;
-    Ok(located)
-}
-
-/// Starts `located` and runs the handshake.
-pub fn connect(located: &Located, args: &ServerArgs) -> Result<Client> {
-    let endpoint = crate::probe::endpoint(located, &crate::probe::process_env)?;
-    let initialize = args.timeout.map(super::timeout_flag).transpose()?;
-    let timeouts = crate::probe::timeouts(&located.def, initialize);
-    Client::connect(&located.server, &endpoint, timeouts)
-        .with_context(|| format!("cannot probe server `{}`", located.server))
-}
-
-fn parse_set(values: &[String]) -> Result<BTreeMap<String, String>> {
-    let mut set = BTreeMap::new();
-    for value in values {
-        let Some((k, v)) = value.split_once('=') else {
-            return Err(UsageError(format!("--set {value}: expected KEY=VALUE")).into());
-        };
-        set.insert(k.trim().to_string(), v.to_string());
-    }
-    Ok(set)
-}
-
-/// `tools, resources (subscribe), prompts`: the capability names a server declares.
-fn capability_names(capabilities: &Value) -> String {
-    let Some(map) = capabilities.as_object() else {
-        return "none".to_string();
-    };
-    if map.is_empty() {
-        return "none".to_string();
-    }
-    map.iter()
-        .map(|(name, detail)| {
-            let flags: Vec<&str> = detail
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter(|(_, v)| v.as_bool() == Some(true))
-                .map(|(k, _)| k.as_str())
-                .collect();
-            if flags.is_empty() {
-                name.clone()
-            } else {
-                format!("{name} ({})", flags.join(", "))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The server `server` names, started, after its handshake.
+fn start(
+    settings: &Settings,
+    printer: &Printer,
+    server: &ServerArgs,
+) -> Result<(crate::probe::Located, crate::mcp::Client)> {
+    let (package, name) = (server.package.as_deref(), server.name.as_deref());
+    let located = probe::locate(settings, printer, package, name, &server.set)?;
+    let timeout = server.timeout.map(super::timeout_flag).transpose()?;
+    let client = probe::connect(&located, timeout)?;
+    Ok((located, client))
 }
 
 fn print_tools(printer: &Printer, tools: &[Tool]) {

@@ -1,19 +1,19 @@
 //! `dotpack package`, `dotpack publish` and `dotpack yank`: make a package available in a
 //! registry folder (served as static files), or describe it for the official MCP Registry.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::json;
 
 use crate::cli::{PackageArgs, PublishArgs, YankArgs};
 use crate::diag::display_path;
 use crate::ops::Settings;
 use crate::output::Printer;
-use crate::registry::build::BuildError;
 use crate::registry::publish::{self, YankOutcome};
 
-use super::UsageError;
+use crate::ops::UsageError;
+use crate::ops::publish::{build_error, index_folder, package_manifest};
 
 /// The folder `package` writes into when `--out` is not given: hidden, so packing never
 /// includes an earlier archive.
@@ -96,20 +96,7 @@ fn server_json(
     args: &PublishArgs,
     printer: &Printer,
 ) -> Result<()> {
-    let loaded = crate::manifest::load_in(
-        manifest,
-        Some(&crate::fence::Fence::package(
-            manifest.parent().unwrap_or(Path::new(".")),
-        )),
-    )?;
-    let doc = crate::registry::server_json::to_server_json(&loaded.manifest, args.name.as_deref())
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "{}: cannot be published as a server.json: {e}",
-                display_path(manifest)
-            )
-        })?;
-    let text = serde_json::to_string_pretty(&doc)? + "\n";
+    let text = crate::ops::publish::server_json(manifest, args.name.as_deref())?;
     match &args.out {
         Some(out) => {
             let path = settings.cwd.join(out);
@@ -150,38 +137,4 @@ pub fn yank(settings: &Settings, args: &YankArgs, printer: &Printer) -> Result<(
         }
     }
     Ok(())
-}
-
-/// The `dotpack.toml` of the package in the current folder (or `--manifest-path`).
-fn package_manifest(settings: &Settings) -> Result<PathBuf> {
-    super::validate::manifest_path(settings.manifest_path.as_deref(), &settings.cwd)
-}
-
-/// The registry folder: `--index`, else `--registry` or `DOTPACK_REGISTRY` when it is a folder.
-fn index_folder(settings: &Settings, flag: Option<&Path>, command: &str) -> Result<PathBuf> {
-    if let Some(dir) = flag {
-        return Ok(settings.cwd.join(dir));
-    }
-    let location = settings
-        .registry_flag
-        .as_ref()
-        .or(settings.registry_env.as_ref());
-    match location {
-        Some(location) if !crate::urls::has_scheme(location) => Ok(settings.cwd.join(location)),
-        Some(url) => bail!(
-            "`{url}` is a URL; `dotpack {command}` writes a registry folder\n  help: run it where the folder is and pass `--index DIR`, then upload the folder to the web server"
-        ),
-        None => Err(UsageError(format!(
-            "`dotpack {command}` needs the registry folder: pass --index DIR"
-        ))
-        .into()),
-    }
-}
-
-/// Manifest diagnostics travel as themselves, so they are printed with their source excerpt.
-fn build_error(err: BuildError) -> anyhow::Error {
-    match err {
-        BuildError::Manifest(diags) => anyhow::Error::from(diags),
-        other => anyhow::Error::from(other),
-    }
 }

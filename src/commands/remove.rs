@@ -1,15 +1,24 @@
 //! `dotpack remove NAME...`: take packages out of dotpack.toml, the lock and every host file
 //! that holds their entries (found through the claims).
 
+use crate::cli::InstallArgs;
 use anyhow::{Result, bail};
+use clap::Args;
 
-use crate::cli::RemoveArgs;
 use crate::commands::UsageError;
 use crate::commands::declare::{self, Edits};
-use crate::ops::{self, Finish, Project, Settings};
+use crate::ops::{self, Project, Relock, Settings};
 use crate::output::Printer;
-use crate::plan::Mode;
 use crate::project::ManifestEditor;
+
+#[derive(Debug, Args, Clone)]
+pub struct RemoveArgs {
+    /// Packages to remove
+    #[arg(required = true, value_name = "NAME")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
 
 pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;
@@ -57,27 +66,13 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
     }
     let text = editor.render();
     let updated = project.manifest.with_text(&text)?;
-    let registries = ops::registries(settings, Some(&updated))?;
-    let lock = ops::resolve_lock(
-        &updated,
-        &registries,
-        project.locked_versions(),
-        project.lock.as_ref(),
-    )?;
-    ops::finish(
-        settings,
-        printer,
-        &project,
-        &registries,
-        Finish {
-            manifest: &updated,
-            manifest_text: Some(text),
-            lock,
-            options: &options,
-            mode: Mode::Sync,
-            edits,
-        },
-    )
+    let relock = Relock {
+        manifest_text: Some(text),
+        options,
+        edits,
+        ..Relock::sync(&project, updated)
+    };
+    ops::relock_and_apply(settings, printer, &project, None, relock, |_, _, _| Ok(()))
 }
 
 fn list_or_none(names: &[&str]) -> String {

@@ -1,5 +1,5 @@
 //! `dotpack rollback [N] [--dry-run]`: restore the project to its state right after generation N
-//! (default: the one before the newest), as a new generation.
+//! (default: the one before the newest), as a new generation ([`crate::ops::rollback`]).
 //!
 //! The project's own files (dotpack.toml, dotpack.lock, project-scope host files) get their
 //! bytes back, host files edited by someone else since are merged entry by entry. User-scope
@@ -7,65 +7,39 @@
 //! manifest and lock are installed again at user scope, through the claims and their owners, as
 //! `dotpack install` would. dotpack.toml edited by hand since is never overwritten silently.
 
-use std::path::Path;
+use anyhow::Result;
+use clap::Args;
 
-use anyhow::{Result, bail};
-
-use crate::apply::FileWrite;
-use crate::cli::RollbackArgs;
-use crate::hosts::Scope;
-use crate::lock::{LOCK_FILE, Lockfile};
-use crate::manifest::{self, MANIFEST_FILE};
-use crate::ops::{Project, Settings};
+use crate::cli::StateArgs;
+use crate::ops::Settings;
+use crate::ops::rollback::{self, RollbackOptions, describe, rollback_json};
 use crate::output::Printer;
-use crate::plan::Mode;
-use crate::txn::{self, rollback};
+
+#[derive(Debug, Args, Clone)]
+pub struct RollbackArgs {
+    /// The generation whose state to restore (default: the one before the newest)
+    #[arg(value_name = "N")]
+    pub generation: Option<u64>,
+    /// Show the diff of every file that would change, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Restore dotpack.toml even when it was edited since dotpack last wrote it (the edits are
+    /// lost; rollback refuses without this)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
 
 pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result<()> {
-    let (mut places, keep) = crate::ops::state_places(settings, args.state.scope)?;
-    if !args.dry_run {
-        // Planned under the lock: no other dotpack changes the files in between.
-        places.lock(settings.wait, printer)?;
-    }
-    let generations = places.generations()?;
-    let target = match args.generation {
-        Some(n) => n,
-        None => rollback::default_target(&generations)?,
+    let options = RollbackOptions {
+        generation: args.generation,
+        scope: args.state.scope,
+        force: args.force,
+        dry_run: args.dry_run,
     };
-    let mut plan = rollback::plan(&places, &generations, target)?;
-    let root = project_root(settings, &places.state);
-    // User-scope files are shared: they are planned from the restored manifest below.
-    let user_claims = settings.dotpack_home.join("claims.toml");
-    let is_user = |path: &Path, host: bool| {
-        path == user_claims || (host && !root.as_deref().is_some_and(|r| path.starts_with(r)))
-    };
-    let user_names: Vec<String> = plan
-        .writes
-        .iter()
-        .filter(|w| is_user(&w.path, w.host.is_some()))
-        .map(|w| w.display.clone())
-        .collect();
-    plan.writes.retain(|w| !is_user(&w.path, w.host.is_some()));
-    plan.merged.retain(|f| !user_names.contains(f));
-    plan.overwritten.retain(|f| !user_names.contains(f));
-    if let Some(edited) = plan.overwritten.iter().find(|f| f.ends_with(MANIFEST_FILE))
-        && !args.force
-    {
-        bail!(
-            "{edited} was edited since dotpack last wrote it; rolling back would lose those edits\n  help: save your edits elsewhere and run `dotpack rollback --force`, or make the change you want with `dotpack add`/`remove`"
-        );
-    }
-    if let Some(root) = &root {
-        remove_created_dirs(root, &mut plan.writes);
-        let mut user = user_scope_writes(settings, printer, root, &plan.writes, args.dry_run)?;
-        if !user.is_empty() && !places.locks.contains(&settings.dotpack_home) {
-            places.locks.push(settings.dotpack_home.clone());
-            if !args.dry_run {
-                places.lock(settings.wait, printer)?;
-            }
-        }
-        plan.writes.append(&mut user);
-    }
+    let planned = rollback::plan(settings, printer, &options)?;
+    let (target, plan) = (planned.target, &planned.plan);
     for file in &plan.merged {
         printer.status(
             "Merged",
@@ -97,15 +71,7 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
-    crate::apply::preflight(&plan.writes)?;
-    let meta = txn::Meta {
-        command: settings.recorded_command(&|_| false),
-        packages: plan.packages.clone(),
-        rollback_to: Some(target),
-        merged: plan.merged.clone(),
-        keep,
-    };
-    let id = txn::apply(&places, &plan.writes, meta, settings.wait, printer)?;
+    let id = rollback::apply(settings, printer, &planned)?;
     // Committed: now say what changed.
     for change in &plan.packages {
         let (verb, _, what) = describe(change);
@@ -131,205 +97,4 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         ));
     }
     Ok(())
-}
-
-/// `--json`: `{"schema": 1, "dry_run", "rolled_back_to", "generation", "files", "packages"}`.
-fn rollback_json(
-    target: u64,
-    id: Option<u64>,
-    writes: &[crate::apply::FileWrite],
-    packages: &[txn::PackageChange],
-    dry_run: bool,
-) -> serde_json::Value {
-    serde_json::json!({
-        "schema": 1,
-        "dry_run": dry_run,
-        "rolled_back_to": target,
-        "generation": id,
-        "files": writes
-            .iter()
-            .filter(|w| w.is_changed())
-            .map(|w| &w.display)
-            .collect::<Vec<_>>(),
-        "packages": packages,
-    })
-}
-
-/// The folder of the manifest whose generations live in `state`: the project's (its
-/// `.dotpack/`), or `$DOTPACK_HOME` for the user-level manifest.
-fn project_root(settings: &Settings, state: &Path) -> Option<std::path::PathBuf> {
-    if state == settings.dotpack_home {
-        return Some(settings.dotpack_home.clone());
-    }
-    state.parent().map(Path::to_path_buf)
-}
-
-/// A project host file the rollback deletes takes along the folders dotpack created for it
-/// (`.codex/` for `.codex/config.toml`), as `remove` and `uninstall` do: the current lock's
-/// claims on the file say how many. Never more than the folders between the project and the file.
-fn remove_created_dirs(root: &Path, writes: &mut [FileWrite]) {
-    let path = root.join(LOCK_FILE);
-    let fence = crate::fence::Fence::project(root);
-    let Some(lock) = crate::fence::read_text(&path, Some(&fence), crate::fence::LOCK_CAP)
-        .ok()
-        .flatten()
-        .and_then(|text| crate::lock::parse(&path, &text).ok())
-    else {
-        return;
-    };
-    for write in writes
-        .iter_mut()
-        .filter(|w| w.host.is_some() && w.before.is_some() && w.after.is_none())
-    {
-        let inside = Path::new(&write.display)
-            .components()
-            .count()
-            .saturating_sub(1);
-        let created = lock
-            .claims
-            .iter()
-            .filter(|c| c.file == write.display && write.host.as_deref() == Some(c.host.as_str()))
-            .map(|c| c.created_dirs)
-            .max()
-            .unwrap_or(0);
-        write.remove_dirs = created.min(u32::try_from(inside).unwrap_or(u32::MAX));
-    }
-}
-
-/// The user-scope writes that make this project's user-scope entries what the restored
-/// manifest and lock declare: planned like `dotpack install`, with every owner's claims.
-fn user_scope_writes(
-    settings: &Settings,
-    printer: &Printer,
-    root: &Path,
-    writes: &[FileWrite],
-    dry_run: bool,
-) -> Result<Vec<FileWrite>> {
-    let global = root == settings.dotpack_home;
-    // A project's manifest and lock stay in it; the user-level ones are the user's own.
-    let fence = (!global).then(|| crate::fence::Fence::project(root));
-    let restored = |name: &str| -> Result<Option<String>> {
-        let path = root.join(name);
-        match writes.iter().find(|w| w.path == path) {
-            Some(w) => Ok(w.after.clone()),
-            None => crate::fence::read_text(&path, fence.as_ref(), crate::fence::LOCK_CAP),
-        }
-    };
-    let manifest_path = root.join(MANIFEST_FILE);
-    let manifest = manifest::parse(&manifest_path, restored(MANIFEST_FILE)?.unwrap_or_default())?;
-    let lock_text = restored(LOCK_FILE)?;
-    let lock = match &lock_text {
-        Some(text) => crate::lock::parse(&root.join(LOCK_FILE), text)?,
-        None => Lockfile::empty(),
-    };
-    let project = Project {
-        lock_path: root.join(LOCK_FILE),
-        // The restored texts: a state the user's own commands once left is theirs again.
-        lock_text,
-        lock: Some(lock.clone()),
-        lock_conflicted: false,
-        new_manifest: false,
-        global,
-        user_claims: crate::claims::UserClaims::load(&settings.dotpack_home)?,
-        owner: crate::ops::owner_id(root),
-        manifest: manifest.clone(),
-    };
-    let registries = crate::ops::registries(settings, Some(&manifest))?;
-    // Only the user-scope files: the project's own come back by bytes, and what is in them
-    // (an entry dotpack does not own, say) does not stop the rollback.
-    let claims = crate::ops::all_claims(&project);
-    let placed = crate::install::place(&crate::install::Where {
-        manifest: &manifest,
-        lock: &lock,
-        claims: &claims,
-        owner: &project.owner,
-        env: &settings.host_env,
-        global,
-    })?
-    .at_scope(Scope::User);
-    let mut plan = crate::install::plan_targets(crate::install::PlanRequest {
-        placed: &placed,
-        lock: &lock,
-        manifest: &manifest.manifest,
-        registries: &registries,
-        claims: &claims,
-        owner: &project.owner,
-        force: false,
-        lossy: &Default::default(),
-        previous: project.lock.as_ref(),
-        mode: Mode::Sync,
-        // An entry of the restored state was written before, so one that needs a value
-        // resolved was written with `--resolve-env`, whose claim this rollback may have undone.
-        resolve_env: true,
-    })?;
-    // User-scope resource files too, planned the same way; what the restored manifest left out
-    // before is left out again (nothing is refused as lossy here).
-    let keep_out = crate::plan::LossyPolicy {
-        bare: true,
-        named: crate::resources::lossy_names()
-            .map(str::to_string)
-            .collect(),
-    };
-    let resources =
-        crate::plan::resources::project::plan_project(&crate::plan::resources::project::Request {
-            manifest: &manifest,
-            lock: &lock,
-            registries: &registries,
-            claims: &lock.files,
-            user_claims: &project.user_claims.files,
-            home: &settings.host_env.home,
-            owner: &project.owner,
-            global,
-            force: false,
-            lossy: &keep_out,
-            mode: &Mode::Sync,
-            scopes: &[Scope::User],
-            staged: &Default::default(),
-        })?;
-    plan.files.extend(
-        resources
-            .files
-            .into_iter()
-            .filter(|f| f.target.scope == Scope::User),
-    );
-    plan.resources = Some(
-        resources
-            .claims
-            .into_iter()
-            .filter(|c| c.scope == "user")
-            .collect(),
-    );
-    for warning in &plan.warnings {
-        printer.warning(warning);
-    }
-    // What a restored manifest sends to the user scope needs the same consent as `install`: a
-    // generation a clone made (an `uninstall`, say) must not bring its servers in by the back door.
-    let at_user = crate::ops::user_scope(&plan, settings, &manifest, &lock, false);
-    crate::ops::check_user_scope(
-        settings,
-        printer,
-        &project,
-        &at_user,
-        &Default::default(),
-        dry_run,
-    )?;
-    let claims_write = crate::ops::user_claims_write(&project, &plan);
-    let mut out = crate::ops::file_writes(plan);
-    out.extend(claims_write);
-    Ok(out)
-}
-
-/// The verb (and its infinitive, for "Would …") and the words for one package change a rollback
-/// makes, as `add` and `remove` say them.
-fn describe(change: &txn::PackageChange) -> (&'static str, &'static str, String) {
-    match (&change.from, &change.to) {
-        (None, Some(to)) => ("Adding", "add", format!("{} v{to}", change.name)),
-        (Some(from), None) => ("Removing", "remove", format!("{} v{from}", change.name)),
-        (Some(from), Some(to)) => (
-            "Restoring",
-            "restore",
-            format!("{} v{from} -> v{to}", change.name),
-        ),
-        (None, None) => ("Restoring", "restore", change.name.clone()),
-    }
 }

@@ -1,178 +1,51 @@
-//! `dotpack search WORDS`: find packages by name, keywords and description.
+//! `dotpack search WORDS`: find packages by name, keywords and description
+//! ([`crate::ops::search`]).
 
 use anyhow::Result;
-use serde_json::json;
+use clap::Args;
 
-use crate::cli::SearchArgs;
-use crate::ops::{self, Settings};
+use crate::ops::Settings;
+use crate::ops::search::{self, Hit};
 use crate::output::Printer;
-use crate::registry::{IndexLine, RegistryError};
 
-/// One hit, with the newest stable version's line.
-struct Hit {
-    score: u32,
-    line: IndexLine,
-    /// The `[registries]` name it came from; `None` for the default registry.
-    registry: Option<String>,
-    /// Why dotpack cannot install it (a `server.json` it cannot map), when it cannot.
-    refused: Option<(String, String)>,
+#[derive(Debug, Args, Clone)]
+pub struct SearchArgs {
+    /// Words to look for
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Show at most this many results
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
 }
+
+pub use crate::ops::search::newest;
 
 pub fn run(settings: &Settings, args: SearchArgs, printer: &Printer) -> Result<()> {
-    let manifest = ops::optional_manifest(settings);
-    let registries = ops::registries(settings, manifest.as_ref())?;
-    let sources: Vec<(Option<String>, &dyn crate::registry::IndexSource)> =
-        match ops::registry_flag(settings, manifest.as_ref()) {
-            ops::RegistryFlag::Named(name) => {
-                let source = registries.named(&name, "")?;
-                vec![(Some(name), source)]
-            }
-            _ => std::iter::once((None, registries.default_index()))
-                .chain(
-                    registries
-                        .named_all()
-                        .map(|(name, source)| (Some(name.to_string()), source)),
-                )
-                .collect(),
-        };
-    let words: Vec<String> = args.query.iter().map(|w| w.to_lowercase()).collect();
-    let mut hits = Vec::new();
-    let several = sources.len() > 1;
-    let mut failed = Vec::new();
-    for (registry, source) in &sources {
-        // With several registries, every hit names its own, the default one included.
-        let label = match registry {
-            Some(name) => Some(name.clone()),
-            None if several => Some(DEFAULT_LABEL.to_string()),
-            None => None,
-        };
-        if let Err(e) = search_one(*source, &label, &words, &mut hits) {
-            if !several {
-                return Err(e);
-            }
-            // One registry that cannot answer does not hide the others' results.
-            let name = label.as_deref().unwrap_or(DEFAULT_LABEL);
-            printer.warning(format!("registry {name} was not searched: {e:#}"));
-            failed.push(name.to_string());
-        }
-    }
-    if several && failed.len() == sources.len() {
-        anyhow::bail!("no registry could be searched ({})", failed.join(", "));
-    }
-    sort_and_print(&args, hits, printer)
-}
-
-/// How hits of the default registry are labelled when several registries are searched.
-const DEFAULT_LABEL: &str = "default";
-
-/// The hits of one registry.
-fn search_one(
-    source: &dyn crate::registry::IndexSource,
-    registry: &Option<String>,
-    words: &[String],
-    hits: &mut Vec<Hit>,
-) -> Result<()> {
-    let searched = match source.search(&words.join(" ")) {
-        // Offline, a search the cache has not seen finds nothing in this registry.
-        Err(RegistryError::NotCached { .. }) => return Ok(()),
-        other => other?,
-    };
-    if let Some(found) = searched {
-        for f in found {
-            let (line, refused) = match f.result {
-                Ok(line) => (line, None),
-                Err(reason) => (
-                    refused_line(&f.name, f.description),
-                    Some((f.version, reason)),
-                ),
-            };
-            let score = score(&line, words);
-            if score > 0 {
-                hits.push(Hit {
-                    score,
-                    line,
-                    registry: registry.clone(),
-                    refused,
-                });
-            }
-        }
-        return Ok(());
-    }
-    let names = source.names()?;
-    // Each package's index file is its own request to an HTTP registry: a few at once.
-    let found = crate::fsutil::par_map(&names, |name| source.versions(name));
-    for found in found {
-        let lines = match found {
-            Ok(Some(lines)) => lines,
-            // Offline, search what is cached.
-            Ok(None) | Err(RegistryError::NotCached { .. }) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        let Some(line) = newest(&lines) else {
-            continue;
-        };
-        let score = score(line, words);
-        if score > 0 {
-            hits.push(Hit {
-                score,
-                line: line.clone(),
-                registry: registry.clone(),
-                refused: None,
-            });
-        }
-    }
-    Ok(())
-}
-
-/// A line to score a package that cannot be installed by its name and description.
-fn refused_line(name: &str, description: Option<String>) -> IndexLine {
-    IndexLine {
-        name: name.to_string(),
-        vers: semver::Version::new(0, 0, 0),
-        deps: Vec::new(),
-        cksum: String::new(),
-        yanked: true,
-        servers: Vec::new(),
-        resources: Vec::new(),
-        description,
-        keywords: Vec::new(),
-        v: 1,
-    }
-}
-
-fn sort_and_print(args: &SearchArgs, mut hits: Vec<Hit>, printer: &Printer) -> Result<()> {
-    hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.line.name.cmp(&b.line.name)));
-    let total = hits.len();
-    hits.truncate(args.limit);
+    let hits = search::search(settings, printer, &args.query)?;
+    let (hits, total) = search::best(hits, args.limit);
     if printer.json {
-        let items: Vec<_> = hits
-            .iter()
-            .map(|h| {
-                json!({
-                    "name": h.line.name,
-                    "version": h.refused.as_ref().map_or_else(|| h.line.vers.to_string(), |(v, _)| v.clone()),
-                    "installable": h.refused.is_none(),
-                    "reason": h.refused.as_ref().map(|(_, r)| r),
-                    "description": h.line.description,
-                    "keywords": h.line.keywords,
-                    "servers": h.line.servers,
-                    "registry": h.registry,
-                })
-            })
-            .collect();
-        printer.json_out(&json!({ "total": total, "packages": items }));
+        printer.json_out(&search::json_report(&hits, total));
         return Ok(());
     }
     if hits.is_empty() {
         printer.note(format!("no packages match `{}`", args.query.join(" ")));
         return Ok(());
     }
+    print_hits(printer, &hits);
+    if total > hits.len() {
+        printer.note(format!("... and {} more (use --limit)", total - hits.len()));
+    }
+    Ok(())
+}
+
+/// One line per hit: `NAME = "VERSION"  # description (registry R)`, aligned.
+fn print_hits(printer: &Printer, hits: &[Hit]) {
     let width = hits
         .iter()
         .map(|h| h.line.name.len() + h.line.vers.to_string().len())
         .max()
         .unwrap_or(0);
-    for hit in &hits {
+    for hit in hits {
         let head = match &hit.refused {
             Some((version, _)) => format!("{} = \"{version}\"", hit.line.name),
             None => format!("{} = \"{}\"", hit.line.name, hit.line.vers),
@@ -188,47 +61,4 @@ fn sort_and_print(args: &SearchArgs, mut hits: Vec<Hit>, printer: &Printer) -> R
             .unwrap_or_default();
         printer.out(format!("{head:<w$}  # {desc}{from}", w = width + 5));
     }
-    if total > hits.len() {
-        printer.note(format!("... and {} more (use --limit)", total - hits.len()));
-    }
-    Ok(())
-}
-
-/// The newest version that is neither yanked nor a pre-release, else the newest unyanked one.
-pub fn newest(lines: &[IndexLine]) -> Option<&IndexLine> {
-    let unyanked = || lines.iter().filter(|l| !l.yanked);
-    unyanked()
-        .filter(|l| l.vers.pre.is_empty())
-        .max_by(|a, b| a.vers.cmp(&b.vers))
-        .or_else(|| unyanked().max_by(|a, b| a.vers.cmp(&b.vers)))
-}
-
-/// Every word must match somewhere; a name match weighs most, then keywords, then description.
-fn score(line: &IndexLine, words: &[String]) -> u32 {
-    let name = line.name.to_lowercase();
-    let desc = line.description.as_deref().unwrap_or("").to_lowercase();
-    let mut total = 0;
-    for word in words {
-        let s = if name == *word {
-            100
-        } else if name.starts_with(word.as_str()) {
-            50
-        } else if name.contains(word.as_str()) {
-            30
-        } else if line.keywords.iter().any(|k| k.to_lowercase() == *word) {
-            20
-        } else if line
-            .servers
-            .iter()
-            .any(|s| s.to_lowercase().contains(word.as_str()))
-        {
-            15
-        } else if desc.contains(word.as_str()) {
-            10
-        } else {
-            return 0;
-        };
-        total += s;
-    }
-    total
 }

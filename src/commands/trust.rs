@@ -3,11 +3,21 @@
 //! folders outside it, another user's ownership) and approve it for this folder.
 
 use anyhow::Result;
+use clap::Args;
 use serde_json::json;
 
-use crate::cli::TrustArgs;
 use crate::ops::{self, Settings};
 use crate::output::Printer;
+
+#[derive(Debug, Args, Clone)]
+pub struct TrustArgs {
+    /// List what the project asks for and whether it is approved; record nothing
+    #[arg(long, conflicts_with = "revoke")]
+    pub show: bool,
+    /// Forget everything approved for this project folder
+    #[arg(long)]
+    pub revoke: bool,
+}
 
 pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<()> {
     if args.revoke {
@@ -38,27 +48,7 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
         }
     }
     if printer.json {
-        let requests: Vec<_> = asked
-            .requests
-            .iter()
-            .zip(&asked.approved)
-            .map(|(r, approved)| {
-                json!({
-                    "kind": r.kind.label(),
-                    "key": r.key,
-                    "digest": r.digest,
-                    "detail": r.detail,
-                    "approved": *approved || !args.show,
-                })
-            })
-            .collect();
-        printer.json_out(&json!({
-            "schema": 1,
-            "project": asked.project.owner,
-            "recorded": !args.show,
-            "requests": requests,
-            "incomplete": asked.incomplete,
-        }));
+        printer.json_out(&ops::trust::json_report(&asked, args.show));
     } else if asked.requests.is_empty() {
         printer.out("this project asks for nothing beyond itself");
     } else {

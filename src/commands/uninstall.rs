@@ -2,226 +2,33 @@
 //! dotpack.toml so the next `install`, and a teammate's clone, agree: named packages or servers
 //! go into `exclude` (of the project, or of the hosts given with `--host`); with no names, the
 //! hosts given (or every host) leave `[project] hosts`. The lock's packages never change:
-//! `dotpack install NAME` or `dotpack install --host HOST` puts the entries back.
+//! `dotpack install NAME` or `dotpack install --host HOST` puts the entries back
+//! ([`crate::ops::uninstall`]).
 
-use std::collections::BTreeMap;
+use anyhow::Result;
+use clap::Args;
 
-use anyhow::{Result, bail};
-
-use crate::cli::UninstallArgs;
-use crate::commands::declare::{self, Edits};
-use crate::hosts::{HostAdapter, Scope};
-use crate::manifest::LoadedManifest;
-use crate::ops::{self, Finish, Project, Settings};
+use crate::cli::InstallArgs;
+use crate::ops::{Project, Settings};
 use crate::output::Printer;
-use crate::plan::Mode;
-use crate::project::ManifestEditor;
-use crate::targets::Layout;
+
+#[derive(Debug, Args, Clone)]
+pub struct UninstallArgs {
+    /// Packages or servers to take out (default: all, from the hosts given or every host)
+    #[arg(value_name = "NAME")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
 
 pub fn run(settings: &Settings, args: UninstallArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;
     let project = Project::load(settings, printer)?;
-    // No lock: only the project's own servers can be installed (at user scope, whose claims
-    // live in $DOTPACK_HOME), or nothing at all, which uninstall then says.
-    let lock = match project.lock.clone() {
-        Some(lock) => lock,
-        None if !project.manifest.manifest.servers.is_empty() => crate::lock::Lockfile::empty(),
-        None => bail!(
-            "there is no dotpack.lock, so nothing is installed\n  help: `dotpack install` installs the packages of dotpack.toml"
-        ),
-    };
-    let file = declare::manifest_name(&project.manifest, settings.global);
-    let manifest = &project.manifest;
-    let layout = Layout::new(&manifest.manifest, Some(&lock), project.global)?;
-    for host in &options.hosts {
-        crate::targets::host_adapter(host)?;
-    }
-    let mut names = Vec::new();
-    for given in &args.packages {
-        names.push(declare::package_or_server(given, manifest, Some(&lock))?);
-    }
-    let mut editor = ManifestEditor::parse(&manifest.path, &manifest.text)?;
-    let mut edits = Edits::new();
-    // The declared hosts this uninstall is about: those given, else all; at `--scope` only.
-    let places: Vec<(&'static HostAdapter, Scope)> = layout
-        .hosts
-        .iter()
-        .filter(|h| options.hosts.is_empty() || options.hosts.iter().any(|id| id == h.host.id))
-        .filter(|h| options.scope.is_none_or(|s| s == h.scope))
-        .map(|h| (h.host, h.scope))
-        .collect();
-    let hosts: Vec<&str> = places.iter().map(|(h, _)| h.id).collect();
-    // The hosts that leave `[project] hosts`, with the scope they had.
-    let mut removed = Vec::new();
-    if names.is_empty() {
-        // With `--scope S`, a host stays when some packages go to the other scope from it: only
-        // its packages at `S` are excluded from it.
-        let split = options
-            .scope
-            .filter(|s| layout.package_scope.values().any(|at| at != s));
-        for (host, (adapter, at)) in hosts.iter().zip(&places) {
-            if let Some(scope) = split {
-                for package in &lock.packages {
-                    let at = layout.package_scope.get(&package.name);
-                    if at.is_none_or(|at| *at == scope)
-                        && editor.exclude(&package.name, Some(host))?
-                    {
-                        edits.push((
-                            "Excluding".to_string(),
-                            format!("{} from host {host} in {file}", package.name),
-                        ));
-                    }
-                }
-            } else if editor.remove_host(host)? {
-                removed.push((*adapter, *at));
-                edits.push((
-                    "Removing".to_string(),
-                    format!("host {host} from [project] hosts in {file}"),
-                ));
-            }
-        }
-        if let Some(scope) = options.scope {
-            exclude_scoped(
-                &mut editor,
-                &layout,
-                scope,
-                &options.hosts,
-                &file,
-                &mut edits,
-            )?;
-        }
-    } else {
-        for name in &names {
-            let whole = options.hosts.is_empty() && options.scope.is_none();
-            if whole {
-                if editor.exclude(name, None)? {
-                    edits.push((
-                        "Excluding".to_string(),
-                        format!("{name} from every host ([project] exclude in {file})"),
-                    ));
-                }
-                continue;
-            }
-            // The hosts that hold `name` at `--scope` (its package's own scope, or each host's).
-            let package = lock
-                .packages
-                .iter()
-                .find(|p| p.name == *name || p.servers.contains(name))
-                .map_or(name.as_str(), |p| p.name.as_str());
-            let name_hosts = layout
-                .hosts
-                .iter()
-                .filter(|h| {
-                    options.hosts.is_empty() || options.hosts.iter().any(|id| id == h.host.id)
-                })
-                .filter(|h| {
-                    let at = layout
-                        .package_scope
-                        .get(package)
-                        .copied()
-                        .unwrap_or(h.scope);
-                    options.scope.is_none_or(|s| s == at)
-                })
-                .map(|h| h.host.id);
-            for host in name_hosts {
-                if editor.exclude(name, Some(host))? {
-                    edits.push((
-                        "Excluding".to_string(),
-                        format!("{name} from host {host} in {file}"),
-                    ));
-                }
-            }
-        }
-    }
-    let text = editor.render();
-    let edited = text != manifest.text;
-    let updated = manifest.with_text(&text)?;
-    let registries = ops::registries(settings, Some(&updated))?;
-    let lock = project.lock_to_write(lock, &updated, &registries)?;
-    ops::finish(
-        settings,
-        printer,
-        &project,
-        &registries,
-        Finish {
-            manifest: &updated,
-            manifest_text: edited.then_some(text),
-            lock,
-            options: &options,
-            mode: Mode::Uninstall,
-            edits,
-        },
-    )?;
-    if !options.dry_run && !removed.is_empty() {
-        let commands = reinstall_commands(manifest, &removed, settings.global);
+    let commands =
+        crate::ops::uninstall::uninstall(settings, printer, &project, &options, &args.packages)?;
+    if !options.dry_run && !commands.is_empty() {
         let verb = if commands.len() == 1 { "puts" } else { "put" };
         printer.note(format!("`{}` {verb} them back", commands.join("` and `")));
-    }
-    Ok(())
-}
-/// The `dotpack install` commands that declare `hosts` again, each at the scope it had.
-/// `--scope` applies to every `--host` of a command, so hosts away from their default scope get
-/// one command per scope.
-fn reinstall_commands(
-    manifest: &LoadedManifest,
-    hosts: &[(&'static HostAdapter, Scope)],
-    global: bool,
-) -> Vec<String> {
-    let mut by_scope: BTreeMap<Option<Scope>, Vec<&str>> = BTreeMap::new();
-    for (host, scope) in hosts {
-        let flag = (!global && *scope != declare::default_scope(manifest, host)).then_some(*scope);
-        by_scope.entry(flag).or_default().push(host.id);
-    }
-    by_scope
-        .into_iter()
-        .map(|(scope, ids)| {
-            let mut command = String::from("dotpack install");
-            if global {
-                command.push_str(" --global");
-            }
-            for id in ids {
-                command.push_str(&format!(" --host {id}"));
-            }
-            if let Some(scope) = scope {
-                command.push_str(&format!(" --scope {scope}"));
-            }
-            command
-        })
-        .collect()
-}
-
-/// `uninstall --scope S` with no names: packages sent to scope `S` on their own are excluded
-/// too, the dependencies of a package declared with `scope = S` among them (they go where it
-/// goes): from every host, or from the hosts given with `--host`.
-fn exclude_scoped(
-    editor: &mut ManifestEditor,
-    layout: &Layout,
-    scope: Scope,
-    hosts: &[String],
-    file: &str,
-    edits: &mut Edits,
-) -> Result<()> {
-    for (name, at) in &layout.package_scope {
-        if *at != scope {
-            continue;
-        }
-        if hosts.is_empty() {
-            if editor.exclude(name, None)? {
-                edits.push((
-                    "Excluding".to_string(),
-                    format!("{name} ({scope} scope) from every host ([project] exclude in {file})"),
-                ));
-            }
-            continue;
-        }
-        for host in layout.hosts.iter().map(|h| h.host.id) {
-            if hosts.iter().any(|id| id == host) && editor.exclude(name, Some(host))? {
-                edits.push((
-                    "Excluding".to_string(),
-                    format!("{name} ({scope} scope) from host {host} in {file}"),
-                ));
-            }
-        }
     }
     Ok(())
 }

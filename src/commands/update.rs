@@ -1,13 +1,26 @@
 //! `dotpack update [NAME...]`: move locked packages to the newest versions their requirements
 //! allow, and reinstall. With names, only those packages move; everything else stays locked.
 
-use anyhow::{Result, bail};
+use std::borrow::Cow;
 
-use crate::cli::UpdateArgs;
+use crate::cli::{InstallArgs, ResolveEnvArgs};
+use anyhow::{Result, bail};
+use clap::Args;
+
 use crate::commands::declare;
-use crate::ops::{self, Finish, Project, Settings};
+use crate::ops::{self, Project, Relock, Settings};
 use crate::output::Printer;
-use crate::plan::Mode;
+
+#[derive(Debug, Args, Clone)]
+pub struct UpdateArgs {
+    /// Only update these packages (default: all)
+    #[arg(value_name = "NAME")]
+    pub packages: Vec<String>,
+    #[command(flatten)]
+    pub install: InstallArgs,
+    #[command(flatten)]
+    pub resolve: ResolveEnvArgs,
+}
 
 pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<()> {
     let mut options = crate::ops::InstallOptions {
@@ -28,13 +41,6 @@ pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<(
             }
         }
     }
-    let registries = ops::registries(settings, Some(&project.manifest))?;
-    let lock = ops::resolve_lock(
-        &project.manifest,
-        &registries,
-        preferred,
-        project.lock.as_ref(),
-    )?;
     // Approved user-scope entries may move to their new versions; packages named are the
     // user's choice.
     options.grant.updating = true;
@@ -43,19 +49,20 @@ pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<(
         .iter()
         .map(|p| declare::package_name(p))
         .collect();
-    options.grant.named = ops::with_dependencies(&named, &lock);
-    ops::finish(
+    let relock = Relock {
+        preferred,
+        options,
+        ..Relock::sync(&project, Cow::Borrowed(&project.manifest))
+    };
+    ops::relock_and_apply(
         settings,
         printer,
         &project,
-        &registries,
-        Finish {
-            manifest: &project.manifest,
-            manifest_text: None,
-            lock,
-            options: &options,
-            mode: Mode::Sync,
-            edits: Vec::new(),
+        None,
+        relock,
+        |_, lock, relock| {
+            relock.options.grant.named = ops::with_dependencies(&named, lock);
+            Ok(())
         },
     )
 }

@@ -50,11 +50,7 @@ pub fn user_scope(
         // The entries the file holds afterwards, for the command lines the requests it writes
         // show (the plan kept them: a large ~/.claude.json is not parsed again).
         let shows = everything || file.changes.iter().any(|c| writes(c.action));
-        let none = BTreeMap::new();
-        let entries = match (shows, &file.after) {
-            (true, Some(_)) => &file.entries,
-            _ => &none,
-        };
+        let entries = file_entries(file, shows);
         for change in &file.changes {
             let key = format!("{} {}", file.target.claim_file, change.server);
             let writes = match change.action {
@@ -71,17 +67,7 @@ pub fn user_scope(
             };
             let digest = digest.to_string();
             let shown = home_relative(&file.target.claim_file, settings);
-            let what = if change.server.contains('.') {
-                // A resource is text an agent follows: show what it says.
-                let text = file.after.as_deref().unwrap_or_default();
-                format!("`{}`: {}", change.server, excerpt(text))
-            } else {
-                let summary = entries
-                    .get(&change.server)
-                    .map(consent::entry_summary)
-                    .unwrap_or_default();
-                format!("server `{}`: {summary}", change.server)
-            };
+            let what = what_is_written(file, &change.server, entries);
             let local = change.package == crate::install::LOCAL_PACKAGE;
             kept.push(Placed {
                 ask: Ask {
@@ -109,6 +95,35 @@ pub fn user_scope(
         }
     }
     kept
+}
+
+/// The entries of a user-scope host file as the plan leaves it, by name (none unless `shows`).
+/// The plan kept them, so a large `~/.claude.json` is not parsed again.
+fn file_entries(file: &crate::plan::FilePlan, shows: bool) -> &BTreeMap<String, serde_json::Value> {
+    static NONE: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    match (shows, &file.after) {
+        (true, Some(_)) => &file.entries,
+        _ => &NONE,
+    }
+}
+
+/// What a request shows of `server` in `file`: a resource's text, or the entry's command line.
+fn what_is_written(
+    file: &crate::plan::FilePlan,
+    server: &str,
+    entries: &BTreeMap<String, serde_json::Value>,
+) -> String {
+    if server.contains('.') {
+        // A resource is text an agent follows: show what it says.
+        let text = file.after.as_deref().unwrap_or_default();
+        format!("`{server}`: {}", excerpt(text))
+    } else {
+        let summary = entries
+            .get(server)
+            .map(consent::entry_summary)
+            .unwrap_or_default();
+        format!("server `{server}`: {summary}")
+    }
 }
 
 /// The approvals of the packages `lock` holds at another version or checksum than the project's

@@ -306,103 +306,185 @@ fn commit_recording(
     at_user: Option<super::approve::AtUser<'_>>,
 ) -> Result<()> {
     let _phase = tracing::debug_span!("apply").entered();
-    let project = outcome.project;
-    let outcome_imported = outcome.imported;
-    let mut lock = outcome.lock;
-    let mut writes = Vec::new();
-    let mut user_files = false;
-    let mut host_plan = outcome.hosts;
-    match &mut host_plan {
-        Some(plan) => {
-            // Moved, not copied: a large project has tens of thousands of claims.
-            let (user, claims): (Vec<Claim>, Vec<Claim>) = std::mem::take(&mut plan.claims)
-                .into_iter()
-                .partition(|c| c.scope == "user");
-            lock.claims = claims;
-            let (user_files_claims, files) = match plan.resources.take() {
-                Some(all) => all.into_iter().partition(|c| c.scope == "user"),
-                None => (
-                    project.user_claims.files.clone(),
-                    project
-                        .lock
-                        .as_ref()
-                        .map(|l| l.files.clone())
-                        .unwrap_or_default(),
-                ),
-            };
-            lock.files = files;
-            if let Some(write) = user_claims_file(project, &user, &user_files_claims) {
-                writes.push(write);
-            }
-            user_files = touches_user_scope(plan, &writes);
-        }
-        None => {
-            lock.claims = project
-                .lock
-                .as_ref()
-                .map(|l| l.claims.clone())
-                .unwrap_or_default();
-            lock.files = project
-                .lock
-                .as_ref()
-                .map(|l| l.files.clone())
-                .unwrap_or_default();
-        }
-    }
+    let Outcome {
+        project,
+        manifest_text,
+        mut lock,
+        hosts: mut host_plan,
+        dry_run,
+        edits,
+        no_hosts,
+        staged,
+        imported,
+    } = outcome;
+    let (user_write, user_files) = take_claims(project, &mut lock, host_plan.as_mut());
     crate::pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
     let lock_text = lock.emit();
-    let new_state = crate::consent::state_digest(
-        outcome
-            .manifest_text
-            .as_deref()
-            .unwrap_or(&project.manifest.text),
-        (!nothing_locked_now(project, &lock)).then_some(lock_text.as_str()),
-    );
     let nothing_locked = nothing_locked_now(project, &lock);
+    let new_state = crate::consent::state_digest(
+        manifest_text.as_deref().unwrap_or(&project.manifest.text),
+        (!nothing_locked).then_some(lock_text.as_str()),
+    );
     // Packages this command moved to a new version or checksum: in a state of the user's own,
     // the user's command chose them (an `update`), so they may start (`verify`) as locked.
     let moved_packages = super::approve::moved_packages(project, &lock);
-    if settings.locked
-        && !nothing_locked
-        && (project.lock_conflicted || project.lock.as_ref() != Some(&lock))
-    {
-        let why = if project.lock.is_none() {
-            "dotpack.lock is missing"
-        } else if project.lock_conflicted {
-            "dotpack.lock has git merge conflict markers"
-        } else {
-            "dotpack.lock needs to be updated"
-        };
-        bail!(
-            "{why} but --locked was passed to prevent this\n  help: run the command without --locked (or --frozen) and commit the new dotpack.lock"
-        );
-    }
-    let root = project.manifest.root();
+    check_locked(settings, project, &lock, nothing_locked)?;
     let changes = lock_changes(project.lock.as_ref(), &lock);
-    // Host files first, in target order; their bytes move into the writes (they may be large).
-    let mut all_writes: Vec<FileWrite> = Vec::new();
-    let mut summary = Vec::new();
-    let mut warnings = Vec::new();
-    let mut report = super::report::CommitReport {
+    let mut report = commit_report(dry_run, &edits, &changes);
+    let lock_text = (!nothing_locked).then_some(lock_text);
+    let gathered = gather_writes(
+        project,
+        host_plan,
+        user_write,
+        staged,
+        manifest_text,
+        lock_text,
+    );
+    report.files = gathered.files;
+    let (writes, warnings) = (gathered.writes, gathered.warnings);
+    trace_plan(&writes, changes.len(), warnings.len(), dry_run);
+    if dry_run {
+        print_dry_run(printer, &edits, &changes, &writes, &warnings);
+        report.warnings = warnings;
+        json_report(printer, &report);
+        return Ok(());
+    }
+    let id = apply_writes(settings, printer, project, &writes, user_files, &changes)?;
+    let new_state = (!imported).then_some(new_state);
+    super::approve::after_commit(
+        settings,
+        printer,
+        project,
+        new_state.as_deref(),
+        at_user,
+        &moved_packages,
+    );
+    // Committed: now say what changed.
+    print_committed(
+        printer,
+        project,
+        &edits,
+        &changes,
+        &gathered.summary,
+        &warnings,
+    );
+    print_finished(printer, no_hosts, id);
+    report.generation = id;
+    report.warnings = warnings;
+    json_report(printer, &report);
+    Ok(())
+}
+
+/// The `--json` report of a commit, before its files, warnings and generation are known.
+fn commit_report(
+    dry_run: bool,
+    edits: &[(String, String)],
+    changes: &[Change],
+) -> super::report::CommitReport {
+    super::report::CommitReport {
         schema: 1,
-        dry_run: outcome.dry_run,
-        manifest: outcome
-            .edits
+        dry_run,
+        manifest: edits
             .iter()
             .map(|(verb, what)| format!("{verb} {what}"))
             .collect(),
         packages: changes.iter().map(Change::record).collect(),
         ..Default::default()
+    }
+}
+
+/// Moves the claims of `plan` into `lock` (the project's) and the write of
+/// `$DOTPACK_HOME/claims.toml` (the user-scope ones); without a plan, `lock` keeps the claims
+/// it had. Returns that write and whether the commit touches the user scope.
+fn take_claims(
+    project: &Project,
+    lock: &mut Lockfile,
+    plan: Option<&mut Plan>,
+) -> (Option<FileWrite>, bool) {
+    let locked = project.lock.as_ref();
+    let Some(plan) = plan else {
+        lock.claims = locked.map(|l| l.claims.clone()).unwrap_or_default();
+        lock.files = locked.map(|l| l.files.clone()).unwrap_or_default();
+        return (None, false);
+    };
+    // Moved, not copied: a large project has tens of thousands of claims.
+    let (user, claims): (Vec<Claim>, Vec<Claim>) = std::mem::take(&mut plan.claims)
+        .into_iter()
+        .partition(|c| c.scope == "user");
+    lock.claims = claims;
+    let (user_files_claims, files) = match plan.resources.take() {
+        Some(all) => all.into_iter().partition(|c| c.scope == "user"),
+        None => (
+            project.user_claims.files.clone(),
+            locked.map(|l| l.files.clone()).unwrap_or_default(),
+        ),
+    };
+    lock.files = files;
+    let write = user_claims_file(project, &user, &user_files_claims);
+    let user_files = touches_user_scope(plan, write.as_slice());
+    (write, user_files)
+}
+
+/// `--locked` refuses a lock that is missing, conflicted or would change.
+fn check_locked(
+    settings: &Settings,
+    project: &Project,
+    lock: &Lockfile,
+    nothing_locked: bool,
+) -> Result<()> {
+    if !settings.locked
+        || nothing_locked
+        || (!project.lock_conflicted && project.lock.as_ref() == Some(lock))
+    {
+        return Ok(());
+    }
+    let why = if project.lock.is_none() {
+        "dotpack.lock is missing"
+    } else if project.lock_conflicted {
+        "dotpack.lock has git merge conflict markers"
+    } else {
+        "dotpack.lock needs to be updated"
+    };
+    bail!(
+        "{why} but --locked was passed to prevent this\n  help: run the command without --locked (or --frozen) and commit the new dotpack.lock"
+    );
+}
+
+/// Every write of a commit, in order, with what the host files' part says.
+struct Gathered {
+    writes: Vec<FileWrite>,
+    files: Vec<super::report::FileReport>,
+    summary: Vec<(String, String)>,
+    warnings: Vec<String>,
+}
+
+/// The writes of a commit in order: host files (in target order; their bytes move, they may be
+/// large), the user claims, files staged into the project, the manifest, then the lock
+/// (`lock_text`, `None` when nothing is locked).
+fn gather_writes(
+    project: &Project,
+    host_plan: Option<Plan>,
+    user_write: Option<FileWrite>,
+    staged: Vec<(String, String)>,
+    manifest_text: Option<String>,
+    lock_text: Option<String>,
+) -> Gathered {
+    let mut gathered = Gathered {
+        writes: Vec::new(),
+        files: Vec::new(),
+        summary: Vec::new(),
+        warnings: Vec::new(),
     };
     if let Some(plan) = host_plan {
-        report.files = super::report::files(&plan);
-        summary = host_summary(&report.files);
-        warnings = host_warnings(&plan);
-        all_writes.extend(file_writes(plan));
+        gathered.files = super::report::files(&plan);
+        gathered.summary = host_summary(&gathered.files);
+        gathered.warnings = host_warnings(&plan);
+        gathered.writes.extend(file_writes(plan));
     }
-    all_writes.append(&mut writes);
-    for (rel, text) in outcome.staged {
-        all_writes.push(FileWrite {
+    gathered.writes.extend(user_write);
+    let root = project.manifest.root();
+    for (rel, text) in staged {
+        gathered.writes.push(FileWrite {
             display: rel.clone(),
             host: None,
             path: root.join(&rel),
@@ -413,14 +495,27 @@ fn commit_recording(
             fence: Some(crate::fence::Fence::project(root)),
         });
     }
-    let manifest_path = project.manifest.path.clone();
+    gathered
+        .writes
+        .extend(project_writes(project, manifest_text, lock_text));
+    gathered
+}
+
+/// The writes of the manifest (when its text changes) and the lock (unless `None`).
+fn project_writes(
+    project: &Project,
+    manifest_text: Option<String>,
+    lock_text: Option<String>,
+) -> Vec<FileWrite> {
+    let root = project.manifest.root();
+    let mut writes = Vec::new();
     // The user-level manifest and lock live in $DOTPACK_HOME, the user's own.
     let fence = (!project.global).then(|| crate::fence::Fence::project(root));
-    if let Some(text) = outcome.manifest_text {
-        all_writes.push(FileWrite {
+    if let Some(text) = manifest_text {
+        writes.push(FileWrite {
             display: manifest_display(project),
             host: None,
-            path: manifest_path,
+            path: project.manifest.path.clone(),
             before: (!project.new_manifest).then(|| project.manifest.text.clone()),
             after: Some(text),
             remove_dirs: 0,
@@ -428,8 +523,8 @@ fn commit_recording(
             fence: fence.clone(),
         });
     }
-    if !nothing_locked {
-        all_writes.push(FileWrite {
+    if let Some(lock_text) = lock_text {
+        writes.push(FileWrite {
             display: if project.global {
                 root.join(LOCK_FILE).display().to_string()
             } else {
@@ -444,7 +539,11 @@ fn commit_recording(
             fence,
         });
     }
-    let writes = all_writes;
+    writes
+}
+
+/// The debug trace of what a commit is about to write.
+fn trace_plan(writes: &[FileWrite], lock_changes: usize, warnings: usize, dry_run: bool) {
     for w in writes.iter().filter(|w| w.is_changed()) {
         tracing::debug!(
             file = %w.display,
@@ -458,32 +557,50 @@ fn commit_recording(
     }
     tracing::debug!(
         files = writes.iter().filter(|w| w.is_changed()).count(),
-        lock_changes = changes.len(),
-        warnings = warnings.len(),
-        dry_run = outcome.dry_run,
+        lock_changes,
+        warnings,
+        dry_run,
         "plan summary"
     );
-    if outcome.dry_run {
-        for (verb, what) in &outcome.edits {
-            printer.status("Would", format!("{} {what}", infinitive(verb)));
-        }
-        for change in &changes {
-            change.print_would(printer);
-        }
-        if !printer.json {
-            // With --json the report says what would change; stdout holds only the document.
-            crate::apply::print_plan(printer, &writes);
-            crate::apply::print_diffs(printer, &writes);
-        }
-        for warning in &warnings {
-            printer.warning(warning);
-        }
-        printer.warning("dry run: no file was changed");
-        report.warnings = warnings;
-        json_report(printer, &report);
-        return Ok(());
+}
+
+/// `--dry-run`: what would change, the plan and its diffs (not with `--json`: the report says
+/// what would change, and stdout holds only the document), then the warnings.
+fn print_dry_run(
+    printer: &Printer,
+    edits: &[(String, String)],
+    changes: &[Change],
+    writes: &[FileWrite],
+    warnings: &[String],
+) {
+    for (verb, what) in edits {
+        printer.status("Would", format!("{} {what}", infinitive(verb)));
     }
-    crate::apply::preflight(&writes)?;
+    for change in changes {
+        change.print_would(printer);
+    }
+    if !printer.json {
+        crate::apply::print_plan(printer, writes);
+        crate::apply::print_diffs(printer, writes);
+    }
+    for warning in warnings {
+        printer.warning(warning);
+    }
+    printer.warning("dry run: no file was changed");
+}
+
+/// Checks every write can be made, then applies them as one transaction, holding
+/// `$DOTPACK_HOME`'s lock too when `user_files`. Returns the generation recorded, if any.
+fn apply_writes(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    writes: &[FileWrite],
+    user_files: bool,
+    changes: &[Change],
+) -> Result<Option<u64>> {
+    crate::apply::preflight(writes)?;
+    let root = project.manifest.root();
     let boundary = settings.boundary(Some(root));
     let places = if project.global {
         crate::txn::Places::user(None, boundary)
@@ -500,47 +617,55 @@ fn commit_recording(
         keep: keep_generations(&project.manifest),
         ..crate::txn::Meta::default()
     };
-    let id = crate::txn::apply(&places, &writes, meta, settings.wait, printer)?;
-    let new_state = (!outcome_imported).then_some(new_state);
-    super::approve::after_commit(
-        settings,
-        printer,
-        project,
-        new_state.as_deref(),
-        at_user,
-        &moved_packages,
-    );
-    // Committed: now say what changed.
+    crate::txn::apply(&places, writes, meta, settings.wait, printer)
+}
+
+/// After the commit: the manifest created, its edits, the lock's changes, the host files'
+/// summary, then the warnings.
+fn print_committed(
+    printer: &Printer,
+    project: &Project,
+    edits: &[(String, String)],
+    changes: &[Change],
+    summary: &[(String, String)],
+    warnings: &[String],
+) {
     if project.new_manifest {
         printer.status("Created", project.manifest.path.display());
     }
-    for (verb, what) in &outcome.edits {
+    for (verb, what) in edits {
         printer.status(verb, what);
     }
-    for change in &changes {
+    for change in changes {
         change.print(printer);
     }
-    for (verb, what) in &summary {
+    for (verb, what) in summary {
         printer.status(verb, what);
     }
-    for warning in &warnings {
+    for warning in warnings {
         printer.warning(warning);
     }
-    if outcome.no_hosts {
-        let ids: Vec<&str> = crate::hosts::ADAPTERS.iter().map(|a| a.id).collect();
-        printer.warning(format!(
-            "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written\n  help: `dotpack install --host HOST` adds one (`dotpack hosts` lists them: {})",
-            ids.join(", ")
-        ));
+}
+
+/// The last lines of a commit: a project that declares no host and holds no claim is told so,
+/// then the generation recorded.
+fn print_finished(printer: &Printer, no_hosts: bool, id: Option<u64>) {
+    if no_hosts {
+        print_no_hosts(printer);
     }
     match id {
         Some(id) => printer.status("Finished", format!("generation {id}")),
         None => printer.status("Finished", "nothing to change"),
     }
-    report.generation = id;
-    report.warnings = warnings;
-    json_report(printer, &report);
-    Ok(())
+}
+
+/// The project declares no host and holds no claim.
+fn print_no_hosts(printer: &Printer) {
+    let ids: Vec<&str> = crate::hosts::ADAPTERS.iter().map(|a| a.id).collect();
+    printer.warning(format!(
+        "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written\n  help: `dotpack install --host HOST` adds one (`dotpack hosts` lists them: {})",
+        ids.join(", ")
+    ));
 }
 
 /// A project that locks nothing (no dependency, no claim) needs no lock file: none is written,

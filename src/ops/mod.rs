@@ -9,31 +9,59 @@
 //! - `locking`: resolution into a lock, and what changed between two locks;
 //! - `commit`: planning the host files and committing everything as one transaction.
 
+pub mod add;
+mod add_inputs;
 mod approve;
 mod commit;
 pub mod connect;
 pub mod consent;
+pub mod declare;
 mod environment;
+mod errors;
+pub mod history;
+pub mod import_into;
+pub mod import_resources;
+pub mod import_source;
+pub mod info;
+pub mod init;
+pub mod list;
 mod locking;
+pub mod outdated;
 mod owners;
+pub mod packages;
+pub mod probe;
+pub mod publish;
 mod registries;
+mod relock;
+mod replan;
 pub mod report;
+pub mod rollback;
+pub mod search;
 mod starts;
 pub mod tokens;
 pub mod tool_pins;
+pub mod tree;
 pub mod trust;
+pub mod uninstall;
+pub mod validate;
+pub mod verify;
 
+pub use add::{AddOptions, add};
+pub use add_inputs::{SetArg, parse_inputs};
 pub use approve::{ask, check_user_scope, record_more, record_one, user_scope, with_dependencies};
 pub use commit::{
     Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, outside_requests,
     place, plan_hosts, touches_user_scope, user_claims_write,
 };
 pub use environment::{environment_needed, print_environment_needed};
+pub use errors::{Reported, UsageError};
 pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};
 pub use registries::{
     RegistryFlag, folder_request, folder_requests, registries, registries_with_default,
     registry_flag, root_deps,
 };
+pub use relock::{Relock, relock_and_apply};
+pub use replan::replanning;
 pub use starts::{check_starts, record_starts, start_request, start_requests, unapproved_starts};
 
 use std::collections::BTreeMap;

@@ -206,3 +206,29 @@ fn declared_user_scope(
     }
     out
 }
+
+/// The `--json` document of `dotpack trust`: every request, whether it is approved, and
+/// whether this run records them (not with `show`).
+pub fn json_report(asked: &Asked, show: bool) -> serde_json::Value {
+    let requests: Vec<_> = asked
+        .requests
+        .iter()
+        .zip(&asked.approved)
+        .map(|(r, approved)| {
+            serde_json::json!({
+                "kind": r.kind.label(),
+                "key": r.key,
+                "digest": r.digest,
+                "detail": r.detail,
+                "approved": *approved || !show,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "schema": 1,
+        "project": asked.project.owner,
+        "recorded": !show,
+        "requests": requests,
+        "incomplete": asked.incomplete,
+    })
+}

@@ -1,0 +1,389 @@
+//! `dotpack add`: each package's registry and requirement written into dotpack.toml, then one
+//! re-lock-and-apply. What the command line says that must hold next time is recorded too:
+//! hosts given with `--host`, the registry given with `--registry`, the scope given with
+//! `--scope`. Nothing is written unless everything succeeds.
+
+use anyhow::{Result, bail};
+use semver::{Version, VersionReq};
+
+use crate::hosts::Scope;
+use crate::lock::Lockfile;
+use crate::manifest;
+use crate::output::Printer;
+use crate::project::ManifestEditor;
+use crate::registry::{ArchiveKind, IndexLine};
+use crate::resolve::RegistrySet;
+
+use super::add_inputs::{SetArg, check_inputs, typed_inputs};
+use super::declare::{self, Edits};
+use super::packages::{refused_message, unknown_package, versions_list};
+use super::{InstallOptions, Project, RegistryFlag, Relock, Settings, UsageError};
+
+/// What `dotpack add` was asked: the packages as given (`NAME[@REQ]`), the `--set` values (for
+/// one package) and the install flags.
+pub struct AddOptions {
+    pub packages: Vec<String>,
+    pub inputs: Vec<SetArg>,
+    pub install: InstallOptions,
+}
+
+/// Adds `options.packages` to the project's manifest, locks and installs them. Returns the
+/// environment variables the added packages read that are not set here, for the caller to say.
+pub fn add(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    options: AddOptions,
+) -> Result<Vec<(String, String)>> {
+    let AddOptions {
+        packages,
+        inputs,
+        install,
+    } = options;
+    let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
+    let mut edits = Edits::new();
+    let registry = flag_registry(settings, project, &mut editor, &mut edits)?;
+    let with_registry = manifest::parse(&project.manifest.path, editor.render())?;
+    let registries = super::registries_with_default(
+        settings,
+        Some(&with_registry),
+        settings.registry_env.as_deref(),
+    )?;
+    let requested = Requested {
+        project,
+        registries: &registries,
+        registry,
+        scope: added_scope(project, install.scope),
+        file: declare::manifest_name(&project.manifest, settings.global),
+        printer,
+    };
+    let (added, from_chosen_registry) = requested.add_all(&packages, &mut editor, &mut edits)?;
+    let hosts = &install.hosts;
+    declare::declare_hosts(
+        &mut editor,
+        &project.manifest,
+        hosts,
+        None,
+        settings.global,
+        &mut edits,
+    )?;
+    let text = editor.render();
+    let updated = project.manifest.with_text(&text)?;
+    let dry_run = install.dry_run;
+    let relock = Relock {
+        manifest_text: Some(text),
+        options: install,
+        edits,
+        ..Relock::sync(project, updated)
+    };
+    let needed = super::relock_and_apply(
+        settings,
+        printer,
+        project,
+        Some(registries),
+        relock,
+        |r, lock, relock| {
+            if let Some(name) = added.first()
+                && !inputs.is_empty()
+            {
+                record_inputs(project, r, lock, relock, &mut editor, name, &inputs)?;
+            }
+            check_inputs(r, &relock.manifest, lock, &added)?;
+            // What the user names is their choice; with `--scope user` they also chose the user
+            // scope for it (and what it pulls in), whatever the manifest held before.
+            relock.options.grant.named = super::with_dependencies(&added, lock);
+            if relock.options.scope == Some(Scope::User) {
+                relock.options.grant.scope_user =
+                    super::with_dependencies(&from_chosen_registry, lock);
+            }
+            Ok(super::environment_needed(r, &relock.manifest, lock, &added))
+        },
+    )?;
+    if !dry_run {
+        approve_registry_folder(settings, project)?;
+    }
+    Ok(needed)
+}
+
+/// A registry named with `--registry`, recorded on the added packages: a `[registries]` name,
+/// or a folder or URL declared under `[registries]` now.
+fn flag_registry(
+    settings: &Settings,
+    project: &Project,
+    editor: &mut ManifestEditor,
+    edits: &mut Edits,
+) -> Result<Option<String>> {
+    Ok(
+        match super::registry_flag(settings, Some(&project.manifest)) {
+            RegistryFlag::None => None,
+            RegistryFlag::Named(name) => Some(name),
+            RegistryFlag::Location(location) => Some(declare::declare_registry(
+                editor,
+                &project.manifest,
+                &settings.cwd,
+                &location,
+                edits,
+            )?),
+        },
+    )
+}
+
+/// Inputs are typed by the version the lock picked, then recorded in the manifest.
+fn record_inputs(
+    project: &Project,
+    registries: &RegistrySet,
+    lock: &Lockfile,
+    relock: &mut Relock<'_>,
+    editor: &mut ManifestEditor,
+    name: &str,
+    inputs: &[SetArg],
+) -> Result<()> {
+    let previous = project
+        .manifest
+        .manifest
+        .dependencies
+        .get(name)
+        .and_then(|d| d.set());
+    let typed = typed_inputs(registries, lock, name, inputs, previous)?;
+    editor.set_inputs(name, &typed)?;
+    let text = editor.render();
+    let updated = project.manifest.with_text(&text)?.into_owned();
+    relock.manifest = std::borrow::Cow::Owned(updated);
+    relock.manifest_text = Some(text);
+    Ok(())
+}
+
+/// A registry folder given with `--registry` is the user's choice, now in dotpack.toml: later
+/// commands may read it though it is outside the project.
+fn approve_registry_folder(settings: &Settings, project: &Project) -> Result<()> {
+    if let RegistryFlag::Location(location) =
+        super::registry_flag(settings, Some(&project.manifest))
+        && !crate::registry::http::is_url(&location)
+        && !project.global
+    {
+        let real = crate::fsutil::resolve(&settings.cwd.join(&location));
+        if !real.starts_with(crate::fsutil::resolve(project.root())) {
+            super::record_one(settings, &project.owner, super::folder_request(&real))?;
+        }
+    }
+    Ok(())
+}
+
+/// What every added package shares: the project, the registries, the registry `--registry`
+/// named, the scope `--scope` records, and how messages name the manifest.
+struct Requested<'a> {
+    project: &'a Project,
+    registries: &'a RegistrySet,
+    registry: Option<String>,
+    scope: Option<Option<Scope>>,
+    file: String,
+    printer: &'a Printer,
+}
+
+impl Requested<'_> {
+    /// Writes every dependency `specs` ask for. Returns their names, and those whose registry
+    /// the user chose (the default one, or `--registry`), not one the manifest already tied the
+    /// name to.
+    fn add_all(
+        &self,
+        specs: &[String],
+        editor: &mut ManifestEditor,
+        edits: &mut Edits,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let mut added = Vec::new();
+        let mut from_chosen_registry = Vec::new();
+        for spec in specs {
+            let (name, chosen) = self.add_one(spec, editor, edits)?;
+            if chosen {
+                from_chosen_registry.push(name.clone());
+            }
+            added.push(name);
+        }
+        Ok((added, from_chosen_registry))
+    }
+
+    /// Writes the dependency `spec` asks for into `editor`. Returns its name and whether the
+    /// user chose its registry (the default one, or `--registry`).
+    fn add_one(
+        &self,
+        spec: &str,
+        editor: &mut ManifestEditor,
+        edits: &mut Edits,
+    ) -> Result<(String, bool)> {
+        let (name, req) = parse_spec(spec)?;
+        let existing = self.project.manifest.manifest.dependencies.get(&name);
+        let mut dep_registry = self
+            .registry
+            .clone()
+            .or_else(|| existing.and_then(|d| d.registry()).map(str::to_string));
+        let chosen = match &dep_registry {
+            None => mcp_registry_for(self.registries, &name)?,
+            Some(_) => None,
+        };
+        if chosen.is_some() {
+            dep_registry = chosen.clone();
+        }
+        let from_chosen = self.registry.is_some() || dep_registry.is_none();
+        let versions = self.published(&name, dep_registry.as_deref())?;
+        let req = match (req, existing) {
+            (Some(req), _) => {
+                check_satisfiable(&name, &req, &versions)?;
+                req
+            }
+            (None, Some(dep)) => {
+                let file = &self.file;
+                self.printer.note(format!(
+                    "`{name}` is already in {file} as \"{}\"",
+                    dep.req()
+                ));
+                dep.req().to_string()
+            }
+            (None, None) => default_requirement(&name, &versions)?,
+        };
+        editor.set_dependency(&name, &req)?;
+        if let Some(r) = self.registry.as_ref().or(chosen.as_ref()) {
+            editor.set_dependency_key(&name, "registry", Some(r))?;
+        }
+        if let Some(s) = self.scope {
+            editor.set_dependency_key(&name, "scope", s.map(|s| s.to_string()).as_deref())?;
+        }
+        let file = &self.file;
+        match existing {
+            None => edits.push(("Adding".to_string(), format!("{name} \"{req}\" to {file}"))),
+            Some(dep) if dep.req().to_string() != req => edits.push((
+                "Updating".to_string(),
+                format!("{name} to \"{req}\" in {file}"),
+            )),
+            Some(_) => {}
+        }
+        Ok((name, from_chosen))
+    }
+
+    /// The versions `registry` (`None`: the default) lists for `name`: an error when it has
+    /// none, or when dotpack refuses every one it lists.
+    fn published(
+        &self,
+        name: &str,
+        registry: Option<&str>,
+    ) -> Result<std::sync::Arc<Vec<IndexLine>>> {
+        let source = self.registries.for_dependency(registry, name)?;
+        let Some(versions) = source.versions(name)? else {
+            bail!("{}", unknown_package(name, source)?);
+        };
+        if !versions.iter().any(|l| !l.yanked) {
+            let refused = source.refused(name);
+            if !refused.is_empty() {
+                bail!("{}", refused_message(name, source, &refused));
+            }
+        }
+        Ok(versions)
+    }
+}
+
+/// What `--scope` records on the added packages: `Some(Some(s))` sets `scope = s`;
+/// `Some(None)`, for the project's own scope, takes a `scope` the package had out (it goes
+/// where the project's packages go); `None` (no `--scope`) leaves it as it is.
+fn added_scope(project: &Project, scope: Option<Scope>) -> Option<Option<Scope>> {
+    if project.global {
+        return None;
+    }
+    let project_scope = project
+        .manifest
+        .manifest
+        .project
+        .as_ref()
+        .and_then(|p| p.scope)
+        .unwrap_or(Scope::Project);
+    scope.map(|s| (s != project_scope).then_some(s))
+}
+
+/// Splits `NAME[@REQ]`, checking the name's characters and the requirement's syntax. Names are
+/// lowercase, as the registry's are.
+fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
+    let (name, req) = match spec.split_once('@') {
+        Some((name, req)) => (name, Some(req.trim())),
+        None => (spec, None),
+    };
+    if !crate::validate::is_valid_package_name(name) {
+        return Err(UsageError(format!(
+            "`{name}` is not a valid package name: use letters, digits, `-` and `_`, starting with a letter or digit, or an MCP Registry name such as `io.github.user/weather`"
+        ))
+        .into());
+    }
+    let name = declare::package_name(name);
+    if let Some(req) = req
+        && let Err(e) = VersionReq::parse(req)
+    {
+        return Err(UsageError(format!(
+            "`{req}` in `{spec}` is not a version requirement ({e})\n  help: write e.g. `{name}@^1.2`, `{name}@~1.2.3`, `{name}@=1.0.0` or `{name}@'>=1, <2'`"
+        ))
+        .into());
+    }
+    Ok((name, req.map(str::to_string)))
+}
+
+/// A requirement no published version satisfies is an error listing the versions that exist.
+fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()> {
+    let Ok(parsed) = VersionReq::parse(req) else {
+        return Ok(());
+    };
+    if versions
+        .iter()
+        .any(|l| !l.yanked && parsed.matches(&l.vers))
+    {
+        return Ok(());
+    }
+    let why = if versions.iter().any(|l| parsed.matches(&l.vers)) {
+        "matches only yanked versions"
+    } else {
+        "matches no published version"
+    };
+    bail!(
+        "`{name}@{req}` {why}\n  help: versions: {}",
+        versions_list(versions)
+    )
+}
+
+/// `^MAJOR.MINOR` of the newest stable, non-yanked version (`^0.0.PATCH` below 0.1).
+fn default_requirement(name: &str, versions: &[IndexLine]) -> Result<String> {
+    let newest: Option<&Version> = versions
+        .iter()
+        .filter(|l| !l.yanked && l.vers.pre.is_empty())
+        .map(|l| &l.vers)
+        .max();
+    let Some(v) = newest else {
+        bail!(
+            "package `{name}` has no stable, unyanked version\n  help: name a version explicitly, e.g. `dotpack add {name}@={}`",
+            versions
+                .iter()
+                .map(|l| &l.vers)
+                .max()
+                .map_or("VERSION".to_string(), ToString::to_string)
+        );
+    };
+    Ok(if v.major == 0 && v.minor == 0 {
+        format!("^0.0.{}", v.patch)
+    } else {
+        format!("^{}.{}", v.major, v.minor)
+    })
+}
+
+/// For an MCP Registry name (`io.github.user/weather`) that names no registry: the first
+/// `kind = "mcp-registry"` registry under `[registries]`, which `add` then records on the
+/// dependency. No such registry is an error saying how to declare one.
+fn mcp_registry_for(registries: &RegistrySet, name: &str) -> Result<Option<String>> {
+    if !crate::registry::mcp::is_registry_name(name) {
+        return Ok(None);
+    }
+    let found = registries
+        .named_all()
+        .find(|(_, source)| source.archive_kind() == ArchiveKind::ServerJson)
+        .map(|(registry, _)| registry.to_string());
+    if found.is_none() {
+        bail!(
+            "`{name}` is an MCP Registry name, and no registry under [registries] is an MCP registry\n  help: add to dotpack.toml\n\n    [registries]\n    mcp = {{ url = \"{}\", kind = \"mcp-registry\" }}\n",
+            crate::registry::mcp::OFFICIAL_URL
+        );
+    }
+    Ok(found)
+}

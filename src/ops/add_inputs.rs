@@ -1,0 +1,145 @@
+//! `dotpack add --set`: the values given for a package's inputs, typed by the version the lock
+//! picked, and the check that every required input has a value.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Result, bail};
+
+use crate::lock::Lockfile;
+use crate::ops::UsageError;
+
+/// One `--set`: `KEY=VALUE` replaces, `KEY+=VALUE` appends to a list input.
+pub struct SetArg {
+    pub key: String,
+    pub value: String,
+    pub append: bool,
+}
+
+/// Parses every `--set`.
+pub fn parse_inputs(sets: &[String]) -> Result<Vec<SetArg>> {
+    sets.iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.trim().trim_end_matches('+').trim().is_empty() => {
+                let k = k.trim();
+                Ok(SetArg {
+                    key: k.trim_end_matches('+').trim().to_string(),
+                    value: v.to_string(),
+                    append: k.ends_with('+'),
+                })
+            }
+            _ => Err(UsageError(format!(
+                "--set `{s}` must look like KEY=VALUE (or KEY+=VALUE to add to a list)"
+            ))
+            .into()),
+        })
+        .collect()
+}
+
+/// The values `--set` gives the inputs of package `name`, typed as its inputs are: a `--set`
+/// must name an input the package declares, never a secret one, and give a value that keeps
+/// the input's rules. `KEY+=VALUE` appends to what `previous` (the dependency's `set`) or an
+/// earlier `--set` holds.
+pub fn typed_inputs(
+    registries: &crate::resolve::RegistrySet,
+    lock: &Lockfile,
+    name: &str,
+    inputs: &[SetArg],
+    previous: Option<&BTreeMap<String, toml::Value>>,
+) -> Result<Vec<(String, toml::Value)>> {
+    let Some(locked) = lock.get(name) else {
+        return Ok(Vec::new());
+    };
+    let Some(source) = registries.by_source(&locked.source) else {
+        return Ok(Vec::new());
+    };
+    let package = crate::registry::load_package(source, name, &locked.version)?;
+    let mut values: BTreeMap<String, toml::Value> = BTreeMap::new();
+    for arg in inputs {
+        let key = arg.key.as_str();
+        let Some(input) = package.inputs.get(key) else {
+            let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
+            let help = if declared.is_empty() {
+                format!("{name} declares no inputs")
+            } else {
+                format!("{name} declares: {}", declared.join(", "))
+            };
+            return Err(UsageError(format!(
+                "package `{name}` has no input `{key}`\n  help: {help}"
+            ))
+            .into());
+        };
+        if input.secret {
+            return Err(UsageError(crate::install::secret_input_error(
+                name,
+                key,
+                &package,
+                "--set gives",
+            ))
+            .into());
+        }
+        let bad = |why: String| UsageError(crate::install::input_value_error(name, key, &why));
+        let ty = crate::inputs::type_of(input);
+        let value = if arg.append {
+            if ty != crate::inputs::InputType::Array {
+                return Err(bad(format!(
+                    "`{key}+=` adds to a list, but `{key}` is {}: write `--set {key}=VALUE`",
+                    ty.name()
+                ))
+                .into());
+            }
+            let mut list = match values
+                .get(key)
+                .cloned()
+                .or_else(|| previous.and_then(|p| p.get(key)).cloned())
+                .map(|v| crate::inputs::coerce(input, &v))
+                .transpose()
+                .map_err(bad)?
+            {
+                Some(toml::Value::Array(items)) => items,
+                _ => Vec::new(),
+            };
+            let added = crate::inputs::coerce(input, &toml::Value::String(arg.value.clone()))
+                .map_err(bad)?;
+            if let toml::Value::Array(items) = added {
+                list.extend(items);
+            }
+            toml::Value::Array(list)
+        } else {
+            crate::inputs::coerce(input, &toml::Value::String(arg.value.clone())).map_err(bad)?
+        };
+        let broken = crate::inputs::check(input, &value);
+        if !broken.is_empty() {
+            return Err(bad(broken.join("; ")).into());
+        }
+        values.insert(key.to_string(), value);
+    }
+    Ok(values.into_iter().collect())
+}
+
+/// Every required input of every added package that is not a secret must have a value, and
+/// every value must keep its input's rules.
+pub fn check_inputs(
+    registries: &crate::resolve::RegistrySet,
+    manifest: &crate::manifest::LoadedManifest,
+    lock: &Lockfile,
+    added: &[String],
+) -> Result<()> {
+    let mut problems = Vec::new();
+    for name in added {
+        let Some(locked) = lock.get(name) else {
+            continue;
+        };
+        let Some(source) = registries.by_source(&locked.source) else {
+            continue;
+        };
+        let package = crate::registry::load_package(source, name, &locked.version)?;
+        let spec = manifest.manifest.dependencies.get(name);
+        if let Err(mut more) = crate::install::props_for(name, &package, spec) {
+            problems.append(&mut more);
+        }
+    }
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
+    }
+    Ok(())
+}

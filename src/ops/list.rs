@@ -1,0 +1,100 @@
+//! `dotpack list` and `dotpack status`: what dotpack claims in the hosts' files, entry by entry,
+//! and the lock as `status` judges it.
+
+use anyhow::Result;
+
+use crate::inspect::{self, Row, State};
+use crate::install::{filter_targets, fingerprint_of};
+
+use super::{InstallOptions, Project, Settings};
+
+/// Which rows a command shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Everything dotpack claims.
+    List,
+    /// Only what is not as it should be.
+    Status,
+}
+
+/// The lock, as `status` judges it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockState {
+    Ok,
+    Missing,
+    Stale,
+    Conflicted,
+}
+
+/// The lock as `status` judges it: conflicted, missing, stale or fine.
+pub fn lock_state(project: &Project) -> LockState {
+    let manifest = &project.manifest;
+    match &project.lock {
+        _ if project.lock_conflicted => LockState::Conflicted,
+        None if manifest.manifest.dependencies.is_empty() => LockState::Ok,
+        None => LockState::Missing,
+        Some(lock) if !crate::ops::lock_is_fresh(manifest, lock) => LockState::Stale,
+        Some(_) => LockState::Ok,
+    }
+}
+
+/// The rows `view` shows for the hosts and scope `options` name: each host's rows together,
+/// hosts in the order they first appear.
+pub fn rows(
+    settings: &Settings,
+    project: &Project,
+    options: &InstallOptions,
+    view: View,
+) -> Result<Vec<Row>> {
+    let manifest = &project.manifest;
+    let empty = crate::lock::Lockfile::empty();
+    let lock = project.lock.as_ref().unwrap_or(&empty);
+    let claims = super::all_claims(project);
+    let mut placed = super::place(settings, project, manifest, lock, &claims)?;
+    filter_targets(&mut placed, &options.hosts, options.scope);
+    let mut files = crate::install::read_targets(&placed.targets)?;
+    crate::install::redact_resolved(&placed.targets, &mut files, &claims);
+    let inputs = |package: &str, server: &str| fingerprint_of(&manifest.manifest, package, server);
+    let mut rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
+    if options.scope != Some(crate::hosts::Scope::User) {
+        rows.extend(inspect::inspect_files(
+            manifest.root(),
+            &lock.files,
+            lock,
+            &options.hosts,
+        ));
+    }
+    if options.scope != Some(crate::hosts::Scope::Project) {
+        let mine: Vec<crate::resources::FileClaim> = project
+            .user_claims
+            .files
+            .iter()
+            .filter(|c| c.is_owned_by(&project.owner))
+            .cloned()
+            .collect();
+        let mut user_rows =
+            inspect::inspect_files(&settings.host_env.home, &mine, lock, &options.hosts);
+        for row in &mut user_rows {
+            row.file = format!("~/{}", row.file);
+        }
+        rows.extend(user_rows);
+    }
+    {
+        // Each host's rows together, hosts in the order they first appear.
+        let mut order: Vec<String> = Vec::new();
+        for row in &rows {
+            if !order.contains(&row.host) {
+                order.push(row.host.clone());
+            }
+        }
+        rows.sort_by_key(|r| order.iter().position(|h| *h == r.host));
+    }
+    Ok(rows
+        .into_iter()
+        .filter(|r| match view {
+            View::List => r.state != State::NotInstalled && r.state != State::Unclaimed,
+            View::Status => r.state != State::Installed,
+        })
+        .collect())
+}

@@ -1,0 +1,66 @@
+//! What a registry says of a package name, as errors name it: a name it does not have (with
+//! close names), a package whose every version dotpack refuses, the versions it lists.
+
+use anyhow::Result;
+
+use crate::registry::{IndexLine, IndexSource, Refusal};
+
+/// The error for a package whose every version the registry lists is one dotpack refuses.
+pub fn refused_message(name: &str, source: &dyn IndexSource, refused: &[Refusal]) -> String {
+    let reasons: Vec<String> = refused
+        .iter()
+        .map(|r| format!("  {name} {}: {}", r.version, r.reason))
+        .collect();
+    format!(
+        "`{name}` cannot be installed from the registry {}: dotpack installs nothing it cannot map without loss\n{}",
+        source.source_id(),
+        reasons.join("\n")
+    )
+}
+
+/// The error for a package the registry does not have, with close names when there are some.
+pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
+    // A registry that searches itself is asked about the name's namespace (`io.github.user`
+    // of `io.github.user/weathr`) instead of listed whole.
+    let word = name.split('/').next().unwrap_or(name);
+    let names = match source.search(word) {
+        Ok(Some(found)) => found.into_iter().map(|f| f.name).collect(),
+        Ok(None) => source.names()?,
+        // Suggestions are a courtesy: offline or failing, the error stays the same.
+        Err(_) => Vec::new(),
+    };
+    let close = crate::suggest::close_names(name, names.iter().map(String::as_str), 3);
+    let help = if close.is_empty() {
+        "search the registry with `dotpack search WORDS`".to_string()
+    } else {
+        format!(
+            "did you mean {}?",
+            close
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Ok(format!(
+        "package `{name}` was not found in the registry {}\n  help: {help}",
+        source.source_id()
+    ))
+}
+
+/// Every version of a package, oldest first, yanked ones marked: for "no version matches".
+pub fn versions_list(lines: &[IndexLine]) -> String {
+    let mut sorted: Vec<&IndexLine> = lines.iter().collect();
+    sorted.sort_by(|a, b| a.vers.cmp(&b.vers));
+    let vs: Vec<String> = sorted
+        .iter()
+        .map(|l| {
+            if l.yanked {
+                format!("{} (yanked)", l.vers)
+            } else {
+                l.vers.to_string()
+            }
+        })
+        .collect::<Vec<_>>();
+    vs.join(", ")
+}

@@ -1,0 +1,104 @@
+//! The one re-lock-and-apply that every command changing what is locked ends with: open the
+//! registries for the manifest as the command left it, resolve the lock (keeping the versions
+//! the command asks to keep), let the command look at the new lock, then plan the host files and
+//! commit everything as one transaction (or, for `dotpack lock`, commit the lock alone).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use semver::Version;
+
+use crate::lock::Lockfile;
+use crate::manifest::LoadedManifest;
+use crate::output::Printer;
+use crate::plan::Mode;
+use crate::resolve::RegistrySet;
+
+use super::{Finish, InstallOptions, Outcome, Project, Settings};
+
+/// What a command hands the re-lock-and-apply: the manifest as it leaves it, what to keep
+/// locked, and what it asks of the host files.
+pub struct Relock<'a> {
+    /// The manifest as the command leaves it.
+    pub manifest: Cow<'a, LoadedManifest>,
+    /// Its new text, when the command edited it.
+    pub manifest_text: Option<String>,
+    /// The locked versions resolution keeps where they still fit.
+    pub preferred: BTreeMap<String, Version>,
+    pub options: InstallOptions,
+    /// How the host files are planned; `None`: only the lock is written (`dotpack lock`).
+    pub mode: Option<Mode>,
+    /// What the command changed in dotpack.toml, as `(verb, what)` status lines.
+    pub edits: Vec<(String, String)>,
+}
+
+impl<'a> Relock<'a> {
+    /// Re-locks `manifest` keeping `project`'s locked versions, and syncs the host files.
+    pub fn sync(project: &Project, manifest: Cow<'a, LoadedManifest>) -> Relock<'a> {
+        Relock {
+            manifest,
+            manifest_text: None,
+            preferred: project.locked_versions(),
+            options: InstallOptions::default(),
+            mode: Some(Mode::Sync),
+            edits: Vec::new(),
+        }
+    }
+}
+
+/// Opens the registries (`registries`, else those of the relocked manifest), resolves the lock,
+/// calls `inspect` with the new lock (a command may type inputs, fill in what it grants, or pin
+/// tools there), then commits. Returns what `inspect` returned.
+pub fn relock_and_apply<'a, T>(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    registries: Option<RegistrySet>,
+    mut relock: Relock<'a>,
+    inspect: impl FnOnce(&RegistrySet, &mut Lockfile, &mut Relock<'a>) -> Result<T>,
+) -> Result<T> {
+    let registries = match registries {
+        Some(registries) => registries,
+        None => super::registries(settings, Some(&relock.manifest))?,
+    };
+    let mut lock = super::resolve_lock(
+        &relock.manifest,
+        &registries,
+        std::mem::take(&mut relock.preferred),
+        project.lock.as_ref(),
+    )?;
+    let out = inspect(&registries, &mut lock, &mut relock)?;
+    match relock.mode {
+        Some(mode) => super::finish(
+            settings,
+            printer,
+            project,
+            &registries,
+            Finish {
+                manifest: &relock.manifest,
+                manifest_text: relock.manifest_text,
+                lock,
+                options: &relock.options,
+                mode,
+                edits: relock.edits,
+            },
+        )?,
+        None => super::commit(
+            settings,
+            printer,
+            Outcome {
+                project,
+                manifest_text: relock.manifest_text,
+                lock,
+                hosts: None,
+                dry_run: relock.options.dry_run,
+                edits: relock.edits,
+                no_hosts: false,
+                staged: Vec::new(),
+                imported: false,
+            },
+        )?,
+    }
+    Ok(out)
+}

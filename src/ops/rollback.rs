@@ -1,0 +1,338 @@
+//! `dotpack rollback`: the project restored to its state right after a generation, as a new
+//! generation. The project's own files get their bytes back, host files edited by someone else
+//! since are merged entry by entry; user-scope files are shared with other projects, so the
+//! restored manifest and lock are installed again at user scope, through the claims and their
+//! owners, as `dotpack install` would.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::apply::FileWrite;
+use crate::hosts::Scope;
+use crate::lock::{LOCK_FILE, Lockfile};
+use crate::manifest::{self, MANIFEST_FILE};
+use crate::output::Printer;
+use crate::plan::Mode;
+use crate::txn::{self, rollback};
+
+use super::{Project, Settings};
+
+/// What `dotpack rollback` was asked.
+pub struct RollbackOptions {
+    /// The generation to restore; `None`: the one before the newest.
+    pub generation: Option<u64>,
+    /// Whose generations: the project's, or (`--scope user`) the user's.
+    pub scope: Option<Scope>,
+    /// Restore dotpack.toml even when it was edited since dotpack last wrote it.
+    pub force: bool,
+    pub dry_run: bool,
+}
+
+/// A rollback planned: where it commits, the generation it restores, and what it writes.
+pub struct Planned {
+    pub places: txn::Places,
+    pub keep: usize,
+    pub target: u64,
+    pub plan: rollback::RollbackPlan,
+}
+
+/// Plans the rollback `options` asks for (under the state lock unless `dry_run`): the
+/// project's files by bytes, the user-scope ones planned from the restored manifest and lock.
+pub fn plan(settings: &Settings, printer: &Printer, options: &RollbackOptions) -> Result<Planned> {
+    let (mut places, keep) = super::state_places(settings, options.scope)?;
+    if !options.dry_run {
+        // Planned under the lock: no other dotpack changes the files in between.
+        places.lock(settings.wait, printer)?;
+    }
+    let generations = places.generations()?;
+    let target = match options.generation {
+        Some(n) => n,
+        None => rollback::default_target(&generations)?,
+    };
+    let mut plan = rollback::plan(&places, &generations, target)?;
+    let root = project_root(settings, &places.state);
+    drop_user_writes(settings, root.as_deref(), &mut plan);
+    if let Some(edited) = plan.overwritten.iter().find(|f| f.ends_with(MANIFEST_FILE))
+        && !options.force
+    {
+        bail!(
+            "{edited} was edited since dotpack last wrote it; rolling back would lose those edits\n  help: save your edits elsewhere and run `dotpack rollback --force`, or make the change you want with `dotpack add`/`remove`"
+        );
+    }
+    if let Some(root) = &root {
+        remove_created_dirs(root, &mut plan.writes);
+        let dry_run = options.dry_run;
+        let mut user = user_scope_writes(settings, printer, root, &plan.writes, dry_run)?;
+        if !user.is_empty() && !places.locks.contains(&settings.dotpack_home) {
+            places.locks.push(settings.dotpack_home.clone());
+            if !dry_run {
+                places.lock(settings.wait, printer)?;
+            }
+        }
+        plan.writes.append(&mut user);
+    }
+    Ok(Planned {
+        places,
+        keep,
+        target,
+        plan,
+    })
+}
+
+/// User-scope files are shared: they are planned from the restored manifest, not restored by
+/// bytes, so their writes (and what was said of them) leave the plan.
+fn drop_user_writes(settings: &Settings, root: Option<&Path>, plan: &mut rollback::RollbackPlan) {
+    let user_claims = settings.dotpack_home.join("claims.toml");
+    let is_user = |path: &Path, host: bool| {
+        path == user_claims || (host && !root.is_some_and(|r| path.starts_with(r)))
+    };
+    let user_names: Vec<String> = plan
+        .writes
+        .iter()
+        .filter(|w| is_user(&w.path, w.host.is_some()))
+        .map(|w| w.display.clone())
+        .collect();
+    plan.writes.retain(|w| !is_user(&w.path, w.host.is_some()));
+    plan.merged.retain(|f| !user_names.contains(f));
+    plan.overwritten.retain(|f| !user_names.contains(f));
+}
+
+/// Commits a planned rollback as a new generation. Returns its id (`None`: nothing changed).
+pub fn apply(settings: &Settings, printer: &Printer, planned: &Planned) -> Result<Option<u64>> {
+    let plan = &planned.plan;
+    crate::apply::preflight(&plan.writes)?;
+    let meta = txn::Meta {
+        command: settings.recorded_command(&|_| false),
+        packages: plan.packages.clone(),
+        rollback_to: Some(planned.target),
+        merged: plan.merged.clone(),
+        keep: planned.keep,
+    };
+    txn::apply(&planned.places, &plan.writes, meta, settings.wait, printer)
+}
+
+/// `--json`: `{"schema": 1, "dry_run", "rolled_back_to", "generation", "files", "packages"}`.
+pub fn rollback_json(
+    target: u64,
+    id: Option<u64>,
+    writes: &[crate::apply::FileWrite],
+    packages: &[txn::PackageChange],
+    dry_run: bool,
+) -> serde_json::Value {
+    serde_json::json!({
+        "schema": 1,
+        "dry_run": dry_run,
+        "rolled_back_to": target,
+        "generation": id,
+        "files": writes
+            .iter()
+            .filter(|w| w.is_changed())
+            .map(|w| &w.display)
+            .collect::<Vec<_>>(),
+        "packages": packages,
+    })
+}
+
+/// The folder of the manifest whose generations live in `state`: the project's (its
+/// `.dotpack/`), or `$DOTPACK_HOME` for the user-level manifest.
+fn project_root(settings: &Settings, state: &Path) -> Option<std::path::PathBuf> {
+    if state == settings.dotpack_home {
+        return Some(settings.dotpack_home.clone());
+    }
+    state.parent().map(Path::to_path_buf)
+}
+
+/// A project host file the rollback deletes takes along the folders dotpack created for it
+/// (`.codex/` for `.codex/config.toml`), as `remove` and `uninstall` do: the current lock's
+/// claims on the file say how many. Never more than the folders between the project and the file.
+fn remove_created_dirs(root: &Path, writes: &mut [FileWrite]) {
+    let path = root.join(LOCK_FILE);
+    let fence = crate::fence::Fence::project(root);
+    let Some(lock) = crate::fence::read_text(&path, Some(&fence), crate::fence::LOCK_CAP)
+        .ok()
+        .flatten()
+        .and_then(|text| crate::lock::parse(&path, &text).ok())
+    else {
+        return;
+    };
+    for write in writes
+        .iter_mut()
+        .filter(|w| w.host.is_some() && w.before.is_some() && w.after.is_none())
+    {
+        let inside = Path::new(&write.display)
+            .components()
+            .count()
+            .saturating_sub(1);
+        let created = lock
+            .claims
+            .iter()
+            .filter(|c| c.file == write.display && write.host.as_deref() == Some(c.host.as_str()))
+            .map(|c| c.created_dirs)
+            .max()
+            .unwrap_or(0);
+        write.remove_dirs = created.min(u32::try_from(inside).unwrap_or(u32::MAX));
+    }
+}
+
+/// The user-scope writes that make this project's user-scope entries what the restored
+/// manifest and lock declare: planned like `dotpack install`, with every owner's claims.
+fn user_scope_writes(
+    settings: &Settings,
+    printer: &Printer,
+    root: &Path,
+    writes: &[FileWrite],
+    dry_run: bool,
+) -> Result<Vec<FileWrite>> {
+    let project = restored_project(settings, root, writes)?;
+    let registries = super::registries(settings, Some(&project.manifest))?;
+    let plan = user_plan(settings, &project, &registries)?;
+    for warning in &plan.warnings {
+        printer.warning(warning);
+    }
+    // What a restored manifest sends to the user scope needs the same consent as `install`: a
+    // generation a clone made (an `uninstall`, say) must not bring its servers in by the back door.
+    let empty = Lockfile::empty();
+    let lock = project.lock.as_ref().unwrap_or(&empty);
+    let at_user = super::user_scope(&plan, settings, &project.manifest, lock, false);
+    super::check_user_scope(
+        settings,
+        printer,
+        &project,
+        &at_user,
+        &Default::default(),
+        dry_run,
+    )?;
+    let claims_write = super::user_claims_write(&project, &plan);
+    let mut out = super::file_writes(plan);
+    out.extend(claims_write);
+    Ok(out)
+}
+
+/// The project as the rollback restores it: its manifest and lock from `writes` (else as they
+/// are on disk), with every owner's user-scope claims.
+fn restored_project(settings: &Settings, root: &Path, writes: &[FileWrite]) -> Result<Project> {
+    let global = root == settings.dotpack_home;
+    // A project's manifest and lock stay in it; the user-level ones are the user's own.
+    let fence = (!global).then(|| crate::fence::Fence::project(root));
+    let restored = |name: &str| -> Result<Option<String>> {
+        let path = root.join(name);
+        match writes.iter().find(|w| w.path == path) {
+            Some(w) => Ok(w.after.clone()),
+            None => crate::fence::read_text(&path, fence.as_ref(), crate::fence::LOCK_CAP),
+        }
+    };
+    let manifest_path = root.join(MANIFEST_FILE);
+    let manifest = manifest::parse(&manifest_path, restored(MANIFEST_FILE)?.unwrap_or_default())?;
+    let lock_text = restored(LOCK_FILE)?;
+    let lock = match &lock_text {
+        Some(text) => crate::lock::parse(&root.join(LOCK_FILE), text)?,
+        None => Lockfile::empty(),
+    };
+    let project = Project {
+        lock_path: root.join(LOCK_FILE),
+        // The restored texts: a state the user's own commands once left is theirs again.
+        lock_text,
+        lock: Some(lock),
+        lock_conflicted: false,
+        new_manifest: false,
+        global,
+        user_claims: crate::claims::UserClaims::load(&settings.dotpack_home)?,
+        owner: super::owner_id(root),
+        manifest,
+    };
+    Ok(project)
+}
+
+/// The user-scope host and resource files the restored project plans, as `dotpack install`
+/// would, with every owner's claims.
+fn user_plan(
+    settings: &Settings,
+    project: &Project,
+    registries: &crate::resolve::RegistrySet,
+) -> Result<crate::plan::Plan> {
+    let manifest = &project.manifest;
+    let empty = Lockfile::empty();
+    let lock = project.lock.as_ref().unwrap_or(&empty);
+    let global = project.global;
+    // Only the user-scope files: the project's own come back by bytes, and what is in them
+    // (an entry dotpack does not own, say) does not stop the rollback.
+    let claims = super::all_claims(project);
+    let placed = crate::install::place(&crate::install::Where {
+        manifest,
+        lock,
+        claims: &claims,
+        owner: &project.owner,
+        env: &settings.host_env,
+        global,
+    })?
+    .at_scope(Scope::User);
+    let mut plan = crate::install::plan_targets(crate::install::PlanRequest {
+        placed: &placed,
+        lock,
+        manifest: &manifest.manifest,
+        registries,
+        claims: &claims,
+        owner: &project.owner,
+        force: false,
+        lossy: &Default::default(),
+        previous: project.lock.as_ref(),
+        mode: Mode::Sync,
+        // An entry of the restored state was written before, so one that needs a value
+        // resolved was written with `--resolve-env`, whose claim this rollback may have undone.
+        resolve_env: true,
+    })?;
+    // User-scope resource files too, planned the same way; what the restored manifest left out
+    // before is left out again (nothing is refused as lossy here).
+    let keep_out = crate::plan::LossyPolicy {
+        bare: true,
+        named: crate::resources::lossy_names()
+            .map(str::to_string)
+            .collect(),
+    };
+    let resources =
+        crate::plan::resources::project::plan_project(&crate::plan::resources::project::Request {
+            manifest,
+            lock,
+            registries,
+            claims: &lock.files,
+            user_claims: &project.user_claims.files,
+            home: &settings.host_env.home,
+            owner: &project.owner,
+            global,
+            force: false,
+            lossy: &keep_out,
+            mode: &Mode::Sync,
+            scopes: &[Scope::User],
+            staged: &Default::default(),
+        })?;
+    plan.files.extend(
+        resources
+            .files
+            .into_iter()
+            .filter(|f| f.target.scope == Scope::User),
+    );
+    plan.resources = Some(
+        resources
+            .claims
+            .into_iter()
+            .filter(|c| c.scope == "user")
+            .collect(),
+    );
+    Ok(plan)
+}
+
+/// The verb (and its infinitive, for "Would …") and the words for one package change a rollback
+/// makes, as `add` and `remove` say them.
+pub fn describe(change: &txn::PackageChange) -> (&'static str, &'static str, String) {
+    match (&change.from, &change.to) {
+        (None, Some(to)) => ("Adding", "add", format!("{} v{to}", change.name)),
+        (Some(from), None) => ("Removing", "remove", format!("{} v{from}", change.name)),
+        (Some(from), Some(to)) => (
+            "Restoring",
+            "restore",
+            format!("{} v{from} -> v{to}", change.name),
+        ),
+        (None, None) => ("Restoring", "restore", change.name.clone()),
+    }
+}
