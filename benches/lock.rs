@@ -10,9 +10,9 @@
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dotpack::claims::Claim;
 use dotpack::formats::Created;
-use dotpack::lock::{LOCK_VERSION, LockedPackage, Lockfile};
+use dotpack::model::claims::Claim;
+use dotpack::model::lock::{LOCK_VERSION, LockedPackage, Lockfile};
 use dotpack::registry::{DirIndex, IndexDep, IndexLine, RegistryConfig, index_path};
 use dotpack::resolve::{RegistrySet, ResolveOptions, RootDep, resolve_counting};
 use semver::{Version, VersionReq};
@@ -193,7 +193,7 @@ fn large_lock(packages: usize, claims: usize) -> String {
 fn bench_read(c: &mut Criterion) {
     let text = large_lock(1_000, 10_000);
     let path = Path::new("dotpack.lock");
-    let read = dotpack::lock::read(path, &text).unwrap();
+    let read = dotpack::model::lock::read(path, &text).unwrap();
     assert_eq!(
         (read.0.packages.len(), read.0.claims.len()),
         (1_000, 10_000)
@@ -203,16 +203,20 @@ fn bench_read(c: &mut Criterion) {
         text.len()
     );
     c.bench_function("read lock / 1,000 packages, 10,000 claims", |b| {
-        b.iter(|| dotpack::lock::read(path, &text).unwrap())
+        b.iter(|| dotpack::model::lock::read(path, &text).unwrap())
     });
     // A lock edited by hand (no longer in the canonical layout) is read by the general path.
     let edited = text.replace("[[claim]]\n", "[[claim]] # edited\n");
     assert_eq!(
-        dotpack::lock::read(path, &edited).unwrap().0.claims.len(),
+        dotpack::model::lock::read(path, &edited)
+            .unwrap()
+            .0
+            .claims
+            .len(),
         10_000
     );
     c.bench_function("read edited lock / 1,000 packages, 10,000 claims", |b| {
-        b.iter(|| dotpack::lock::read(path, &edited).unwrap())
+        b.iter(|| dotpack::model::lock::read(path, &edited).unwrap())
     });
 }
 

@@ -6,8 +6,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dotpack::hosts::ADAPTERS;
-use dotpack::manifest::{Manifest, Server};
+use dotpack::model::hosts::ADAPTERS;
+use dotpack::model::manifest::{Manifest, Server};
 use dotpack::template::{Context, EnvSyntax, Props, Value, render_for_host};
 
 /// `(server name, server, props)` of every curated package; required inputs without a default
@@ -33,7 +33,7 @@ fn curated() -> Vec<(String, Server, Props)> {
         let mut props = Props::new();
         for (name, input) in &manifest.inputs {
             let value = match &input.default {
-                Some(v) => dotpack::install::toml_to_json(v),
+                Some(v) => dotpack::plan::desired::toml_to_json(v),
                 None => Value::from("placeholder"),
             };
             props.insert(name.clone(), value);
@@ -57,7 +57,7 @@ fn every_package_for_every_host(c: &mut Criterion) {
                 let mut written = 0usize;
                 for host in ADAPTERS {
                     for (name, server, props) in &servers {
-                        if dotpack::translate::translate(host, name, server, props).is_ok() {
+                        if dotpack::plan::to_host::translate(host, name, server, props).is_ok() {
                             written += 1;
                         }
                     }

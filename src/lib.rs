@@ -22,17 +22,3 @@ pub use dotpack_formats as formats;
 pub use dotpack_mcp as mcp;
 pub use dotpack_template as template;
 pub use dotpack_urls as urls;
-
-// Old paths, kept while the tree moves.
-pub use model::{
-    bridge_server as bridged, claims, concepts, host_lint as footguns, hosts, inputs, lock,
-    manifest, manifest_edit as project, resolved_env as resolved, resources, schema, validate,
-};
-pub use ops::{connect as probe, consent, tool_pins as pins};
-pub use plan::{
-    desired as install, drift as inspect, from_host as import, targets, to_host as translate,
-};
-pub use resolve::graph;
-pub use txn::files as apply;
-pub use ui::{diag, printer as output};
-pub use util::{error, fence, fsutil, suggest};

@@ -2,8 +2,8 @@
 //! can express which field never drifts from what dotpack does. Run with `UPDATE_DOCS=1` to
 //! rewrite it after changing the table.
 
-use dotpack::concepts::{CONCEPTS, Form};
-use dotpack::hosts::ADAPTERS;
+use dotpack::model::concepts::{CONCEPTS, Form};
+use dotpack::model::hosts::ADAPTERS;
 
 fn render() -> String {
     let hosts: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();

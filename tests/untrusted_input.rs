@@ -113,8 +113,8 @@ proptest! {
 
     #[test]
     fn manifests_and_locks_never_panic(text in configish()) {
-        let _ = dotpack::manifest::parse(Path::new("dotpack.toml"), text.clone());
-        let _ = dotpack::lock::parse(Path::new("dotpack.lock"), &text);
+        let _ = dotpack::model::manifest::parse(Path::new("dotpack.toml"), text.clone());
+        let _ = dotpack::model::lock::parse(Path::new("dotpack.lock"), &text);
         let _ = dotpack::registry::parse_index_file(&text, "fi/gm/figma");
     }
 

@@ -7,11 +7,11 @@
 use anyhow::Result;
 use clap::Args;
 
-use crate::cli::{InstallArgs, ResolveEnvArgs};
 use crate::commands::UsageError;
-use crate::hosts::Scope;
+use crate::commands::args::{InstallArgs, ResolveEnvArgs};
+use crate::model::hosts::Scope;
 use crate::ops::{self, AddOptions, Project, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct AddArgs {

@@ -2,15 +2,15 @@
 //! dotpack.lock that declares each server becomes its owner; the next `install` updates the entry
 //! to the package's definition. Hosts given with `--host` join `[project] hosts`.
 
-use crate::cli::InstallArgs;
+use crate::commands::args::InstallArgs;
 use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::commands::declare::{self, Edits};
+use crate::model::manifest_edit::ManifestEditor;
 use crate::ops::{self, Outcome, Project, Settings};
-use crate::output::Printer;
 use crate::plan::{Action, Mode};
-use crate::project::ManifestEditor;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct AdoptArgs {

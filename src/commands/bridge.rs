@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::commands::UsageError;
 use crate::mcp::bridge::{BridgeConfig, serve};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct BridgeArgs {

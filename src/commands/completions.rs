@@ -2,14 +2,14 @@
 //! definition in [`crate::cli`], so they list exactly the commands and flags the parser accepts.
 
 use anyhow::Result;
-use clap::CommandFactory;
 
-use crate::cli::{Cli, CompletionsArgs, ManArgs};
 use crate::commands::UsageError;
-use crate::output::Printer;
+use crate::commands::args::{CompletionsArgs, ManArgs};
+use crate::ui::printer::Printer;
 
-pub fn completions(args: CompletionsArgs, printer: &Printer) -> Result<()> {
-    let mut command = Cli::command();
+/// `cli` is the whole command line (`Cli::command()`), handed down by the dispatcher.
+pub fn completions(args: CompletionsArgs, cli: clap::Command, printer: &Printer) -> Result<()> {
+    let mut command = cli;
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "dotpack", &mut script);
     // Package names after `add`, `info` and `why`, where the shell lets a script add words:
@@ -69,15 +69,15 @@ pub fn packages(settings: &crate::ops::Settings, printer: &Printer) -> Result<()
     Ok(())
 }
 
-pub fn man(args: ManArgs, printer: &Printer) -> Result<()> {
-    let page = man_page(args.command.as_deref())?;
+pub fn man(args: ManArgs, cli: clap::Command, printer: &Printer) -> Result<()> {
+    let page = man_page(cli, args.command.as_deref())?;
     printer.out_bytes(&page);
     Ok(())
 }
 
 /// The roff man page of dotpack (`None`) or of one command, by name or alias.
-pub fn man_page(command: Option<&str>) -> Result<Vec<u8>> {
-    let mut root = Cli::command();
+pub fn man_page(cli: clap::Command, command: Option<&str>) -> Result<Vec<u8>> {
+    let mut root = cli;
     root.build();
     let page = match command {
         None => root,
@@ -88,7 +88,7 @@ pub fn man_page(command: Option<&str>) -> Result<Vec<u8>> {
                     .map(|c| c.get_name())
                     .filter(|n| *n != "help")
                     .collect();
-                let hint = crate::suggest::closest(name, names.iter().copied())
+                let hint = crate::util::suggest::closest(name, names.iter().copied())
                     .map(|c| format!("did you mean `{c}`? "))
                     .unwrap_or_default();
                 return Err(UsageError(format!(

@@ -1,13 +1,13 @@
 //! `dotpack doctor [--repair]`: report the health of the state folders (exit 1 while a problem
 //! remains), and warn about host config files that will not work as their author meant
-//! (see [`crate::footguns`]).
+//! (see [`crate::model::host_lint`]).
 
 use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::ops::Settings;
-use crate::output::Printer;
 use crate::txn::doctor::{self, Status};
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct DoctorArgs {
@@ -21,7 +21,7 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let root = crate::ops::project_root(settings);
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
-    let footguns = crate::footguns::check_all(root.as_deref(), &settings.host_env);
+    let footguns = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
     if printer.json {
         printer.json_out(&serde_json::json!({ "folders": findings, "hosts": footguns }));
     } else {

@@ -1,12 +1,12 @@
 //! A failed command's exit code and how its error is printed (under `--json`, as one document).
 
 use super::{Reported, UsageError};
-use crate::diag::Diagnostics;
-use crate::output::Printer;
+use crate::ui::diag::Diagnostics;
+use crate::ui::printer::Printer;
 
 /// The exit code for a failed command: 2 for bad usage, 1 for everything else.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if report(err).code == crate::error::USAGE {
+    if report(err).code == crate::util::error::USAGE {
         2
     } else {
         1
@@ -32,21 +32,21 @@ pub fn report_error(printer: &Printer, err: &anyhow::Error) {
 }
 
 /// What `err` says, field by field; the typed errors that keep their own type (see
-/// [`crate::error::Fix`]) are read through their fix.
-pub fn report(err: &anyhow::Error) -> crate::error::Report {
-    use crate::error::{Report, typed};
+/// [`crate::util::error::Fix`]) are read through their fix.
+pub fn report(err: &anyhow::Error) -> crate::util::error::Report {
+    use crate::util::error::{Report, typed};
     let report = Report::of(err, &|cause| {
         typed::<crate::registry::RegistryError>(cause)
             .or_else(|| typed::<crate::registry::build::BuildError>(cause))
             .or_else(|| typed::<crate::resolve::ResolveError>(cause))
             .or_else(|| typed::<crate::plan::PlanError>(cause))
-            .or_else(|| typed::<crate::translate::TranslateError>(cause))
+            .or_else(|| typed::<crate::plan::to_host::TranslateError>(cause))
             .or_else(|| typed::<crate::txn::recover::Stuck>(cause))
             .or_else(|| typed::<crate::txn::trust::Untrusted>(cause))
     });
     if err.downcast_ref::<UsageError>().is_some() {
         return Report {
-            code: crate::error::USAGE,
+            code: crate::util::error::USAGE,
             ..report
         };
     }

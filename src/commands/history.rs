@@ -3,10 +3,10 @@
 
 use anyhow::Result;
 
-use crate::cli::{GcArgs, StateArgs};
+use crate::commands::args::{GcArgs, StateArgs};
 use crate::ops::Settings;
-use crate::output::Printer;
 use crate::txn::{generation, store::Store};
+use crate::ui::printer::Printer;
 
 pub fn history(settings: &Settings, args: StateArgs, printer: &Printer) -> Result<()> {
     let (state, generations) = crate::ops::history::generations(settings, args.scope)?;

@@ -4,9 +4,9 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::hosts::{ADAPTERS, Scope};
+use crate::model::hosts::{ADAPTERS, Scope};
 use crate::ops::Settings;
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 /// The `--json` shape, version 1.
 #[derive(Serialize)]

@@ -1,5 +1,5 @@
 //! `dotpack import HOST [--scope S] [--file PATH] [--json] [--into]`: read the servers a host
-//! already has and print them in canonical form (see [`crate::import`]), or with `--into` make
+//! already has and print them in canonical form (see [`crate::plan::from_host`]), or with `--into` make
 //! them the project's own servers (see `import_into`). The host file is only read.
 
 use std::path::PathBuf;
@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use crate::hosts::{HostAdapter, Scope};
-use crate::import::Imported;
+use crate::model::hosts::{HostAdapter, Scope};
 use crate::ops::Settings;
 use crate::ops::import_resources::Scan;
 use crate::ops::import_source::{Source, json_report, print_warnings};
-use crate::output::Printer;
-use crate::targets::host_adapter;
+use crate::plan::from_host::Imported;
+use crate::plan::targets::host_adapter;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct ImportArgs {
@@ -23,7 +23,7 @@ pub struct ImportArgs {
     /// Which of the host's files: `project` or `user` (default: the project file when it exists,
     /// else the user file)
     #[arg(long, value_enum, value_name = "SCOPE", conflicts_with = "file")]
-    pub scope: Option<crate::hosts::Scope>,
+    pub scope: Option<crate::model::hosts::Scope>,
     /// Read this file instead, in the host's format (read only)
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
@@ -102,7 +102,7 @@ fn print_toml(printer: &Printer, source: &Source, imported: &Imported) {
         ));
         return;
     }
-    printer.data_out(crate::import::servers_toml(&imported.servers).trim_end());
+    printer.data_out(crate::plan::from_host::servers_toml(&imported.servers).trim_end());
     printer.status(
         "Imported",
         format!(

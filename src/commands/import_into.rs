@@ -3,10 +3,10 @@
 
 use anyhow::Result;
 
-use crate::hosts::{HostAdapter, Scope};
+use crate::model::hosts::{HostAdapter, Scope};
 use crate::ops::import_source::Source;
 use crate::ops::{Project, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 /// `dotpack import HOST --into [--scope S] [--dry-run]`.
 pub(super) fn run(

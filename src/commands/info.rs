@@ -9,8 +9,8 @@ use serde_json::json;
 use crate::commands::UsageError;
 use crate::ops::Settings;
 use crate::ops::info::{self, Info, refused_json};
-use crate::output::Printer;
 use crate::registry::Refusal;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct InfoArgs {

@@ -9,7 +9,7 @@ use clap::Args;
 
 use crate::ops::Settings;
 use crate::ops::init::{self, InitOptions};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct InitArgs {
@@ -35,8 +35,8 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         if printer.json {
             printer.json_out(&init::report(&planned, true, None));
         } else {
-            crate::apply::print_plan(printer, &planned.writes);
-            crate::apply::print_diffs(printer, &planned.writes);
+            crate::txn::files::print_plan(printer, &planned.writes);
+            crate::txn::files::print_diffs(printer, &planned.writes);
         }
         for source in &planned.sources {
             printer.status("Would", format!("import the servers of {}", source.display));
@@ -45,7 +45,7 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         return Ok(());
     }
     let id = init::apply(settings, printer, &planned)?;
-    printer.status("Created", crate::diag::display_path(&planned.path));
+    printer.status("Created", crate::ui::diag::display_path(&planned.path));
     if let Some(ignore) = planned.writes.get(1) {
         let verb = if ignore.before.is_none() {
             "Created"

@@ -4,14 +4,14 @@
 //! does); `--locked` refuses that. Hosts given with `--host` join `[project] hosts`; names given
 //! are installed again where `dotpack uninstall` took them out.
 
-use crate::cli::{InstallArgs, ResolveEnvArgs};
+use crate::commands::args::{InstallArgs, ResolveEnvArgs};
 use anyhow::Result;
 use clap::Args;
 
 use crate::commands::declare::{self, Edits};
+use crate::model::manifest_edit::ManifestEditor;
 use crate::ops::{self, InstallOptions, Project, Relock, Settings};
-use crate::output::Printer;
-use crate::project::ManifestEditor;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct InstallCmdArgs {
@@ -43,7 +43,7 @@ pub fn run(settings: &Settings, args: InstallCmdArgs, printer: &Printer) -> Resu
     let updated = project.manifest.with_text(&text)?;
     // `--scope user` asks for the user scope on the command line, for the whole project; names
     // given are the user's choice.
-    options.grant.user_scope = options.scope == Some(crate::hosts::Scope::User);
+    options.grant.user_scope = options.scope == Some(crate::model::hosts::Scope::User);
     let named: Vec<String> = args
         .packages
         .iter()

@@ -5,18 +5,18 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::cli::TargetArgs;
 use crate::commands::Reported;
-use crate::inspect::Row;
+use crate::commands::args::TargetArgs;
 pub use crate::ops::list::View;
 use crate::ops::list::{self, LockState};
 use crate::ops::{Project, Settings};
-use crate::output::Printer;
+use crate::plan::drift::Row;
+use crate::ui::printer::Printer;
 
 pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer) -> Result<()> {
     let options = args.options();
     let project = Project::load(settings, printer)?;
-    let empty = crate::lock::Lockfile::empty();
+    let empty = crate::model::lock::Lockfile::empty();
     let lock = project.lock.as_ref().unwrap_or(&empty);
     let lock_state = list::lock_state(&project);
     let rows = list::rows(settings, &project, &options, view)?;
@@ -87,7 +87,7 @@ fn print_environment(
     settings: &Settings,
     printer: &Printer,
     project: &Project,
-    lock: &crate::lock::Lockfile,
+    lock: &crate::model::lock::Lockfile,
 ) {
     let Ok(registries) = crate::ops::registries(settings, Some(&project.manifest)) else {
         return;

@@ -6,12 +6,12 @@
 
 use std::borrow::Cow;
 
-use crate::cli::DryRunArgs;
+use crate::commands::args::DryRunArgs;
 use anyhow::Result;
 use clap::Args;
 
 use crate::ops::{self, Project, Relock, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct LockArgs {
@@ -46,10 +46,10 @@ fn pin(
     args: &LockArgs,
     project: &Project,
     registries: &crate::resolve::RegistrySet,
-    lock: &mut crate::lock::Lockfile,
+    lock: &mut crate::model::lock::Lockfile,
     printer: &Printer,
 ) -> Result<()> {
-    let servers = crate::probe::server_names(&project.manifest.manifest, Some(lock));
+    let servers = crate::ops::connect::server_names(&project.manifest.manifest, Some(lock));
     let pin =
         args.pin_tools || pin_by_setting(settings, project, registries, lock, &servers, printer)?;
     if pin {
@@ -75,7 +75,7 @@ fn pin_by_setting(
     settings: &Settings,
     project: &Project,
     registries: &crate::resolve::RegistrySet,
-    lock: &crate::lock::Lockfile,
+    lock: &crate::model::lock::Lockfile,
     servers: &[String],
     printer: &Printer,
 ) -> Result<bool> {
@@ -93,8 +93,8 @@ fn pin_by_setting(
     if open.is_empty() {
         return Ok(true);
     }
-    let open: Vec<&crate::consent::Request> = open.iter().collect();
-    printer.warning(crate::consent::refusal_text(
+    let open: Vec<&crate::ops::consent::Request> = open.iter().collect();
+    printer.warning(crate::ops::consent::refusal_text(
         &open,
         "dotpack.toml ([settings] pin_tools = true)",
         "None was started, and the tools stay pinned as they were; `dotpack lock --pin-tools` starts them this once.",

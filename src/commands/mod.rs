@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod adopt;
+pub mod args;
 pub mod bridge;
 pub mod completions;
 mod declare;
@@ -30,13 +31,11 @@ pub mod update;
 pub mod validate;
 pub mod verify;
 
-mod dispatch;
 mod error;
 
 use anyhow::Result;
 
 pub use crate::ops::{Reported, UsageError};
-pub use dispatch::run;
 pub use error::{error_json, exit_code, report, report_error};
 
 /// A `--timeout SECS` flag as a duration: a positive number of seconds, at most an hour.

@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::ops::outdated::{self, Report, Row};
 use crate::ops::tree::locked;
 use crate::ops::{Project, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
     let project = Project::load(settings, printer)?;

@@ -4,12 +4,12 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::cli::{CallArgs, ProbeArgs, ServerArgs};
+use crate::commands::args::{CallArgs, ProbeArgs, ServerArgs};
 use crate::commands::{Reported, UsageError};
 use crate::mcp::Tool;
 use crate::ops::Settings;
 use crate::ops::probe;
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 pub fn probe(settings: &Settings, args: ProbeArgs, printer: &Printer) -> Result<()> {
     let (located, mut client) = start(settings, printer, &args.server)?;
@@ -97,7 +97,7 @@ fn start(
     settings: &Settings,
     printer: &Printer,
     server: &ServerArgs,
-) -> Result<(crate::probe::Located, crate::mcp::Client)> {
+) -> Result<(crate::ops::connect::Located, crate::mcp::Client)> {
     let (package, name) = (server.package.as_deref(), server.name.as_deref());
     let located = probe::locate(settings, printer, package, name, &server.set)?;
     let timeout = server.timeout.map(super::timeout_flag).transpose()?;

@@ -6,11 +6,11 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::cli::{PackageArgs, PublishArgs, YankArgs};
-use crate::diag::display_path;
+use crate::commands::args::{PackageArgs, PublishArgs, YankArgs};
 use crate::ops::Settings;
-use crate::output::Printer;
 use crate::registry::publish::{self, YankOutcome};
+use crate::ui::diag::display_path;
+use crate::ui::printer::Printer;
 
 use crate::ops::UsageError;
 use crate::ops::publish::{build_error, index_folder, package_manifest};
@@ -27,20 +27,23 @@ pub fn package(settings: &Settings, args: &PackageArgs, printer: &Printer) -> Re
     let (dir, fence) = match &args.out {
         Some(dir) => {
             let dir = settings.cwd.join(dir);
-            let fence = crate::fence::Fence::new(&dir, "the output folder");
+            let fence = crate::util::fence::Fence::new(&dir, "the output folder");
             (dir, fence)
         }
         None => {
             let root = manifest.parent().unwrap_or(Path::new("."));
-            (root.join(PACKAGE_DIR), crate::fence::Fence::package(root))
+            (
+                root.join(PACKAGE_DIR),
+                crate::util::fence::Fence::package(root),
+            )
         }
     };
     let path = dir.join(packed.file_name());
-    crate::fence::write_atomic(
+    crate::util::fence::write_atomic(
         &path,
         &packed.archive,
         &fence,
-        crate::fsutil::WriteOptions::SHARED,
+        crate::util::fsutil::WriteOptions::SHARED,
     )?;
     if printer.json {
         printer.json_out(&json!({
@@ -100,7 +103,7 @@ fn server_json(
     match &args.out {
         Some(out) => {
             let path = settings.cwd.join(out);
-            crate::fsutil::write_atomic(&path, text.as_bytes())
+            crate::util::fsutil::write_atomic(&path, text.as_bytes())
                 .with_context(|| format!("cannot write {}", display_path(&path)))?;
             printer.status("Wrote", display_path(&path));
         }

@@ -2,10 +2,10 @@
 
 use anyhow::Result;
 
-use crate::cli::{RegistryBuildArgs, RegistryCommand};
-use crate::diag::display_path;
-use crate::output::Printer;
+use crate::commands::args::{RegistryBuildArgs, RegistryCommand};
 use crate::registry::build::{BuildError, build};
+use crate::ui::diag::display_path;
+use crate::ui::printer::Printer;
 
 pub fn run(command: RegistryCommand, printer: &Printer) -> Result<()> {
     match command {

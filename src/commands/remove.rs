@@ -1,15 +1,15 @@
 //! `dotpack remove NAME...`: take packages out of dotpack.toml, the lock and every host file
 //! that holds their entries (found through the claims).
 
-use crate::cli::InstallArgs;
+use crate::commands::args::InstallArgs;
 use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::commands::UsageError;
 use crate::commands::declare::{self, Edits};
+use crate::model::manifest_edit::ManifestEditor;
 use crate::ops::{self, Project, Relock, Settings};
-use crate::output::Printer;
-use crate::project::ManifestEditor;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct RemoveArgs {
@@ -42,7 +42,7 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
                 .keys()
                 .map(String::as_str)
                 .collect();
-            let hint = match crate::suggest::closest(&name, known.iter().copied()) {
+            let hint = match crate::util::suggest::closest(&name, known.iter().copied()) {
                 Some(close) => format!("did you mean `{close}`?"),
                 None => format!("dependencies are: {}", list_or_none(&known)),
             };

@@ -10,10 +10,10 @@
 use anyhow::Result;
 use clap::Args;
 
-use crate::cli::StateArgs;
+use crate::commands::args::StateArgs;
 use crate::ops::Settings;
 use crate::ops::rollback::{self, RollbackOptions, describe, rollback_json};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct RollbackArgs {
@@ -65,8 +65,8 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
                 true,
             ));
         } else {
-            crate::apply::print_plan(printer, &plan.writes);
-            crate::apply::print_diffs(printer, &plan.writes);
+            crate::txn::files::print_plan(printer, &plan.writes);
+            crate::txn::files::print_diffs(printer, &plan.writes);
         }
         printer.warning("dry run: no file was changed");
         return Ok(());

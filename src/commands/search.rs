@@ -6,7 +6,7 @@ use clap::Args;
 
 use crate::ops::Settings;
 use crate::ops::search::{self, Hit};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct SearchArgs {

@@ -9,7 +9,7 @@ use clap::Args;
 
 use crate::ops::tree::{self as ops_tree, TreeOptions, TreeView, locked};
 use crate::ops::{self, Project, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct WhyArgs {

@@ -7,7 +7,7 @@ use clap::Args;
 use serde_json::json;
 
 use crate::ops::{self, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct TrustArgs {
@@ -78,7 +78,7 @@ pub fn run(settings: &Settings, args: &TrustArgs, printer: &Printer) -> Result<(
             "{} requests for {} (recorded in {})",
             asked.requests.len(),
             asked.project.owner,
-            crate::consent::store::Approvals::path(&settings.dotpack_home).display()
+            crate::ops::consent::store::Approvals::path(&settings.dotpack_home).display()
         ),
     );
     Ok(())

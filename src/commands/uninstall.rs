@@ -8,9 +8,9 @@
 use anyhow::Result;
 use clap::Args;
 
-use crate::cli::InstallArgs;
+use crate::commands::args::InstallArgs;
 use crate::ops::{Project, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct UninstallArgs {

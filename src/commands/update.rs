@@ -3,13 +3,13 @@
 
 use std::borrow::Cow;
 
-use crate::cli::{InstallArgs, ResolveEnvArgs};
+use crate::commands::args::{InstallArgs, ResolveEnvArgs};
 use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::commands::declare;
 use crate::ops::{self, Project, Relock, Settings};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct UpdateArgs {

@@ -7,9 +7,9 @@ use clap::Args;
 
 use crate::ops::Settings;
 
-use crate::diag::display_path;
 use crate::ops::validate::{manifest_path, report, summary};
-use crate::output::Printer;
+use crate::ui::diag::display_path;
+use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
 pub struct ValidateArgs {
@@ -26,19 +26,21 @@ pub fn run(settings: &Settings, args: ValidateArgs, printer: &Printer) -> Result
     let shown = PathBuf::from(display_path(&path));
     // The user-level manifest is the user's own; any other stays in its folder.
     let fence = (path != settings.global_manifest())
-        .then(|| crate::fence::Fence::project(path.parent().unwrap_or(Path::new("."))));
+        .then(|| crate::util::fence::Fence::project(path.parent().unwrap_or(Path::new("."))));
     let Some(text) =
-        crate::fence::read_text(&path, fence.as_ref(), crate::fence::PROJECT_FILE_CAP)?
+        crate::util::fence::read_text(&path, fence.as_ref(), crate::util::fence::PROJECT_FILE_CAP)?
     else {
         anyhow::bail!("{} does not exist", display_path(&path));
     };
-    let mut diags = crate::validate::check_manifest(&shown, &text);
+    let mut diags = crate::model::validate::check_manifest(&shown, &text);
     // The files the manifest's resources name: only once the manifest itself is valid.
     if !diags.iter().any(|d| d.is_error())
-        && let Ok(loaded) = crate::manifest::parse(&shown, text.clone())
+        && let Ok(loaded) = crate::model::manifest::parse(&shown, text.clone())
     {
         let root = path.parent().unwrap_or(Path::new("."));
-        diags.extend(crate::manifest::resource_file_diagnostics(root, &loaded));
+        diags.extend(crate::model::manifest::resource_file_diagnostics(
+            root, &loaded,
+        ));
     }
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;

@@ -8,10 +8,10 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::commands::Reported;
+use crate::ops::tool_pins::ToolChange;
 use crate::ops::verify::{self, Check};
 use crate::ops::{Project, Settings};
-use crate::output::Printer;
-use crate::pins::ToolChange;
+use crate::ui::printer::Printer;
 use clap::Args;
 
 /// `dotpack verify`: which servers, and whether to accept what changed.

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::manifest::Server;
+use crate::model::manifest::Server;
 
 /// The canonical field naming the HTTP tool service.
 pub const FIELD: &str = "bridge";

@@ -5,7 +5,7 @@
 //! Claims on project-scope files live in `dotpack.lock` as `[[claim]]` tables, so a teammate who
 //! clones the repository sees the committed entries as dotpack's. Claims on user-scope files live
 //! in `$DOTPACK_HOME/claims.toml`, and only there: a lock is committed, so reading it keeps only
-//! what a lock dotpack wrote can hold (see [`crate::lock::read`]).
+//! what a lock dotpack wrote can hold (see [`crate::model::lock::read`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -14,8 +14,8 @@ use semver::Version;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::diag::{Diagnostic, Diagnostics};
 use crate::formats::Created;
+use crate::ui::diag::{Diagnostic, Diagnostics};
 
 mod emitted;
 
@@ -61,7 +61,7 @@ pub struct Claim {
     pub owners: Vec<String>,
     /// Environment variables whose current values the entry holds (`--resolve-env`, user
     /// scope only): names, never values. Reading the file replaces those values with markers
-    /// (see [`crate::resolved`]), and the entry is translated with `--resolve-env` again.
+    /// (see [`crate::model::resolved_env`]), and the entry is translated with `--resolve-env` again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolved_env: Vec<String>,
     /// Read from claims files written before `owners`: the one project that installed it.
@@ -314,12 +314,12 @@ pub fn from_toml(table: toml::Spanned<toml::de::DeValue<'_>>) -> Result<Claim, S
 
 /// The claims of a claims file exactly as [`UserClaims::render`] writes it (comments, then
 /// claims), read without the TOML parser; `None` for any other text.
-fn read_canonical(text: &str) -> Option<(Vec<Claim>, Vec<crate::resources::FileClaim>)> {
+fn read_canonical(text: &str) -> Option<(Vec<Claim>, Vec<crate::model::resources::FileClaim>)> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Head {
         #[serde(default)]
-        file: Vec<crate::resources::FileClaim>,
+        file: Vec<crate::model::resources::FileClaim>,
     }
     let (head, claims) = split_emitted(text)?;
     let head = toml::from_str::<Head>(head).ok()?;
@@ -330,8 +330,8 @@ fn read_canonical(text: &str) -> Option<(Vec<Claim>, Vec<crate::resources::FileC
 pub struct UserClaims {
     pub path: PathBuf,
     pub claims: Vec<Claim>,
-    /// User-scope resource files (see [`crate::resources`]), as `[[file]]` tables.
-    pub files: Vec<crate::resources::FileClaim>,
+    /// User-scope resource files (see [`crate::model::resources`]), as `[[file]]` tables.
+    pub files: Vec<crate::model::resources::FileClaim>,
     /// The file's text as read, to skip writing when nothing changed.
     pub text: Option<String>,
 }
@@ -345,7 +345,7 @@ struct UserFile {
     #[serde(default)]
     claim: Vec<Claim>,
     #[serde(default)]
-    file: Vec<crate::resources::FileClaim>,
+    file: Vec<crate::model::resources::FileClaim>,
 }
 
 impl UserClaims {
@@ -353,24 +353,25 @@ impl UserClaims {
     pub fn load(dotpack_home: &Path) -> Result<UserClaims, Diagnostics> {
         let path = dotpack_home.join("claims.toml");
         // The user's own file: links are followed, but a FIFO or device is never read.
-        let text = match crate::fence::read_text(&path, None, crate::fence::USER_FILE_CAP) {
-            Ok(Some(text)) => text,
-            Ok(None) => {
-                return Ok(UserClaims {
-                    path,
-                    claims: Vec::new(),
-                    files: Vec::new(),
-                    text: None,
-                });
-            }
-            Err(e) => {
-                return Err(Diagnostics(vec![Diagnostic::error(
-                    "claims-read",
-                    &path,
-                    e.to_string(),
-                )]));
-            }
-        };
+        let text =
+            match crate::util::fence::read_text(&path, None, crate::util::fence::USER_FILE_CAP) {
+                Ok(Some(text)) => text,
+                Ok(None) => {
+                    return Ok(UserClaims {
+                        path,
+                        claims: Vec::new(),
+                        files: Vec::new(),
+                        text: None,
+                    });
+                }
+                Err(e) => {
+                    return Err(Diagnostics(vec![Diagnostic::error(
+                        "claims-read",
+                        &path,
+                        e.to_string(),
+                    )]));
+                }
+            };
         if let Some((claims, files)) = read_canonical(&text) {
             return Ok(UserClaims {
                 path,
@@ -403,10 +404,10 @@ impl UserClaims {
     }
 
     /// The canonical text for `claims`.
-    pub fn render(claims: &[Claim], files: &[crate::resources::FileClaim]) -> String {
+    pub fn render(claims: &[Claim], files: &[crate::model::resources::FileClaim]) -> String {
         let mut out = String::from(USER_HEADER);
         // Before the claims, as in dotpack.lock: the fast reader takes the rest as claims.
-        out.push_str(&crate::resources::emit_claims(files));
+        out.push_str(&crate::model::resources::emit_claims(files));
         out.push_str(&emit(claims));
         out
     }

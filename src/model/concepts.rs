@@ -76,7 +76,7 @@ pub enum Form {
 /// One host's name for a concept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostField {
-    /// A host id of [`crate::hosts::ADAPTERS`].
+    /// A host id of [`crate::model::hosts::ADAPTERS`].
     pub host: &'static str,
     /// The field as that host spells it (dotted when [`Form::Nested`]).
     pub field: &'static str,
@@ -199,7 +199,7 @@ pub fn lossy_names() -> Vec<&'static str> {
         .iter()
         .flat_map(|c| c.canonical_fields().chain(std::iter::once(c.id)))
         .chain(std::iter::once(WRAPPED_TRANSPORT))
-        .chain(crate::resources::lossy_names())
+        .chain(crate::model::resources::lossy_names())
         .collect();
     names.sort_unstable();
     names.dedup();
@@ -239,7 +239,7 @@ mod tests {
         for c in CONCEPTS {
             for h in c.hosts {
                 assert!(
-                    crate::hosts::is_known_host(h.host),
+                    crate::model::hosts::is_known_host(h.host),
                     "{}: unknown host {}",
                     c.id,
                     h.host
@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn host_ids_are_unique() {
         let mut seen = BTreeSet::new();
-        for h in crate::hosts::ADAPTERS {
+        for h in crate::model::hosts::ADAPTERS {
             assert!(seen.insert(h.id), "duplicate host {}", h.id);
         }
     }
@@ -285,7 +285,7 @@ mod tests {
 
     #[test]
     fn every_host_has_the_stdio_core() {
-        for host in crate::hosts::ADAPTERS {
+        for host in crate::model::hosts::ADAPTERS {
             for field in ["command", "args", "env"] {
                 let concept = concept_of(field).unwrap();
                 assert!(

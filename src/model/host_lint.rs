@@ -6,9 +6,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::formats::{self, Container, Format};
-use crate::hosts::{HostAdapter, adapter};
+use crate::model::hosts::{HostAdapter, adapter};
+use crate::model::validate::secrets;
 use crate::template::EnvSyntax;
-use crate::validate::secrets;
 
 /// One footgun in one file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -127,8 +127,11 @@ pub fn check_host_file(host: &HostAdapter, file: &str, text: &str) -> Vec<Findin
 /// Every host file that exists for the project at `root` (when there is one) and the user, and
 /// Claude Code's `settings.json` files, checked. Files that cannot be read are skipped: the
 /// commands that edit them report that.
-pub fn check_all(root: Option<&std::path::Path>, env: &crate::hosts::HostEnv) -> Vec<Finding> {
-    use crate::hosts::{ADAPTERS, Scope};
+pub fn check_all(
+    root: Option<&std::path::Path>,
+    env: &crate::model::hosts::HostEnv,
+) -> Vec<Finding> {
+    use crate::model::hosts::{ADAPTERS, Scope};
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for host in ADAPTERS {
@@ -143,12 +146,14 @@ pub fn check_all(root: Option<&std::path::Path>, env: &crate::hosts::HostEnv) ->
                 continue;
             }
             let fence = match (scope, root) {
-                (Scope::Project, Some(root)) => Some(crate::fence::Fence::project(root)),
+                (Scope::Project, Some(root)) => Some(crate::util::fence::Fence::project(root)),
                 _ => None,
             };
-            if let Ok(Some(text)) =
-                crate::fence::read_text(&path, fence.as_ref(), crate::fence::USER_FILE_CAP)
-            {
+            if let Ok(Some(text)) = crate::util::fence::read_text(
+                &path,
+                fence.as_ref(),
+                crate::util::fence::USER_FILE_CAP,
+            ) {
                 out.extend(check_host_file(host, &path.display().to_string(), &text));
             }
         }
@@ -160,13 +165,13 @@ pub fn check_all(root: Option<&std::path::Path>, env: &crate::hosts::HostEnv) ->
         .unwrap_or_else(|| env.home.join(".claude"));
     let mut settings = vec![(claude_dir.join("settings.json"), None)];
     if let Some(root) = root {
-        let fence = crate::fence::Fence::project(root);
+        let fence = crate::util::fence::Fence::project(root);
         settings.push((root.join(".claude/settings.json"), Some(fence.clone())));
         settings.push((root.join(".claude/settings.local.json"), Some(fence)));
     }
     for (path, fence) in settings {
         if let Ok(Some(text)) =
-            crate::fence::read_text(&path, fence.as_ref(), crate::fence::USER_FILE_CAP)
+            crate::util::fence::read_text(&path, fence.as_ref(), crate::util::fence::USER_FILE_CAP)
         {
             out.extend(check_claude_settings(&path.display().to_string(), &text));
         }

@@ -3,7 +3,7 @@
 //! Pure functions over [`Input`]; validation, `add --set` and installing all use them, so a rule
 //! reads the same wherever it is broken.
 
-use crate::manifest::Input;
+use crate::model::manifest::Input;
 
 /// The type of an input's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 //! [`parse`] and reports every problem with its line and column.
 
 mod admit;
+pub mod changes;
 mod merge;
 mod parse;
 
@@ -18,9 +19,9 @@ pub use merge::{Recovered, recover};
 
 use std::path::Path;
 
-use crate::diag::Diagnostics;
+use crate::ui::diag::Diagnostics;
 
-use crate::claims::{self, Claim};
+use crate::model::claims::{self, Claim};
 
 pub const LOCK_FILE: &str = "dotpack.lock";
 
@@ -52,11 +53,11 @@ pub struct Lockfile {
     pub requirements: BTreeMap<String, String>,
     /// Sorted by name; one entry per name.
     pub packages: Vec<LockedPackage>,
-    /// Entries dotpack wrote into project-scope host files (see [`crate::claims`]).
+    /// Entries dotpack wrote into project-scope host files (see [`crate::model::claims`]).
     pub claims: Vec<Claim>,
     /// Resource files (and memory blocks) dotpack wrote into the project (see
-    /// [`crate::resources`]): `[[file]]` tables.
-    pub files: Vec<crate::resources::FileClaim>,
+    /// [`crate::model::resources`]): `[[file]]` tables.
+    pub files: Vec<crate::model::resources::FileClaim>,
     /// Pinned tools: server name -> tool name -> its pin (`dotpack lock --pin-tools`, checked by
     /// `dotpack verify`). Empty in locks without pins.
     pub tools: BTreeMap<String, BTreeMap<String, ToolPin>>,
@@ -143,7 +144,7 @@ impl Lockfile {
         }
         // Before the claims: the fast reader takes everything from the first `[[claim]]` on as
         // claims.
-        out.push_str(&crate::resources::emit_claims(&self.files));
+        out.push_str(&crate::model::resources::emit_claims(&self.files));
         out.push_str(&claims::emit(&self.claims));
         out
     }

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use semver::{Version, VersionReq};
 use serde::{Deserialize, Serialize};
 
-use crate::diag::{Diagnostic, Diagnostics};
-use crate::hosts::Scope;
-use crate::resources::{Kind, ResourceDecl};
+use crate::model::hosts::Scope;
+use crate::model::resources::{Kind, ResourceDecl};
+use crate::ui::diag::{Diagnostic, Diagnostics};
 
 /// The file name of a manifest.
 pub const MANIFEST_FILE: &str = "dotpack.toml";
@@ -248,7 +248,7 @@ pub struct Input {
 }
 
 /// One MCP server in canonical form: the universal core plus extension concepts under their
-/// canonical names (see [`crate::concepts`]).
+/// canonical names (see [`crate::model::concepts`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Server {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -510,35 +510,36 @@ impl LoadedManifest {
 
 /// Reads, validates and deserializes the manifest at `path`, a file of the project it is the
 /// manifest of: a link out of its folder, a FIFO or device, or a file past
-/// [`crate::fence::PROJECT_FILE_CAP`] is refused. Errors carry every diagnostic found.
+/// [`crate::util::fence::PROJECT_FILE_CAP`] is refused. Errors carry every diagnostic found.
 pub fn load(path: &Path) -> Result<LoadedManifest, Diagnostics> {
     let root = path.parent().unwrap_or(Path::new("."));
-    load_in(path, Some(&crate::fence::Fence::project(root)))
+    load_in(path, Some(&crate::util::fence::Fence::project(root)))
 }
 
 /// [`load`] with the folder the manifest must stay inside (`None`: the user-level manifest in
 /// `$DOTPACK_HOME`, which may be a link into a dotfiles repository).
 pub fn load_in(
     path: &Path,
-    fence: Option<&crate::fence::Fence>,
+    fence: Option<&crate::util::fence::Fence>,
 ) -> Result<LoadedManifest, Diagnostics> {
     let read_error = |message: String, help: &str| {
         Diagnostics(vec![Diagnostic::error("read", path, message).help(help)])
     };
-    let text = match crate::fence::read_text(path, fence, crate::fence::PROJECT_FILE_CAP) {
-        Ok(Some(text)) => text,
-        Ok(None) => {
-            return Err(read_error(
-                format!("{} does not exist", path.display()),
-                "run `dotpack init` to create a dotpack.toml here",
-            ));
-        }
-        Err(e) => {
-            let report = crate::error::Report::of(&e, &|_| None);
-            let help = report.help.as_deref().unwrap_or("fix the file");
-            return Err(read_error(report.message.clone(), help));
-        }
-    };
+    let text =
+        match crate::util::fence::read_text(path, fence, crate::util::fence::PROJECT_FILE_CAP) {
+            Ok(Some(text)) => text,
+            Ok(None) => {
+                return Err(read_error(
+                    format!("{} does not exist", path.display()),
+                    "run `dotpack init` to create a dotpack.toml here",
+                ));
+            }
+            Err(e) => {
+                let report = crate::util::error::Report::of(&e, &|_| None);
+                let help = report.help.as_deref().unwrap_or("fix the file");
+                return Err(read_error(report.message.clone(), help));
+            }
+        };
     let loaded = parse(path, text)?;
     let diags = resource_file_diagnostics(loaded.root(), &loaded);
     if !diags.is_empty() {
@@ -554,8 +555,8 @@ pub fn resource_file_diagnostics(root: &Path, loaded: &LoadedManifest) -> Vec<Di
         return Vec::new();
     }
     let doc = toml_edit::Document::parse(loaded.text.clone()).ok();
-    let error = |(kind, name, why): (crate::resources::Kind, String, String)| {
-        crate::validate::resources::file_error(
+    let error = |(kind, name, why): (crate::model::resources::Kind, String, String)| {
+        crate::model::validate::resources::file_error(
             &loaded.path,
             &loaded.text,
             doc.as_ref(),
@@ -564,8 +565,8 @@ pub fn resource_file_diagnostics(root: &Path, loaded: &LoadedManifest) -> Vec<Di
             why,
         )
     };
-    match crate::resources::files_of_dir(root, &loaded.manifest) {
-        Ok(files) => crate::validate::resources::check_files(
+    match crate::model::resources::files_of_dir(root, &loaded.manifest) {
+        Ok(files) => crate::model::validate::resources::check_files(
             &loaded.path,
             &loaded.text,
             &loaded.manifest,
@@ -577,7 +578,7 @@ pub fn resource_file_diagnostics(root: &Path, loaded: &LoadedManifest) -> Vec<Di
 
 /// Validates and deserializes manifest `text` that was read from `path`.
 pub fn parse(path: &Path, text: String) -> Result<LoadedManifest, Diagnostics> {
-    let diagnostics = crate::validate::check_manifest(path, &text);
+    let diagnostics = crate::model::validate::check_manifest(path, &text);
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Err(Diagnostics(diagnostics));
     }

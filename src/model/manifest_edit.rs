@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
-use crate::error::Error;
 use crate::formats::text::{LineEndings, line_endings, split_bom};
-use crate::hosts::Scope;
-use crate::manifest::MANIFEST_FILE;
+use crate::model::hosts::Scope;
+use crate::model::manifest::MANIFEST_FILE;
+use crate::util::error::Error;
 
 /// Finds the manifest: `explicit` when given, else `dotpack.toml` in `start` or its nearest
 /// parent that has one (as Cargo finds Cargo.toml). Any entry of that name counts, so a FIFO or
@@ -516,7 +516,7 @@ pub fn initial_global_manifest(hosts: &[&str]) -> String {
          scope = \"user\"\n\
          \n\
          [dependencies]\n",
-        crate::schema::directive(),
+        crate::model::schema::directive(),
         list.join(", ")
     )
 }
@@ -536,7 +536,7 @@ fn to_crlf(text: &str) -> String {
 }
 
 /// The text of a new project manifest targeting `hosts` (host ids) at project scope. Its first
-/// line points editors at the manifest's JSON Schema (see [`crate::schema`]).
+/// line points editors at the manifest's JSON Schema (see [`crate::model::schema`]).
 pub fn initial_manifest(hosts: &[&str], known: &[&str]) -> String {
     let list: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
     format!(
@@ -550,7 +550,7 @@ pub fn initial_manifest(hosts: &[&str], known: &[&str]) -> String {
          scope = \"project\"\n\
          \n\
          [dependencies]\n",
-        crate::schema::directive(),
+        crate::model::schema::directive(),
         known.join(", "),
         list.join(", ")
     )

@@ -11,8 +11,8 @@
 
 use anyhow::Result;
 
-use crate::error::Error;
 use crate::template::EnvSyntax;
+use crate::util::error::Error;
 
 /// The start of a marker (see [`EnvSyntax::Resolved`]).
 const OPEN: &str = "<dotpack:env:";

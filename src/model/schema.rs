@@ -4,7 +4,7 @@
 //! Described once: the schema is derived from the manifest types themselves (`schemars`, behind
 //! the `schema` feature), so each section, field and doc comment lives on its type. What a type
 //! cannot say comes from the data it is built from, here: server fields from the concept table,
-//! host ids from the host list, `allow_lossy` names from [`crate::concepts::lossy_names`].
+//! host ids from the host list, `allow_lossy` names from [`crate::model::concepts::lossy_names`].
 //! `tools/docgen` generates `docs/dotpack.schema.json` and checks it is current; the library
 //! itself only knows where the schema is published.
 //!
@@ -39,9 +39,9 @@ mod derived {
     use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
     use serde_json::{Map, Value, json};
 
-    use crate::concepts::{CONCEPTS, ValueKind};
-    use crate::hosts::ADAPTERS;
-    use crate::manifest::Server;
+    use crate::model::concepts::{CONCEPTS, ValueKind};
+    use crate::model::hosts::ADAPTERS;
+    use crate::model::manifest::Server;
 
     /// A host id of `[project] hosts`.
     pub fn host_id(_: &mut SchemaGenerator) -> Schema {
@@ -51,7 +51,7 @@ mod derived {
 
     /// `allow_lossy = [...]`: the field names a project may accept dropping.
     pub fn lossy_names(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "array", "items": {"type": "string", "enum": crate::concepts::lossy_names()}})
+        json_schema!({"type": "array", "items": {"type": "string", "enum": crate::model::concepts::lossy_names()}})
     }
 
     /// Any TOML value (an input's default, a `set` value).
@@ -139,7 +139,7 @@ mod derived {
             }
         }
         properties.insert(
-            crate::bridged::FIELD.to_string(),
+            crate::model::bridge_server::FIELD.to_string(),
             json!({"type": "string", "description": "A plain HTTP tool service (GET /tools, POST /call) served to hosts through `dotpack bridge URL` (docs/probe.md)."}),
         );
         json!({
@@ -147,7 +147,7 @@ mod derived {
             "description": "One MCP server: `command` (+ `args`, `env`) for a local process, `url` for a remote one, or `bridge` for a plain HTTP tool service; every other field is a canonical name from the concept table (docs/host-matrix.md).",
             "additionalProperties": false,
             "properties": properties,
-            "oneOf": [{"required": ["command"]}, {"required": ["url"]}, {"required": [crate::bridged::FIELD]}],
+            "oneOf": [{"required": ["command"]}, {"required": ["url"]}, {"required": [crate::model::bridge_server::FIELD]}],
         })
     }
 }

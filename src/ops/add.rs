@@ -6,13 +6,13 @@
 use anyhow::{Result, bail};
 use semver::{Version, VersionReq};
 
-use crate::hosts::Scope;
-use crate::lock::Lockfile;
-use crate::manifest;
-use crate::output::Printer;
-use crate::project::ManifestEditor;
+use crate::model::hosts::Scope;
+use crate::model::lock::Lockfile;
+use crate::model::manifest;
+use crate::model::manifest_edit::ManifestEditor;
 use crate::registry::{ArchiveKind, IndexLine};
 use crate::resolve::RegistrySet;
+use crate::ui::printer::Printer;
 
 use super::add_inputs::{SetArg, check_inputs, typed_inputs};
 use super::declare::{self, Edits};
@@ -161,8 +161,8 @@ fn approve_registry_folder(settings: &Settings, project: &Project) -> Result<()>
         && !crate::registry::http::is_url(&location)
         && !project.global
     {
-        let real = crate::fsutil::resolve(&settings.cwd.join(&location));
-        if !real.starts_with(crate::fsutil::resolve(project.root())) {
+        let real = crate::util::fsutil::resolve(&settings.cwd.join(&location));
+        if !real.starts_with(crate::util::fsutil::resolve(project.root())) {
             super::record_one(settings, &project.owner, super::folder_request(&real))?;
         }
     }
@@ -304,7 +304,7 @@ fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
         Some((name, req)) => (name, Some(req.trim())),
         None => (spec, None),
     };
-    if !crate::validate::is_valid_package_name(name) {
+    if !crate::model::validate::is_valid_package_name(name) {
         return Err(UsageError(format!(
             "`{name}` is not a valid package name: use letters, digits, `-` and `_`, starting with a letter or digit, or an MCP Registry name such as `io.github.user/weather`"
         ))

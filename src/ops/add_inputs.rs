@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Result, bail};
 
-use crate::lock::Lockfile;
+use crate::model::lock::Lockfile;
 use crate::ops::UsageError;
 
 /// One `--set`: `KEY=VALUE` replaces, `KEY+=VALUE` appends to a list input.
@@ -69,7 +69,7 @@ pub fn typed_inputs(
             .into());
         };
         if input.secret {
-            return Err(UsageError(crate::install::secret_input_error(
+            return Err(UsageError(crate::plan::desired::secret_input_error(
                 name,
                 key,
                 &package,
@@ -77,10 +77,11 @@ pub fn typed_inputs(
             ))
             .into());
         }
-        let bad = |why: String| UsageError(crate::install::input_value_error(name, key, &why));
-        let ty = crate::inputs::type_of(input);
+        let bad =
+            |why: String| UsageError(crate::plan::desired::input_value_error(name, key, &why));
+        let ty = crate::model::inputs::type_of(input);
         let value = if arg.append {
-            if ty != crate::inputs::InputType::Array {
+            if ty != crate::model::inputs::InputType::Array {
                 return Err(bad(format!(
                     "`{key}+=` adds to a list, but `{key}` is {}: write `--set {key}=VALUE`",
                     ty.name()
@@ -91,23 +92,25 @@ pub fn typed_inputs(
                 .get(key)
                 .cloned()
                 .or_else(|| previous.and_then(|p| p.get(key)).cloned())
-                .map(|v| crate::inputs::coerce(input, &v))
+                .map(|v| crate::model::inputs::coerce(input, &v))
                 .transpose()
                 .map_err(bad)?
             {
                 Some(toml::Value::Array(items)) => items,
                 _ => Vec::new(),
             };
-            let added = crate::inputs::coerce(input, &toml::Value::String(arg.value.clone()))
-                .map_err(bad)?;
+            let added =
+                crate::model::inputs::coerce(input, &toml::Value::String(arg.value.clone()))
+                    .map_err(bad)?;
             if let toml::Value::Array(items) = added {
                 list.extend(items);
             }
             toml::Value::Array(list)
         } else {
-            crate::inputs::coerce(input, &toml::Value::String(arg.value.clone())).map_err(bad)?
+            crate::model::inputs::coerce(input, &toml::Value::String(arg.value.clone()))
+                .map_err(bad)?
         };
-        let broken = crate::inputs::check(input, &value);
+        let broken = crate::model::inputs::check(input, &value);
         if !broken.is_empty() {
             return Err(bad(broken.join("; ")).into());
         }
@@ -120,7 +123,7 @@ pub fn typed_inputs(
 /// every value must keep its input's rules.
 pub fn check_inputs(
     registries: &crate::resolve::RegistrySet,
-    manifest: &crate::manifest::LoadedManifest,
+    manifest: &crate::model::manifest::LoadedManifest,
     lock: &Lockfile,
     added: &[String],
 ) -> Result<()> {
@@ -134,7 +137,7 @@ pub fn check_inputs(
         };
         let package = crate::registry::load_package(source, name, &locked.version)?;
         let spec = manifest.manifest.dependencies.get(name);
-        if let Err(mut more) = crate::install::props_for(name, &package, spec) {
+        if let Err(mut more) = crate::plan::desired::props_for(name, &package, spec) {
             problems.append(&mut more);
         }
     }

@@ -1,5 +1,5 @@
 //! The trust decision for writing commands: a plan that adds or changes entries in the user's
-//! own (user-scope) host files goes ahead only with the user's consent (see [`crate::consent`]).
+//! own (user-scope) host files goes ahead only with the user's consent (see [`crate::ops::consent`]).
 //!
 //! What this project writes at user scope is read off the plan: each entry or resource file it
 //! adds or changes is one request, keyed by file and name, whose digest is the hash its claim
@@ -10,12 +10,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::Result;
 
-use crate::consent::{self, Approvals, Ask, Grant, Kind, Request};
-use crate::hosts::Scope;
-use crate::lock::Lockfile;
-use crate::manifest::Manifest;
-use crate::output::Printer;
+use crate::model::hosts::Scope;
+use crate::model::lock::Lockfile;
+use crate::model::manifest::Manifest;
+use crate::ops::consent::{self, Approvals, Ask, Grant, Kind, Request};
 use crate::plan::{Action, Plan};
+use crate::ui::printer::Printer;
 
 use super::{Project, Settings};
 
@@ -31,7 +31,7 @@ pub struct Placed {
 pub fn user_scope(
     plan: &Plan,
     settings: &Settings,
-    manifest: &crate::manifest::LoadedManifest,
+    manifest: &crate::model::manifest::LoadedManifest,
     lock: &Lockfile,
     everything: bool,
 ) -> Vec<Placed> {
@@ -68,7 +68,7 @@ pub fn user_scope(
             let digest = digest.to_string();
             let shown = home_relative(&file.target.claim_file, settings);
             let what = what_is_written(file, &change.server, entries);
-            let local = change.package == crate::install::LOCAL_PACKAGE;
+            let local = change.package == crate::plan::desired::LOCAL_PACKAGE;
             kept.push(Placed {
                 ask: Ask {
                     request: Request::new(
@@ -162,8 +162,8 @@ fn excerpt(text: &str) -> String {
 /// Whether a lock `source` is a registry folder inside the project at `root`.
 fn in_project_folder(source: &str, root: &std::path::Path) -> bool {
     source.strip_prefix("registry+file:").is_some_and(|path| {
-        let real = crate::fsutil::resolve(&root.join(path));
-        real.starts_with(crate::fsutil::resolve(root))
+        let real = crate::util::fsutil::resolve(&root.join(path));
+        real.starts_with(crate::util::fsutil::resolve(root))
     })
 }
 
@@ -223,7 +223,10 @@ fn home_relative(file: &str, settings: &Settings) -> String {
 
 /// `names` and every package they pull in according to `lock`: what a command that names
 /// packages allows at user scope.
-pub fn with_dependencies(names: &[String], lock: &crate::lock::Lockfile) -> BTreeSet<String> {
+pub fn with_dependencies(
+    names: &[String],
+    lock: &crate::model::lock::Lockfile,
+) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut stack: Vec<&str> = names.iter().map(String::as_str).collect();
     while let Some(name) = stack.pop() {

@@ -7,14 +7,14 @@ use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
 
-use crate::apply::FileWrite;
-use crate::claims::{Claim, UserClaims};
-use crate::install::{Placed, PlanRequest, Where};
-use crate::lock::{LOCK_FILE, Lockfile};
-use crate::manifest::LoadedManifest;
-use crate::output::Printer;
+use crate::model::claims::{Claim, UserClaims};
+use crate::model::lock::{LOCK_FILE, Lockfile};
+use crate::model::manifest::LoadedManifest;
+use crate::plan::desired::{Placed, PlanRequest, Where};
 use crate::plan::{Action, Mode, Plan};
 use crate::resolve::RegistrySet;
+use crate::txn::files::FileWrite;
+use crate::ui::printer::Printer;
 
 use super::locking::{Change, lock_changes};
 use super::{InstallOptions, Project, Settings};
@@ -34,7 +34,7 @@ pub fn plan_hosts(
     let claims = all_claims(project);
     let mut placed = place(settings, project, manifest, lock, &claims)?;
     check_inside_project(&mut placed, manifest.root(), options.write_outside_project)?;
-    let mut plan = crate::install::plan_targets(PlanRequest {
+    let mut plan = crate::plan::desired::plan_targets(PlanRequest {
         placed: &placed,
         lock,
         manifest: &manifest.manifest,
@@ -47,7 +47,7 @@ pub fn plan_hosts(
         mode: mode.clone(),
         resolve_env: options.resolve_env,
     })?;
-    let file_claims: &[crate::resources::FileClaim] =
+    let file_claims: &[crate::model::resources::FileClaim] =
         project.lock.as_ref().map_or(&[], |l| &l.files);
     let resources =
         crate::plan::resources::project::plan_project(&crate::plan::resources::project::Request {
@@ -62,7 +62,10 @@ pub fn plan_hosts(
             force: options.force,
             lossy: &options.lossy,
             mode: &mode,
-            scopes: &[crate::hosts::Scope::Project, crate::hosts::Scope::User],
+            scopes: &[
+                crate::model::hosts::Scope::Project,
+                crate::model::hosts::Scope::User,
+            ],
             staged: &options.staged,
         })?;
     plan.files.extend(resources.files);
@@ -81,14 +84,14 @@ fn check_inside_project(placed: &mut Placed, root: &std::path::Path, allowed: bo
         }
         return Ok(());
     }
-    let real_root = crate::fsutil::resolve(root);
+    let real_root = crate::util::fsutil::resolve(root);
     for target in placed
         .targets
         .iter()
         // An approved link out of the project had its fence lifted by `place`.
-        .filter(|t| t.scope == crate::hosts::Scope::Project && t.fence.is_some())
+        .filter(|t| t.scope == crate::model::hosts::Scope::Project && t.fence.is_some())
     {
-        let real = crate::fsutil::resolve(&target.path);
+        let real = crate::util::fsutil::resolve(&target.path);
         if !real.starts_with(&real_root) {
             bail!(
                 "{} resolves to {}, outside the project; dotpack writes project files only inside the project\n  help: replace the link with a file, or pass --write-outside-project if you mean to write {}",
@@ -110,7 +113,7 @@ pub fn place(
     lock: &Lockfile,
     claims: &[Claim],
 ) -> Result<Placed> {
-    let mut placed = crate::install::place(&Where {
+    let mut placed = crate::plan::desired::place(&Where {
         manifest,
         lock,
         claims,
@@ -130,7 +133,7 @@ fn lift_approved_fences(settings: &Settings, project: &Project, placed: &mut Pla
     if outside.is_empty() {
         return Ok(());
     }
-    let approvals = crate::consent::Approvals::load(&settings.dotpack_home)?;
+    let approvals = crate::ops::consent::Approvals::load(&settings.dotpack_home)?;
     for (i, request) in outside {
         if approvals.covers(&project.owner, &request) {
             placed.targets[i].fence = None;
@@ -144,21 +147,21 @@ fn lift_approved_fences(settings: &Settings, project: &Project, placed: &mut Pla
 pub fn outside_requests(
     placed: &Placed,
     root: &std::path::Path,
-) -> Vec<(usize, crate::consent::Request)> {
-    let real_root = crate::fsutil::resolve(root);
+) -> Vec<(usize, crate::ops::consent::Request)> {
+    let real_root = crate::util::fsutil::resolve(root);
     placed
         .targets
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.scope == crate::hosts::Scope::Project)
+        .filter(|(_, t)| t.scope == crate::model::hosts::Scope::Project)
         .filter_map(|(i, t)| {
-            let real = crate::fsutil::resolve(&t.path);
+            let real = crate::util::fsutil::resolve(&t.path);
             let shown = real.display().to_string();
             (!real.starts_with(&real_root)).then(|| {
-                let request = crate::consent::Request::new(
-                    crate::consent::Kind::Outside,
+                let request = crate::ops::consent::Request::new(
+                    crate::ops::consent::Kind::Outside,
                     t.claim_file.clone(),
-                    crate::consent::digest(&[&t.claim_file, &shown]),
+                    crate::ops::consent::digest(&[&t.claim_file, &shown]),
                     format!("{} -> {shown} ({})", t.claim_file, t.host.id),
                 );
                 (i, request)
@@ -225,7 +228,7 @@ pub fn finish(
         finish.options.dry_run,
     )?;
     // Packages named on the command line are the user's choice wherever they go next.
-    let named: Vec<crate::consent::Request> = finish
+    let named: Vec<crate::ops::consent::Request> = finish
         .options
         .grant
         .named
@@ -264,7 +267,7 @@ pub fn finish(
     if !finish.options.dry_run && finish.options.write_outside_project {
         // The user said so on the command line: later commands may follow these links.
         let outside = outside_requests(&placed, project.root());
-        let outside: Vec<&crate::consent::Request> = outside.iter().map(|(_, r)| r).collect();
+        let outside: Vec<&crate::ops::consent::Request> = outside.iter().map(|(_, r)| r).collect();
         super::approve::record_more(settings, &project.owner, &outside)?;
     }
     Ok(())
@@ -318,10 +321,10 @@ fn commit_recording(
         imported,
     } = outcome;
     let (user_write, user_files) = take_claims(project, &mut lock, host_plan.as_mut());
-    crate::pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
+    crate::ops::tool_pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
     let lock_text = lock.emit();
     let nothing_locked = nothing_locked_now(project, &lock);
-    let new_state = crate::consent::state_digest(
+    let new_state = crate::ops::consent::state_digest(
         manifest_text.as_deref().unwrap_or(&project.manifest.text),
         (!nothing_locked).then_some(lock_text.as_str()),
     );
@@ -492,7 +495,7 @@ fn gather_writes(
             after: Some(text),
             remove_dirs: 0,
             resolved: Vec::new(),
-            fence: Some(crate::fence::Fence::project(root)),
+            fence: Some(crate::util::fence::Fence::project(root)),
         });
     }
     gathered
@@ -510,7 +513,7 @@ fn project_writes(
     let root = project.manifest.root();
     let mut writes = Vec::new();
     // The user-level manifest and lock live in $DOTPACK_HOME, the user's own.
-    let fence = (!project.global).then(|| crate::fence::Fence::project(root));
+    let fence = (!project.global).then(|| crate::util::fence::Fence::project(root));
     if let Some(text) = manifest_text {
         writes.push(FileWrite {
             display: manifest_display(project),
@@ -580,8 +583,8 @@ fn print_dry_run(
         change.print_would(printer);
     }
     if !printer.json {
-        crate::apply::print_plan(printer, writes);
-        crate::apply::print_diffs(printer, writes);
+        crate::txn::files::print_plan(printer, writes);
+        crate::txn::files::print_diffs(printer, writes);
     }
     for warning in warnings {
         printer.warning(warning);
@@ -599,7 +602,7 @@ fn apply_writes(
     user_files: bool,
     changes: &[Change],
 ) -> Result<Option<u64>> {
-    crate::apply::preflight(writes)?;
+    crate::txn::files::preflight(writes)?;
     let root = project.manifest.root();
     let boundary = settings.boundary(Some(root));
     let places = if project.global {
@@ -661,7 +664,7 @@ fn print_finished(printer: &Printer, no_hosts: bool, id: Option<u64>) {
 
 /// The project declares no host and holds no claim.
 fn print_no_hosts(printer: &Printer) {
-    let ids: Vec<&str> = crate::hosts::ADAPTERS.iter().map(|a| a.id).collect();
+    let ids: Vec<&str> = crate::model::hosts::ADAPTERS.iter().map(|a| a.id).collect();
     printer.warning(format!(
         "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written\n  help: `dotpack install --host HOST` adds one (`dotpack hosts` lists them: {})",
         ids.join(", ")
@@ -697,7 +700,7 @@ pub fn user_claims_write(project: &Project, plan: &Plan) -> Option<FileWrite> {
         .filter(|c| c.scope == "user")
         .cloned()
         .collect();
-    let files: Vec<crate::resources::FileClaim> = match &plan.resources {
+    let files: Vec<crate::model::resources::FileClaim> = match &plan.resources {
         Some(all) => all.iter().filter(|c| c.scope == "user").cloned().collect(),
         None => project.user_claims.files.clone(),
     };
@@ -709,7 +712,7 @@ pub fn user_claims_write(project: &Project, plan: &Plan) -> Option<FileWrite> {
 fn user_claims_file(
     project: &Project,
     user: &[Claim],
-    files: &[crate::resources::FileClaim],
+    files: &[crate::model::resources::FileClaim],
 ) -> Option<FileWrite> {
     let current = &project.user_claims;
     let text = (!user.is_empty() || !files.is_empty() || current.text.is_some())
@@ -733,7 +736,7 @@ pub fn touches_user_scope(plan: &Plan, writes: &[FileWrite]) -> bool {
         || plan
             .files
             .iter()
-            .any(|f| f.is_changed() && f.target.scope == crate::hosts::Scope::User)
+            .any(|f| f.is_changed() && f.target.scope == crate::model::hosts::Scope::User)
 }
 
 /// The writes of a plan's host files, in target order; their bytes move into the writes (they
@@ -771,7 +774,7 @@ fn manifest_display(project: &Project) -> String {
     if project.global {
         project.manifest.path.display().to_string()
     } else {
-        crate::manifest::MANIFEST_FILE.to_string()
+        crate::model::manifest::MANIFEST_FILE.to_string()
     }
 }
 

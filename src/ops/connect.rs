@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use crate::install::{LOCAL_PACKAGE, input_props};
-use crate::manifest::{DependencySpec, Manifest, Server};
 use crate::mcp::{Endpoint, Timeouts};
+use crate::model::manifest::{DependencySpec, Manifest, Server};
+use crate::plan::desired::{LOCAL_PACKAGE, input_props};
 use crate::resolve::RegistrySet;
 use crate::template::{Part, Props};
 
@@ -28,7 +28,7 @@ pub struct Located {
 /// Server `name` of the project: its own `[servers.NAME]`, else the locked package declaring it.
 pub fn locate(
     manifest: &Manifest,
-    lock: Option<&crate::lock::Lockfile>,
+    lock: Option<&crate::model::lock::Lockfile>,
     registries: &RegistrySet,
     name: &str,
 ) -> Result<Located> {
@@ -47,7 +47,7 @@ pub fn locate(
         .find(|p| p.servers.iter().any(|s| s == name));
     let Some(locked) = locked else {
         let known = server_names(manifest, lock);
-        let hint = match crate::suggest::closest(name, known.iter().map(String::as_str)) {
+        let hint = match crate::util::suggest::closest(name, known.iter().map(String::as_str)) {
             Some(close) => format!("did you mean `{close}`? "),
             None => String::new(),
         };
@@ -92,7 +92,10 @@ pub fn locate(
 }
 
 /// Every server name of the project, sorted: its own and its locked packages'.
-pub fn server_names(manifest: &Manifest, lock: Option<&crate::lock::Lockfile>) -> Vec<String> {
+pub fn server_names(
+    manifest: &Manifest,
+    lock: Option<&crate::model::lock::Lockfile>,
+) -> Vec<String> {
     let mut names: Vec<String> = manifest.servers.keys().cloned().collect();
     names.extend(
         lock.into_iter()
@@ -115,7 +118,7 @@ pub fn from_registry(
     let mut found = None;
     for source in registries.all() {
         if let Some(lines) = source.versions(package)?
-            && let Some(line) = crate::commands::search::newest(&lines)
+            && let Some(line) = super::search::newest(&lines)
         {
             found = Some((source, line.vers.clone()));
             break;
@@ -128,7 +131,7 @@ pub fn from_registry(
         );
     };
     let manifest = crate::registry::load_package(source, package, &version)?;
-    let spec = DependencySpec::Detailed(crate::manifest::DetailedDependency {
+    let spec = DependencySpec::Detailed(crate::model::manifest::DetailedDependency {
         version: semver::VersionReq::STAR,
         registry: None,
         set: set
@@ -163,8 +166,10 @@ pub fn from_registry(
     })
 }
 
-fn problems(list: Vec<crate::error::Error>) -> anyhow::Error {
-    crate::error::Error::all(list).unwrap_or_default().into()
+fn problems(list: Vec<crate::util::error::Error>) -> anyhow::Error {
+    crate::util::error::Error::all(list)
+        .unwrap_or_default()
+        .into()
 }
 
 /// How to reach `located`: templates rendered with its props, environment references resolved
@@ -193,7 +198,7 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
 }
 
 fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
-    let def = crate::bridged::expand(&located.def);
+    let def = crate::model::bridge_server::expand(&located.def);
     let render = |s: &str| render(s, &located.props, lookup, &located.server);
     if let Some(url) = &def.url {
         let mut headers = BTreeMap::new();

@@ -6,11 +6,11 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use crate::hosts::Scope;
-use crate::lock::Lockfile;
-use crate::manifest::{HostDecl, LoadedManifest};
-use crate::project::ManifestEditor;
-use crate::targets::host_adapter;
+use crate::model::hosts::Scope;
+use crate::model::lock::Lockfile;
+use crate::model::manifest::{HostDecl, LoadedManifest};
+use crate::model::manifest_edit::ManifestEditor;
+use crate::plan::targets::host_adapter;
 
 /// Status lines (`verb`, `what`) describing edits of dotpack.toml, printed after the commit.
 pub type Edits = Vec<(String, String)>;
@@ -20,14 +20,14 @@ pub fn manifest_name(manifest: &LoadedManifest, global: bool) -> String {
     if global {
         manifest.path.display().to_string()
     } else {
-        crate::manifest::MANIFEST_FILE.to_string()
+        crate::model::manifest::MANIFEST_FILE.to_string()
     }
 }
 
 /// The scope a host entry written without one gets in `manifest`.
-pub fn default_scope(manifest: &LoadedManifest, host: &crate::hosts::HostAdapter) -> Scope {
+pub fn default_scope(manifest: &LoadedManifest, host: &crate::model::hosts::HostAdapter) -> Scope {
     let project = manifest.manifest.project.as_ref().and_then(|p| p.scope);
-    crate::targets::scope_of(host, None, project)
+    crate::plan::targets::scope_of(host, None, project)
 }
 
 /// Records hosts given with `--host` in `[project] hosts`, each with `scope` when it differs
@@ -238,7 +238,7 @@ pub fn package_or_server(
     if known.contains(&name.as_str()) {
         return Ok(name);
     }
-    let hint = match crate::suggest::closest(&name, known.iter().copied()) {
+    let hint = match crate::util::suggest::closest(&name, known.iter().copied()) {
         Some(close) => format!("did you mean `{close}`?"),
         None if known.is_empty() => "the project has no packages or servers yet".to_string(),
         None => format!("packages and servers: {}", known.join(", ")),

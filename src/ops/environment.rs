@@ -1,8 +1,8 @@
 //! The environment variables installed servers read that are not set here, so the user learns
 //! about a missing token from dotpack rather than from a server that fails to start.
 
-use crate::lock::Lockfile;
-use crate::manifest::LoadedManifest;
+use crate::model::lock::Lockfile;
+use crate::model::manifest::LoadedManifest;
 use crate::resolve::RegistrySet;
 
 /// `(package, variable)` for every variable the servers of `packages` (every locked package when
@@ -36,13 +36,19 @@ pub fn environment_needed(
         push(&locked.name, package.env_vars());
     }
     if packages.is_empty() {
-        push(crate::manifest::MANIFEST_FILE, manifest.manifest.env_vars());
+        push(
+            crate::model::manifest::MANIFEST_FILE,
+            manifest.manifest.env_vars(),
+        );
     }
     needed
 }
 
 /// Prints one note per unset variable.
-pub fn print_environment_needed(printer: &crate::output::Printer, needed: &[(String, String)]) {
+pub fn print_environment_needed(
+    printer: &crate::ui::printer::Printer,
+    needed: &[(String, String)],
+) {
     for (package, var) in needed {
         printer.note(format!(
             "note: {package} reads {var} from the environment, which is not set here"

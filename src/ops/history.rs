@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::hosts::Scope;
+use crate::model::hosts::Scope;
 use crate::txn::generation::{self, Generation};
 
 use super::Settings;

@@ -15,13 +15,13 @@ use serde_json::{Map, Value};
 use super::declare::{self, Edits};
 use super::import_resources::{Found, scan};
 use super::import_source::{Source, print_warnings};
-use crate::hosts::Scope;
-use crate::import::{ManifestServer, manifest_server_reading};
+use crate::model::hosts::Scope;
+use crate::model::manifest_edit::ManifestEditor;
 use crate::ops::{self, Outcome, Project, Settings};
-use crate::output::Printer;
+use crate::plan::from_host::{ManifestServer, manifest_server_reading};
+use crate::plan::targets::Target;
 use crate::plan::{Action, Mode};
-use crate::project::ManifestEditor;
-use crate::targets::Target;
+use crate::ui::printer::Printer;
 
 /// One server to own: its manifest form and the files (indexes into the sources) holding it.
 pub struct Candidate {
@@ -65,7 +65,7 @@ pub fn candidates(
             let runs_command = imported
                 .warnings
                 .iter()
-                .any(|w| w.server == *name && w.code == crate::import::HOST_COMMAND);
+                .any(|w| w.server == *name && w.code == crate::plan::from_host::HOST_COMMAND);
             if runs_command {
                 if report {
                     printer.note(format!(
@@ -212,11 +212,11 @@ pub fn into(
 fn plan_adoption(
     settings: &Settings,
     project: &Project,
-    updated: &crate::manifest::LoadedManifest,
+    updated: &crate::model::manifest::LoadedManifest,
     servers: BTreeSet<String>,
     staged: &[(String, String)],
     dry_run: bool,
-) -> Result<(crate::lock::Lockfile, crate::plan::Plan)> {
+) -> Result<(crate::model::lock::Lockfile, crate::plan::Plan)> {
     let registries = ops::registries(settings, Some(updated))?;
     let lock = match project.lock.clone() {
         Some(lock) => project.lock_to_write(lock, updated, &registries)?,
@@ -273,7 +273,7 @@ fn edit_manifest(
         declare_host(settings, &mut editor, project, source, &mut edits)?;
     }
     for (name, c) in candidates {
-        editor.add_server(name, crate::import::toml_table(&c.server.fields))?;
+        editor.add_server(name, crate::plan::from_host::toml_table(&c.server.fields))?;
         edits.push((
             "Adding".to_string(),
             format!("server {name} to [servers] in {file}"),
@@ -424,7 +424,7 @@ fn check_adopted(
                         .sources
                         .iter()
                         .map(|&i| sources[i].display.clone())
-                        .chain([crate::diag::display_path(&f.target.path)])
+                        .chain([crate::ui::diag::display_path(&f.target.path)])
                         .collect(),
                 });
             }
@@ -443,7 +443,7 @@ fn entry_in(f: &crate::plan::FilePlan, name: &str) -> Option<Map<String, Value>>
     let text = f.before.as_deref()?;
     let entries = crate::formats::list_entries(host.format, text, host.container).ok()?;
     let entry = entries.into_iter().find(|(n, _)| n == name)?;
-    let imported = crate::import::import_entries(host, vec![entry]);
+    let imported = crate::plan::from_host::import_entries(host, vec![entry]);
     let fields = imported.servers.get(name)?;
     Some(manifest_server_reading(name, fields, &host.reference_syntaxes()).fields)
 }
@@ -491,7 +491,8 @@ pub fn resources_of(
     project: &Project,
     sources: &[Source],
 ) -> Vec<(usize, Found)> {
-    let claims: &[crate::resources::FileClaim] = project.lock.as_ref().map_or(&[], |l| &l.files);
+    let claims: &[crate::model::resources::FileClaim] =
+        project.lock.as_ref().map_or(&[], |l| &l.files);
     let mut out: Vec<(usize, Found)> = Vec::new();
     for (i, source) in sources.iter().enumerate() {
         if source.scope != Some(Scope::Project) {

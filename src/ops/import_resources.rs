@@ -12,9 +12,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::hosts::HostAdapter;
-use crate::manifest::Manifest;
-use crate::resources::{FileClaim, Kind, ResourceDecl, Shape, layout_of, load_one};
+use crate::model::hosts::HostAdapter;
+use crate::model::manifest::Manifest;
+use crate::model::resources::{FileClaim, Kind, ResourceDecl, Shape, layout_of, load_one};
 
 /// One host resource to import.
 #[derive(Debug)]
@@ -31,7 +31,7 @@ pub struct Found {
 
 impl Found {
     pub fn label(&self) -> String {
-        crate::resources::label(self.kind, &self.name)
+        crate::model::resources::label(self.kind, &self.name)
     }
 }
 
@@ -146,7 +146,7 @@ fn found(
     if kind.is_folder() != meta.is_dir() {
         return Ok(None);
     }
-    if !crate::validate::is_valid_name(name) {
+    if !crate::model::validate::is_valid_name(name) {
         return Err(format!(
             "`{name}` is not a valid resource name (letters, digits, `-` and `_`, starting with a letter or digit)"
         ));
@@ -179,7 +179,7 @@ fn found(
         let text = read_text(root, &root.join(origin), origin)?;
         files.insert(path.clone(), to_markdown(shape, origin, &text)?);
     }
-    let bytes: crate::resources::Files = files
+    let bytes: crate::model::resources::Files = files
         .iter()
         .map(|(k, v)| (k.clone(), v.as_bytes().to_vec()))
         .collect();
@@ -247,8 +247,8 @@ fn read_tree(
 }
 
 fn read_text(root: &Path, path: &Path, shown: &str) -> Result<String, String> {
-    let fence = crate::fence::Fence::project(root);
-    let data = crate::fence::read(path, Some(&fence), crate::fence::PROJECT_FILE_CAP)
+    let fence = crate::util::fence::Fence::project(root);
+    let data = crate::util::fence::read(path, Some(&fence), crate::util::fence::PROJECT_FILE_CAP)
         .map_err(|e| format!("{e:#}"))?
         .ok_or_else(|| format!("cannot read {shown}: it is gone"))?;
     String::from_utf8(data)
@@ -288,7 +288,7 @@ fn gemini_command(text: &str) -> Result<String, String> {
 /// A rule whose frontmatter names fields as a host does (`renames`: host field, dotpack's).
 /// A file without frontmatter is kept byte for byte.
 fn rule(origin: &str, text: &str, renames: &[(&str, &str)]) -> Result<String, String> {
-    let md = crate::resources::parse_markdown(origin, text)?;
+    let md = crate::model::resources::parse_markdown(origin, text)?;
     if !md.has_frontmatter {
         return Ok(text.to_string());
     }
@@ -337,7 +337,7 @@ fn yaml_value(value: &Value) -> String {
 /// the project's manifest and claims when there is one).
 pub fn project_resources(
     settings: &super::Settings,
-    printer: &crate::output::Printer,
+    printer: &crate::ui::printer::Printer,
     host: &'static HostAdapter,
     root: &Path,
 ) -> Scan {
@@ -350,7 +350,12 @@ pub fn project_resources(
             &p.manifest.manifest,
             p.lock.as_ref().map_or(&[], |l| &l.files),
         ),
-        None => scan(host, root, &crate::manifest::Manifest::default(), &[]),
+        None => scan(
+            host,
+            root,
+            &crate::model::manifest::Manifest::default(),
+            &[],
+        ),
     }
 }
 

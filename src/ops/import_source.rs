@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 
 use crate::formats::FormatError;
-use crate::hosts::{HostAdapter, HostEnv, Scope};
-use crate::import::{Imported, import_entries};
-use crate::output::Printer;
+use crate::model::hosts::{HostAdapter, HostEnv, Scope};
+use crate::plan::from_host::{Imported, import_entries};
+use crate::ui::printer::Printer;
 
 /// The warnings of an import, one line each.
 pub fn print_warnings(printer: &Printer, imported: &Imported) {
@@ -54,7 +54,7 @@ impl Source {
                 .into_iter()
                 .filter(|s| *s != scope)
                 .filter_map(|s| path_at(s).map(|p| (s, p)))
-                .map(|(s, p)| format!("--scope {s} reads {}", crate::diag::display_path(&p)))
+                .map(|(s, p)| format!("--scope {s} reads {}", crate::ui::diag::display_path(&p)))
                 .collect();
             let help = if others.is_empty() {
                 "check that the host is set up here, or give the file with --file".to_string()
@@ -64,10 +64,10 @@ impl Source {
             bail!(
                 "{} has no {scope}-scope config here: {} does not exist\n  help: {help}",
                 host.name(),
-                crate::diag::display_path(&path)
+                crate::ui::diag::display_path(&path)
             );
         }
-        let fence = (scope == Scope::Project).then(|| crate::fence::Fence::project(root));
+        let fence = (scope == Scope::Project).then(|| crate::util::fence::Fence::project(root));
         Source::read(host, Some(scope), path, fence.as_ref())
     }
 
@@ -77,14 +77,14 @@ impl Source {
         host: &'static HostAdapter,
         scope: Option<Scope>,
         path: PathBuf,
-        fence: Option<&crate::fence::Fence>,
+        fence: Option<&crate::util::fence::Fence>,
     ) -> Result<Source> {
-        let display = crate::diag::display_path(&path);
+        let display = crate::ui::diag::display_path(&path);
         let cap = match scope {
-            Some(Scope::Project) => crate::fence::PROJECT_FILE_CAP,
-            _ => crate::fence::USER_FILE_CAP,
+            Some(Scope::Project) => crate::util::fence::PROJECT_FILE_CAP,
+            _ => crate::util::fence::USER_FILE_CAP,
         };
-        let Some(text) = crate::fence::read_text(&path, fence, cap)? else {
+        let Some(text) = crate::util::fence::read_text(&path, fence, cap)? else {
             bail!(
                 "{display} does not exist\n  help: give the path of a {} config file",
                 host.name()
@@ -149,7 +149,7 @@ fn locate(text: &str, container: &[&str]) -> Option<(usize, usize)> {
                 .map(|(i, _)| i)
                 .find(|&i| text[..i].ends_with(['\n', '.', ' ', '\t']) || i == 0)
         })?;
-    Some(crate::diag::line_column(text, offset))
+    Some(crate::ui::diag::line_column(text, offset))
 }
 
 #[cfg(test)]

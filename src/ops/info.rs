@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use semver::VersionReq;
 use serde_json::json;
 
-use crate::manifest::{Manifest, Server};
+use crate::model::manifest::{Manifest, Server};
 use crate::registry::{IndexLine, Refusal};
 
 use super::Settings;
@@ -140,10 +140,10 @@ pub fn info_lines(line: &IndexLine, lines: &[IndexLine], manifest: &Manifest) ->
         printer.push("inputs (set with --set NAME=VALUE):");
         for (name, input) in &manifest.inputs {
             let mut notes = Vec::new();
-            let ty = crate::inputs::type_of(input);
-            if input.kind.is_some() || ty != crate::inputs::InputType::String {
+            let ty = crate::model::inputs::type_of(input);
+            if input.kind.is_some() || ty != crate::model::inputs::InputType::String {
                 notes.push(match input.items.as_deref() {
-                    Some(items) if ty == crate::inputs::InputType::Array => {
+                    Some(items) if ty == crate::model::inputs::InputType::Array => {
                         format!("array of {items}")
                     }
                     _ => ty.name().to_string(),

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use crate::apply::FileWrite;
-use crate::hosts::{ADAPTERS, Scope};
-use crate::manifest::MANIFEST_FILE;
-use crate::output::Printer;
+use crate::model::hosts::{ADAPTERS, Scope};
+use crate::model::manifest::MANIFEST_FILE;
+use crate::txn::files::FileWrite;
+use crate::ui::printer::Printer;
 
 use super::Settings;
 use super::import_into::{candidates, conflict_error};
@@ -66,19 +66,19 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &InitOptions) -> Re
         .collect();
     let known: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();
     let text = if global {
-        crate::project::initial_global_manifest(&declared)
+        crate::model::manifest_edit::initial_global_manifest(&declared)
     } else {
-        crate::project::initial_manifest(&declared, &known)
+        crate::model::manifest_edit::initial_manifest(&declared, &known)
     };
     let mut writes = vec![FileWrite {
-        display: crate::diag::display_path(&path),
+        display: crate::ui::diag::display_path(&path),
         host: None,
         path: path.clone(),
         before: None,
         after: Some(text),
         remove_dirs: 0,
         resolved: Vec::new(),
-        fence: (!global).then(|| crate::fence::Fence::project(&dir)),
+        fence: (!global).then(|| crate::util::fence::Fence::project(&dir)),
     }];
     if !global && let Some(ignore) = ignore_state_folder(&dir)? {
         writes.push(ignore);
@@ -124,7 +124,7 @@ pub fn report(planned: &Planned, dry_run: bool, generation: Option<u64>) -> serd
 /// Writes a planned init as one transaction. Returns the generation recorded.
 pub fn apply(settings: &Settings, printer: &Printer, planned: &Planned) -> Result<Option<u64>> {
     let (dir, writes) = (&planned.dir, &planned.writes);
-    crate::apply::preflight(writes)?;
+    crate::txn::files::preflight(writes)?;
     let places = if planned.global {
         crate::txn::Places::user(None, settings.boundary(None))
     } else {
@@ -140,10 +140,10 @@ pub fn apply(settings: &Settings, printer: &Printer, planned: &Planned) -> Resul
         // A project made here starts as the user's own: their next commands are their consent.
         // One that imports host files does not: a repository may have shipped them.
         let state =
-            crate::consent::state_digest(&writes[0].after.clone().unwrap_or_default(), None);
+            crate::ops::consent::state_digest(&writes[0].after.clone().unwrap_or_default(), None);
         let owner = super::owner_id(dir);
         if let Err(e) =
-            crate::consent::store::remember_state(&settings.dotpack_home, &owner, &state)
+            crate::ops::consent::store::remember_state(&settings.dotpack_home, &owner, &state)
         {
             printer.warning(format!(
                 "could not record the new project as your own: {e:#}"
@@ -187,7 +187,7 @@ fn import_sources(
             .filter_map(|s| Some((*s, host.path(*s, dir, env)?)))
             .filter(|(_, p)| p.is_file())
             .map(|(s, p)| {
-                let fence = (s == Scope::Project).then(|| crate::fence::Fence::project(dir));
+                let fence = (s == Scope::Project).then(|| crate::util::fence::Fence::project(dir));
                 Source::read(host, Some(s), p, fence.as_ref())
             })
             .collect::<Result<_>>()?;
@@ -198,7 +198,7 @@ fn import_sources(
                 && !crate::ops::import_resources::scan(
                     host,
                     dir,
-                    &crate::manifest::Manifest::default(),
+                    &crate::model::manifest::Manifest::default(),
                     &[],
                 )
                 .found
@@ -234,8 +234,9 @@ fn import_sources(
 /// `.gitignore`, keeping every existing byte; `None` when it is ignored already.
 fn ignore_state_folder(dir: &Path) -> Result<Option<FileWrite>> {
     let path = dir.join(".gitignore");
-    let fence = crate::fence::Fence::project(dir);
-    let old = crate::fence::read_text(&path, Some(&fence), crate::fence::PROJECT_FILE_CAP)?;
+    let fence = crate::util::fence::Fence::project(dir);
+    let old =
+        crate::util::fence::read_text(&path, Some(&fence), crate::util::fence::PROJECT_FILE_CAP)?;
     let ignored = old.as_deref().unwrap_or_default().lines().any(|l| {
         matches!(
             l.trim(),

@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 
-use crate::inspect::{self, Row, State};
-use crate::install::{filter_targets, fingerprint_of};
+use crate::plan::desired::{filter_targets, fingerprint_of};
+use crate::plan::drift::{self, Row, State};
 
 use super::{InstallOptions, Project, Settings};
 
@@ -48,25 +48,25 @@ pub fn rows(
     view: View,
 ) -> Result<Vec<Row>> {
     let manifest = &project.manifest;
-    let empty = crate::lock::Lockfile::empty();
+    let empty = crate::model::lock::Lockfile::empty();
     let lock = project.lock.as_ref().unwrap_or(&empty);
     let claims = super::all_claims(project);
     let mut placed = super::place(settings, project, manifest, lock, &claims)?;
     filter_targets(&mut placed, &options.hosts, options.scope);
-    let mut files = crate::install::read_targets(&placed.targets)?;
-    crate::install::redact_resolved(&placed.targets, &mut files, &claims);
+    let mut files = crate::plan::desired::read_targets(&placed.targets)?;
+    crate::plan::desired::redact_resolved(&placed.targets, &mut files, &claims);
     let inputs = |package: &str, server: &str| fingerprint_of(&manifest.manifest, package, server);
-    let mut rows = inspect::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
-    if options.scope != Some(crate::hosts::Scope::User) {
-        rows.extend(inspect::inspect_files(
+    let mut rows = drift::inspect(&placed, &claims, &project.owner, &inputs, &files)?;
+    if options.scope != Some(crate::model::hosts::Scope::User) {
+        rows.extend(drift::inspect_files(
             manifest.root(),
             &lock.files,
             lock,
             &options.hosts,
         ));
     }
-    if options.scope != Some(crate::hosts::Scope::Project) {
-        let mine: Vec<crate::resources::FileClaim> = project
+    if options.scope != Some(crate::model::hosts::Scope::Project) {
+        let mine: Vec<crate::model::resources::FileClaim> = project
             .user_claims
             .files
             .iter()
@@ -74,7 +74,7 @@ pub fn rows(
             .cloned()
             .collect();
         let mut user_rows =
-            inspect::inspect_files(&settings.host_env.home, &mine, lock, &options.hosts);
+            drift::inspect_files(&settings.host_env.home, &mine, lock, &options.hosts);
         for row in &mut user_rows {
             row.file = format!("~/{}", row.file);
         }

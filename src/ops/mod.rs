@@ -70,12 +70,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use semver::Version;
 
-use crate::claims::UserClaims;
-use crate::hosts::{HostEnv, Scope};
-use crate::lock::{LOCK_FILE, Lockfile};
-use crate::manifest::{self, LoadedManifest, MANIFEST_FILE};
-use crate::output::Printer;
+use crate::model::claims::UserClaims;
+use crate::model::hosts::{HostEnv, Scope};
+use crate::model::lock::{LOCK_FILE, Lockfile};
+use crate::model::manifest::{self, LoadedManifest, MANIFEST_FILE};
 use crate::plan::LossyPolicy;
+use crate::ui::printer::Printer;
 
 /// Settings every command shares, decided once from flags and the environment.
 #[derive(Clone, Debug)]
@@ -188,13 +188,13 @@ pub struct InstallOptions {
     /// `--write-outside-project`: a project host file may resolve outside the project.
     pub write_outside_project: bool,
     /// `--resolve-env`: at user scope, write a reference a host cannot express as the
-    /// variable's current value (see [`crate::resolved`]).
+    /// variable's current value (see [`crate::model::resolved_env`]).
     pub resolve_env: bool,
     /// Files `import --into` is about to write into the project (relative, `/`-separated):
     /// the project's own resources are read from these instead of the disk.
-    pub staged: crate::resources::Files,
-    /// What the command line allows beyond the project for this run (see [`crate::consent`]).
-    pub grant: crate::consent::Grant,
+    pub staged: crate::model::resources::Files,
+    /// What the command line allows beyond the project for this run (see [`crate::ops::consent`]).
+    pub grant: crate::ops::consent::Grant,
 }
 
 impl Settings {
@@ -243,13 +243,16 @@ pub fn state_places(
 /// The project's `dotpack.toml` (`--manifest-path`, else found from the current folder up),
 /// refused when another user owns it and the user has not approved that (see [`owners`]).
 pub fn find_manifest(settings: &Settings) -> Result<PathBuf> {
-    let path = crate::project::find_manifest(settings.manifest_path.as_deref(), &settings.cwd)?;
+    let path = crate::model::manifest_edit::find_manifest(
+        settings.manifest_path.as_deref(),
+        &settings.cwd,
+    )?;
     owners::check_owner(settings, &path)?;
     Ok(path)
 }
 
 /// What the project asks for because another user owns its files (none when it is yours).
-pub fn owner_requests(project: &Project) -> Option<crate::consent::Request> {
+pub fn owner_requests(project: &Project) -> Option<crate::ops::consent::Request> {
     owners::owner_request(
         project.root(),
         &owners::foreign_files(&project.manifest.path),
@@ -300,7 +303,7 @@ pub struct Project {
 impl Project {
     /// Finds and loads `dotpack.toml` and `dotpack.lock` (the user-level ones with `--global`),
     /// failing on any error in either. A lock with merge conflict markers is recovered in memory
-    /// (see [`crate::lock::recover`]) and said so; the next writing command writes it.
+    /// (see [`crate::model::lock::recover`]) and said so; the next writing command writes it.
     pub fn load(settings: &Settings, printer: &Printer) -> Result<Project> {
         Self::load_or_create(settings, printer, false)
     }
@@ -324,7 +327,9 @@ impl Project {
             (path, false)
         };
         let manifest = if new_manifest {
-            let text = crate::project::initial_global_manifest(&detected_user_hosts(settings));
+            let text = crate::model::manifest_edit::initial_global_manifest(&detected_user_hosts(
+                settings,
+            ));
             manifest::parse(&path, text)?
         } else if settings.global {
             manifest::load_in(&path, None)?
@@ -340,30 +345,33 @@ impl Project {
         let lock_path = manifest.root().join(LOCK_FILE);
         let mut lock_conflicted = false;
         // The user-level lock lives in $DOTPACK_HOME, the user's own; a project's stays in it.
-        let fence = (!settings.global).then(|| crate::fence::Fence::project(manifest.root()));
-        let (lock_text, lock) =
-            match crate::fence::read_text(&lock_path, fence.as_ref(), crate::fence::LOCK_CAP)? {
-                Some(text) => {
-                    tracing::debug!(path = %lock_path.display(), bytes = text.len(), "read lock");
-                    let matches = |claim: &crate::claims::Claim| {
-                        claim_matches_file(claim, manifest.root(), &settings.host_env)
-                    };
-                    let (lock, untrusted) = match crate::lock::recover(&lock_path, &text, &matches)?
-                    {
+        let fence = (!settings.global).then(|| crate::util::fence::Fence::project(manifest.root()));
+        let (lock_text, lock) = match crate::util::fence::read_text(
+            &lock_path,
+            fence.as_ref(),
+            crate::util::fence::LOCK_CAP,
+        )? {
+            Some(text) => {
+                tracing::debug!(path = %lock_path.display(), bytes = text.len(), "read lock");
+                let matches = |claim: &crate::model::claims::Claim| {
+                    claim_matches_file(claim, manifest.root(), &settings.host_env)
+                };
+                let (lock, untrusted) =
+                    match crate::model::lock::recover(&lock_path, &text, &matches)? {
                         Some(recovered) => {
                             printer.warning(recovered.describe(&lock_path));
                             lock_conflicted = true;
                             (recovered.lock, recovered.untrusted)
                         }
-                        None => crate::lock::read(&lock_path, &text)?,
+                        None => crate::model::lock::read(&lock_path, &text)?,
                     };
-                    if let Some(warning) = untrusted.warning() {
-                        printer.warning(warning);
-                    }
-                    (Some(text), Some(lock))
+                if let Some(warning) = untrusted.warning() {
+                    printer.warning(warning);
                 }
-                None => (None, None),
-            };
+                (Some(text), Some(lock))
+            }
+            None => (None, None),
+        };
         let user_claims = UserClaims::load(&settings.dotpack_home)?;
         let owner = owner_id(manifest.root());
         Ok(Project {
@@ -392,9 +400,9 @@ impl Project {
     }
 
     /// The digest of the manifest and lock as they were read: whether the user's own commands
-    /// left the project in this state is what decides much of [`crate::consent`].
+    /// left the project in this state is what decides much of [`crate::ops::consent`].
     pub fn state(&self) -> String {
-        crate::consent::state_digest(&self.manifest.text, self.lock_text.as_deref())
+        crate::ops::consent::state_digest(&self.manifest.text, self.lock_text.as_deref())
     }
 
     /// `lock` as a command that does not resolve (`uninstall`, `adopt`) writes it back: as it is,
@@ -421,19 +429,23 @@ pub fn owner_id(root: &Path) -> String {
 
 /// Whether the entry `claim` names is in its file with the hash the claim recorded (`None`: it
 /// is not in the file, or the claim names no file dotpack writes).
-fn claim_matches_file(claim: &crate::claims::Claim, root: &Path, env: &HostEnv) -> Option<bool> {
-    let target = crate::targets::Target::of_claim(claim, root, env)?;
+fn claim_matches_file(
+    claim: &crate::model::claims::Claim,
+    root: &Path,
+    env: &HostEnv,
+) -> Option<bool> {
+    let target = crate::plan::targets::Target::of_claim(claim, root, env)?;
     let text = target.read().ok()??;
     let container = target.host.container;
     crate::formats::get_entry(target.host.format, &text, container, &claim.server)
         .ok()
         .flatten()
-        .map(|entry| crate::claims::entry_hash(&entry) == claim.entry)
+        .map(|entry| crate::model::claims::entry_hash(&entry) == claim.entry)
 }
 
 /// Hosts whose user-scope files or markers exist, for a new user-level manifest.
 fn detected_user_hosts(settings: &Settings) -> Vec<&'static str> {
-    crate::hosts::ADAPTERS
+    crate::model::hosts::ADAPTERS
         .iter()
         .filter(|a| a.user_file.is_some())
         .filter(|a| a.detected(Scope::User, &settings.dotpack_home, &settings.host_env))

@@ -8,10 +8,10 @@ use anyhow::Result;
 use semver::{Version, VersionReq};
 use serde::Serialize;
 
-use crate::graph::Graph;
-use crate::lock::{LockedPackage, Lockfile};
-use crate::output::Printer;
+use crate::model::lock::{LockedPackage, Lockfile};
 use crate::registry::IndexLine;
+use crate::resolve::graph::Graph;
+use crate::ui::printer::Printer;
 
 use super::search::newest;
 use super::{Project, Settings};

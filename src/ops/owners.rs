@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::consent::{self, Approvals, Kind, Request};
-use crate::lock::LOCK_FILE;
+use crate::model::lock::LOCK_FILE;
+use crate::ops::consent::{self, Approvals, Kind, Request};
 
 use super::Settings;
 

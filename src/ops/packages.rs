@@ -29,7 +29,7 @@ pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
         // Suggestions are a courtesy: offline or failing, the error stays the same.
         Err(_) => Vec::new(),
     };
-    let close = crate::suggest::close_names(name, names.iter().map(String::as_str), 3);
+    let close = crate::util::suggest::close_names(name, names.iter().map(String::as_str), 3);
     let help = if close.is_empty() {
         "search the registry with `dotpack search WORDS`".to_string()
     } else {

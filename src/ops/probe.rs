@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 use crate::mcp::Client;
-use crate::output::Printer;
-use crate::probe::Located;
+use crate::ops::connect::Located;
+use crate::ui::printer::Printer;
 
 use super::{Project, Settings, UsageError};
 
@@ -33,12 +33,12 @@ pub fn locate(
         });
         let registries = super::registries(settings, manifest.as_ref())?;
         let set = parse_set(set)?;
-        return crate::probe::from_registry(&registries, package, name, set);
+        return crate::ops::connect::from_registry(&registries, package, name, set);
     }
     let name = name.unwrap_or_default();
     let project = Project::load(settings, printer)?;
     let registries = super::registries(settings, Some(&project.manifest))?;
-    let located = crate::probe::locate(
+    let located = crate::ops::connect::locate(
         &project.manifest.manifest,
         project.lock.as_ref(),
         &registries,
@@ -59,8 +59,8 @@ pub fn locate(
 
 /// Starts `located` and runs the handshake.
 pub fn connect(located: &Located, initialize: Option<std::time::Duration>) -> Result<Client> {
-    let endpoint = crate::probe::endpoint(located, &crate::probe::process_env)?;
-    let timeouts = crate::probe::timeouts(&located.def, initialize);
+    let endpoint = crate::ops::connect::endpoint(located, &crate::ops::connect::process_env)?;
+    let timeouts = crate::ops::connect::timeouts(&located.def, initialize);
     Client::connect(&located.server, &endpoint, timeouts)
         .with_context(|| format!("cannot probe server `{}`", located.server))
 }

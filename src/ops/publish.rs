@@ -45,9 +45,9 @@ pub fn build_error(err: BuildError) -> anyhow::Error {
 
 /// The package at `manifest` as an MCP Registry `server.json` (named `name` when given).
 pub fn server_json(manifest: &Path, name: Option<&str>) -> Result<String> {
-    let loaded = crate::manifest::load_in(
+    let loaded = crate::model::manifest::load_in(
         manifest,
-        Some(&crate::fence::Fence::package(
+        Some(&crate::util::fence::Fence::package(
             manifest.parent().unwrap_or(Path::new(".")),
         )),
     )?;
@@ -55,7 +55,7 @@ pub fn server_json(manifest: &Path, name: Option<&str>) -> Result<String> {
         crate::registry::server_json::to_server_json(&loaded.manifest, name).map_err(|e| {
             anyhow::anyhow!(
                 "{}: cannot be published as a server.json: {e}",
-                crate::diag::display_path(manifest)
+                crate::ui::diag::display_path(manifest)
             )
         })?;
     let text = serde_json::to_string_pretty(&doc)? + "\n";

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::manifest::{LoadedManifest, RegistryKind};
+use crate::model::manifest::{LoadedManifest, RegistryKind};
 use crate::registry::{self, IndexSource};
 use crate::resolve::{RegistrySet, RootDep};
 
@@ -78,7 +78,7 @@ fn open_named(
     settings: &Settings,
     loaded: &LoadedManifest,
     name: &str,
-    spec: &crate::manifest::RegistrySpec,
+    spec: &crate::model::manifest::RegistrySpec,
 ) -> Result<Box<dyn IndexSource>> {
     let kind = spec.kind.unwrap_or_default();
     match (&spec.path, &spec.url) {
@@ -124,10 +124,10 @@ fn check_folder(
     name: &str,
     folder: &Path,
 ) -> Result<()> {
-    let real = crate::fsutil::resolve(folder);
+    let real = crate::util::fsutil::resolve(folder);
     if settings.trust
         || loaded.path == settings.global_manifest()
-        || real.starts_with(crate::fsutil::resolve(loaded.root()))
+        || real.starts_with(crate::util::fsutil::resolve(loaded.root()))
     {
         return Ok(());
     }
@@ -135,16 +135,16 @@ fn check_folder(
         .registry_flag
         .as_deref()
         .filter(|flag| !crate::registry::http::is_url(flag))
-        .map(|flag| crate::fsutil::resolve(&settings.cwd.join(flag)));
+        .map(|flag| crate::util::fsutil::resolve(&settings.cwd.join(flag)));
     if given.as_ref() == Some(&real) {
         return Ok(());
     }
     let request = folder_request(&real);
     let owner = super::owner_id(loaded.root());
-    if crate::consent::Approvals::load(&settings.dotpack_home)?.covers(&owner, &request) {
+    if crate::ops::consent::Approvals::load(&settings.dotpack_home)?.covers(&owner, &request) {
         return Ok(());
     }
-    Err(crate::consent::refusal(
+    Err(crate::ops::consent::refusal(
         &[&request],
         &format!("dotpack.toml (registry `{name}`)"),
         "Nothing was read from it.",
@@ -152,25 +152,25 @@ fn check_folder(
 }
 
 /// The request to read the registry folder `real` (symlinks resolved).
-pub fn folder_request(real: &Path) -> crate::consent::Request {
+pub fn folder_request(real: &Path) -> crate::ops::consent::Request {
     let shown = real.display().to_string();
-    crate::consent::Request::new(
-        crate::consent::Kind::Folder,
+    crate::ops::consent::Request::new(
+        crate::ops::consent::Kind::Folder,
         shown.clone(),
-        crate::consent::digest(&[&shown]),
+        crate::ops::consent::digest(&[&shown]),
         shown,
     )
 }
 
 /// The registry folders outside the project `manifest` declares, as requests.
-pub fn folder_requests(manifest: &LoadedManifest) -> Vec<crate::consent::Request> {
-    let root = crate::fsutil::resolve(manifest.root());
+pub fn folder_requests(manifest: &LoadedManifest) -> Vec<crate::ops::consent::Request> {
+    let root = crate::util::fsutil::resolve(manifest.root());
     manifest
         .manifest
         .registries
         .values()
         .filter_map(|spec| spec.path.as_ref())
-        .map(|path| crate::fsutil::resolve(&manifest.root().join(path)))
+        .map(|path| crate::util::fsutil::resolve(&manifest.root().join(path)))
         .filter(|real| !real.starts_with(&root))
         .map(|real| folder_request(&real))
         .collect()

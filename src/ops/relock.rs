@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use semver::Version;
 
-use crate::lock::Lockfile;
-use crate::manifest::LoadedManifest;
-use crate::output::Printer;
+use crate::model::lock::Lockfile;
+use crate::model::manifest::LoadedManifest;
 use crate::plan::Mode;
 use crate::resolve::RegistrySet;
+use crate::ui::printer::Printer;
 
 use super::{Finish, InstallOptions, Outcome, Project, Settings};
 

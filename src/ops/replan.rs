@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 /// Runs a writing command, and runs it again (planning on the new bytes) when another program
 /// changed one of its files between planning and applying. The lock taken by the first attempt

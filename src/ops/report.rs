@@ -26,7 +26,7 @@ pub struct CommitReport {
 pub struct FileReport {
     pub file: String,
     pub host: &'static str,
-    pub scope: crate::hosts::Scope,
+    pub scope: crate::model::hosts::Scope,
     /// `create`, `edit`, `delete`, or `claim` (claims changed, bytes did not).
     pub action: &'static str,
     #[serde(skip_serializing_if = "Vec::is_empty")]

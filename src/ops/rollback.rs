@@ -8,13 +8,13 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::apply::FileWrite;
-use crate::hosts::Scope;
-use crate::lock::{LOCK_FILE, Lockfile};
-use crate::manifest::{self, MANIFEST_FILE};
-use crate::output::Printer;
+use crate::model::hosts::Scope;
+use crate::model::lock::{LOCK_FILE, Lockfile};
+use crate::model::manifest::{self, MANIFEST_FILE};
 use crate::plan::Mode;
+use crate::txn::files::FileWrite;
 use crate::txn::{self, rollback};
+use crate::ui::printer::Printer;
 
 use super::{Project, Settings};
 
@@ -101,7 +101,7 @@ fn drop_user_writes(settings: &Settings, root: Option<&Path>, plan: &mut rollbac
 /// Commits a planned rollback as a new generation. Returns its id (`None`: nothing changed).
 pub fn apply(settings: &Settings, printer: &Printer, planned: &Planned) -> Result<Option<u64>> {
     let plan = &planned.plan;
-    crate::apply::preflight(&plan.writes)?;
+    crate::txn::files::preflight(&plan.writes)?;
     let meta = txn::Meta {
         command: settings.recorded_command(&|_| false),
         packages: plan.packages.clone(),
@@ -116,7 +116,7 @@ pub fn apply(settings: &Settings, printer: &Printer, planned: &Planned) -> Resul
 pub fn rollback_json(
     target: u64,
     id: Option<u64>,
-    writes: &[crate::apply::FileWrite],
+    writes: &[crate::txn::files::FileWrite],
     packages: &[txn::PackageChange],
     dry_run: bool,
 ) -> serde_json::Value {
@@ -148,11 +148,12 @@ fn project_root(settings: &Settings, state: &Path) -> Option<std::path::PathBuf>
 /// claims on the file say how many. Never more than the folders between the project and the file.
 fn remove_created_dirs(root: &Path, writes: &mut [FileWrite]) {
     let path = root.join(LOCK_FILE);
-    let fence = crate::fence::Fence::project(root);
-    let Some(lock) = crate::fence::read_text(&path, Some(&fence), crate::fence::LOCK_CAP)
-        .ok()
-        .flatten()
-        .and_then(|text| crate::lock::parse(&path, &text).ok())
+    let fence = crate::util::fence::Fence::project(root);
+    let Some(lock) =
+        crate::util::fence::read_text(&path, Some(&fence), crate::util::fence::LOCK_CAP)
+            .ok()
+            .flatten()
+            .and_then(|text| crate::model::lock::parse(&path, &text).ok())
     else {
         return;
     };
@@ -214,19 +215,21 @@ fn user_scope_writes(
 fn restored_project(settings: &Settings, root: &Path, writes: &[FileWrite]) -> Result<Project> {
     let global = root == settings.dotpack_home;
     // A project's manifest and lock stay in it; the user-level ones are the user's own.
-    let fence = (!global).then(|| crate::fence::Fence::project(root));
+    let fence = (!global).then(|| crate::util::fence::Fence::project(root));
     let restored = |name: &str| -> Result<Option<String>> {
         let path = root.join(name);
         match writes.iter().find(|w| w.path == path) {
             Some(w) => Ok(w.after.clone()),
-            None => crate::fence::read_text(&path, fence.as_ref(), crate::fence::LOCK_CAP),
+            None => {
+                crate::util::fence::read_text(&path, fence.as_ref(), crate::util::fence::LOCK_CAP)
+            }
         }
     };
     let manifest_path = root.join(MANIFEST_FILE);
     let manifest = manifest::parse(&manifest_path, restored(MANIFEST_FILE)?.unwrap_or_default())?;
     let lock_text = restored(LOCK_FILE)?;
     let lock = match &lock_text {
-        Some(text) => crate::lock::parse(&root.join(LOCK_FILE), text)?,
+        Some(text) => crate::model::lock::parse(&root.join(LOCK_FILE), text)?,
         None => Lockfile::empty(),
     };
     let project = Project {
@@ -237,7 +240,7 @@ fn restored_project(settings: &Settings, root: &Path, writes: &[FileWrite]) -> R
         lock_conflicted: false,
         new_manifest: false,
         global,
-        user_claims: crate::claims::UserClaims::load(&settings.dotpack_home)?,
+        user_claims: crate::model::claims::UserClaims::load(&settings.dotpack_home)?,
         owner: super::owner_id(root),
         manifest,
     };
@@ -258,7 +261,7 @@ fn user_plan(
     // Only the user-scope files: the project's own come back by bytes, and what is in them
     // (an entry dotpack does not own, say) does not stop the rollback.
     let claims = super::all_claims(project);
-    let placed = crate::install::place(&crate::install::Where {
+    let placed = crate::plan::desired::place(&crate::plan::desired::Where {
         manifest,
         lock,
         claims: &claims,
@@ -267,7 +270,7 @@ fn user_plan(
         global,
     })?
     .at_scope(Scope::User);
-    let mut plan = crate::install::plan_targets(crate::install::PlanRequest {
+    let mut plan = crate::plan::desired::plan_targets(crate::plan::desired::PlanRequest {
         placed: &placed,
         lock,
         manifest: &manifest.manifest,
@@ -286,7 +289,7 @@ fn user_plan(
     // before is left out again (nothing is refused as lossy here).
     let keep_out = crate::plan::LossyPolicy {
         bare: true,
-        named: crate::resources::lossy_names()
+        named: crate::model::resources::lossy_names()
             .map(str::to_string)
             .collect(),
     };

@@ -4,8 +4,8 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::output::Printer;
 use crate::registry::{IndexLine, RegistryError};
+use crate::ui::printer::Printer;
 
 use super::Settings;
 
@@ -131,7 +131,7 @@ fn search_one(
     }
     let names = source.names()?;
     // Each package's index file is its own request to an HTTP registry: a few at once.
-    let found = crate::fsutil::par_map(&names, |name| source.versions(name));
+    let found = crate::util::fsutil::par_map(&names, |name| source.versions(name));
     for found in found {
         let lines = match found {
             Ok(Some(lines)) => lines,

@@ -5,10 +5,10 @@
 
 use anyhow::Result;
 
-use crate::consent::{self, Approvals, Kind, Request};
-use crate::lock::Lockfile;
-use crate::manifest::Manifest;
 use crate::mcp::Endpoint;
+use crate::model::lock::Lockfile;
+use crate::model::manifest::Manifest;
+use crate::ops::consent::{self, Approvals, Kind, Request};
 use crate::resolve::RegistrySet;
 
 use super::{Project, Settings};
@@ -21,9 +21,10 @@ pub fn start_request(
     registries: &RegistrySet,
     server: &str,
 ) -> Option<Request> {
-    let located = crate::probe::locate(manifest, lock, registries, server).ok()?;
+    let located = crate::ops::connect::locate(manifest, lock, registries, server).ok()?;
     // References stay references: the approval covers what is asked, not a secret's value.
-    let endpoint = crate::probe::endpoint(&located, &|name| Some(format!("${{{name}}}"))).ok()?;
+    let endpoint =
+        crate::ops::connect::endpoint(&located, &|name| Some(format!("${{{name}}}"))).ok()?;
     let described = match &endpoint {
         Endpoint::Stdio {
             command,
@@ -60,7 +61,7 @@ pub fn start_requests(
 /// `what_happened` saying that nothing did.
 pub fn check_starts(
     settings: &Settings,
-    printer: &crate::output::Printer,
+    printer: &crate::ui::printer::Printer,
     project: &Project,
     registries: &RegistrySet,
     lock: Option<&Lockfile>,

@@ -18,8 +18,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use crate::consent::{self, Approvals, Kind, Request};
-use crate::manifest::LoadedManifest;
+use crate::model::manifest::LoadedManifest;
+use crate::ops::consent::{self, Approvals, Kind, Request};
 use crate::registry::http::Auth;
 
 use super::Settings;
@@ -96,7 +96,7 @@ pub fn users_own(settings: &Settings, url: &str) -> Result<Option<Auth>> {
             (None, None) => None,
         });
     }
-    if let Ok(global) = crate::manifest::load(&settings.global_manifest())
+    if let Ok(global) = crate::model::manifest::load(&settings.global_manifest())
         && let Some(var) = global.manifest.registries.values().find_map(|spec| {
             let same = spec.url.as_deref().map(same_url) == Some(wanted.clone());
             same.then_some(spec.token_env.as_deref()).flatten()

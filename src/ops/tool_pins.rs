@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
-use crate::lock::{Lockfile, ToolPin};
-use crate::manifest::{Manifest, Server};
 use crate::mcp::Tool;
+use crate::model::lock::{Lockfile, ToolPin};
+use crate::model::manifest::{Manifest, Server};
 
 /// The pins of `tools`, by name.
 pub fn pins_of(tools: &[Tool]) -> BTreeMap<String, ToolPin> {
@@ -112,7 +112,7 @@ pub fn unknown_filter_names(def: &Server, tools: &[Tool]) -> Vec<String> {
             if names.contains(&item) {
                 continue;
             }
-            let hint = crate::suggest::closest(item, names.iter().copied())
+            let hint = crate::util::suggest::closest(item, names.iter().copied())
                 .map(|c| format!(" (did you mean `{c}`?)"))
                 .unwrap_or_default();
             out.push(format!(
@@ -131,7 +131,7 @@ pub fn carry(previous: Option<&Lockfile>, lock: &mut Lockfile, manifest: &Manife
     if !lock.tools.is_empty() || previous.tools.is_empty() {
         return;
     }
-    let servers = crate::probe::server_names(manifest, Some(lock));
+    let servers = crate::ops::connect::server_names(manifest, Some(lock));
     lock.tools = previous
         .tools
         .iter()

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use anyhow::{Result, bail};
 use serde::Serialize;
 
-use crate::graph::{self, Graph, TreeLine};
-use crate::lock::{LockedPackage, Lockfile};
-use crate::output::Printer;
+use crate::model::lock::{LockedPackage, Lockfile};
+use crate::resolve::graph::{self, Graph, TreeLine};
+use crate::ui::printer::Printer;
 
 use super::Project;
 
@@ -50,7 +50,7 @@ fn locked_name<'l>(graph: &Graph<'l>, given: &str) -> Result<&'l str> {
     if let Some(package) = graph.get(&name) {
         return Ok(package.name.as_str());
     }
-    let hint = crate::suggest::closest(&name, graph.names())
+    let hint = crate::util::suggest::closest(&name, graph.names())
         .map(|c| format!("did you mean `{c}`? "))
         .unwrap_or_default();
     bail!(

@@ -9,9 +9,9 @@
 
 use anyhow::Result;
 
-use crate::consent::{self, Approvals, Kind, Request};
-use crate::output::Printer;
+use crate::ops::consent::{self, Approvals, Kind, Request};
 use crate::plan::Mode;
+use crate::ui::printer::Printer;
 
 use super::{InstallOptions, Project, Settings};
 
@@ -118,7 +118,7 @@ fn through_registries(settings: &Settings, project: &Project) -> Result<Vec<Requ
         requests.extend(placed.ask.package_request);
     }
     requests.extend(declared_user_scope(&project.manifest.manifest, &lock));
-    let servers = crate::probe::server_names(&project.manifest.manifest, Some(&lock));
+    let servers = crate::ops::connect::server_names(&project.manifest.manifest, Some(&lock));
     requests.extend(super::start_requests(
         &project.manifest.manifest,
         Some(&lock),
@@ -170,10 +170,10 @@ pub fn revoke(settings: &Settings) -> Result<(String, usize)> {
 /// What the manifest sends to the user scope even where no entry is written yet (no host takes
 /// it so far): approving the project's state approves these too, so they are listed.
 fn declared_user_scope(
-    manifest: &crate::manifest::Manifest,
-    lock: &crate::lock::Lockfile,
+    manifest: &crate::model::manifest::Manifest,
+    lock: &crate::model::lock::Lockfile,
 ) -> Vec<Request> {
-    use crate::hosts::Scope;
+    use crate::model::hosts::Scope;
     let mut out = Vec::new();
     let project = manifest.project.clone().unwrap_or_default();
     if project.scope == Some(Scope::User) {

@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 
 use anyhow::{Result, bail};
 
-use crate::hosts::{HostAdapter, Scope};
-use crate::lock::Lockfile;
-use crate::manifest::LoadedManifest;
-use crate::output::Printer;
+use crate::model::hosts::{HostAdapter, Scope};
+use crate::model::lock::Lockfile;
+use crate::model::manifest::LoadedManifest;
+use crate::model::manifest_edit::ManifestEditor;
 use crate::plan::Mode;
-use crate::project::ManifestEditor;
-use crate::targets::Layout;
+use crate::plan::targets::Layout;
+use crate::ui::printer::Printer;
 
 use super::declare::{self, Edits};
 use super::{Finish, InstallOptions, Project, Settings};
@@ -32,7 +32,7 @@ pub fn uninstall(
     let manifest = &project.manifest;
     let layout = Layout::new(&manifest.manifest, Some(&lock), project.global)?;
     for host in &options.hosts {
-        crate::targets::host_adapter(host)?;
+        crate::plan::targets::host_adapter(host)?;
     }
     let mut names = Vec::new();
     for given in packages {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use crate::diag::Diagnostic;
-use crate::manifest::MANIFEST_FILE;
+use crate::model::manifest::MANIFEST_FILE;
+use crate::ui::diag::Diagnostic;
 
 /// "dotpack.toml: 2 errors, 1 warning" or "dotpack.toml is valid".
 pub fn summary(path: &Path, errors: usize, warnings: usize) -> String {

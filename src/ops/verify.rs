@@ -7,12 +7,12 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use crate::lock::{Lockfile, ToolPin};
-use crate::manifest::Manifest;
 use crate::mcp::{Client, Tool};
-use crate::output::Printer;
-use crate::pins::{ToolChange, diff, pins_of, unknown_filter_names};
+use crate::model::lock::{Lockfile, ToolPin};
+use crate::model::manifest::Manifest;
+use crate::ops::tool_pins::{ToolChange, diff, pins_of, unknown_filter_names};
 use crate::resolve::RegistrySet;
+use crate::ui::printer::Printer;
 
 use super::{Outcome, Project, Settings, UsageError};
 
@@ -39,9 +39,11 @@ pub fn probe_servers(
         .iter()
         .map(|server| {
             let outcome = (|| -> Result<(Vec<Tool>, Vec<String>)> {
-                let located = crate::probe::locate(manifest, Some(lock), registries, server)?;
-                let endpoint = crate::probe::endpoint(&located, &crate::probe::process_env)?;
-                let timeouts = crate::probe::timeouts(&located.def, timeout);
+                let located =
+                    crate::ops::connect::locate(manifest, Some(lock), registries, server)?;
+                let endpoint =
+                    crate::ops::connect::endpoint(&located, &crate::ops::connect::process_env)?;
+                let timeouts = crate::ops::connect::timeouts(&located.def, timeout);
                 let mut client = Client::connect(server, &endpoint, timeouts)?;
                 let tools = client.list_tools()?;
                 client.close();

@@ -6,17 +6,17 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::claims::Claim;
-use crate::error::Error;
-use crate::hosts::{HostEnv, Scope};
-use crate::lock::{LockedPackage, Lockfile};
-use crate::manifest::{DependencySpec, LoadedManifest, Manifest};
+use crate::model::claims::Claim;
+use crate::model::hosts::{HostEnv, Scope};
+use crate::model::lock::{LockedPackage, Lockfile};
+use crate::model::manifest::{DependencySpec, LoadedManifest, Manifest};
+use crate::plan::targets::{Layout, TargetSet};
 use crate::plan::{
     self, Desired, LossyPolicy, Mode, ParsedFile, Plan, PlanInput, Target, TargetInput,
 };
 use crate::resolve::RegistrySet;
-use crate::targets::{Layout, TargetSet};
 use crate::template::Props;
+use crate::util::error::Error;
 
 /// One server of the project: of a locked package, or of the project's own `[servers]`.
 #[derive(Clone, Debug)]
@@ -36,7 +36,7 @@ pub struct Placed {
     /// User-scope claims of `$DOTPACK_HOME/claims.toml` that name a file dotpack does not write
     /// for that host now (its location moved, as with `CODEX_HOME`): ignored, and said. A lock's
     /// claims never get here: reading the lock set aside any that does not name its host's
-    /// project file, and warned once (see [`crate::lock::read`]).
+    /// project file, and warned once (see [`crate::model::lock::read`]).
     pub ignored_claims: Vec<String>,
 }
 
@@ -151,14 +151,16 @@ pub fn inputs_fingerprint(spec: Option<&DependencySpec>) -> String {
         Some(DependencySpec::Detailed(d)) => d.set.clone(),
         _ => BTreeMap::new(),
     };
-    crate::claims::entry_hash(&serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }))
+    crate::model::claims::entry_hash(
+        &serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }),
+    )
 }
 
 /// The fingerprint of a server of the project's own `[servers]`: its whole definition and the
 /// manifest's `[inputs]`, with the translation revision. Its claims record it, so an entry is
 /// current until the definition changes (see [`Desired::keep_current`]).
-pub fn own_fingerprint(manifest: &Manifest, server: &crate::manifest::Server) -> String {
-    crate::claims::entry_hash(&serde_json::json!({
+pub fn own_fingerprint(manifest: &Manifest, server: &crate::model::manifest::Server) -> String {
+    crate::model::claims::entry_hash(&serde_json::json!({
         "rev": TRANSLATION_REVISION,
         "server": server,
         "inputs": manifest.inputs,
@@ -186,7 +188,8 @@ pub fn desired(
     registries: &RegistrySet,
     is_current: impl Fn(&LockedPackage, &str) -> bool,
 ) -> Result<Vec<Desired>> {
-    let mut defs: BTreeMap<&str, (Option<crate::manifest::Manifest>, Props)> = BTreeMap::new();
+    let mut defs: BTreeMap<&str, (Option<crate::model::manifest::Manifest>, Props)> =
+        BTreeMap::new();
     let mut problems = Vec::new();
     let placed_packages: BTreeSet<&str> = placed
         .assignments
@@ -256,7 +259,7 @@ pub fn desired(
             }
         };
         if let Some(server) = &def
-            && let Some((field, reason)) = crate::validate::secrets::server_secrets(server)
+            && let Some((field, reason)) = crate::model::validate::secrets::server_secrets(server)
                 .into_iter()
                 .next()
         {
@@ -266,13 +269,13 @@ pub fn desired(
                 format!("package `{}`", slot.package)
             };
             crate::bail_help!(
-                help = crate::validate::secrets::LITERAL_SECRET_HELP,
+                help = crate::model::validate::secrets::LITERAL_SECRET_HELP,
                 "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files",
                 slot.server
             );
         }
-        // A server with `bridge` is written as `dotpack bridge URL` (see `crate::bridged`).
-        let def = def.as_ref().map(crate::bridged::expand);
+        // A server with `bridge` is written as `dotpack bridge URL` (see `crate::model::bridge_server`).
+        let def = def.as_ref().map(crate::model::bridge_server::expand);
         let inputs = match (own, &def) {
             (true, Some(server)) => own_fingerprint(manifest, server),
             _ => inputs_fingerprint(spec),
@@ -341,7 +344,7 @@ pub fn input_props(
             problems.push(secret_input(name, input, package, "dotpack.toml sets"));
             continue;
         }
-        let value = match set.get(input).map(|v| crate::inputs::coerce(def, v)) {
+        let value = match set.get(input).map(|v| crate::model::inputs::coerce(def, v)) {
             Some(Ok(v)) => Some(v),
             Some(Err(why)) => {
                 problems.push(input_value(name, input, &why));
@@ -351,7 +354,7 @@ pub fn input_props(
         };
         match value {
             Some(v) => {
-                let broken = crate::inputs::check(def, &v);
+                let broken = crate::model::inputs::check(def, &v);
                 if !broken.is_empty() {
                     problems.push(input_value(name, input, &broken.join("; ")));
                     continue;
@@ -465,7 +468,7 @@ pub struct PlanRequest<'a> {
     /// archive) is translated again, since claims record versions, not checksums.
     pub previous: Option<&'a Lockfile>,
     pub mode: Mode,
-    /// `--resolve-env` (see [`crate::resolved`]).
+    /// `--resolve-env` (see [`crate::model::resolved_env`]).
     pub resolve_env: bool,
 }
 
@@ -601,7 +604,7 @@ pub fn redact_resolved(
             continue;
         }
         if let Some(text) = files.get_mut(&t.path).and_then(Option::as_mut) {
-            *text = crate::resolved::redact(text, &vars);
+            *text = crate::model::resolved_env::redact(text, &vars);
         }
     }
 }
@@ -626,7 +629,7 @@ fn check_resolved(
             let Some(entry) = file.entries.get(&c.server) else {
                 continue;
             };
-            if crate::claims::entry_hash(entry) != c.entry {
+            if crate::model::claims::entry_hash(entry) != c.entry {
                 let vars = c.resolved_env.join(", ");
                 crate::bail_help!(
                     help = format!(

@@ -7,9 +7,9 @@ use anyhow::Result;
 use semver::Version;
 use serde::Serialize;
 
-use crate::claims::{Claim, entry_hash};
 use crate::formats;
-use crate::install::Placed;
+use crate::model::claims::{Claim, entry_hash};
+use crate::plan::desired::Placed;
 
 /// The state of one server name in one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -148,8 +148,8 @@ pub fn inspect(
 /// written, edited by hand, missing, or written for another version than the lock pins.
 pub fn inspect_files(
     root: &std::path::Path,
-    claims: &[crate::resources::FileClaim],
-    lock: &crate::lock::Lockfile,
+    claims: &[crate::model::resources::FileClaim],
+    lock: &crate::model::lock::Lockfile,
     hosts: &[String],
 ) -> Vec<Row> {
     let mut rows = Vec::new();
@@ -161,23 +161,22 @@ pub fn inspect_files(
             continue;
         }
         // Paths come from a lock a repository may carry: only ones inside the project are read.
-        let fence = crate::fence::Fence::project(root);
-        let text = crate::resources::check_path(&claim.file)
+        let fence = crate::util::fence::Fence::project(root);
+        let text = crate::model::resources::check_path(&claim.file)
             .ok()
             .and_then(|()| {
-                crate::fence::read_text(
+                crate::util::fence::read_text(
                     &root.join(&claim.file),
                     Some(&fence),
-                    crate::fence::PROJECT_FILE_CAP,
+                    crate::util::fence::PROJECT_FILE_CAP,
                 )
                 .ok()
                 .flatten()
             });
         let current = match (&claim.block, &text) {
-            (Some(block), Some(text)) => {
-                crate::resources::block_content(text, block).map(crate::resources::hash)
-            }
-            (None, Some(text)) => Some(crate::resources::hash(text)),
+            (Some(block), Some(text)) => crate::model::resources::block_content(text, block)
+                .map(crate::model::resources::hash),
+            (None, Some(text)) => Some(crate::model::resources::hash(text)),
             (_, None) => None,
         };
         let locked = lock.get(&claim.package).map(|p| &p.version);

@@ -1,4 +1,4 @@
-//! Import: host entries back into canonical servers, the inverse of [`crate::translate`].
+//! Import: host entries back into canonical servers, the inverse of [`crate::plan::to_host`].
 //!
 //! Pure and data-driven: everything comes from the adapter (its transport labels and its
 //! `from_host` hook) and the concept table (each host spelling and its [`Form`]). Per entry:
@@ -25,9 +25,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
-use crate::hosts::HostAdapter;
-use crate::translate::{Unit, canonical_unit, convert, rank};
+use crate::model::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
+use crate::model::hosts::HostAdapter;
+use crate::plan::to_host::{Unit, canonical_unit, convert, rank};
 
 pub use render::{
     ManifestServer, manifest_server, manifest_server_reading, servers_toml, toml_table,
@@ -162,11 +162,11 @@ fn import_entry(
 }
 
 /// The inverse of the escaping install does for a host that runs `!command` values (see
-/// [`crate::hosts::CommandValues`]): a doubled prefix loses one (`!!x` is the literal `!x`); a
+/// [`crate::model::hosts::CommandValues`]): a doubled prefix loses one (`!!x` is the literal `!x`); a
 /// single one is a command the host runs, reported and kept as it is.
 fn unescape_commands(
     adapter: &HostAdapter,
-    rule: &crate::hosts::CommandValues,
+    rule: &crate::model::hosts::CommandValues,
     entry: &mut Map<String, Value>,
     warn: &mut dyn FnMut(&'static str, String),
 ) {
@@ -187,7 +187,7 @@ fn unescape_commands(
 }
 
 /// The inverse of the host's remote wrapper (`npx -y mcp-remote URL --header "K:V"
-/// [--transport sse-only]`, see `crate::translate`): the remote server it reaches. A wrapper call
+/// [--transport sse-only]`, see `crate::plan::to_host`): the remote server it reaches. A wrapper call
 /// with any other argument is kept as the stdio server it is.
 fn unwrap_remote(adapter: &HostAdapter, server: &mut Map<String, Value>) {
     let Some(wrapper) = adapter.remote_wrapper else {

@@ -1,6 +1,6 @@
 //! The plan: every edit of every host file, every claim and every warning, computed from bytes
 //! in memory. Planning never touches the disk; printing a plan is `--dry-run`, applying it is
-//! [`crate::apply`].
+//! [`crate::txn::files`].
 //!
 //! For each target file, the entries dotpack should own there (the servers of the locked
 //! packages) are compared with what the file holds and what the claims say:
@@ -30,15 +30,15 @@ use std::path::PathBuf;
 
 use semver::Version;
 
-use crate::claims::{Claim, entry_hash};
-use crate::error::{Error, Fix};
 use crate::formats::{self, Container, Created, Document, FormatError, Op};
-use crate::hosts::Scope;
-use crate::manifest::Server;
+use crate::model::claims::{Claim, entry_hash};
+use crate::model::hosts::Scope;
+use crate::model::manifest::Server;
 use crate::template::Props;
-use crate::translate::{self, Dropped};
+use crate::util::error::{Error, Fix};
+use to_host::Dropped;
 
-pub use crate::targets::Target;
+pub use crate::plan::targets::Target;
 
 impl Target {
     fn container(&self) -> Container<'static> {
@@ -164,7 +164,7 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// The new project-scope resource file claims, when the command planned resources (`None`:
     /// the lock's stay as they are).
-    pub resources: Option<Vec<crate::resources::FileClaim>>,
+    pub resources: Option<Vec<crate::model::resources::FileClaim>>,
 }
 
 /// Why a plan cannot be made. All problems are collected so the user sees every one at once.
@@ -207,7 +207,7 @@ pub enum Problem {
     Translate {
         host: String,
         server: String,
-        error: translate::TranslateError,
+        error: to_host::TranslateError,
     },
 }
 
@@ -414,7 +414,7 @@ pub struct PlanInput<'a> {
     pub lossy: &'a LossyPolicy,
     pub mode: Mode,
     /// `--resolve-env`: at user scope, write a reference a host cannot express as the
-    /// variable's current value (see [`crate::resolved`]).
+    /// variable's current value (see [`crate::model::resolved_env`]).
     pub resolve_env: bool,
 }
 
@@ -446,7 +446,7 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
         }
     }
     if problems.is_empty() {
-        crate::claims::sort(&mut plan.claims);
+        crate::model::claims::sort(&mut plan.claims);
         Ok(plan)
     } else {
         Err(PlanError(problems))
@@ -657,13 +657,13 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         }
         // The user's `--resolve-env` is remembered by the claim: the entry is written the same
         // way when it is updated later.
-        let resolve = self.target.scope == crate::hosts::Scope::User
+        let resolve = self.target.scope == crate::model::hosts::Scope::User
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
         let translation =
-            match translate::translate_with(self.target.host, &d.server, def, &d.props, resolve)
+            match to_host::translate_with(self.target.host, &d.server, def, &d.props, resolve)
                 .and_then(|t| {
                     let (host, scope) = (self.target.host, self.target.scope);
-                    translate::check_command_readers(host, scope, &self.file, &t.entry).map(|()| t)
+                    to_host::check_command_readers(host, scope, &self.file, &t.entry).map(|()| t)
                 }) {
                 Ok(t) => t,
                 Err(error) => {

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::claims::Claim;
-use crate::hosts::{self, HostAdapter, HostEnv, Scope};
-use crate::lock::Lockfile;
-use crate::manifest::Manifest;
+use crate::model::claims::Claim;
+use crate::model::hosts::{self, HostAdapter, HostEnv, Scope};
+use crate::model::lock::Lockfile;
+use crate::model::manifest::Manifest;
 
 /// One host file at one scope.
 #[derive(Clone, Debug)]
@@ -33,7 +33,7 @@ pub struct Target {
     /// The folder the file must stay inside once links are followed: the project, for a
     /// project-scope file (lifted by `--write-outside-project`); `None` at user scope, where a
     /// link is the user's own.
-    pub fence: Option<crate::fence::Fence>,
+    pub fence: Option<crate::util::fence::Fence>,
 }
 
 impl Target {
@@ -73,7 +73,7 @@ impl Target {
             missing_dirs: missing_dirs(&path, base),
             path,
             claim_file,
-            fence: (scope == Scope::Project).then(|| crate::fence::Fence::project(root)),
+            fence: (scope == Scope::Project).then(|| crate::util::fence::Fence::project(root)),
         })
     }
 
@@ -81,10 +81,10 @@ impl Target {
     /// only when it is a regular file, and up to the cap of its scope.
     pub fn read(&self) -> Result<Option<String>> {
         let cap = match self.scope {
-            Scope::Project => crate::fence::PROJECT_FILE_CAP,
-            Scope::User => crate::fence::USER_FILE_CAP,
+            Scope::Project => crate::util::fence::PROJECT_FILE_CAP,
+            Scope::User => crate::util::fence::USER_FILE_CAP,
         };
-        crate::fence::read_text(&self.path, self.fence.as_ref(), cap)
+        crate::util::fence::read_text(&self.path, self.fence.as_ref(), cap)
     }
 
     /// The target a claim names, when it is exactly a file dotpack writes for that host now:
@@ -138,7 +138,7 @@ pub fn host_adapter(id: &str) -> Result<&'static HostAdapter> {
         return Ok(host);
     }
     let known: Vec<&str> = hosts::ADAPTERS.iter().map(|a| a.id).collect();
-    let hint = match crate::suggest::closest(id, known.iter().copied()) {
+    let hint = match crate::util::suggest::closest(id, known.iter().copied()) {
         Some(close) => format!("did you mean `{close}`? "),
         None => String::new(),
     };
@@ -388,11 +388,11 @@ impl TargetSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lock::LockedPackage;
+    use crate::model::lock::LockedPackage;
 
     fn lock(packages: &[(&str, &[&str])]) -> Lockfile {
         Lockfile {
-            version: crate::lock::LOCK_VERSION,
+            version: crate::model::lock::LOCK_VERSION,
             requirements: BTreeMap::new(),
             packages: packages
                 .iter()

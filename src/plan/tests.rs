@@ -9,7 +9,7 @@ use std::path::Path;
 use semver::Version;
 
 use super::*;
-use crate::hosts::{HostEnv, adapter};
+use crate::model::hosts::{HostEnv, adapter};
 
 const ROOT: &str = "/nonexistent/project";
 const HOME: &str = "/nonexistent/home";
@@ -631,7 +631,7 @@ fn several_hosts_get_one_file_each_in_their_own_shape() {
     assert!(vscode.contains("\"servers\""), "{vscode}");
     // Claims are sorted, whatever the order of the targets.
     let mut sorted = plan.claims.clone();
-    crate::claims::sort(&mut sorted);
+    crate::model::claims::sort(&mut sorted);
     assert_eq!(
         sorted
             .iter()

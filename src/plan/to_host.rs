@@ -1,7 +1,7 @@
 //! Translation of one canonical server into one host's entry shape.
 //!
 //! Which fields a host can express, and how it spells them, comes from the concept table
-//! ([`crate::concepts`]); the adapter ([`crate::hosts::HostAdapter`]) adds only its environment
+//! ([`crate::model::concepts`]); the adapter ([`crate::model::hosts::HostAdapter`]) adds only its environment
 //! reference syntax and its transport labels. The result is a JSON value even for TOML hosts: the
 //! format backend turns it into the file's own syntax.
 //!
@@ -22,15 +22,15 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::concepts::ValueKind;
-use crate::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
-use crate::error::{Error, Fix};
-use crate::hosts::HostAdapter;
-use crate::manifest::Server;
+use crate::model::concepts::ValueKind;
+use crate::model::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
+use crate::model::hosts::HostAdapter;
+use crate::model::manifest::Server;
 use crate::template::is_env_name;
 use crate::template::{
     Context, EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref, value_of, value_text,
 };
+use crate::util::error::{Error, Fix};
 
 /// One server in one host's shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,7 +44,7 @@ pub struct Translation {
     /// env references forwarded by name (`env.TOKEN` → `env_vars`).
     pub renamed: Vec<(String, String)>,
     /// Variables whose current value the entry holds (`--resolve-env`), as markers
-    /// (see [`crate::resolved`]).
+    /// (see [`crate::model::resolved_env`]).
     pub resolved: Vec<String>,
 }
 
@@ -140,7 +140,7 @@ pub fn translate(
 }
 
 /// [`translate`]; with `resolve_env`, a reference the host cannot express in a field is written
-/// as the variable's current value (through a marker, see [`crate::resolved`]) instead of being
+/// as the variable's current value (through a marker, see [`crate::model::resolved_env`]) instead of being
 /// refused.
 pub fn translate_with(
     host: &HostAdapter,
@@ -167,7 +167,7 @@ pub fn translate_with(
         Some(stdio) => {
             wrapped = stdio;
             t.dropped.push(Dropped {
-                field: crate::concepts::WRAPPED_TRANSPORT.to_string(),
+                field: crate::model::concepts::WRAPPED_TRANSPORT.to_string(),
                 concept: "remote_via_wrapper",
                 security: true,
                 supported_on: concept_of("url").map_or_else(Vec::new, supported_hosts),
@@ -196,14 +196,14 @@ pub fn translate_with(
     }
     // A marker dotpack did not render came from a package or an input: writing it would put
     // the value of any variable into the file.
-    let resolved = crate::resolved::vars_in(&entry.to_string());
+    let resolved = crate::model::resolved_env::vars_in(&entry.to_string());
     if let Some(forged) = resolved.iter().find(|v| !t.markers.borrow().contains(v)) {
         return Err(TranslateError::Unsupported {
             host: host.id,
             field: "(entry)".to_string(),
             reason: format!(
                 "a value holds `{}`, which dotpack reserves for values it writes with --resolve-env",
-                crate::resolved::marker(forged)
+                crate::model::resolved_env::marker(forged)
             ),
         });
     }
@@ -218,7 +218,7 @@ pub fn translate_with(
 /// Every value of `fields` that the host would run as a command (pi's `!curl …`) with the
 /// prefix doubled, so the host reads the literal value the server declares (`!!curl …` is read
 /// as `!curl …`). Import takes one prefix off again.
-fn escape_commands(rule: &crate::hosts::CommandValues, fields: &mut Map<String, Value>) {
+fn escape_commands(rule: &crate::model::hosts::CommandValues, fields: &mut Map<String, Value>) {
     rule.visit(fields, &mut |_, text| {
         if text.starts_with(rule.prefix) {
             text.insert(0, rule.prefix);
@@ -232,7 +232,7 @@ fn escape_commands(rule: &crate::hosts::CommandValues, fields: &mut Map<String, 
 /// cannot be escaped, as the other readers would take the doubled prefix literally.
 pub fn check_command_readers(
     host: &HostAdapter,
-    scope: crate::hosts::Scope,
+    scope: crate::model::hosts::Scope,
     file: &str,
     entry: &Value,
 ) -> Result<(), TranslateError> {
@@ -372,7 +372,7 @@ fn transport_of(server: &Server) -> Result<Transport, TranslateError> {
     }
 }
 
-use crate::concepts::{HTTP_ONLY, STDIO_ONLY};
+use crate::model::concepts::{HTTP_ONLY, STDIO_ONLY};
 
 /// A field of the other transport is an author's mistake that some hosts refuse to load (Codex:
 /// "env is not supported for streamable_http"), so it is reported rather than written.
@@ -502,11 +502,11 @@ impl Translator<'_> {
             // Only the variables the template itself names: a marker inside a prop's value is
             // not the user's consent to write that variable.
             let named = crate::template::env_refs(s);
-            for var in crate::resolved::vars_in(&rendered)
+            for var in crate::model::resolved_env::vars_in(&rendered)
                 .into_iter()
                 .filter(|v| named.contains(v))
             {
-                if let Err(why) = crate::resolved::value_of(&var) {
+                if let Err(why) = crate::model::resolved_env::value_of(&var) {
                     return Err(self.unsupported(field, format!("{why:#}")));
                 }
                 self.markers.borrow_mut().push(var);
@@ -1122,7 +1122,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::hosts::adapter;
+    use crate::model::hosts::adapter;
 
     fn server(toml: &str) -> Server {
         toml::from_str(toml).unwrap()
@@ -1140,7 +1140,7 @@ mod tests {
 
     #[test]
     fn pi_commands_are_escaped_in_pis_files_and_refused_in_files_pi_shares() {
-        use crate::hosts::Scope;
+        use crate::model::hosts::Scope;
         let toml = "command = \"x\"\nargs = []\nenv = { A = \"!sh\", B = \"ok\" }\n";
         let t = on("pi", toml).unwrap();
         assert_eq!(t.entry["env"], json!({"A": "!!sh", "B": "ok"}));

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use tar::{EntryType, Header};
 
 use super::RegistryError;
-use crate::manifest::MANIFEST_FILE;
+use crate::model::manifest::MANIFEST_FILE;
 
 /// Most entries an archive may hold; a package is a handful of files.
 pub const MAX_ENTRIES: usize = 1_000;
@@ -32,7 +32,7 @@ pub const MAX_UNPACKED_BYTES: u64 = 16 * 1024 * 1024;
 pub fn pack(dir: &Path, prefix: &str) -> Result<Vec<u8>, RegistryError> {
     let mut entries = Vec::new();
     collect(dir, "", &mut entries)?;
-    let fence = crate::fence::Fence::package(dir);
+    let fence = crate::util::fence::Fence::package(dir);
     entries.sort();
 
     let gz = GzBuilder::new()
@@ -143,12 +143,12 @@ fn is_skipped(name: &str) -> bool {
 
 /// A file of the package folder (found a regular file by [`collect`]), read as one: never
 /// through a link, and at most [`MAX_UNPACKED_BYTES`], which no archive may exceed anyway.
-fn read(fence: &crate::fence::Fence, path: &Path) -> Result<Vec<u8>, RegistryError> {
+fn read(fence: &crate::util::fence::Fence, path: &Path) -> Result<Vec<u8>, RegistryError> {
     let not_there = || RegistryError::Io {
         path: path.display().to_string(),
         reason: "it is gone".to_string(),
     };
-    crate::fence::read(path, Some(fence), MAX_UNPACKED_BYTES)
+    crate::util::fence::read(path, Some(fence), MAX_UNPACKED_BYTES)
         .map_err(|e| RegistryError::Other(format!("{e:#}")))?
         .ok_or_else(not_there)
 }

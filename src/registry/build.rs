@@ -13,9 +13,9 @@ use semver::Version;
 use super::archive::{pack, read_files, sha256_hex};
 use super::index::{index_path, is_plain_name, parse_index_file, render_index_file};
 use super::{IndexDep, IndexLine, RegistryConfig, RegistryError};
-use crate::diag::{Diagnostics, display_path};
-use crate::error::{Error, Fix};
-use crate::manifest::{self, LoadedManifest, MANIFEST_FILE};
+use crate::model::manifest::{self, LoadedManifest, MANIFEST_FILE};
+use crate::ui::diag::{Diagnostics, display_path};
+use crate::util::error::{Error, Fix};
 
 /// What a build added, left alone, and wrote.
 #[derive(Debug, Default)]
@@ -132,7 +132,7 @@ pub(super) fn write_index(
     out: &Path,
     check: bool,
 ) -> Result<BuildReport, BuildError> {
-    let fence = crate::fence::Fence::registry(out);
+    let fence = crate::util::fence::Fence::registry(out);
     let (config, config_text) = read_or_default_config(out)?;
     let mut published = Published::new(out);
     let mut report = BuildReport::default();
@@ -196,7 +196,7 @@ pub(super) fn write_index(
     // Every file is checked before the first is written: one that would be written through a
     // link out of the folder stops the build with nothing written.
     for (path, _) in &files {
-        crate::fence::check_write(path, Some(&fence)).map_err(fence_error)?;
+        crate::util::fence::check_write(path, Some(&fence)).map_err(fence_error)?;
     }
     files.retain(|(path, bytes)| {
         read_in(&fence, path).ok().flatten().as_deref() != Some(bytes.as_slice())
@@ -229,7 +229,7 @@ fn load_candidates(source: &Path) -> Result<Vec<Candidate>, BuildError> {
     for path in paths {
         let loaded = match manifest::load_in(
             &path,
-            Some(&crate::fence::Fence::package(
+            Some(&crate::util::fence::Fence::package(
                 path.parent().unwrap_or(Path::new(".")),
             )),
         ) {
@@ -306,7 +306,7 @@ pub(super) fn pack_manifest(loaded: LoadedManifest) -> Result<Candidate, BuildEr
         resources: m
             .resources()
             .into_iter()
-            .map(|(kind, name, _)| crate::resources::label(kind, name))
+            .map(|(kind, name, _)| crate::model::resources::label(kind, name))
             .collect(),
         description: package.description.clone(),
         keywords: package.keywords.clone(),
@@ -493,7 +493,7 @@ fn published_copy(
     out: &Path,
 ) -> Option<Vec<u8>> {
     let path = join(out, &config.archive_path(&old.name, &old.vers));
-    let published = read_in(&crate::fence::Fence::registry(out), &path).ok()??;
+    let published = read_in(&crate::util::fence::Fence::registry(out), &path).ok()??;
     if !sha256_hex(&published).eq_ignore_ascii_case(&old.cksum) {
         return None;
     }
@@ -516,32 +516,33 @@ pub(super) fn join(root: &Path, rel: &str) -> PathBuf {
 /// The text of the file `path` of the registry folder `index` (`None`: absent), never read
 /// through a link out of the folder.
 pub(super) fn read_optional(index: &Path, path: &Path) -> Result<Option<String>, BuildError> {
-    let fence = crate::fence::Fence::registry(index);
-    crate::fence::read_text(path, Some(&fence), crate::fence::REGISTRY_FILE_CAP)
+    let fence = crate::util::fence::Fence::registry(index);
+    crate::util::fence::read_text(path, Some(&fence), crate::util::fence::REGISTRY_FILE_CAP)
         .map_err(fence_error)
 }
 
-fn read_in(fence: &crate::fence::Fence, path: &Path) -> Result<Option<Vec<u8>>, BuildError> {
-    crate::fence::read(path, Some(fence), crate::fence::REGISTRY_FILE_CAP).map_err(fence_error)
+fn read_in(fence: &crate::util::fence::Fence, path: &Path) -> Result<Option<Vec<u8>>, BuildError> {
+    crate::util::fence::read(path, Some(fence), crate::util::fence::REGISTRY_FILE_CAP)
+        .map_err(fence_error)
 }
 
-/// A refusal of [`crate::fence`] as a build error (its message names the file).
+/// A refusal of [`crate::util::fence`] as a build error (its message names the file).
 pub(super) fn fence_error(e: anyhow::Error) -> BuildError {
     RegistryError::Other(format!("{e:#}")).into()
 }
 
-/// Writes through a temporary file and a rename ([`crate::fence::write_atomic`]), so a reader
+/// Writes through a temporary file and a rename ([`crate::util::fence::write_atomic`]), so a reader
 /// never sees half a file, and never through a link out of the registry folder. Not flushed to
 /// disk: an index is rebuilt from its manifests.
 pub(super) fn write_file(
-    fence: &crate::fence::Fence,
+    fence: &crate::util::fence::Fence,
     path: &Path,
     bytes: &[u8],
 ) -> Result<(), BuildError> {
-    let options = crate::fsutil::WriteOptions {
+    let options = crate::util::fsutil::WriteOptions {
         sync_file: false,
         sync_dir: false,
-        ..crate::fsutil::WriteOptions::SHARED
+        ..crate::util::fsutil::WriteOptions::SHARED
     };
-    crate::fence::write_atomic(path, bytes, fence, options).map_err(fence_error)
+    crate::util::fence::write_atomic(path, bytes, fence, options).map_err(fence_error)
 }

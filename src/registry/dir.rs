@@ -20,7 +20,7 @@ impl DirIndex {
     pub fn open(root: &Path, source_id: impl Into<String>) -> Result<DirIndex, RegistryError> {
         let files = DiskFiles {
             root: root.to_path_buf(),
-            fence: crate::fence::Fence::registry(root),
+            fence: crate::util::fence::Fence::registry(root),
         };
         let config = read_config(&files)?;
         Ok(DirIndex {
@@ -50,7 +50,7 @@ impl IndexSource for DirIndex {
 struct DiskFiles {
     root: PathBuf,
     /// A registry folder is someone else's: no link in it is followed out of it.
-    fence: crate::fence::Fence,
+    fence: crate::util::fence::Fence,
 }
 
 impl DiskFiles {
@@ -70,9 +70,13 @@ impl DiskFiles {
 impl FileStore for DiskFiles {
     fn read(&self, rel: &str) -> Result<Option<Cow<'_, [u8]>>, RegistryError> {
         let path = self.path(rel);
-        crate::fence::read(&path, Some(&self.fence), crate::fence::REGISTRY_FILE_CAP)
-            .map(|bytes| bytes.map(Cow::Owned))
-            .map_err(|e| RegistryError::Other(format!("{e:#}")))
+        crate::util::fence::read(
+            &path,
+            Some(&self.fence),
+            crate::util::fence::REGISTRY_FILE_CAP,
+        )
+        .map(|bytes| bytes.map(Cow::Owned))
+        .map_err(|e| RegistryError::Other(format!("{e:#}")))
     }
 
     fn list(&self) -> Result<Vec<String>, RegistryError> {

@@ -36,7 +36,7 @@ use super::archive::sha256_hex;
 use super::index::is_plain_name;
 use super::sparse::{FileStore, SparseIndex, read_config, verify_archive};
 use super::{IndexLine, IndexSource, RegistryError};
-use crate::error::Error;
+use crate::util::error::Error;
 
 mod auth;
 mod redirect;
@@ -330,7 +330,7 @@ fn store(path: &Path, bytes: &[u8]) {
     {
         return;
     }
-    let _ = crate::fsutil::write_atomic(path, bytes);
+    let _ = crate::util::fsutil::write_atomic(path, bytes);
 }
 
 /// The validators a server sent with a file, kept to ask "has it changed?" next time.

@@ -31,7 +31,7 @@ use super::archive::sha256_hex;
 use super::http::{CachedApi, Network, cache_dir, normalize_url};
 use super::mcp_map::map_server;
 use super::{ArchiveKind, Found, IndexLine, IndexSource, Refusal, RegistryError};
-use crate::error::Error;
+use crate::util::error::Error;
 
 /// The lock-file source prefix of MCP registries: `mcp-registry+URL/`.
 pub const SOURCE_PREFIX: &str = "mcp-registry+";
@@ -258,7 +258,7 @@ impl IndexSource for McpRegistry {
                 .parent()
                 .is_some_and(|dir| std::fs::create_dir_all(dir).is_ok())
         {
-            let _ = crate::fsutil::write_atomic(path, &bytes);
+            let _ = crate::util::fsutil::write_atomic(path, &bytes);
         }
         Ok(bytes)
     }
@@ -331,7 +331,7 @@ impl McpRegistry {
     }
 }
 
-pub use crate::validate::is_registry_name;
+pub use crate::model::validate::is_registry_name;
 
 /// The manifest text of the `server.json` document `bytes` (as [`McpRegistry::archive`] returns
 /// it). `label` names the document in errors.
@@ -365,7 +365,7 @@ fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
     let mapped = map_server(doc).map_err(|e| e.reason)?;
     check_lowercase(&mapped.name)?;
     let path = PathBuf::from(format!("{}@{}/server.json", mapped.name, mapped.version));
-    crate::manifest::parse(&path, mapped.manifest.clone())
+    crate::model::manifest::parse(&path, mapped.manifest.clone())
         .map_err(|e| format!("the package dotpack maps it to is not valid: {e}"))?;
     let status = meta
         .pointer(&format!("/{}/status", OFFICIAL_META.replace('/', "~1")))

@@ -28,7 +28,7 @@ pub use package::{check_pin, load_locked, load_package, package_of_line, pin_of}
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::error::{Error, Fix};
+use crate::util::error::{Error, Fix};
 
 pub use dir::DirIndex;
 pub use embedded::EmbeddedIndex;

@@ -12,7 +12,7 @@ use semver::Version;
 
 use super::archive::{package_manifest, sha256_hex};
 use super::{ArchiveKind, IndexLine, IndexSource, RegistryError};
-use crate::manifest::Manifest;
+use crate::model::manifest::Manifest;
 
 /// The checksum of `line` as `dotpack.lock` writes it: `sha256:` and lowercase hex.
 pub fn pin_of(line: &IndexLine) -> String {
@@ -84,7 +84,7 @@ pub fn load_locked_with_files(
     name: &str,
     version: &Version,
     pinned: &str,
-) -> Result<(Manifest, crate::resources::Files)> {
+) -> Result<(Manifest, crate::model::resources::Files)> {
     let lines = source.versions(name)?;
     let Some(line) = lines
         .as_deref()
@@ -106,7 +106,7 @@ pub fn package_and_files_of_line(
     source: &dyn IndexSource,
     line: &IndexLine,
     pinned: Option<&str>,
-) -> Result<(Manifest, crate::resources::Files)> {
+) -> Result<(Manifest, crate::model::resources::Files)> {
     let (name, version) = (&line.name, &line.vers);
     let bytes = source.archive(line)?;
     if let Some(pinned) = pinned {
@@ -138,18 +138,22 @@ pub fn package_and_files_of_line(
         }
     };
     let path = std::path::PathBuf::from(path);
-    let loaded = crate::manifest::parse(&path, text)
+    let loaded = crate::model::manifest::parse(&path, text)
         .with_context(|| format!("the manifest inside {label} is invalid"))?;
     check_matches_index(source.source_id(), line, &loaded.manifest)?;
-    let mut files = crate::resources::Files::new();
+    let mut files = crate::model::resources::Files::new();
     if !loaded.manifest.resources().is_empty() {
-        files = crate::resources::files_of_archive(crate::registry::archive::read_files(
+        files = crate::model::resources::files_of_archive(crate::registry::archive::read_files(
             &bytes, &label,
         )?);
-        let diags =
-            crate::validate::resources::check_files(&path, &loaded.text, &loaded.manifest, &files);
+        let diags = crate::model::validate::resources::check_files(
+            &path,
+            &loaded.text,
+            &loaded.manifest,
+            &files,
+        );
         if !diags.is_empty() {
-            return Err(anyhow::Error::new(crate::diag::Diagnostics(diags)))
+            return Err(anyhow::Error::new(crate::ui::diag::Diagnostics(diags)))
                 .with_context(|| format!("the resources inside {label} are invalid"));
         }
     }
@@ -202,7 +206,7 @@ pub fn check_matches_index(
     let archive_resources: BTreeSet<String> = manifest
         .resources()
         .into_iter()
-        .map(|(kind, name, _)| crate::resources::label(kind, name))
+        .map(|(kind, name, _)| crate::model::resources::label(kind, name))
         .collect();
     if index_resources != archive_resources {
         let show = |set: &BTreeSet<String>| list(&set.iter().map(String::as_str).collect());
@@ -275,7 +279,7 @@ mod tests {
     }
 
     fn manifest(text: &str) -> Manifest {
-        crate::manifest::parse(std::path::Path::new("dotpack.toml"), text.to_string())
+        crate::model::manifest::parse(std::path::Path::new("dotpack.toml"), text.to_string())
             .unwrap()
             .manifest
     }

@@ -19,9 +19,9 @@ use super::build::{
 };
 use super::index::{index_path, is_plain_name};
 use super::{IndexLine, RegistryError};
-use crate::diag::display_path;
-use crate::error::Error;
-use crate::manifest;
+use crate::model::manifest;
+use crate::ui::diag::display_path;
+use crate::util::error::Error;
 
 /// A package packed from its folder, not yet written anywhere.
 pub struct Packed {
@@ -89,7 +89,7 @@ fn lock_index(index: &Path) -> Result<std::fs::File, BuildError> {
     };
     std::fs::create_dir_all(index).map_err(io)?;
     let path = index.join(LOCK_FILE);
-    crate::fence::check_write(&path, Some(&crate::fence::Fence::registry(index)))
+    crate::util::fence::check_write(&path, Some(&crate::util::fence::Fence::registry(index)))
         .map_err(fence_error)?;
     // Never through a link: one could make dotpack create a file anywhere.
     use std::os::unix::fs::OpenOptionsExt;
@@ -111,7 +111,7 @@ fn lock_index(index: &Path) -> Result<std::fs::File, BuildError> {
 fn load(manifest_path: &Path) -> Result<Candidate, BuildError> {
     let loaded = manifest::load_in(
         manifest_path,
-        Some(&crate::fence::Fence::package(
+        Some(&crate::util::fence::Fence::package(
             manifest_path.parent().unwrap_or(Path::new(".")),
         )),
     )?;
@@ -156,8 +156,8 @@ pub fn yank(
         return Err(not_found().into());
     }
     let _lock = lock_index(index)?;
-    let fence = crate::fence::Fence::registry(index);
-    crate::fence::check_write(&path, Some(&fence)).map_err(fence_error)?;
+    let fence = crate::util::fence::Fence::registry(index);
+    crate::util::fence::check_write(&path, Some(&fence)).map_err(fence_error)?;
     let text = read_optional(index, &path)?.ok_or_else(not_found)?;
     let mut found = false;
     let mut changed = false;

@@ -31,7 +31,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use crate::manifest::{Input, Manifest, Server};
+use crate::model::manifest::{Input, Manifest, Server};
 
 /// The schema the documents follow.
 pub const SCHEMA_URL: &str =

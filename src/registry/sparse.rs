@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::archive::sha256_hex;
 use super::index::{index_path, is_plain_name, parse_index_file};
 use super::{IndexLine, RegistryConfig, RegistryError};
-use crate::error::Error;
+use crate::util::error::Error;
 
 /// Where the files of an index come from. Paths are relative to the index root, `/`-separated.
 pub(crate) trait FileStore: Send + Sync {

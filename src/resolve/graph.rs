@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::lock::{LockedPackage, Lockfile};
+use crate::model::lock::{LockedPackage, Lockfile};
 
 /// How many paths `why` lists before it says there are more: a dense graph has exponentially
 /// many, and the first few already answer the question.

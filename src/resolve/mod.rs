@@ -15,9 +15,9 @@ use std::collections::BTreeMap;
 use pubgrub::PubGrubError;
 use semver::{Version, VersionReq};
 
-use crate::error::{Error, Fix};
-use crate::lock::{LockedPackage, Lockfile};
+use crate::model::lock::{LockedPackage, Lockfile};
 use crate::registry::{IndexLine, IndexSource, RegistryError};
+use crate::util::error::{Error, Fix};
 use provider::{Pkg, Provider, root_version};
 
 /// One requirement of the project's `[dependencies]`.
@@ -297,7 +297,7 @@ impl Resolution {
     /// The lockfile recording this resolution for the project `root`.
     pub fn to_lockfile(&self, root: &[RootDep]) -> Lockfile {
         Lockfile {
-            version: crate::lock::LOCK_VERSION,
+            version: crate::model::lock::LOCK_VERSION,
             requirements: root
                 .iter()
                 .map(|d| (d.name.clone(), d.req.to_string()))

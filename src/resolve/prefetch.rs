@@ -3,7 +3,7 @@
 //! pubgrub asks for one package at a time and waits for each answer, which over HTTP costs one
 //! round trip per package in a row. Before it starts, the index files it will most likely ask
 //! for (the root requirements, then the dependencies of their matching versions, breadth first)
-//! are fetched side by side, at most [`crate::fsutil::PAR_MAP_THREADS`] at a time; the registry
+//! are fetched side by side, at most [`crate::util::fsutil::PAR_MAP_THREADS`] at a time; the registry
 //! keeps what it read, so the resolver's own lookups are answered from memory. Only registries
 //! that are remote are worth it. An error ends the resolution as the resolver would have.
 
@@ -44,7 +44,7 @@ pub(super) fn prefetch(registries: &RegistrySet, root: &[RootDep]) -> Result<usi
     while !level.is_empty() {
         // A registry's `config.json` is read once, by the first of these lookups (see
         // `HttpIndex`); the others wait for it, then run side by side.
-        let found = crate::fsutil::par_map(&level, |w| {
+        let found = crate::util::fsutil::par_map(&level, |w| {
             find(registries, &w.name, w.explicit.as_deref(), w.via.as_deref())
         });
         read += found.len();

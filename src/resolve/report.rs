@@ -10,7 +10,7 @@ use pubgrub::{DefaultStringReporter, Reporter};
 
 use super::RootDep;
 use super::provider::{Edge, Known, Provider, ROOT_LABEL, root_version};
-use crate::error::Error;
+use crate::util::error::Error;
 
 type Tree = pubgrub::DerivationTree<super::provider::Pkg, super::ranges::VersionSet, String>;
 

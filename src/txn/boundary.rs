@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::fsutil;
-use crate::hosts::{ADAPTERS, HostEnv};
+use crate::model::hosts::{ADAPTERS, HostEnv};
+use crate::util::fsutil;
 
 use super::{FileRecord, PROJECT_STATE, store};
 
@@ -21,7 +21,7 @@ pub struct Boundary {
     /// The user-scope config file of every host (`~/.claude.json`, `~/.codex/config.toml`, …).
     pub host_files: Vec<PathBuf>,
     /// The folders below the home folder that hold user-scope resources (`~/.claude/skills`, …;
-    /// see [`crate::resources::user_places`]): records may name files inside them.
+    /// see [`crate::model::resources::user_places`]): records may name files inside them.
     pub resource_dirs: Vec<PathBuf>,
     /// The roots of the projects whose state folders dotpack made on this machine: user-scope
     /// generations in `$DOTPACK_HOME` name their `dotpack.toml` and `dotpack.lock`.
@@ -37,7 +37,7 @@ pub struct Refused {
 
 impl Boundary {
     pub fn new(project_root: Option<&Path>, dotpack_home: &Path, host_env: &HostEnv) -> Boundary {
-        let (resource_dirs, resource_files) = crate::resources::user_places(&host_env.home);
+        let (resource_dirs, resource_files) = crate::model::resources::user_places(&host_env.home);
         Boundary {
             project_root: project_root.map(Path::to_path_buf),
             dotpack_home: dotpack_home.to_path_buf(),
@@ -106,7 +106,7 @@ impl Boundary {
     /// The fence of a file a record of `state` names (a path [`Boundary::why_not`] accepted):
     /// the project it is in, whose links a restore may follow only inside it; `None` for the
     /// user's own files ($DOTPACK_HOME, the hosts' user files), whose links are the user's.
-    pub fn fence(&self, state: &Path, path: &Path) -> Option<crate::fence::Fence> {
+    pub fn fence(&self, state: &Path, path: &Path) -> Option<crate::util::fence::Fence> {
         let real = fsutil::resolve_parent(path);
         let users = self
             .host_files
@@ -132,13 +132,17 @@ impl Boundary {
         roots
             .into_iter()
             .find(|root| real.starts_with(fsutil::resolve(root)))
-            .map(crate::fence::Fence::project)
+            .map(crate::util::fence::Fence::project)
     }
 
     /// The fence a restore of `record` (of the state folder `state`) writes and reads within:
     /// [`Boundary::fence`], lifted for a file the command was allowed to write outside its
     /// project as long as its link still leads where it led then ([`FileRecord::outside`]).
-    pub fn restore_fence(&self, state: &Path, record: &FileRecord) -> Option<crate::fence::Fence> {
+    pub fn restore_fence(
+        &self,
+        state: &Path,
+        record: &FileRecord,
+    ) -> Option<crate::util::fence::Fence> {
         let fence = self.fence(state, &record.path)?;
         match &record.outside {
             Some(real) if fsutil::resolve(&record.path) == *real => None,

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::recover::{self, Now};
 use super::trust::{self, Distrust, Verdict};
 use super::{Boundary, PROJECT_STATE, Wait, generation, journal, lock, store::Store};
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -154,7 +154,9 @@ impl Doctor<'_> {
             reason: reason.clone(),
             home,
         };
-        let help = crate::error::Fix::error(&error).fix().map(str::to_string);
+        let help = crate::util::error::Fix::error(&error)
+            .fix()
+            .map(str::to_string);
         // What moving aside applies to: a project's whole folder, or a link inside the home.
         let target = match (&reason, home) {
             (_, false) => Some(self.folder.to_path_buf()),

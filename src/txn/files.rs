@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 /// One file's old and new bytes (`None`: absent / to delete).
 #[derive(Clone, Debug)]
@@ -24,12 +24,12 @@ pub struct FileWrite {
     pub remove_dirs: u32,
     /// Variables whose values `before` and `after` hold as markers (`--resolve-env`): the
     /// values are put in when the file is written, which also makes it readable by its owner
-    /// only (see [`crate::resolved`]).
+    /// only (see [`crate::model::resolved_env`]).
     pub resolved: Vec<String>,
     /// The folder the file belongs to and must stay inside once links are followed (the
     /// project, for project files); `None` for the user's own files (`$DOTPACK_HOME`, user-scope
     /// host files), whose links lead wherever the user made them lead.
-    pub fence: Option<crate::fence::Fence>,
+    pub fence: Option<crate::util::fence::Fence>,
 }
 
 impl FileWrite {
@@ -44,8 +44,8 @@ impl FileWrite {
 /// replaced by a rename).
 pub fn preflight(writes: &[FileWrite]) -> Result<()> {
     for w in writes.iter().filter(|w| w.is_changed()) {
-        crate::fence::check_write(&w.path, w.fence.as_ref())?;
-        if let Err(err) = crate::fsutil::check_writable(&w.path) {
+        crate::util::fence::check_write(&w.path, w.fence.as_ref())?;
+        if let Err(err) = crate::util::fsutil::check_writable(&w.path) {
             let hint = if w.host.is_some() {
                 "make it writable, or leave this host out with --host"
             } else {
@@ -74,7 +74,9 @@ pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
     for w in writes.iter().filter(|w| w.is_changed()) {
         let before = w.before.as_deref().unwrap_or("");
         let after = w.after.as_deref().unwrap_or("");
-        printer.diff(&crate::fsutil::unified_diff(&w.display, before, after));
+        printer.diff(&crate::util::fsutil::unified_diff(
+            &w.display, before, after,
+        ));
     }
 }
 
@@ -82,41 +84,45 @@ pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
 /// deleted.
 pub fn write_one(w: &FileWrite) -> Result<()> {
     if let Some(dir) = write_one_unsynced(w)? {
-        crate::fsutil::sync_dir(&dir);
+        crate::util::fsutil::sync_dir(&dir);
     }
     Ok(())
 }
 
 /// The first half of [`write_one_unsynced`] for a file that gets new bytes: its folders created
 /// and the bytes flushed under a temporary name beside it; `None` for a file to delete.
-pub fn stage_one(w: &FileWrite) -> Result<Option<crate::fsutil::Staged>> {
-    crate::fence::check_write(&w.path, w.fence.as_ref())?;
+pub fn stage_one(w: &FileWrite) -> Result<Option<crate::util::fsutil::Staged>> {
+    crate::util::fence::check_write(&w.path, w.fence.as_ref())?;
     let Some(text) = &w.after else {
         return Ok(None);
     };
     if let Some(parent) = w.path.parent() {
         create_dirs(parent)?;
     }
-    let holds_values = !w.resolved.is_empty() && !crate::resolved::vars_in(text).is_empty();
-    let options = crate::fsutil::WriteOptions {
+    let holds_values =
+        !w.resolved.is_empty() && !crate::model::resolved_env::vars_in(text).is_empty();
+    let options = crate::util::fsutil::WriteOptions {
         sync_dir: false,
         owner_only: holds_values,
-        ..crate::fsutil::WriteOptions::SHARED
+        ..crate::util::fsutil::WriteOptions::SHARED
     };
     let text = if holds_values {
         std::borrow::Cow::Owned(
-            crate::resolved::materialize(text, &w.resolved)
+            crate::model::resolved_env::materialize(text, &w.resolved)
                 .map_err(|e| anyhow::anyhow!("{}: {e:#}", w.display))?,
         )
     } else {
         std::borrow::Cow::Borrowed(text.as_str())
     };
-    crate::fsutil::stage(&w.path, text.as_bytes(), options).map(Some)
+    crate::util::fsutil::stage(&w.path, text.as_bytes(), options).map(Some)
 }
 
 /// The second half: the staged file renamed into place (or the file deleted); returns the
 /// folder to sync, as [`write_one_unsynced`] does.
-pub fn commit_one(w: &FileWrite, staged: Option<crate::fsutil::Staged>) -> Result<Option<PathBuf>> {
+pub fn commit_one(
+    w: &FileWrite,
+    staged: Option<crate::util::fsutil::Staged>,
+) -> Result<Option<PathBuf>> {
     match staged {
         Some(staged) => staged.commit().map(Some),
         None => {
@@ -128,7 +134,7 @@ pub fn commit_one(w: &FileWrite, staged: Option<crate::fsutil::Staged>) -> Resul
 }
 
 /// [`write_one`] without flushing the folder's entries: returns the folder the caller must
-/// [`crate::fsutil::sync_dir`] before it relies on the new name (a transaction syncs each folder
+/// [`crate::util::fsutil::sync_dir`] before it relies on the new name (a transaction syncs each folder
 /// once, however many of its files it replaced). The file's bytes are flushed.
 pub fn write_one_unsynced(w: &FileWrite) -> Result<Option<PathBuf>> {
     commit_one(w, stage_one(w)?)
@@ -142,7 +148,7 @@ fn remove_empty_dirs(path: &Path, levels: u32) {
             break;
         }
         if let Some(parent) = dir.parent() {
-            crate::fsutil::sync_dir(parent);
+            crate::util::fsutil::sync_dir(parent);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! snapshot hashes of its bytes before and after, so the state of any file "right after
 //! generation K" can be read back from the store.
 
+use crate::model::lock::changes::Change;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -124,7 +125,7 @@ pub fn next_id(state: &Path) -> u64 {
 
 pub fn load(state: &Path, id: u64) -> Result<Generation> {
     let path = record_path(state, id);
-    let text = crate::fence::read_text(&path, None, crate::fence::LOCK_CAP)?
+    let text = crate::util::fence::read_text(&path, None, crate::util::fence::LOCK_CAP)?
         .with_context(|| format!("{} is missing", path.display()))?;
     let generation: Generation =
         serde_json::from_str(&text).with_context(|| format!("{} is corrupt", path.display()))?;
@@ -170,7 +171,7 @@ pub fn write(state: &Path, generation: &Generation) -> Result<()> {
         fs_err::create_dir_all(dir(state))?;
     }
     let text = serde_json::to_string_pretty(generation)?;
-    crate::fsutil::write_atomic(&record_path(state, generation.id), text.as_bytes())
+    crate::util::fsutil::write_atomic(&record_path(state, generation.id), text.as_bytes())
 }
 
 /// Deletes the record of generation `id` when it is the one an interrupted transaction wrote
@@ -186,7 +187,7 @@ pub fn remove_aborted(state: &Path, id: u64, files: &[FileRecord]) -> Result<boo
         _ => return Ok(false),
     }
     fs_err::remove_file(&path)?;
-    crate::fsutil::sync_dir(&dir(state));
+    crate::util::fsutil::sync_dir(&dir(state));
     Ok(true)
 }
 
@@ -202,7 +203,7 @@ pub fn prune(state: &Path, keep: usize) -> Result<usize> {
         fs_err::remove_file(record_path(state, *id))?;
     }
     if drop > 0 {
-        crate::fsutil::sync_dir(&dir(state));
+        crate::util::fsutil::sync_dir(&dir(state));
     }
     Ok(drop)
 }
@@ -280,7 +281,8 @@ pub fn states_at(generations: &[Generation], k: u64) -> BTreeMap<PathBuf, FileSt
 /// `dotpack.lock` is dotpack's alone: its state at `k` is what dotpack wrote, never bytes someone
 /// else left there after (git merge conflict markers, say).
 fn is_lock(f: &FileRecord) -> bool {
-    f.host.is_none() && f.path.file_name() == Some(std::ffi::OsStr::new(crate::lock::LOCK_FILE))
+    f.host.is_none()
+        && f.path.file_name() == Some(std::ffi::OsStr::new(crate::model::lock::LOCK_FILE))
 }
 
 /// `time` as RFC 3339 UTC, without a date library.
@@ -311,6 +313,42 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
+}
+
+impl Change {
+    /// The change as a generation records it.
+    pub fn record(&self) -> PackageChange {
+        let (name, change, from, to) = match self {
+            Change::Added { name, version } => (name, "added", None, Some(version)),
+            Change::Updated { name, from, to } => (name, "updated", Some(from), Some(to)),
+            Change::Removed { name, version } => (name, "removed", Some(version), None),
+            Change::Repinned {
+                name,
+                version,
+                from,
+                to,
+            } => {
+                return PackageChange {
+                    name: name.clone(),
+                    change: "repinned".to_string(),
+                    from: Some(format!(
+                        "{version} ({})",
+                        crate::model::lock::changes::short(from)
+                    )),
+                    to: Some(format!(
+                        "{version} ({})",
+                        crate::model::lock::changes::short(to)
+                    )),
+                };
+            }
+        };
+        PackageChange {
+            name: name.clone(),
+            change: change.to_string(),
+            from: from.map(ToString::to_string),
+            to: to.map(ToString::to_string),
+        }
+    }
 }
 
 #[cfg(test)]

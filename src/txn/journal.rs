@@ -27,12 +27,12 @@ pub fn path(state: &Path) -> PathBuf {
 /// Writes the journal durably (the transaction's point of no return for recovery).
 pub fn write(state: &Path, journal: &Journal) -> Result<()> {
     let text = serde_json::to_string_pretty(journal)?;
-    crate::fsutil::write_atomic(&path(state), text.as_bytes())
+    crate::util::fsutil::write_atomic(&path(state), text.as_bytes())
 }
 
 /// Reads the journal of `state`: `None` when there is none.
 pub fn read(state: &Path) -> Result<Option<String>> {
-    crate::fence::read_text(&path(state), None, crate::fence::LOCK_CAP)
+    crate::util::fence::read_text(&path(state), None, crate::util::fence::LOCK_CAP)
 }
 
 /// Deletes the journal: the transaction is committed (or fully undone).
@@ -42,6 +42,6 @@ pub fn remove(state: &Path) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).context("cannot remove the transaction journal"),
     }
-    crate::fsutil::sync_dir(state);
+    crate::util::fsutil::sync_dir(state);
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 static HELD: Mutex<Vec<(PathBuf, File)>> = Mutex::new(Vec::new());
 

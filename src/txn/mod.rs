@@ -34,8 +34,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::apply::FileWrite;
-use crate::output::Printer;
+use crate::txn::files::FileWrite;
+use crate::ui::printer::Printer;
 pub use boundary::Boundary;
 pub use generation::{Generation, PackageChange};
 pub use lock::Wait;
@@ -78,7 +78,7 @@ impl FileRecord {
     /// `bytes` as this record's snapshots hold them: the values of its resolved variables
     /// replaced by markers.
     pub fn comparable(&self, bytes: Option<Vec<u8>>) -> Option<Vec<u8>> {
-        crate::resolved::redact_bytes(bytes, &self.resolved)
+        crate::model::resolved_env::redact_bytes(bytes, &self.resolved)
     }
 }
 
@@ -199,7 +199,7 @@ pub fn apply(
     let store = Store::new(state);
     let put = |text: &Option<String>| text.as_ref().map(|t| store.put(t.as_bytes())).transpose();
     // Snapshots are flushed side by side (see `fsutil::par_map`).
-    let snapshots = crate::fsutil::par_map(&changed, |w| -> Result<_> {
+    let snapshots = crate::util::fsutil::par_map(&changed, |w| -> Result<_> {
         Ok((put(&w.before)?, put(&w.after)?))
     });
     let mut files = Vec::with_capacity(changed.len());
@@ -213,7 +213,7 @@ pub fn apply(
             before,
             after,
             resolved: w.resolved.clone(),
-            outside: unfenced.then(|| crate::fsutil::resolve(&w.path)),
+            outside: unfenced.then(|| crate::util::fsutil::resolve(&w.path)),
         });
     }
     store.sync();
@@ -241,7 +241,7 @@ pub fn apply(
         // The new bytes are written and flushed side by side under temporary names first;
         // nothing is in place until the renames below, one file at a time.
         let mut staged = Vec::with_capacity(changed.len());
-        for s in crate::fsutil::par_map(&changed, |w| crate::apply::stage_one(w)) {
+        for s in crate::util::fsutil::par_map(&changed, |w| crate::txn::files::stage_one(w)) {
             staged.push(s?);
         }
         for ((w, stamp), staged) in changed.iter().zip(&stamps).zip(staged) {
@@ -255,7 +255,7 @@ pub fn apply(
                 }
                 .into());
             }
-            if let Some(dir) = crate::apply::commit_one(w, staged)? {
+            if let Some(dir) = crate::txn::files::commit_one(w, staged)? {
                 dirs.insert(dir);
             }
             done += 1;
@@ -263,7 +263,7 @@ pub fn apply(
         // Each folder's new names are flushed once, before the record that commits them. A
         // crash before this point leaves the journal, and recovery reads what each file holds.
         let dirs: Vec<_> = dirs.into_iter().collect();
-        crate::fsutil::par_map(&dirs, |dir| crate::fsutil::sync_dir(dir));
+        crate::util::fsutil::par_map(&dirs, |dir| crate::util::fsutil::sync_dir(dir));
         fault::at_write(done)?;
         generation::write(state, &generation)
     })();
@@ -293,8 +293,9 @@ impl Stamp {
 
 /// Fails with [`Conflict`] when `w`'s file no longer holds the bytes the plan was made on.
 fn check_unchanged(w: &FileWrite) -> Result<()> {
-    let now = crate::fence::read(&w.path, w.fence.as_ref(), crate::fence::USER_FILE_CAP)?;
-    let now = crate::resolved::redact_bytes(now, &w.resolved);
+    let now =
+        crate::util::fence::read(&w.path, w.fence.as_ref(), crate::util::fence::USER_FILE_CAP)?;
+    let now = crate::model::resolved_env::redact_bytes(now, &w.resolved);
     if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
         return Err(Conflict {
             display: w.display.clone(),
@@ -313,7 +314,7 @@ fn undo(state: &Path, replaced: &[&FileWrite], err: anyhow::Error) -> anyhow::Er
             after: w.before.clone(),
             ..(*w).clone()
         };
-        if let Err(e) = crate::apply::write_one(&back) {
+        if let Err(e) = crate::txn::files::write_one(&back) {
             failed.push(format!("{}: {e:#}", w.display));
         }
     }
@@ -371,7 +372,7 @@ pub fn recover_at_start(
                     .into());
                 }
                 printer.warning(
-                    crate::error::Error::new(format!(
+                    crate::util::error::Error::new(format!(
                         "ignoring the state folder {}: {reason}; its journal and generations are not used",
                         dir.display()
                     ))

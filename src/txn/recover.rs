@@ -13,9 +13,9 @@ use super::boundary::Boundary;
 use super::journal::{self, Journal};
 use super::store::{self, Store};
 use super::{FileRecord, generation};
-use crate::apply::FileWrite;
-use crate::error::{Error, Fix};
-use crate::output::Printer;
+use crate::txn::files::FileWrite;
+use crate::ui::printer::Printer;
+use crate::util::error::{Error, Fix};
 
 /// Where a file a journal names stands now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,7 +161,7 @@ pub fn plan(state: &Path, boundary: &Boundary) -> Result<Option<Plan>, Stuck> {
         writes
             .push(restore_write(&store, record, file, fence).map_err(|e| stuck(format!("{e:#}")))?);
     }
-    crate::apply::preflight(&writes).map_err(|e| stuck(format!("{e:#}")))?;
+    crate::txn::files::preflight(&writes).map_err(|e| stuck(format!("{e:#}")))?;
     Ok(Some(Plan {
         state: state.to_path_buf(),
         journal,
@@ -176,7 +176,7 @@ fn restore_write(
     store: &Store,
     record: &FileRecord,
     file: &FileNow,
-    fence: Option<crate::fence::Fence>,
+    fence: Option<crate::util::fence::Fence>,
 ) -> Result<FileWrite> {
     let before = match &record.before {
         Some(h) => Some(
@@ -205,7 +205,7 @@ impl Plan {
     /// then as before, and skipped).
     pub fn apply(self) -> Result<Recovered> {
         for w in &self.writes {
-            crate::apply::write_one(w)?;
+            crate::txn::files::write_one(w)?;
         }
         let aborted =
             generation::remove_aborted(&self.state, self.journal.id, &self.journal.files)?
@@ -241,16 +241,16 @@ fn describe(journal: &Journal) -> String {
 /// `None` when there is none. A FIFO or device is an error: reading it could block or never end.
 pub(crate) fn read_regular(
     path: &Path,
-    fence: Option<&crate::fence::Fence>,
+    fence: Option<&crate::util::fence::Fence>,
 ) -> Result<Option<Vec<u8>>> {
-    crate::fence::read(path, fence, crate::fence::USER_FILE_CAP)
+    crate::util::fence::read(path, fence, crate::util::fence::USER_FILE_CAP)
 }
 
 /// A process killed inside `write_atomic` leaves its temporary file next to the target: the
 /// regular files named `.dotpack-tmp-*` in the folder of a file the journal names (a path
 /// already checked against the boundary).
 fn remove_temp_files(path: &Path) {
-    let Ok(real) = crate::fsutil::real_target(path) else {
+    let Ok(real) = crate::util::fsutil::real_target(path) else {
         return;
     };
     let Some(dir) = real.parent() else {
@@ -260,7 +260,7 @@ fn remove_temp_files(path: &Path) {
         let is_temp = entry
             .file_name()
             .to_string_lossy()
-            .starts_with(crate::fsutil::TEMP_PREFIX);
+            .starts_with(crate::util::fsutil::TEMP_PREFIX);
         if is_temp && entry.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(entry.path());
         }

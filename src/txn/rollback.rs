@@ -13,8 +13,8 @@ use anyhow::{Context, Result, bail};
 use super::generation::{self, FileState, Generation, PackageChange};
 use super::store::{self, Store};
 use super::{FileRecord, Places};
-use crate::apply::FileWrite;
 use crate::formats::{self, Created};
+use crate::txn::files::FileWrite;
 
 /// What a rollback writes.
 #[derive(Debug)]
@@ -99,7 +99,7 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
             out.overwritten.push(display.clone());
             wanted
         };
-        if path.file_name() == Some(std::ffi::OsStr::new(crate::lock::LOCK_FILE))
+        if path.file_name() == Some(std::ffi::OsStr::new(crate::model::lock::LOCK_FILE))
             && file.record.host.is_none()
         {
             out.packages = package_changes(&path, current.as_deref(), after.as_deref());
@@ -161,7 +161,7 @@ fn merge(
     now: &str,
     display: &str,
 ) -> Result<String> {
-    let Some(adapter) = crate::hosts::adapter(host) else {
+    let Some(adapter) = crate::model::hosts::adapter(host) else {
         bail!("{display}: unknown host `{host}` in the generation record");
     };
     let (format, container) = (adapter.format, adapter.container);
@@ -204,12 +204,12 @@ fn merge(
 }
 
 fn package_changes(path: &Path, now: Option<&str>, then: Option<&str>) -> Vec<PackageChange> {
-    let parse = |t: Option<&str>| t.and_then(|t| crate::lock::parse(path, t).ok());
+    let parse = |t: Option<&str>| t.and_then(|t| crate::model::lock::parse(path, t).ok());
     let (now, then) = (parse(now), parse(then));
     match then {
-        Some(then) => crate::ops::lock_changes(now.as_ref(), &then)
+        Some(then) => crate::model::lock::changes::lock_changes(now.as_ref(), &then)
             .iter()
-            .map(crate::ops::Change::record)
+            .map(crate::model::lock::changes::Change::record)
             .collect(),
         None => now
             .iter()

@@ -42,18 +42,18 @@ impl Store {
         if path.exists() {
             return Ok(id);
         }
-        let options = crate::fsutil::WriteOptions {
+        let options = crate::util::fsutil::WriteOptions {
             sync_dir: false,
-            ..crate::fsutil::WriteOptions::PRIVATE
+            ..crate::util::fsutil::WriteOptions::PRIVATE
         };
-        crate::fsutil::write_atomic_with(&path, bytes, options)
+        crate::util::fsutil::write_atomic_with(&path, bytes, options)
             .with_context(|| format!("cannot write snapshot {}", path.display()))?;
         Ok(id)
     }
 
     /// Flushes the folder's entries, so every snapshot put so far survives a power loss.
     pub fn sync(&self) {
-        crate::fsutil::sync_dir(&self.dir);
+        crate::util::fsutil::sync_dir(&self.dir);
     }
 
     /// The bytes of snapshot `id`, checked against their hash.
@@ -63,7 +63,7 @@ impl Store {
         }
         self.ensure_real_dir(false)?;
         let path = self.dir.join(id);
-        let bytes = match crate::fence::read(&path, None, crate::fence::USER_FILE_CAP)
+        let bytes = match crate::util::fence::read(&path, None, crate::util::fence::USER_FILE_CAP)
             .with_context(|| format!("cannot read snapshot {}", path.display()))?
         {
             Some(bytes) => bytes,

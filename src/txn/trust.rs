@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Fix};
-use crate::fsutil;
+use crate::util::error::{Error, Fix};
+use crate::util::fsutil;
 
 /// The registry of project state folders dotpack made, in `$DOTPACK_HOME`.
 pub const REGISTRY_FILE: &str = "state-folders.json";

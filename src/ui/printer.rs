@@ -26,7 +26,7 @@ use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
 
-use crate::diag::{Diagnostic, Severity};
+use crate::ui::diag::{Diagnostic, Severity};
 
 pub use escape::{json_safe, terminal_safe, terminal_safe_span};
 
@@ -114,7 +114,7 @@ impl Printer {
             return;
         }
         let source = diag.span.as_ref().and_then(|_| {
-            crate::fence::read_text(&diag.file, None, crate::fence::PROJECT_FILE_CAP)
+            crate::util::fence::read_text(&diag.file, None, crate::util::fence::PROJECT_FILE_CAP)
                 .ok()
                 .flatten()
         });

@@ -192,13 +192,13 @@ pub fn typed<T: Fix + 'static>(cause: &(dyn StdError + 'static)) -> Option<Error
 #[macro_export]
 macro_rules! bail_help {
     (help = $help:expr, file = $file:expr, $($message:tt)+) => {
-        return Err($crate::error::Error::new(format!($($message)+))
+        return Err($crate::util::error::Error::new(format!($($message)+))
             .help($help)
             .file($file)
             .into())
     };
     (help = $help:expr, $($message:tt)+) => {
-        return Err($crate::error::Error::new(format!($($message)+)).help($help).into())
+        return Err($crate::util::error::Error::new(format!($($message)+)).help($help).into())
     };
 }
 

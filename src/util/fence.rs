@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use crate::error::Error;
-use crate::fsutil;
+use crate::util::error::Error;
+use crate::util::fsutil;
 
 /// The most dotpack reads of a project file it parses (manifest, project host file, resource
 /// file, `.gitignore`) or of a registry or package folder's file: far above any file dotpack

@@ -168,11 +168,11 @@ pub fn real_target(path: &Path) -> Result<PathBuf> {
     }
 }
 
-fn dangling(path: &Path) -> crate::error::Error {
+fn dangling(path: &Path) -> crate::util::error::Error {
     let to = std::fs::read_link(path)
         .map(|t| t.display().to_string())
         .unwrap_or_else(|_| "?".into());
-    crate::error::Error::new(format!(
+    crate::util::error::Error::new(format!(
         "{} is a symbolic link to {to}, which does not exist; dotpack does not replace a link with a file",
         path.display()
     ))

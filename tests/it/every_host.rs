@@ -1,13 +1,13 @@
 //! Every host of the adapter list, at every scope it has: a fresh install, an install into a
 //! hand-written file (comments, CRLF, BOM, tabs, no final newline, unrelated settings) that
 //! uninstall gives back byte for byte, and the lossy report agreeing with the concept table.
-//! The hosts come from `dotpack::hosts::ADAPTERS`, so a new adapter is tested here by itself.
+//! The hosts come from `dotpack::model::hosts::ADAPTERS`, so a new adapter is tested here by itself.
 
 use std::path::PathBuf;
 
-use dotpack::concepts::concept_of;
 use dotpack::formats::Format;
-use dotpack::hosts::{ADAPTERS, HostAdapter, HostEnv, Scope};
+use dotpack::model::concepts::concept_of;
+use dotpack::model::hosts::{ADAPTERS, HostAdapter, HostEnv, Scope};
 use predicates::prelude::*;
 use predicates::str::contains;
 
@@ -212,7 +212,7 @@ fn claude_desktop_wraps_a_remote_server_only_when_asked() {
         .args(["--trust", "install", "--allow-lossy=transport"])
         .assert()
         .success();
-    let host = dotpack::hosts::adapter("claude-desktop").unwrap();
+    let host = dotpack::model::hosts::adapter("claude-desktop").unwrap();
     let text = std::fs::read_to_string(path_of(&env, host, Scope::User)).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(

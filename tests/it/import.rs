@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use dotpack::formats::{Format, upsert_entry};
-use dotpack::hosts::{ADAPTERS, HostAdapter, HostEnv, Scope};
-use dotpack::manifest::Server;
+use dotpack::model::hosts::{ADAPTERS, HostAdapter, HostEnv, Scope};
+use dotpack::model::manifest::Server;
 use dotpack::template::Props;
 use serde_json::{Value, json};
 
@@ -65,7 +65,7 @@ fn fixture(host: &HostAdapter, crlf: bool) -> String {
     let mut text = base_text(host.format, host.container.path);
     for (name, toml) in SERVERS {
         let server: Server = toml::from_str(toml).unwrap();
-        let entry = dotpack::translate::translate(host, name, &server, &Props::new())
+        let entry = dotpack::plan::to_host::translate(host, name, &server, &Props::new())
             .unwrap_or_else(|e| panic!("{}: {name}: {e}", host.id))
             .entry;
         text = upsert_entry(host.format, &text, host.container, name, &entry)
@@ -260,7 +260,7 @@ fn empty_and_missing_containers_import_nothing() {
 #[test]
 fn a_file_given_with_file_is_read_in_the_hosts_format() {
     let env = Env::new();
-    let cursor = dotpack::hosts::adapter("cursor").unwrap();
+    let cursor = dotpack::model::hosts::adapter("cursor").unwrap();
     let path = env.write("backup/old.json", &fixture(cursor, true));
     let out = env
         .dotpack()
@@ -272,7 +272,7 @@ fn a_file_given_with_file_is_read_in_the_hosts_format() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         doc["servers"],
-        expected(dotpack::hosts::adapter("claude-code").unwrap())
+        expected(dotpack::model::hosts::adapter("claude-code").unwrap())
     );
 }
 

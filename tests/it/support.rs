@@ -58,7 +58,7 @@ impl Env {
             .env_remove("ALL_PROXY")
             .env_remove("all_proxy");
         // Every variable a host adapter honours, so host files resolve inside the temp HOME.
-        for var in dotpack::hosts::honoured_vars() {
+        for var in dotpack::model::hosts::honoured_vars() {
             cmd.env_remove(var);
         }
         cmd

@@ -20,11 +20,11 @@ const CLAUDE_JSON: &str = "{\n  \"numStartups\": 42,\n  \"mcpServers\": {\n    \
 
 /// The hash dotpack records for entry `server` of `text`, a file of `host`.
 fn entry_hash(host: &str, text: &str, server: &str) -> String {
-    let adapter = dotpack::hosts::adapter(host).unwrap();
+    let adapter = dotpack::model::hosts::adapter(host).unwrap();
     let entry = dotpack::formats::get_entry(adapter.format, text, adapter.container, server)
         .unwrap()
         .unwrap();
-    dotpack::claims::entry_hash(&entry)
+    dotpack::model::claims::entry_hash(&entry)
 }
 
 /// A `[[claim]]` table: `extra` lines are added as they are.
@@ -407,10 +407,10 @@ fn file_claims_on_project_files_dotpack_never_writes_are_ignored() {
         let lock = env.read("dotpack.lock");
         let claims = format!(
             "{}{}",
-            file_claim(".git/config", &dotpack::resources::hash(GIT_CONFIG)),
+            file_claim(".git/config", &dotpack::model::resources::hash(GIT_CONFIG)),
             file_claim(
                 "dotpack.toml",
-                &dotpack::resources::hash(&env.read("dotpack.toml"))
+                &dotpack::model::resources::hash(&env.read("dotpack.toml"))
             ),
         );
         // File claims go before the entry claims, as dotpack writes them.

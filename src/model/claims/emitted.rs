@@ -248,7 +248,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::claims::{UserFile, emit};
+    use crate::model::claims::{UserFile, emit};
 
     /// Strings with what TOML escaping must get right: quotes, backslashes, control characters
     /// (C0 and C1), tabs, non-ASCII, and the separators the reader looks for.
@@ -345,7 +345,7 @@ mod tests {
         fn reads_back_what_emit_writes(claims in prop::collection::vec(claim(), 0..4)) {
             let text = emit(&claims);
             let mut sorted = claims.clone();
-            crate::claims::sort(&mut sorted);
+            crate::model::claims::sort(&mut sorted);
             // Owners are written sorted and without repeats.
             for c in &mut sorted {
                 c.owners.sort();

@@ -6,7 +6,7 @@
 //!   the file also holds app preferences, which the format backend leaves alone.
 //! - stdio only: entries with `url` are skipped or crash the app. A remote server can only be
 //!   reached through the `mcp-remote` wrapper (`npx -y mcp-remote URL`); dotpack writes it only
-//!   when asked with `--allow-lossy=transport` and records that it did (see `crate::translate`).
+//!   when asked with `--allow-lossy=transport` and records that it did (see `crate::plan::to_host`).
 //! - No interpolation: `${VAR}` arrives literally, so environment references are refused.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};

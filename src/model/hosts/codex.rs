@@ -5,7 +5,7 @@
 //! - No `type` key: `command` ⇒ stdio, `url` ⇒ streamable HTTP. Its JSON schema disallows unknown
 //!   keys (the loader itself ignores them silently), so `type` is never written. No SSE at all.
 //! - No interpolation: `${VAR}` stays literal. Environment references are forwarded by name
-//!   instead (`env_vars`, `env_http_headers`, `bearer_token_env_var`; see `crate::translate`).
+//!   instead (`env_vars`, `env_http_headers`, `bearer_token_env_var`; see `crate::plan::to_host`).
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::template::EnvSyntax;
@@ -40,7 +40,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::fixtures::*;
-    use crate::translate::TranslateError;
+    use crate::plan::to_host::TranslateError;
 
     fn unsupported_field(toml: &str) -> (String, String) {
         match try_run("codex", toml) {

@@ -1,9 +1,9 @@
 //! Canonical servers shared by the per-host golden translation tests, so every host file shows
 //! how the same inputs come out in its shape.
 
-use crate::manifest::Server;
+use crate::model::manifest::Server;
+use crate::plan::to_host::{TranslateError, Translation, translate};
 use crate::template::Props;
-use crate::translate::{TranslateError, Translation, translate};
 
 /// stdio with a prop in `args` and an env reference in `env`.
 pub const STDIO: &str = r#"

@@ -4,7 +4,7 @@
 //!
 //! The project's `.mcp.json` is also Claude Code's project file: one file has one set of claims
 //! and one writer, so a project declares either `claude-code` or `mcp-json` at project scope,
-//! never both (see `crate::targets`). Entries have Claude Code's shape (a `type` on every entry,
+//! never both (see `crate::plan::targets`). Entries have Claude Code's shape (a `type` on every entry,
 //! `${VAR}` references), which every reader of the shared file accepts.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};

@@ -2,7 +2,7 @@
 //! which key, how it spells environment references and when it wants a transport `type`.
 //!
 //! Field names and field support are NOT here: they live in the concept table
-//! ([`crate::concepts`]) and [`crate::translate`] reads them from there. An adapter only says what
+//! ([`crate::model::concepts`]) and [`crate::plan::to_host`] reads them from there. An adapter only says what
 //! the table cannot: files, container, interpolation syntax and transport labels. Adding a host is
 //! one file in this folder plus its line in [`ADAPTERS`].
 //!
@@ -149,14 +149,14 @@ pub struct TransportTypes {
 /// conversion install makes.
 #[derive(Clone, Copy)]
 pub struct EntryHooks {
-    /// Runs on a translated entry (host field names already applied by [`crate::translate`])
+    /// Runs on a translated entry (host field names already applied by [`crate::plan::to_host`])
     /// before it is written, with the server's name; may reshape it, or refuse with a reason.
     pub to_host: fn(&str, &mut Map<String, Value>) -> Result<(), String>,
     /// Runs on an entry read from the host's file before the concept table maps its field names
     /// back; undoes what `to_host` did and normalises the host's other spellings.
     pub from_host: fn(&mut Map<String, Value>),
     /// Converts the value of canonical field `field` into the host's own vocabulary, for the
-    /// concept-table cells marked [`crate::concepts::Form::Values`]; `None`: the host cannot say it.
+    /// concept-table cells marked [`crate::model::concepts::Form::Values`]; `None`: the host cannot say it.
     pub value_to_host: fn(field: &str, &Value) -> Option<Value>,
     /// The inverse of `value_to_host`: the host's value back to the canonical one.
     pub value_from_host: fn(field: &str, &Value) -> Option<Value>,
@@ -180,8 +180,8 @@ impl EntryHooks {
 /// starts with `!!` as the literal value with one `!` less.
 ///
 /// A value dotpack writes is never one of those commands. In the host's own files every value
-/// that starts with the prefix gets one more ([`crate::translate`]), and import takes it off
-/// again ([`crate::import`]), reporting a real command; in another host's file that this host
+/// that starts with the prefix gets one more ([`crate::plan::to_host`]), and import takes it off
+/// again ([`crate::plan::from_host`]), reporting a real command; in another host's file that this host
 /// also reads (`also_reads`), where the other hosts would read the doubled prefix literally,
 /// such a value is refused.
 #[derive(Clone, Copy, Debug)]

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::concepts::concept_of;
+use crate::model::concepts::concept_of;
 
 fn fake_env() -> HostEnv {
     HostEnv::new("/home/u")

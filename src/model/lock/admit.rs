@@ -1,7 +1,7 @@
 //! What a committed lock may say. `dotpack.lock` comes with a clone, so its claims are taken for
 //! what a lock dotpack wrote can hold, and nothing more: which entries of the project's own host
 //! files, and which resource files at the paths the layout gives them, dotpack wrote. Ownership of
-//! anything at user scope is known only from `$DOTPACK_HOME` (see [`crate::claims::UserClaims`]).
+//! anything at user scope is known only from `$DOTPACK_HOME` (see [`crate::model::claims::UserClaims`]).
 //!
 //! [`admit`] is the one place that decides, field by field (the table is in `docs/security.md`,
 //! "What a committed lock may say"): a claim a lock dotpack wrote could never hold is set aside
@@ -10,10 +10,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::claims::Claim;
-use crate::error::Error;
-use crate::hosts::{self, HostAdapter};
-use crate::resources::{FileClaim, Shape, check_path, layout_of};
+use crate::model::claims::Claim;
+use crate::model::hosts::{self, HostAdapter};
+use crate::model::resources::{FileClaim, Shape, check_path, layout_of};
+use crate::util::error::Error;
 
 use super::Lockfile;
 
@@ -278,7 +278,7 @@ impl NoDocument {
 /// host it names, a block only in an instructions file, and a separator dotpack writes.
 fn admit_file(claim: &mut FileClaim) -> Result<(), Reason> {
     project_scope(&claim.scope)?;
-    if !crate::validate::is_valid_name(&claim.name) || claim.hosts.is_empty() {
+    if !crate::model::validate::is_valid_name(&claim.name) || claim.hosts.is_empty() {
         return Err(Reason::ResourcePath);
     }
     for host in &claim.hosts {
@@ -337,7 +337,7 @@ fn printable(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::formats::Created;
-    use crate::resources::Kind;
+    use crate::model::resources::Kind;
     use semver::Version;
 
     fn entry(file: &str, host: &str, key: &str) -> Claim {

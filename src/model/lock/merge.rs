@@ -7,9 +7,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::claims::Claim;
-use crate::diag::{Diagnostic, Diagnostics};
-use crate::error::Error;
+use crate::model::claims::Claim;
+use crate::ui::diag::{Diagnostic, Diagnostics};
+use crate::util::error::Error;
 
 use super::Lockfile;
 

@@ -18,8 +18,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use super::{LOCK_VERSION, LockedPackage, Lockfile, ToolPin};
-use crate::claims::Claim;
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::model::claims::Claim;
+use crate::ui::diag::{Diagnostic, Diagnostics};
 
 const REGENERATE: &str = "regenerate it with `dotpack lock`";
 
@@ -30,8 +30,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Lockfile, Diagnostics> {
     // A lock as dotpack writes it: its claims without the TOML parser, the rest with it. A head
     // that is no TOML on its own (a string running into the claims) or that spells `claim` too
     // is read whole instead, so the text means what TOML says.
-    if let Some((head, claims)) = crate::claims::split_emitted(text)
-        && let Some(claims) = crate::claims::read_emitted(claims)
+    if let Some((head, claims)) = crate::model::claims::split_emitted(text)
+        && let Some(claims) = crate::model::claims::read_emitted(claims)
         && let Ok(root) = DeTable::parse(head)
         && !root.get_ref().contains_key("claim")
     {
@@ -164,7 +164,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `[[file]]` tables: the resource files dotpack wrote.
-    fn files(&mut self, item: Value<'_>) -> Vec<crate::resources::FileClaim> {
+    fn files(&mut self, item: Value<'_>) -> Vec<crate::model::resources::FileClaim> {
         if self.tables(&item, "file").is_none() {
             return Vec::new();
         }
@@ -174,7 +174,7 @@ impl<'a> Reader<'a> {
         let mut files = Vec::new();
         for table in array {
             let span = table.span();
-            match crate::resources::FileClaim::deserialize(ValueDeserializer::from(table)) {
+            match crate::model::resources::FileClaim::deserialize(ValueDeserializer::from(table)) {
                 Ok(claim) => files.push(claim),
                 Err(e) => self.error_with_help(
                     "lock-file",
@@ -348,7 +348,7 @@ impl<'a> Reader<'a> {
         let mut claims = Vec::new();
         for table in array {
             let span = table.span();
-            match crate::claims::from_toml(table) {
+            match crate::model::claims::from_toml(table) {
                 Ok(claim) => claims.push(claim),
                 Err(reason) => self.error_with_help(
                     "lock-claim",

@@ -33,7 +33,7 @@ fn sample() -> Lockfile {
                 resources: vec![],
             },
         ],
-        claims: vec![crate::claims::Claim {
+        claims: vec![crate::model::claims::Claim {
             file: ".mcp.json".into(),
             host: "claude-code".into(),
             scope: "project".into(),
@@ -78,11 +78,11 @@ fn pin(c: char) -> ToolPin {
 
 fn sorted(mut lock: Lockfile) -> Lockfile {
     lock.packages.sort_by(|a, b| a.name.cmp(&b.name));
-    crate::claims::sort(&mut lock.claims);
+    crate::model::claims::sort(&mut lock.claims);
     lock
 }
 
-fn diags(text: &str) -> Vec<crate::diag::Diagnostic> {
+fn diags(text: &str) -> Vec<crate::ui::diag::Diagnostic> {
     parse(Path::new("dotpack.lock"), text).unwrap_err().0
 }
 

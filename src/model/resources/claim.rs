@@ -2,7 +2,7 @@
 //! what it wrote. Project-scope ones live in `dotpack.lock` as `[[file]]` tables, so a teammate's
 //! clone knows which of the committed files are dotpack's. A file whose bytes differ from its
 //! claim was edited by hand: kept, and reported, unless `--force`. A lock's file claims are
-//! honoured only at the paths the layout gives them (see [`crate::lock::read`]).
+//! honoured only at the paths the layout gives them (see [`crate::model::lock::read`]).
 
 use semver::Version;
 use serde::{Deserialize, Serialize};
@@ -60,12 +60,12 @@ impl FileClaim {
     /// Whether `owner` declared this file: project-scope files belong to the project whose lock
     /// holds them.
     pub fn is_owned_by(&self, owner: &str) -> bool {
-        crate::claims::is_owned_by(&self.scope, &self.owners, owner)
+        crate::model::claims::is_owned_by(&self.scope, &self.owners, owner)
     }
 
     /// The owners other than `owner`.
     pub fn other_owners(&self, owner: &str) -> Vec<String> {
-        crate::claims::other_owners(&self.owners, owner)
+        crate::model::claims::other_owners(&self.owners, owner)
     }
 
     /// What `dotpack list` and reports call it: `skills.pr-review` (in `.claude/skills/…`).

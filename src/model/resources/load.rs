@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{Files, Kind, ResourceDecl, check_path};
-use crate::manifest::Manifest;
+use crate::model::manifest::Manifest;
 
 /// A markdown file: its optional YAML frontmatter (a map) and the body after it.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::Kind;
-use crate::manifest::Manifest;
+use crate::model::manifest::Manifest;
 
 /// A package's files by `/`-separated path relative to the package's folder.
 pub type Files = BTreeMap<String, Vec<u8>>;
@@ -169,7 +169,7 @@ fn collect(
             MAX_RESOURCE_BYTES / 1024 / 1024
         ));
     }
-    let data = crate::fence::read(&path, None, MAX_RESOURCE_BYTES)
+    let data = crate::util::fence::read(&path, None, MAX_RESOURCE_BYTES)
         .map_err(|e| format!("{e:#}"))?
         .ok_or_else(|| format!("cannot read {}: it is gone", path.display()))?;
     files.insert(rel.to_string(), data);

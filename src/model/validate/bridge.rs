@@ -1,5 +1,5 @@
 //! `bridge = "http://…"` on a server: a plain HTTP tool service reached through `dotpack bridge`
-//! (see [`crate::bridged`]). Such a server has no transport of its own: `command`, `args`, `url`,
+//! (see [`crate::model::bridge_server`]). Such a server has no transport of its own: `command`, `args`, `url`,
 //! `type` and the process fields are written by dotpack, and of the HTTP fields only
 //! `http_headers` (sent to the service through the environment) applies.
 

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use toml_edit::{Item, Key, TableLike};
 
-use crate::diag::Diagnostic;
+use crate::ui::diag::Diagnostic;
 
 /// Checks manifest `text` (read from `path`) and returns every error and warning, in file order.
 /// Syntax errors come back as a single error diagnostic with the parser's position.
@@ -64,8 +64,8 @@ fn names_of(root: &dyn TableLike, name: &str) -> BTreeSet<String> {
 /// The declared (or default-inferred) type of every input.
 fn input_types(
     root: &dyn TableLike,
-) -> std::collections::BTreeMap<String, crate::inputs::InputType> {
-    use crate::inputs::InputType;
+) -> std::collections::BTreeMap<String, crate::model::inputs::InputType> {
+    use crate::model::inputs::InputType;
     let Some(inputs) = root.get("inputs").and_then(Item::as_table_like) else {
         return Default::default();
     };
@@ -115,7 +115,7 @@ pub(crate) struct Checker<'a> {
     /// Names declared under `[inputs]`, for `{{props.X}}`.
     inputs: BTreeSet<String>,
     /// The type of each input that declares one or has a default.
-    input_types: std::collections::BTreeMap<String, crate::inputs::InputType>,
+    input_types: std::collections::BTreeMap<String, crate::model::inputs::InputType>,
     /// Names declared under `[registries]`, for `registry = "x"`.
     registries: BTreeSet<String>,
 }

@@ -1,15 +1,15 @@
 //! `[skills.X]`, `[commands.X]`, `[agents.X]`, `[rules.X]`, `[memory.X]`: a `path` inside the
 //! package. What the path holds (`SKILL.md`, frontmatter) is checked where the files are: see
-//! [`crate::resources::load`] and [`check_files`].
+//! [`crate::model::resources::load`] and [`check_files`].
 
 use std::path::Path;
 
 use toml_edit::{Item, Key};
 
 use super::{Checker, entries, segment};
-use crate::diag::Diagnostic;
-use crate::manifest::Manifest;
-use crate::resources::{Files, Kind, check_path, load_one};
+use crate::model::manifest::Manifest;
+use crate::model::resources::{Files, Kind, check_path, load_one};
+use crate::ui::diag::Diagnostic;
 
 const RESOURCE_KEYS: &[&str] = &["path"];
 

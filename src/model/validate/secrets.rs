@@ -65,7 +65,7 @@ pub fn is_sensitive_name(name: &str) -> bool {
 /// Literal secrets in a server's `args`, `env` values, `url` and header values: `(key path,
 /// reason)`, the same findings `dotpack validate` warns about. References (`{{env.X}}`) are
 /// never secrets.
-pub fn server_secrets(server: &crate::manifest::Server) -> Vec<(String, String)> {
+pub fn server_secrets(server: &crate::model::manifest::Server) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let args = server.args.as_deref().unwrap_or_default();
     for (i, arg) in args.iter().enumerate() {

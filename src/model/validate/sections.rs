@@ -5,8 +5,8 @@ use semver::{Version, VersionReq};
 use toml_edit::{Item, Key};
 
 use super::{Checker, entries, is_valid_package_name, segment, type_name};
-use crate::concepts::{ValueKind, canonical_fields};
-use crate::hosts::{ADAPTERS, is_known_host};
+use crate::model::concepts::{ValueKind, canonical_fields};
+use crate::model::hosts::{ADAPTERS, is_known_host};
 
 const PACKAGE_KEYS: &[&str] = &[
     "name",
@@ -274,14 +274,14 @@ impl Checker<'_> {
                 "type" | "items" => {
                     if self.expect_kind(k, v, &key_path, ValueKind::String)
                         && let Some(name) = v.as_str()
-                        && crate::inputs::InputType::parse(name).is_none()
+                        && crate::model::inputs::InputType::parse(name).is_none()
                     {
                         self.error(
                             "unknown-type",
                             format!("unknown input type `{name}`"),
                             v.span(),
                             &key_path,
-                            format!("write one of {}", list(crate::inputs::TYPE_NAMES)),
+                            format!("write one of {}", list(crate::model::inputs::TYPE_NAMES)),
                         );
                     }
                 }
@@ -298,7 +298,7 @@ impl Checker<'_> {
                 }
                 "pattern" => {
                     if self.expect_kind(k, v, &key_path, ValueKind::String)
-                        && let Some(Err(e)) = v.as_str().map(crate::inputs::compile)
+                        && let Some(Err(e)) = v.as_str().map(crate::model::inputs::compile)
                     {
                         self.error(
                             "invalid-pattern",
@@ -340,10 +340,10 @@ impl Checker<'_> {
             _ => None,
         };
         let text = |k: &str| table.get(k).and_then(Item::as_str).map(str::to_string);
-        let input = crate::manifest::Input {
-            kind: text("type").filter(|t| crate::inputs::InputType::parse(t).is_some()),
-            items: text("items").filter(|t| crate::inputs::InputType::parse(t).is_some()),
-            pattern: text("pattern").filter(|p| crate::inputs::compile(p).is_ok()),
+        let input = crate::model::manifest::Input {
+            kind: text("type").filter(|t| crate::model::inputs::InputType::parse(t).is_some()),
+            items: text("items").filter(|t| crate::model::inputs::InputType::parse(t).is_some()),
+            pattern: text("pattern").filter(|p| crate::model::inputs::compile(p).is_ok()),
             min: number("min"),
             max: number("max"),
             allowed: None,
@@ -366,7 +366,7 @@ impl Checker<'_> {
                 let Some(parsed) = value_text_of(v) else {
                     continue;
                 };
-                for problem in crate::inputs::check(&input, &parsed) {
+                for problem in crate::model::inputs::check(&input, &parsed) {
                     self.error(
                         "invalid-enum",
                         format!("`enum` value {i}: {problem}"),
@@ -383,11 +383,11 @@ impl Checker<'_> {
         let Some(parsed) = plain_value(default) else {
             return;
         };
-        let input = crate::manifest::Input {
+        let input = crate::model::manifest::Input {
             allowed: value("enum").and_then(|v| v.as_array().cloned()),
             ..input
         };
-        for problem in crate::inputs::check(&input, &parsed) {
+        for problem in crate::model::inputs::check(&input, &parsed) {
             self.error(
                 "invalid-default",
                 format!("the default {problem}"),
@@ -445,7 +445,7 @@ impl Checker<'_> {
                 }
                 "kind" => {
                     if let Some(kind) = self.expect_str(k, v, &key_path)
-                        && !crate::manifest::RegistryKind::NAMES.contains(&kind)
+                        && !crate::model::manifest::RegistryKind::NAMES.contains(&kind)
                     {
                         self.error(
                             "unknown-registry-kind",
@@ -609,7 +609,7 @@ impl Checker<'_> {
                     }
                     for (i, field) in v.as_array().into_iter().flatten().enumerate() {
                         let Some(name) = field.as_str() else { continue };
-                        if !crate::concepts::is_lossy_name(name) {
+                        if !crate::model::concepts::is_lossy_name(name) {
                             let help = match super::did_you_mean(name, canonical_fields()) {
                                 Some(s) => format!("did you mean `{s}`?"),
                                 None => "list canonical server field names, e.g. `enabled_tools`"
@@ -658,7 +658,7 @@ pub(super) fn is_http_url(url: &str) -> bool {
     crate::urls::is_http_url(url) || url.starts_with("{{")
 }
 
-/// An item's value as plain TOML, for the rules of [`crate::inputs`].
+/// An item's value as plain TOML, for the rules of [`crate::model::inputs`].
 fn plain_value(item: &Item) -> Option<toml::Value> {
     match item {
         Item::Value(v) => value_text_of(v),

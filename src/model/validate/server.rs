@@ -5,7 +5,7 @@ use toml_edit::{Item, Key, TableLike, Value};
 
 use super::sections::is_http_url;
 use super::{Checker, did_you_mean, entries, secrets, segment, templates, type_name};
-use crate::concepts::{
+use crate::model::concepts::{
     CONCEPTS, HTTP_ONLY, STDIO_ONLY, ValueKind, canonical_fields, concept_of, host_alias_of,
 };
 
@@ -31,7 +31,7 @@ impl Checker<'_> {
         for (k, v) in entries(table) {
             let name = k.get();
             let key_path = format!("{at}.{}", segment(name));
-            if name == crate::bridged::FIELD {
+            if name == crate::model::bridge_server::FIELD {
                 self.bridge_url(k, v, &key_path);
             } else if let Some(concept) = concept_of(name) {
                 if let Some(s) = v.as_str()
@@ -79,7 +79,7 @@ impl Checker<'_> {
 
     /// Exactly one of `command`/`url`; `args` with `command`; `type` agreeing with both.
     fn transport(&mut self, at: &str, key: &Key, table: &dyn TableLike) {
-        if table.contains_key(crate::bridged::FIELD) {
+        if table.contains_key(crate::model::bridge_server::FIELD) {
             return self.bridge_transport(at, table);
         }
         let command = table.get_key_value("command");
@@ -224,7 +224,7 @@ impl Checker<'_> {
     /// renders to that kind when the input's type allows. Returns whether `s` is such a
     /// template (checked here), so the kind check does not apply.
     fn templated_kind(&mut self, s: &str, item: &Item, at: &str, kind: ValueKind) -> bool {
-        use crate::inputs::InputType;
+        use crate::model::inputs::InputType;
         let t = s.trim();
         let sole = t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none();
         let convertible = matches!(

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use crate::inputs::InputType;
+use crate::model::inputs::InputType;
 
 /// One problem in one string.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -340,7 +340,7 @@ fn fields_of_the_other_transport_are_errors() {
 fn a_bom_and_crlf_are_accepted_and_lines_still_count_from_one() {
     let text = format!("\u{feff}{}", GOOD.replace('\n', "\r\n"));
     assert_eq!(findings(&text), []);
-    let loaded = crate::manifest::parse(Path::new("dotpack.toml"), text).unwrap();
+    let loaded = crate::model::manifest::parse(Path::new("dotpack.toml"), text).unwrap();
     assert!(loaded.manifest.servers.contains_key("figma"));
     let bad = "\u{feff}[package]\r\nname = 3\r\nversion = \"1.0.0\"\r\n";
     let found = findings(bad);

@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, IsTerminal};
 
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 use super::Request;
 

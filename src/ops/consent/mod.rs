@@ -239,15 +239,15 @@ pub fn refusal_text(requests: &[&Request], source: &str, what_happened: &str) ->
     refusal_error(requests, source, what_happened).to_string()
 }
 
-/// [`refusal`] as an [`Error`](crate::error::Error), its fix the two ways to allow them.
+/// [`refusal`] as an [`Error`](crate::util::error::Error), its fix the two ways to allow them.
 pub fn refusal_error(
     requests: &[&Request],
     source: &str,
     what_happened: &str,
-) -> crate::error::Error {
+) -> crate::util::error::Error {
     let mut text = listing(requests, source);
     let _ = write!(text, "\n  {what_happened}");
-    crate::error::Error::new(text).help(
+    crate::util::error::Error::new(text).help(
         "if you trust it, `dotpack trust` shows and approves these for this folder; `--trust` allows them for this run only",
     )
 }

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{Kind, Request};
-use crate::error::{Error, WithError};
+use crate::util::error::{Error, WithError};
 
 pub const APPROVALS_FILE: &str = "approvals.json";
 const APPROVALS_LOCK: &str = "approvals.lock";
@@ -150,7 +150,7 @@ pub fn revoke(home: &Path, project: &str) -> Result<usize> {
 /// `change` leaves them as they were.
 pub fn update(home: &Path, change: impl FnOnce(&mut Approvals)) -> Result<()> {
     std::fs::create_dir_all(home).with_context(|| format!("cannot create {}", home.display()))?;
-    let _lock = crate::fsutil::ExclusiveLock::take(&home.join(APPROVALS_LOCK))?;
+    let _lock = crate::util::fsutil::ExclusiveLock::take(&home.join(APPROVALS_LOCK))?;
     let mut all = Approvals::load(home)?;
     let before = all.projects.clone();
     change(&mut all);
@@ -166,13 +166,13 @@ pub fn update(home: &Path, change: impl FnOnce(&mut Approvals)) -> Result<()> {
     all.version = VERSION;
     let text = serde_json::to_string_pretty(&all)?;
     // Atomic but not flushed: a power loss at worst forgets an approval, which asks again.
-    crate::fsutil::write_atomic_with(
+    crate::util::fsutil::write_atomic_with(
         &Approvals::path(home),
         format!("{text}\n").as_bytes(),
-        crate::fsutil::WriteOptions {
+        crate::util::fsutil::WriteOptions {
             sync_file: false,
             sync_dir: false,
-            ..crate::fsutil::WriteOptions::PRIVATE
+            ..crate::util::fsutil::WriteOptions::PRIVATE
         },
     )
 }

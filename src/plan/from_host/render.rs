@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 
 use super::secrets::{Moved, SecretAt, move_secrets};
-use crate::concepts::concept_of;
+use crate::model::concepts::concept_of;
 use crate::template::EnvSyntax;
 
 /// `[servers.NAME]` tables for `servers`, as a manifest would hold them.
@@ -108,7 +108,7 @@ pub fn manifest_server_reading(
         keep
     });
     let problem = match (fields.get("command"), fields.get("url")) {
-        _ if !crate::validate::is_valid_name(name) => Some(
+        _ if !crate::model::validate::is_valid_name(name) => Some(
             "dotpack.toml names servers with ASCII letters, digits, `-` and `_` only: rename the entry in the host file".to_string(),
         ),
         (None, None) => Some("it has neither `command` nor `url`".to_string()),
@@ -128,7 +128,12 @@ pub fn manifest_server_reading(
     let (moved, kept_secrets) = move_secrets(name, &mut fields);
     let order: Vec<String> = fields.keys().cloned().collect();
     let mut sorted: Vec<(String, Value)> = fields.into_iter().collect();
-    sorted.sort_by_key(|(k, _)| (crate::translate::rank(k), order.iter().position(|o| o == k)));
+    sorted.sort_by_key(|(k, _)| {
+        (
+            crate::plan::to_host::rank(k),
+            order.iter().position(|o| o == k),
+        )
+    });
     ManifestServer {
         fields: sorted.into_iter().collect(),
         moved,

@@ -1,9 +1,9 @@
 //! Literal secrets in an imported server, found with the heuristic `dotpack validate` uses
-//! ([`crate::validate::secrets`]), and moved out into environment references for `--into`.
+//! ([`crate::model::validate::secrets`]), and moved out into environment references for `--into`.
 
 use serde_json::{Map, Value};
 
-use crate::validate::secrets::{
+use crate::model::validate::secrets::{
     arg_secret, is_sensitive_name, named_secret, url_secret, value_secret,
 };
 

@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::hosts::{EntryHooks, adapter};
+use crate::model::hosts::{EntryHooks, adapter};
 
 fn import(host: &HostAdapter, entry: Value) -> (Value, Vec<(&'static str, String)>) {
     let imported = import_entries(host, vec![("s".to_string(), entry)]);
@@ -247,15 +247,15 @@ fn hooks_run_before_the_table() {
 
 #[test]
 fn every_adapter_round_trips_a_plain_server() {
-    use crate::manifest::Server;
+    use crate::model::manifest::Server;
     use crate::template::Props;
-    for host in crate::hosts::ADAPTERS {
+    for host in crate::model::hosts::ADAPTERS {
         for toml in [
             "command = \"npx\"\nargs = [\"-y\", \"srv\"]\nenv = { LOG = \"debug\" }\n",
             "url = \"https://x.dev/mcp\"\nhttp_headers = { X-Team = \"a\" }\n",
         ] {
             let server: Server = toml::from_str(toml).unwrap();
-            let entry = crate::translate::translate(host, "srv", &server, &Props::new())
+            let entry = crate::plan::to_host::translate(host, "srv", &server, &Props::new())
                 .unwrap()
                 .entry;
             let (back, w) = import(host, entry);

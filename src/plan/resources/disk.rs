@@ -21,10 +21,10 @@ pub struct Disk {
 }
 
 /// The folder the resource files of `scope` stay inside: the project, or the home folder.
-pub fn fence(root: &Path, scope: crate::hosts::Scope) -> crate::fence::Fence {
+pub fn fence(root: &Path, scope: crate::model::hosts::Scope) -> crate::util::fence::Fence {
     match scope {
-        crate::hosts::Scope::Project => crate::fence::Fence::project(root),
-        crate::hosts::Scope::User => crate::fence::Fence::new(root, "the home folder"),
+        crate::model::hosts::Scope::Project => crate::util::fence::Fence::project(root),
+        crate::model::hosts::Scope::User => crate::util::fence::Fence::new(root, "the home folder"),
     }
 }
 
@@ -47,7 +47,7 @@ pub fn paths_to_read(
 /// elsewhere. A folder where a file should be, or a file that is not UTF-8, is an error naming it.
 pub fn read_disk(
     root: &Path,
-    scope: crate::hosts::Scope,
+    scope: crate::model::hosts::Scope,
     files: &BTreeSet<String>,
     folders: &BTreeSet<String>,
 ) -> Result<Disk> {
@@ -72,9 +72,13 @@ pub fn read_disk(
                 "{rel} is a folder where dotpack would write a file"
             );
         }
-        let text = match crate::fence::read(&path, Some(&fence), crate::fence::PROJECT_FILE_CAP)? {
+        let text = match crate::util::fence::read(
+            &path,
+            Some(&fence),
+            crate::util::fence::PROJECT_FILE_CAP,
+        )? {
             Some(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
-                crate::error::Error::new(format!(
+                crate::util::error::Error::new(format!(
                     "{rel} is not UTF-8 text; dotpack leaves it alone"
                 ))
                 .help("move it away, or leave this host out with --host")

@@ -15,12 +15,12 @@ use std::path::Path;
 
 use super::disk::Disk;
 use super::want::DesiredFile;
-use crate::error::Error;
-use crate::hosts::Scope;
+use crate::model::hosts::Scope;
 use crate::model::resources::block::{block_body, block_content, remove_block, upsert_block};
 use crate::model::resources::claim::{FileClaim, hash};
 use crate::model::resources::label;
 use crate::plan::{Action, EntryChange, FilePlan, Mode, Target};
+use crate::util::error::Error;
 
 /// The resource half of a plan.
 #[derive(Clone, Debug, Default)]
@@ -152,7 +152,7 @@ impl Planner<'_, '_> {
         changes: Vec<EntryChange>,
         remove_dirs: u32,
     ) -> Option<FilePlan> {
-        let host = crate::hosts::adapter(host)?;
+        let host = crate::model::hosts::adapter(host)?;
         Some(FilePlan {
             target: Target {
                 host,

@@ -8,13 +8,13 @@ use semver::Version;
 use super::disk::{paths_to_read, read_disk};
 use super::plan::{PlanInput, PlanOutput, plan};
 use super::want::{Want, desired_files};
-use crate::hosts::Scope;
-use crate::lock::Lockfile;
-use crate::manifest::LoadedManifest;
+use crate::model::hosts::Scope;
+use crate::model::lock::Lockfile;
+use crate::model::manifest::LoadedManifest;
 use crate::model::resources::{FileClaim, Resource, load_all};
+use crate::plan::targets::Layout;
 use crate::plan::{LossyPolicy, Mode};
 use crate::resolve::RegistrySet;
-use crate::targets::Layout;
 
 /// What to plan the project's resources from.
 pub struct Request<'a> {
@@ -105,7 +105,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         let files = own_files(root, manifest, req.staged).map_err(manifest_problems)?;
         let resources = load_all(manifest, &files).map_err(manifest_problems)?;
         carried.push(Carried {
-            package: crate::install::LOCAL_PACKAGE.to_string(),
+            package: crate::plan::desired::LOCAL_PACKAGE.to_string(),
             version: manifest
                 .package
                 .as_ref()
@@ -150,7 +150,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         let wants: Vec<Want<'_>> = wants.iter().filter(|w| w.scope == scope).cloned().collect();
         let mut problems = Vec::new();
         let desired = desired_files(&wants, lossy, claims, &mut problems, &mut out.warnings);
-        if let Some(problems) = crate::error::Error::all(problems) {
+        if let Some(problems) = crate::util::error::Error::all(problems) {
             return Err(problems.into());
         }
         let (files, folders) = paths_to_read(&desired, claims);
@@ -166,7 +166,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
             mode: req.mode,
         })
         .map_err(|problems| {
-            anyhow::Error::from(crate::error::Error::all(problems).unwrap_or_default())
+            anyhow::Error::from(crate::util::error::Error::all(problems).unwrap_or_default())
         })?;
         out.files.extend(planned.files);
         out.claims.extend(planned.claims);
@@ -186,7 +186,7 @@ fn manifest_problems(
 
 fn own_files(
     root: &std::path::Path,
-    manifest: &crate::manifest::Manifest,
+    manifest: &crate::model::manifest::Manifest,
     staged: &crate::model::resources::Files,
 ) -> Result<crate::model::resources::Files, Vec<(crate::model::resources::Kind, String, String)>> {
     if staged.is_empty() {

@@ -174,7 +174,7 @@ fn planning_a_new_file_over_an_unowned_one_is_a_collision_and_reads_no_disk() {
     let root = std::path::Path::new("/nonexistent/project");
     let input = PlanInput {
         root,
-        scope: crate::hosts::Scope::Project,
+        scope: crate::model::hosts::Scope::Project,
         owner: "/nonexistent/project",
         desired: &desired,
         disk: &disk,

@@ -5,13 +5,13 @@ use std::collections::BTreeSet;
 
 use semver::Version;
 
-use crate::error::Error;
-use crate::hosts::Scope;
+use crate::model::hosts::Scope;
 use crate::model::resources::claim::FileClaim;
 use crate::model::resources::layout::{Shape, hosts_with, layout_of};
 use crate::model::resources::{Kind, Resource, label, render};
 use crate::plan::LossyPolicy;
-use crate::translate::Dropped;
+use crate::plan::to_host::Dropped;
+use crate::util::error::Error;
 
 /// One resource of one package, wanted at one host and scope.
 #[derive(Clone, Debug)]

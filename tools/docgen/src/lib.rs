@@ -8,8 +8,8 @@ use schemars::generate::SchemaSettings;
 use schemars::transform::{Transform, transform_subschemas};
 use serde_json::Value;
 
-use dotpack::manifest::Manifest;
-use dotpack::schema::SCHEMA_URL;
+use dotpack::model::manifest::Manifest;
+use dotpack::model::schema::SCHEMA_URL;
 
 /// The schema of `dotpack.toml`, draft-07 (what taplo reads).
 pub fn manifest_schema() -> Value {

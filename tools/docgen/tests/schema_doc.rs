@@ -80,7 +80,7 @@ fn toml_blocks(text: &str) -> Vec<String> {
 /// Whether a docs example is a whole manifest: dotpack itself accepts it as a `dotpack.toml`
 /// (excerpts of host files, of the lock, and deliberately wrong examples are not).
 fn is_whole_manifest(text: &str) -> bool {
-    dotpack::manifest::parse(Path::new("dotpack.toml"), text.to_string()).is_ok()
+    dotpack::model::manifest::parse(Path::new("dotpack.toml"), text.to_string()).is_ok()
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn the_schema_catches_the_usual_mistakes() {
             "the schema accepts {mistake}:\n{text}"
         );
         assert!(
-            dotpack::manifest::parse(Path::new("dotpack.toml"), text.to_string()).is_err(),
+            dotpack::model::manifest::parse(Path::new("dotpack.toml"), text.to_string()).is_err(),
             "dotpack accepts {mistake}, which the schema refuses:\n{text}"
         );
     }

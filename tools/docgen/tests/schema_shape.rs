@@ -3,12 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use dotpack::hosts::Scope;
-use dotpack::manifest::{
+use dotpack::model::hosts::Scope;
+use dotpack::model::manifest::{
     DependencySpec, DetailedDependency, HostDecl, Input, Manifest, PackageMeta, ProjectSettings,
     RegistryKind, RegistrySpec, Settings,
 };
-use dotpack::resources::ResourceDecl;
+use dotpack::model::resources::ResourceDecl;
 use serde_json::Value;
 
 /// A manifest with every field of every section set. Adding a field to a manifest type breaks
@@ -190,10 +190,10 @@ fn every_spelling_of_the_concept_table_is_a_server_property() {
     let properties = schema["definitions"]["server"]["properties"]
         .as_object()
         .unwrap();
-    let fields: Vec<&str> = dotpack::concepts::canonical_fields().collect();
+    let fields: Vec<&str> = dotpack::model::concepts::canonical_fields().collect();
     // Plus `bridge`, a server kind of its own.
     assert_eq!(properties.len(), fields.len() + 1);
-    assert!(properties.contains_key(dotpack::bridged::FIELD));
+    assert!(properties.contains_key(dotpack::model::bridge_server::FIELD));
     for field in fields {
         assert!(properties.contains_key(field), "{field}");
     }

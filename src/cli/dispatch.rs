@@ -3,11 +3,11 @@
 
 use anyhow::Result;
 
-use super::*;
-use crate::cli::Command;
+use super::Command;
+use crate::commands::*;
 use crate::ops::Settings;
 use crate::ops::replanning;
-use crate::output::Printer;
+use crate::ui::printer::Printer;
 
 /// Runs one parsed command, after rolling back any transaction a dead dotpack left half done
 /// (except `doctor`, which examines and repairs what stops recovery, and `completions` and
@@ -65,8 +65,16 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Doctor(args) => doctor::run(settings, args, printer),
         Command::Hosts => hosts::run(settings, printer),
         Command::Trust(args) => trust::run(settings, &args, printer),
-        Command::Completions(args) => completions::completions(args, printer),
-        Command::Man(args) => completions::man(args, printer),
+        Command::Completions(args) => completions::completions(
+            args,
+            <super::Cli as clap::CommandFactory>::command(),
+            printer,
+        ),
+        Command::Man(args) => completions::man(
+            args,
+            <super::Cli as clap::CommandFactory>::command(),
+            printer,
+        ),
         Command::CompletePackages => completions::packages(settings, printer),
         Command::Probe(args) => probe::probe(settings, args, printer),
         Command::Call(args) => probe::call(settings, args, printer),
