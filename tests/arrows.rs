@@ -184,6 +184,29 @@ fn every_floor_is_a_folder_or_file_of_src() {
 }
 
 #[test]
+fn the_architecture_doc_names_every_floor_and_leaf_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap_or_default();
+    for floor in FLOORS {
+        assert!(
+            doc.contains(&format!("src/{floor}/")),
+            "docs/architecture.md does not describe src/{floor}/"
+        );
+    }
+    for entry in std::fs::read_dir(root.join("crates"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().to_string();
+        assert!(
+            doc.contains(&format!("crates/{name}")),
+            "docs/architecture.md does not describe crates/{name}"
+        );
+    }
+}
+
+#[test]
 fn leaf_crates_use_nothing_of_dotpack() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
     let mut seen = 0;

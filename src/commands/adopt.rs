@@ -6,8 +6,8 @@ use crate::commands::args::InstallArgs;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::commands::declare::{self, Edits};
 use crate::model::manifest_edit::ManifestEditor;
+use crate::ops::declare::{self, Edits};
 use crate::ops::{self, Outcome, Project, Settings};
 use crate::plan::{Action, Mode};
 use crate::ui::printer::Printer;

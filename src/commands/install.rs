@@ -8,8 +8,8 @@ use crate::commands::args::{InstallArgs, ResolveEnvArgs};
 use anyhow::Result;
 use clap::Args;
 
-use crate::commands::declare::{self, Edits};
 use crate::model::manifest_edit::ManifestEditor;
+use crate::ops::declare::{self, Edits};
 use crate::ops::{self, InstallOptions, Project, Relock, Settings};
 use crate::ui::printer::Printer;
 

@@ -6,8 +6,8 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::commands::UsageError;
-use crate::commands::declare::{self, Edits};
 use crate::model::manifest_edit::ManifestEditor;
+use crate::ops::declare::{self, Edits};
 use crate::ops::{self, Project, Relock, Settings};
 use crate::ui::printer::Printer;
 

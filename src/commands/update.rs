@@ -7,7 +7,7 @@ use crate::commands::args::{InstallArgs, ResolveEnvArgs};
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::commands::declare;
+use crate::ops::declare;
 use crate::ops::{self, Project, Relock, Settings};
 use crate::ui::printer::Printer;
 

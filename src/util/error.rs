@@ -7,7 +7,7 @@
 //! `ResolveError`, ...) keep their variants and say their message and fix through [`Fix`].
 //!
 //! ```
-//! use dotpack::error::Error;
+//! use dotpack::util::error::Error;
 //! let err = Error::new("`nope` is not a host dotpack can install into")
 //!     .help("hosts are: claude-code, codex")
 //!     .file("dotpack.toml")
