@@ -28,7 +28,6 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
     let options = InitOptions {
         path: args.path,
         import: args.import,
-        dry_run: args.dry_run,
     };
     let planned = init::plan(settings, printer, &options)?;
     if args.dry_run {

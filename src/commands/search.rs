@@ -18,8 +18,6 @@ pub struct SearchArgs {
     pub limit: usize,
 }
 
-pub use crate::ops::search::newest;
-
 pub fn run(settings: &Settings, args: SearchArgs, printer: &Printer) -> Result<()> {
     let hits = search::search(settings, printer, &args.query)?;
     let (hits, total) = search::best(hits, args.limit);

@@ -6,7 +6,7 @@
 //! [`parse`] and reports every problem with its line and column.
 
 mod admit;
-pub mod changes;
+pub(crate) mod changes;
 mod merge;
 mod parse;
 

@@ -21,7 +21,6 @@ pub struct InitOptions {
     /// `--global`).
     pub path: Option<PathBuf>,
     pub import: bool,
-    pub dry_run: bool,
 }
 
 /// An init planned: the manifest to create, the hosts found, the files to import, the writes.

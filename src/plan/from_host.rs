@@ -29,10 +29,8 @@ use crate::model::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
 use crate::model::hosts::HostAdapter;
 use crate::plan::to_host::{Unit, canonical_unit, convert, rank};
 
-pub use render::{
-    ManifestServer, manifest_server, manifest_server_reading, servers_toml, toml_table,
-};
-pub use secrets::{SecretAt, find_secrets};
+pub use render::{ManifestServer, manifest_server_reading, servers_toml, toml_table};
+pub use secrets::find_secrets;
 
 /// A value that looks like a real credential.
 pub const LITERAL_SECRET: &str = "literal-secret";

@@ -17,10 +17,10 @@
 //! Claimed entries whose package is gone are removed, unless edited by hand since.
 
 pub mod desired;
-pub mod drift;
-pub mod from_host;
-pub mod resources;
-pub mod targets;
+pub(crate) mod drift;
+pub(crate) mod from_host;
+pub(crate) mod resources;
+pub(crate) mod targets;
 pub mod to_host;
 
 use std::borrow::Cow;

@@ -379,10 +379,6 @@ impl TargetSet {
             None => false,
         }
     }
-
-    pub fn position(&self, claim_file: &str) -> Option<usize> {
-        self.targets.iter().position(|t| t.claim_file == claim_file)
-    }
 }
 
 #[cfg(test)]

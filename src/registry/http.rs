@@ -240,11 +240,6 @@ impl CachedApi {
         &self.0.dir
     }
 
-    /// Whether `--offline` forbids requests.
-    pub fn offline(&self) -> bool {
-        self.0.network.offline
-    }
-
     /// The current body of `rel`, cached at `cache_rel` (a relative path of plain segments that
     /// the caller derives, never from a server), revalidated with its ETag; offline, the cached
     /// copy or [`RegistryError::NotCached`] naming `what`. `None` for 404 and 410.

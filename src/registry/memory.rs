@@ -96,12 +96,6 @@ impl MemoryIndexBuilder {
         self
     }
 
-    /// Adds a fully specified line.
-    pub fn line(mut self, line: IndexLine) -> Self {
-        self.lines.push(line);
-        self
-    }
-
     pub fn build(self) -> MemoryIndex {
         MemoryIndex::new(self.source_id, self.lines)
     }

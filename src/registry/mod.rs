@@ -8,18 +8,18 @@
 //! packages ([`mcp_map`]) instead of unpacked ([`ArchiveKind`]).
 
 pub mod archive;
-pub mod build;
-pub mod dir;
-pub mod embedded;
-pub mod http;
-pub mod index;
+pub(crate) mod build;
+pub(crate) mod dir;
+pub(crate) mod embedded;
+pub(crate) mod http;
+pub(crate) mod index;
 pub mod mcp;
-pub mod mcp_map;
+pub(crate) mod mcp_map;
 /// An index in memory for tests, behind the `test-support` feature so it never ships.
 #[cfg(any(test, feature = "test-support"))]
-pub mod memory;
-pub mod package;
-pub mod publish;
+pub(crate) mod memory;
+pub(crate) mod package;
+pub(crate) mod publish;
 pub mod server_json;
 mod sparse;
 

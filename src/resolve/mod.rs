@@ -3,11 +3,11 @@
 //! One version per name is the model dotpack needs: a host config holds one entry per server
 //! name, so two versions of one package could never be installed side by side.
 
-pub mod graph;
+pub(crate) mod graph;
 
 mod prefetch;
 mod provider;
-pub mod ranges;
+pub(crate) mod ranges;
 mod report;
 
 use std::collections::BTreeMap;

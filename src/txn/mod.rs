@@ -17,17 +17,17 @@
 //! itself ([`trust`]), and every path a journal or generation names must be one dotpack could
 //! have written for it ([`Boundary`]).
 
-pub mod boundary;
-pub mod doctor;
-pub mod fault;
-pub mod files;
-pub mod generation;
-pub mod journal;
-pub mod lock;
-pub mod recover;
-pub mod rollback;
-pub mod store;
-pub mod trust;
+pub(crate) mod boundary;
+pub(crate) mod doctor;
+pub(crate) mod fault;
+pub(crate) mod files;
+pub(crate) mod generation;
+pub(crate) mod journal;
+pub(crate) mod lock;
+pub(crate) mod recover;
+pub(crate) mod rollback;
+pub(crate) mod store;
+pub(crate) mod trust;
 
 use std::path::{Path, PathBuf};
 

@@ -55,8 +55,6 @@ pub struct Recovered {
     pub restored: Vec<String>,
     /// Files that are neither before nor after: someone else changed them since; left alone.
     pub kept: Vec<String>,
-    /// The generation record the interrupted transaction had written, now deleted.
-    pub aborted_generation: Option<u64>,
 }
 
 /// A journal that recovery cannot act on.
@@ -207,9 +205,7 @@ impl Plan {
         for w in &self.writes {
             crate::txn::files::write_one(w)?;
         }
-        let aborted =
-            generation::remove_aborted(&self.state, self.journal.id, &self.journal.files)?
-                .then_some(self.journal.id);
+        generation::remove_aborted(&self.state, self.journal.id, &self.journal.files)?;
         for file in &self.files {
             remove_temp_files(&file.path);
         }
@@ -223,7 +219,6 @@ impl Plan {
                 .filter(|f| f.now == Now::Changed)
                 .map(|f| f.display.clone())
                 .collect(),
-            aborted_generation: aborted,
         })
     }
 }

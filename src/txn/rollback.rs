@@ -19,8 +19,6 @@ use crate::txn::files::FileWrite;
 /// What a rollback writes.
 #[derive(Debug)]
 pub struct RollbackPlan {
-    /// The generation whose state is restored.
-    pub target: u64,
     pub writes: Vec<FileWrite>,
     /// Host files merged entry by entry because someone else edited them.
     pub merged: Vec<String>,
@@ -64,7 +62,6 @@ pub fn plan(places: &Places, generations: &[Generation], target: u64) -> Result<
     }
     let store = Store::new(state);
     let mut out = RollbackPlan {
-        target,
         writes: Vec::new(),
         merged: Vec::new(),
         overwritten: Vec::new(),

@@ -164,10 +164,6 @@ impl Store {
             })
             .unwrap_or(0)
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 #[cfg(test)]

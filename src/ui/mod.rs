@@ -1,8 +1,8 @@
 //! What people read: the one [`Printer`], diagnostics that point into a file, and the download
 //! progress line. Lower floors receive a `&Printer` or return values; none reaches for a global.
 
-pub mod diag;
-pub mod printer;
-pub mod progress;
+pub(crate) mod diag;
+pub(crate) mod printer;
+pub(crate) mod progress;
 
 pub use printer::Printer;

@@ -11,11 +11,11 @@
 //! dotpack refuse a package.
 
 mod bridge;
-pub mod resources;
-pub mod secrets;
+pub(crate) mod resources;
+pub(crate) mod secrets;
 mod sections;
 mod server;
-pub mod templates;
+pub(crate) mod templates;
 
 use std::collections::BTreeSet;
 use std::ops::Range;

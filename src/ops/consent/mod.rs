@@ -15,9 +15,9 @@
 //! Nothing within the project needs either: a project that asks for nothing beyond itself never
 //! reads the approvals file.
 
-pub mod ask;
+pub(crate) mod ask;
 mod describe;
-pub mod store;
+pub(crate) mod store;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use describe::{entry_summary, launch_summary};
-pub use store::{APPROVALS_FILE, Approvals, state_digest};
+pub use store::{Approvals, state_digest};
 
 /// The kinds of things a project may ask for beyond itself.
 #[derive(

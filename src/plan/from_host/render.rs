@@ -83,16 +83,9 @@ pub struct ManifestServer {
 /// `syntax`, into what `dotpack.toml` holds: literal secrets become `{{env.VAR}}`, the host's
 /// references become `{{env.X}}` (so every host gets them in its own syntax), a literal `{{` is
 /// escaped, `env` values and `args` become strings, a `command` gets `args = []`.
-pub fn manifest_server(
-    name: &str,
-    fields: &Map<String, Value>,
-    syntax: EnvSyntax,
-) -> ManifestServer {
-    manifest_server_reading(name, fields, &[syntax])
-}
-
-/// [`manifest_server`] for a host that expands several reference syntaxes (Hermes reads both
-/// `${X}` and `${env:X}`): each becomes `{{env.X}}`.
+///
+/// A host may expand several reference syntaxes (Hermes reads both `${X}` and `${env:X}`):
+/// each becomes `{{env.X}}`.
 pub fn manifest_server_reading(
     name: &str,
     fields: &Map<String, Value>,
@@ -242,6 +235,14 @@ fn host_reference(s: &str, syntax: EnvSyntax) -> Option<(String, usize)> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    fn manifest_server(
+        name: &str,
+        fields: &Map<String, Value>,
+        syntax: EnvSyntax,
+    ) -> ManifestServer {
+        manifest_server_reading(name, fields, &[syntax])
+    }
 
     use super::*;
 

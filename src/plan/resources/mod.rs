@@ -8,12 +8,8 @@
 
 mod disk;
 mod plan;
-pub mod project;
+pub(crate) mod project;
 mod want;
 
 #[cfg(test)]
 mod tests;
-
-pub use disk::{Disk, paths_to_read, read_disk};
-pub use plan::{PlanInput, PlanOutput, plan};
-pub use want::{DesiredFile, Want, desired_files};

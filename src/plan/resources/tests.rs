@@ -1,4 +1,6 @@
-use super::*;
+use super::disk::Disk;
+use super::plan::{PlanInput, plan};
+use super::want::DesiredFile;
 use crate::model::resources::*;
 
 #[test]
