@@ -3,7 +3,7 @@
 //! to the package's definition. Hosts given with `--host` join `[project] hosts`.
 
 use crate::commands::args::InstallArgs;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
 use crate::model::manifest_edit::ManifestEditor;
@@ -25,15 +25,19 @@ pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()
     let options = args.install.options()?;
     let project = Project::load(settings, printer)?;
     let Some(lock) = project.lock.clone() else {
-        bail!(
-            "there is no dotpack.lock\n  help: add the package that declares the server first: `dotpack add PACKAGE`"
+        crate::bail_help!(
+            help = "add the package that declares the server first: `dotpack add PACKAGE`",
+            "there is no dotpack.lock"
         );
     };
     let own = &project.manifest.manifest.servers;
     for server in &args.servers {
         if !lock.packages.iter().any(|p| p.servers.contains(server)) && !own.contains_key(server) {
-            bail!(
-                "no package in dotpack.lock declares a server named `{server}`\n  help: add the package that provides it first (`dotpack search {server}`), then adopt"
+            crate::bail_help!(
+                help = format!(
+                    "add the package that provides it first (`dotpack search {server}`), then adopt"
+                ),
+                "no package in dotpack.lock declares a server named `{server}`"
             );
         }
     }
@@ -69,8 +73,9 @@ pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()
             .flat_map(|f| &f.changes)
             .any(|c| &c.server == server && c.action == Action::Adopt);
         if !adopted {
-            bail!(
-                "no target file has an entry `{server}` to adopt\n  help: name the host whose file holds it: `--host HOST`"
+            crate::bail_help!(
+                help = "name the host whose file holds it: `--host HOST`",
+                "no target file has an entry `{server}` to adopt"
             );
         }
     }

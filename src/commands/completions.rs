@@ -3,7 +3,6 @@
 
 use anyhow::Result;
 
-use crate::commands::UsageError;
 use crate::commands::args::{CompletionsArgs, ManArgs};
 use crate::ui::printer::Printer;
 
@@ -91,10 +90,10 @@ pub fn man_page(cli: clap::Command, command: Option<&str>) -> Result<Vec<u8>> {
                 let hint = crate::util::suggest::closest(name, names.iter().copied())
                     .map(|c| format!("did you mean `{c}`? "))
                     .unwrap_or_default();
-                return Err(UsageError(format!(
-                    "`{name}` is not a dotpack command\n  help: {hint}commands are: {}",
-                    names.join(", ")
+                return Err(crate::util::error::Error::usage(format!(
+                    "`{name}` is not a dotpack command"
                 ))
+                .help(format!("{hint}commands are: {}", names.join(", ")))
                 .into());
             };
             // `dotpack-add(1)`, as git and cargo name the pages of their commands.

@@ -32,8 +32,9 @@ fn run_build(args: &RegistryBuildArgs, printer: &Printer) -> Result<()> {
             .iter()
             .map(|path| format!("  {}", display_path(path)))
             .collect();
-        anyhow::bail!(
-            "{} is out of date; these files would change:\n{}\n  help: run `dotpack registry build` and commit the result",
+        crate::bail_help!(
+            help = "run `dotpack registry build` and commit the result",
+            "{} is out of date; these files would change:\n{}",
             display_path(&args.out),
             files.join("\n")
         );

@@ -2,10 +2,9 @@
 //! that holds their entries (found through the claims).
 
 use crate::commands::args::InstallArgs;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
-use crate::commands::UsageError;
 use crate::model::manifest_edit::ManifestEditor;
 use crate::ops::declare::{self, Edits};
 use crate::ops::{self, Project, Relock, Settings};
@@ -23,9 +22,10 @@ pub struct RemoveArgs {
 pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<()> {
     let options = args.install.options()?;
     if !options.hosts.is_empty() || options.scope.is_some() {
-        return Err(UsageError(
-            "`remove` takes packages out of dotpack.toml and every host\n  help: to take a package out of some hosts only, use `dotpack uninstall NAME --host HOST`".into(),
+        return Err(crate::util::error::Error::usage(
+            "`remove` takes packages out of dotpack.toml and every host",
         )
+        .help("to take a package out of some hosts only, use `dotpack uninstall NAME --host HOST`")
         .into());
     }
     let project = Project::load(settings, printer)?;
@@ -46,7 +46,7 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
                 Some(close) => format!("did you mean `{close}`?"),
                 None => format!("dependencies are: {}", list_or_none(&known)),
             };
-            bail!("`{name}` is not a dependency in {file}\n  help: {hint}");
+            crate::bail_help!(help = hint, "`{name}` is not a dependency in {file}");
         }
         edits.push(("Removing".to_string(), format!("{name} from {file}")));
         // Exclusions of the package and of its servers go with it.

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::commands::args::{InstallArgs, ResolveEnvArgs};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
 use crate::ops::declare;
@@ -35,8 +35,11 @@ pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<(
         for given in &args.packages {
             let name = declare::package_name(given);
             if preferred.remove(&name).is_none() {
-                bail!(
-                    "package `{name}` is not in dotpack.lock\n  help: `dotpack add {name}` adds it; `dotpack update` with no names updates everything"
+                crate::bail_help!(
+                    help = format!(
+                        "`dotpack add {name}` adds it; `dotpack update` with no names updates everything"
+                    ),
+                    "package `{name}` is not in dotpack.lock"
                 );
             }
         }

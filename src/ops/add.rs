@@ -314,8 +314,11 @@ fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
     if let Some(req) = req
         && let Err(e) = VersionReq::parse(req)
     {
-        return Err(UsageError(format!(
-            "`{req}` in `{spec}` is not a version requirement ({e})\n  help: write e.g. `{name}@^1.2`, `{name}@~1.2.3`, `{name}@=1.0.0` or `{name}@'>=1, <2'`"
+        return Err(crate::util::error::Error::usage(format!(
+            "`{req}` in `{spec}` is not a version requirement ({e})"
+        ))
+        .help(format!(
+            "write e.g. `{name}@^1.2`, `{name}@~1.2.3`, `{name}@=1.0.0` or `{name}@'>=1, <2'`"
         ))
         .into());
     }
@@ -338,9 +341,9 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
     } else {
         "matches no published version"
     };
-    bail!(
-        "`{name}@{req}` {why}\n  help: versions: {}",
-        versions_list(versions)
+    crate::bail_help!(
+        help = format!("versions: {}", versions_list(versions)),
+        "`{name}@{req}` {why}"
     )
 }
 
@@ -352,13 +355,16 @@ fn default_requirement(name: &str, versions: &[IndexLine]) -> Result<String> {
         .map(|l| &l.vers)
         .max();
     let Some(v) = newest else {
-        bail!(
-            "package `{name}` has no stable, unyanked version\n  help: name a version explicitly, e.g. `dotpack add {name}@={}`",
-            versions
-                .iter()
-                .map(|l| &l.vers)
-                .max()
-                .map_or("VERSION".to_string(), ToString::to_string)
+        crate::bail_help!(
+            help = format!(
+                "name a version explicitly, e.g. `dotpack add {name}@={}`",
+                versions
+                    .iter()
+                    .map(|l| &l.vers)
+                    .max()
+                    .map_or("VERSION".to_string(), ToString::to_string)
+            ),
+            "package `{name}` has no stable, unyanked version"
         );
     };
     Ok(if v.major == 0 && v.minor == 0 {
@@ -380,9 +386,12 @@ fn mcp_registry_for(registries: &RegistrySet, name: &str) -> Result<Option<Strin
         .find(|(_, source)| source.archive_kind() == ArchiveKind::ServerJson)
         .map(|(registry, _)| registry.to_string());
     if found.is_none() {
-        bail!(
-            "`{name}` is an MCP Registry name, and no registry under [registries] is an MCP registry\n  help: add to dotpack.toml\n\n    [registries]\n    mcp = {{ url = \"{}\", kind = \"mcp-registry\" }}\n",
-            crate::registry::mcp::OFFICIAL_URL
+        crate::bail_help!(
+            help = format!(
+                "add to dotpack.toml\n\n    [registries]\n    mcp = {{ url = \"{}\", kind = \"mcp-registry\" }}\n",
+                crate::registry::mcp::OFFICIAL_URL
+            ),
+            "`{name}` is an MCP Registry name, and no registry under [registries] is an MCP registry"
         );
     }
     Ok(found)

@@ -63,9 +63,10 @@ pub fn typed_inputs(
             } else {
                 format!("{name} declares: {}", declared.join(", "))
             };
-            return Err(UsageError(format!(
-                "package `{name}` has no input `{key}`\n  help: {help}"
+            return Err(crate::util::error::Error::usage(format!(
+                "package `{name}` has no input `{key}`"
             ))
+            .help(help)
             .into());
         };
         if input.secret {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::model::claims::{Claim, UserClaims};
 use crate::model::lock::{LOCK_FILE, Lockfile};
@@ -93,10 +93,13 @@ fn check_inside_project(placed: &mut Placed, root: &std::path::Path, allowed: bo
     {
         let real = crate::util::fsutil::resolve(&target.path);
         if !real.starts_with(&real_root) {
-            bail!(
-                "{} resolves to {}, outside the project; dotpack writes project files only inside the project\n  help: replace the link with a file, or pass --write-outside-project if you mean to write {}",
+            crate::bail_help!(
+                help = format!(
+                    "replace the link with a file, or pass --write-outside-project if you mean to write {}",
+                    real.display()
+                ),
+                "{} resolves to {}, outside the project; dotpack writes project files only inside the project",
                 target.claim_file,
-                real.display(),
                 real.display()
             );
         }
@@ -448,8 +451,9 @@ fn check_locked(
     } else {
         "dotpack.lock needs to be updated"
     };
-    bail!(
-        "{why} but --locked was passed to prevent this\n  help: run the command without --locked (or --frozen) and commit the new dotpack.lock"
+    crate::bail_help!(
+        help = "run the command without --locked (or --frozen) and commit the new dotpack.lock",
+        "{why} but --locked was passed to prevent this"
     );
 }
 

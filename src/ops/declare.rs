@@ -243,7 +243,10 @@ pub fn package_or_server(
         None if known.is_empty() => "the project has no packages or servers yet".to_string(),
         None => format!("packages and servers: {}", known.join(", ")),
     };
-    bail!("`{name}` is neither a package nor a server of this project\n  help: {hint}")
+    crate::bail_help!(
+        help = hint,
+        "`{name}` is neither a package nor a server of this project"
+    )
 }
 
 #[cfg(test)]

@@ -328,8 +328,10 @@ fn check_names(project: &Project, candidates: &BTreeMap<String, Candidate>) -> R
     let manifest = &project.manifest.manifest;
     for name in candidates.keys() {
         if manifest.servers.contains_key(name) {
-            bail!(
-                "dotpack.toml already has a server named `{name}`\n  help: rename the entry in the host file, or remove [servers.{name}] first"
+            crate::bail_help!(
+                help =
+                    format!("rename the entry in the host file, or remove [servers.{name}] first"),
+                "dotpack.toml already has a server named `{name}`"
             );
         }
         if let Some(p) = project
@@ -338,8 +340,9 @@ fn check_names(project: &Project, candidates: &BTreeMap<String, Candidate>) -> R
             .flat_map(|l| &l.packages)
             .find(|p| p.servers.contains(name))
         {
-            bail!(
-                "package `{}` in dotpack.lock already declares a server named `{name}`\n  help: `dotpack adopt {name}` claims the entry for that package instead",
+            crate::bail_help!(
+                help = format!("`dotpack adopt {name}` claims the entry for that package instead"),
+                "package `{}` in dotpack.lock already declares a server named `{name}`",
                 p.name
             );
         }
@@ -365,11 +368,14 @@ fn declare_host(
             .scope()
             .unwrap_or_else(|| declare::default_scope(manifest, source.host));
         if current != scope && !settings.global {
-            bail!(
-                "{} is declared at {current} scope in dotpack.toml, and {} is its {scope}-scope file\n  help: import from the declared scope (`--scope {current}`), or change the host's scope first (`dotpack install --host {} --scope {scope}`)",
+            crate::bail_help!(
+                help = format!(
+                    "import from the declared scope (`--scope {current}`), or change the host's scope first (`dotpack install --host {} --scope {scope}`)",
+                    source.host.id
+                ),
+                "{} is declared at {current} scope in dotpack.toml, and {} is its {scope}-scope file",
                 source.host.name(),
-                source.display,
-                source.host.id
+                source.display
             );
         }
         return Ok(());
@@ -402,8 +408,9 @@ fn check_adopted(
                         .any(|ch| &ch.server == name && ch.action == Action::Adopt)
             });
             if !adopted {
-                bail!(
-                    "{}#{name} could not be claimed: the project does not write that file\n  help: check [project] hosts in dotpack.toml",
+                crate::bail_help!(
+                    help = "check [project] hosts in dotpack.toml",
+                    "{}#{name} could not be claimed: the project does not write that file",
                     source.display
                 );
             }

@@ -61,8 +61,9 @@ impl Source {
             } else {
                 format!("{}, or give the file with --file", others.join("; "))
             };
-            bail!(
-                "{} has no {scope}-scope config here: {} does not exist\n  help: {help}",
+            crate::bail_help!(
+                help = help,
+                "{} has no {scope}-scope config here: {} does not exist",
                 host.name(),
                 crate::ui::diag::display_path(&path)
             );
@@ -85,9 +86,9 @@ impl Source {
             _ => crate::util::fence::USER_FILE_CAP,
         };
         let Some(text) = crate::util::fence::read_text(&path, fence, cap)? else {
-            bail!(
-                "{display} does not exist\n  help: give the path of a {} config file",
-                host.name()
+            crate::bail_help!(
+                help = format!("give the path of a {} config file", host.name()),
+                "{display} does not exist"
             );
         };
         Ok(Source {

@@ -76,9 +76,9 @@ pub fn info(
         None => newest(&lines),
     };
     let Some(line) = chosen else {
-        bail!(
-            "no version of `{name}` matches `{given}`\n  help: available: {}",
-            versions_list(&lines)
+        crate::bail_help!(
+            help = format!("available: {}", versions_list(&lines)),
+            "no version of `{name}` matches `{given}`"
         );
     };
     let manifest = Box::new(crate::registry::load_package(source, name, &line.vers)?);

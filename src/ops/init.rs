@@ -46,8 +46,9 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &InitOptions) -> Re
     }
     let path = dir.join(MANIFEST_FILE);
     if path.exists() {
-        bail!(
-            "{} already exists\n  help: add packages to it with `dotpack add NAME`",
+        crate::bail_help!(
+            help = "add packages to it with `dotpack add NAME`",
+            "{} already exists",
             path.display()
         );
     }

@@ -77,8 +77,9 @@ fn check_server_names<'a>(lines: impl Iterator<Item = &'a IndexLine>) -> Result<
     for line in lines {
         for server in &line.servers {
             if let Some(other) = owners.insert(server, line) {
-                bail!(
-                    "packages `{}` {} and `{}` {} both declare a server named `{server}`\n  help: remove one of them from dotpack.toml",
+                crate::bail_help!(
+                    help = "remove one of them from dotpack.toml",
+                    "packages `{}` {} and `{}` {} both declare a server named `{server}`",
                     other.name,
                     other.vers,
                     line.name,

@@ -67,7 +67,7 @@ pub use starts::{check_starts, record_starts, start_request, start_requests, una
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use semver::Version;
 
 use crate::model::claims::UserClaims;
@@ -316,8 +316,9 @@ impl Project {
             let path = settings.global_manifest();
             let exists = path.is_file();
             if !exists && !create {
-                bail!(
-                    "there is no user-level manifest ({})\n  help: `dotpack add --global NAME` creates it",
+                crate::bail_help!(
+                    help = "`dotpack add --global NAME` creates it",
+                    "there is no user-level manifest ({})",
                     path.display()
                 );
             }

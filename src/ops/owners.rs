@@ -82,10 +82,13 @@ pub fn check_owner(settings: &Settings, path: &Path) -> Result<()> {
         return Ok(());
     }
     let (file, uid) = &foreign[0];
-    anyhow::bail!(
-        "{} is owned by another user (uid {uid}), not by you (uid {}); dotpack does not act on a project another user can change, since its dotpack.toml chooses what goes into your host files\n  help: if you trust it, `dotpack trust` in {} approves it for this folder; otherwise work in a folder of your own, or give --manifest-path",
+    crate::bail_help!(
+        help = format!(
+            "if you trust it, `dotpack trust` in {} approves it for this folder; otherwise work in a folder of your own, or give --manifest-path",
+            root.display()
+        ),
+        "{} is owned by another user (uid {uid}), not by you (uid {}); dotpack does not act on a project another user can change, since its dotpack.toml chooses what goes into your host files",
         file.display(),
-        crate::txn::trust::my_uid(),
-        root.display()
+        crate::txn::trust::my_uid()
     )
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::registry::build::BuildError;
 
@@ -25,8 +25,9 @@ pub fn index_folder(settings: &Settings, flag: Option<&Path>, command: &str) -> 
         .or(settings.registry_env.as_ref());
     match location {
         Some(location) if !crate::urls::has_scheme(location) => Ok(settings.cwd.join(location)),
-        Some(url) => bail!(
-            "`{url}` is a URL; `dotpack {command}` writes a registry folder\n  help: run it where the folder is and pass `--index DIR`, then upload the folder to the web server"
+        Some(url) => crate::bail_help!(
+            help = "run it where the folder is and pass `--index DIR`, then upload the folder to the web server",
+            "`{url}` is a URL; `dotpack {command}` writes a registry folder"
         ),
         None => Err(UsageError(format!(
             "`dotpack {command}` needs the registry folder: pass --index DIR"

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::model::hosts::Scope;
 use crate::model::lock::{LOCK_FILE, Lockfile};
@@ -56,8 +56,9 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &RollbackOptions) -
     if let Some(edited) = plan.overwritten.iter().find(|f| f.ends_with(MANIFEST_FILE))
         && !options.force
     {
-        bail!(
-            "{edited} was edited since dotpack last wrote it; rolling back would lose those edits\n  help: save your edits elsewhere and run `dotpack rollback --force`, or make the change you want with `dotpack add`/`remove`"
+        crate::bail_help!(
+            help = "save your edits elsewhere and run `dotpack rollback --force`, or make the change you want with `dotpack add`/`remove`",
+            "{edited} was edited since dotpack last wrote it; rolling back would lose those edits"
         );
     }
     if let Some(root) = &root {

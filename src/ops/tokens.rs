@@ -119,11 +119,7 @@ fn read_credentials(path: &Path) -> Result<Option<Credentials>> {
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
     let credentials: Credentials = toml::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{} is not valid: {}\n  help: each registry is a table keyed by its URL: [registries.\"https://corp.example/index/\"] with token_env = \"VAR\" or token = \"…\"",
-            path.display(),
-            e.message()
-        )
+        anyhow::Error::from(crate::util::error::Error::new(format!("{} is not valid: {}", path.display(), e.message())).help("each registry is a table keyed by its URL: [registries.\"https://corp.example/index/\"] with token_env = \"VAR\" or token = \"…\""))
     })?;
     Ok(Some(credentials))
 }

@@ -18,8 +18,9 @@ use super::Project;
 /// shown as it is, with a warning.
 pub fn locked<'p>(project: &'p Project, printer: &Printer) -> Result<&'p Lockfile> {
     let Some(lock) = &project.lock else {
-        bail!(
-            "there is no dotpack.lock next to {}\n  help: `dotpack lock` writes it",
+        crate::bail_help!(
+            help = "`dotpack lock` writes it",
+            "there is no dotpack.lock next to {}",
             project.manifest.path.display()
         );
     };
@@ -53,8 +54,9 @@ fn locked_name<'l>(graph: &Graph<'l>, given: &str) -> Result<&'l str> {
     let hint = crate::util::suggest::closest(&name, graph.names())
         .map(|c| format!("did you mean `{c}`? "))
         .unwrap_or_default();
-    bail!(
-        "package `{name}` is not in dotpack.lock\n  help: {hint}`dotpack tree` shows every locked package"
+    crate::bail_help!(
+        help = format!("{hint}`dotpack tree` shows every locked package"),
+        "package `{name}` is not in dotpack.lock"
     )
 }
 

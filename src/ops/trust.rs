@@ -36,8 +36,9 @@ pub fn asked(settings: &Settings, printer: &Printer) -> Result<Asked> {
     };
     let project = Project::load(&loading, printer)?;
     if project.global {
-        anyhow::bail!(
-            "the user-level manifest is your own and needs no approval\n  help: run `dotpack trust` in a project folder"
+        crate::bail_help!(
+            help = "run `dotpack trust` in a project folder",
+            "the user-level manifest is your own and needs no approval"
         );
     }
     let mut requests = Vec::new();
@@ -158,8 +159,9 @@ pub fn revoke(settings: &Settings) -> Result<(String, usize)> {
         ..settings.clone()
     };
     let root = super::project_root(&loading).ok_or_else(|| {
-        anyhow::anyhow!(
-            "there is no dotpack.toml here or in a parent folder\n  help: run `dotpack trust --revoke` in the project folder"
+        anyhow::Error::from(
+            crate::util::error::Error::new("there is no dotpack.toml here or in a parent folder")
+                .help("run `dotpack trust --revoke` in the project folder"),
         )
     })?;
     let owner = super::owner_id(&root);

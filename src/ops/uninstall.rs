@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::model::hosts::{HostAdapter, Scope};
 use crate::model::lock::Lockfile;
@@ -83,8 +83,9 @@ fn installed_lock(project: &Project) -> Result<Lockfile> {
     Ok(match project.lock.clone() {
         Some(lock) => lock,
         None if !project.manifest.manifest.servers.is_empty() => Lockfile::empty(),
-        None => bail!(
-            "there is no dotpack.lock, so nothing is installed\n  help: `dotpack install` installs the packages of dotpack.toml"
+        None => crate::bail_help!(
+            help = "`dotpack install` installs the packages of dotpack.toml",
+            "there is no dotpack.lock, so nothing is installed"
         ),
     })
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
 use crate::mcp::{Client, Tool};
@@ -14,7 +14,7 @@ use crate::ops::tool_pins::{ToolChange, diff, pins_of, unknown_filter_names};
 use crate::resolve::RegistrySet;
 use crate::ui::printer::Printer;
 
-use super::{Outcome, Project, Settings, UsageError};
+use super::{Outcome, Project, Settings};
 
 /// Pins per server, as the lock holds them.
 pub type Pins = BTreeMap<String, BTreeMap<String, ToolPin>>;
@@ -86,8 +86,9 @@ pub fn pin_servers(
                     printer.warning(format!("server `{}`: {name}", p.server));
                 }
             }
-            Err(e) => bail!(
-                "cannot pin the tools of server `{}`: {e}\n  help: nothing was written; fix the server (or its environment) and run the command again",
+            Err(e) => crate::bail_help!(
+                help = "nothing was written; fix the server (or its environment) and run the command again",
+                "cannot pin the tools of server `{}`: {e}",
                 p.server
             ),
         }
@@ -98,13 +99,16 @@ pub fn pin_servers(
 /// The lock and the servers `dotpack verify` checks: `given`, else every server with pins.
 pub fn servers_to_verify(project: &Project, given: &[String]) -> Result<(Lockfile, Vec<String>)> {
     let Some(lock) = project.lock.clone() else {
-        bail!(
-            "there is no dotpack.lock, so no tools are pinned\n  help: run `dotpack lock --pin-tools`"
+        crate::bail_help!(
+            help = "run `dotpack lock --pin-tools`",
+            "there is no dotpack.lock, so no tools are pinned"
         );
     };
     if lock.tools.is_empty() {
-        bail!(
-            "dotpack.lock pins no tools\n  help: run `dotpack lock --pin-tools` (or set `[settings] pin_tools = true`) to pin them"
+        crate::bail_help!(
+            help =
+                "run `dotpack lock --pin-tools` (or set `[settings] pin_tools = true`) to pin them",
+            "dotpack.lock pins no tools"
         );
     }
     if given.is_empty() {
@@ -113,8 +117,11 @@ pub fn servers_to_verify(project: &Project, given: &[String]) -> Result<(Lockfil
     }
     for server in given {
         if !lock.tools.contains_key(server) {
-            return Err(UsageError(format!(
-                "server `{server}` has no pinned tools\n  help: pinned servers: {}",
+            return Err(crate::util::error::Error::usage(format!(
+                "server `{server}` has no pinned tools"
+            ))
+            .help(format!(
+                "pinned servers: {}",
                 lock.tools.keys().cloned().collect::<Vec<_>>().join(", ")
             ))
             .into());
