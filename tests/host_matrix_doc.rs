@@ -9,7 +9,7 @@ fn render() -> String {
     let hosts: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();
     let mut out = String::from(
         "# Host matrix\n\n\
-         Generated from the concept table (`src/concepts/table.rs`) by `tests/host_matrix_doc.rs`;\n\
+         Generated from the concept table (`src/model/concepts/table.rs`) by `tests/host_matrix_doc.rs`;\n\
          do not edit by hand (`UPDATE_DOCS=1 cargo test --test host_matrix_doc` rewrites it).\n\n\
          Each row is a field of `[servers.NAME]` in `dotpack.toml`. A cell names the field as the\n\
          host spells it; `-` means the host cannot express it, so installing there is lossy: the\n\
