@@ -23,6 +23,8 @@ pub use crate::commands::info::InfoArgs;
 pub use crate::commands::init::InitArgs;
 pub use crate::commands::install::InstallCmdArgs;
 pub use crate::commands::lock::LockArgs;
+pub use crate::commands::package::PackageArgs;
+pub use crate::commands::publish::PublishArgs;
 pub use crate::commands::remove::RemoveArgs;
 pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::search::SearchArgs;
@@ -33,6 +35,7 @@ pub use crate::commands::uninstall::UninstallArgs;
 pub use crate::commands::update::UpdateArgs;
 pub use crate::commands::validate::ValidateArgs;
 pub use crate::commands::verify::VerifyArgs;
+pub use crate::commands::yank::YankArgs;
 
 /// dotpack: one manifest for the MCP servers of every AI host.
 ///

@@ -130,46 +130,6 @@ pub struct ResolveEnvArgs {
     pub resolve_env: bool,
 }
 
-#[derive(Debug, Args, Clone)]
-pub struct PackageArgs {
-    /// Folder to write NAME-VERSION.tar.gz into (default: .dotpack-package in the package's
-    /// folder; a hidden folder is never packed itself)
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct PublishArgs {
-    /// The registry folder to publish into (created when missing). Default: --registry or
-    /// DOTPACK_REGISTRY when it is a folder
-    #[arg(long, value_name = "DIR", conflicts_with = "server_json")]
-    pub index: Option<PathBuf>,
-    /// Instead of publishing, print the package as a server.json document for the official MCP
-    /// Registry (schema 2025-12-11)
-    #[arg(long)]
-    pub server_json: bool,
-    /// With --server-json: write the document to FILE instead of stdout
-    #[arg(long, value_name = "FILE", requires = "server_json")]
-    pub out: Option<PathBuf>,
-    /// With --server-json: the registry name, NAMESPACE/NAME (default: io.github.OWNER/NAME
-    /// from a GitHub `repository` in [package])
-    #[arg(long, value_name = "NAMESPACE/NAME", requires = "server_json")]
-    pub name: Option<String>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct YankArgs {
-    /// The version to yank, as NAME@VERSION
-    #[arg(value_name = "NAME@VERSION")]
-    pub package: String,
-    /// The registry folder. Default: --registry or DOTPACK_REGISTRY when it is a folder
-    #[arg(long, value_name = "DIR")]
-    pub index: Option<PathBuf>,
-    /// Clear the yanked mark instead
-    #[arg(long)]
-    pub undo: bool,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum RegistryCommand {
     /// Build (or extend) a registry index from a folder of package manifests

@@ -16,6 +16,7 @@ pub(crate) mod install;
 pub(crate) mod list;
 pub(crate) mod lock;
 pub(crate) mod outdated;
+pub(crate) mod package;
 pub(crate) mod probe;
 pub(crate) mod publish;
 pub(crate) mod registry;
@@ -28,6 +29,7 @@ pub(crate) mod uninstall;
 pub(crate) mod update;
 pub(crate) mod validate;
 pub(crate) mod verify;
+pub(crate) mod yank;
 
 mod error;
 

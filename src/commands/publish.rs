@@ -1,71 +1,35 @@
-//! `dotpack package`, `dotpack publish` and `dotpack yank`: make a package available in a
-//! registry folder (served as static files), or describe it for the official MCP Registry.
+//! `dotpack publish`: make a package available in a registry folder (served as static files),
+//! or describe it as a server.json document for the official MCP Registry.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use clap::Args;
 use serde_json::json;
 
-use crate::commands::args::{PackageArgs, PublishArgs, YankArgs};
 use crate::ops::Settings;
-use crate::registry::publish::{self, YankOutcome};
+use crate::ops::publish::{build_error, index_folder, package_manifest};
+use crate::registry::publish;
 use crate::ui::diag::display_path;
 use crate::ui::printer::Printer;
 
-use crate::ops::UsageError;
-use crate::ops::publish::{build_error, index_folder, package_manifest};
-
-/// The folder `package` writes into when `--out` is not given: hidden, so packing never
-/// includes an earlier archive.
-const PACKAGE_DIR: &str = ".dotpack-package";
-
-pub fn package(settings: &Settings, args: &PackageArgs, printer: &Printer) -> Result<()> {
-    let manifest = package_manifest(settings)?;
-    let packed = publish::package(&manifest).map_err(build_error)?;
-    // The default folder is inside the package folder, which may have come with a clone: the
-    // archive is never written through a link out of it.
-    let (dir, fence) = match &args.out {
-        Some(dir) => {
-            let dir = settings.cwd.join(dir);
-            let fence = crate::util::fence::Fence::new(&dir, "the output folder");
-            (dir, fence)
-        }
-        None => {
-            let root = manifest.parent().unwrap_or(Path::new("."));
-            (
-                root.join(PACKAGE_DIR),
-                crate::util::fence::Fence::package(root),
-            )
-        }
-    };
-    let path = dir.join(packed.file_name());
-    crate::util::fence::write_atomic(
-        &path,
-        &packed.archive,
-        &fence,
-        crate::util::fsutil::WriteOptions::SHARED,
-    )?;
-    if printer.json {
-        printer.json_out(&json!({
-            "name": packed.name,
-            "version": packed.version.to_string(),
-            "path": display_path(&path),
-            "sha256": packed.sha256,
-            "bytes": packed.archive.len(),
-        }));
-    } else {
-        printer.status(
-            "Packaged",
-            format!(
-                "{} {} ({} bytes)",
-                packed.name,
-                packed.version,
-                packed.archive.len()
-            ),
-        );
-        printer.out(format!("{}\nsha256:{}", display_path(&path), packed.sha256));
-    }
-    Ok(())
+#[derive(Debug, Args, Clone)]
+pub struct PublishArgs {
+    /// The registry folder to publish into (created when missing). Default: --registry or
+    /// DOTPACK_REGISTRY when it is a folder
+    #[arg(long, value_name = "DIR", conflicts_with = "server_json")]
+    pub index: Option<PathBuf>,
+    /// Instead of publishing, print the package as a server.json document for the official MCP
+    /// Registry (schema 2025-12-11)
+    #[arg(long)]
+    pub server_json: bool,
+    /// With --server-json: write the document to FILE instead of stdout
+    #[arg(long, value_name = "FILE", requires = "server_json")]
+    pub out: Option<PathBuf>,
+    /// With --server-json: the registry name, NAMESPACE/NAME (default: io.github.OWNER/NAME
+    /// from a GitHub `repository` in [package])
+    #[arg(long, value_name = "NAMESPACE/NAME", requires = "server_json")]
+    pub name: Option<String>,
 }
 
 pub fn publish(settings: &Settings, args: &PublishArgs, printer: &Printer) -> Result<()> {
@@ -108,36 +72,6 @@ fn server_json(
             printer.status("Wrote", display_path(&path));
         }
         None => printer.data_out(text.trim_end()),
-    }
-    Ok(())
-}
-
-pub fn yank(settings: &Settings, args: &YankArgs, printer: &Printer) -> Result<()> {
-    let Some((name, version)) = args.package.split_once('@') else {
-        return Err(UsageError(format!(
-            "`{}` names no version: write NAME@VERSION, like figma@0.3.1",
-            args.package
-        ))
-        .into());
-    };
-    let version: semver::Version = version.trim_start_matches('=').parse().map_err(|e| {
-        UsageError(format!(
-            "`{version}` in `{}` is not a version ({e}): write NAME@VERSION, like figma@0.3.1",
-            args.package
-        ))
-    })?;
-    let index = index_folder(settings, args.index.as_deref(), "yank")?;
-    let outcome = publish::yank(&index, name, &version, !args.undo).map_err(build_error)?;
-    let (verb, state) = if args.undo {
-        ("Unyanked", "not yanked")
-    } else {
-        ("Yanked", "already yanked")
-    };
-    match outcome {
-        YankOutcome::Changed(_) => printer.status(verb, format!("{name} {version}")),
-        YankOutcome::Unchanged => {
-            printer.note(format!("{name} {version} is {state}; nothing to do"))
-        }
     }
     Ok(())
 }
