@@ -7,7 +7,6 @@
 use anyhow::Result;
 use clap::Args;
 
-use crate::commands::UsageError;
 use crate::commands::args::{InstallArgs, ResolveEnvArgs};
 use crate::model::hosts::Scope;
 use crate::ops::{self, AddOptions, Project, Settings};
@@ -34,14 +33,14 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     };
     let inputs = ops::parse_inputs(&args.set)?;
     if !inputs.is_empty() && args.packages.len() != 1 {
-        return Err(UsageError(
-            "--set needs exactly one package: `dotpack add NAME --set KEY=VALUE`".into(),
+        return Err(crate::util::error::Error::usage(
+            "--set needs exactly one package: `dotpack add NAME --set KEY=VALUE`",
         )
         .into());
     }
     if settings.global && install.scope == Some(Scope::Project) {
-        return Err(UsageError(
-            "--global installs into your user-scope files; --scope project does not apply".into(),
+        return Err(crate::util::error::Error::usage(
+            "--global installs into your user-scope files; --scope project does not apply",
         )
         .into());
     }

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use clap::Args;
 
-use crate::commands::UsageError;
 use crate::mcp::bridge::{BridgeConfig, serve};
 use crate::ui::printer::Printer;
 
@@ -32,7 +31,11 @@ pub struct BridgeArgs {
 
 pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
     if crate::urls::parse_http(&args.url).is_none() {
-        return Err(UsageError(format!("`{}` is not an http(s) URL", args.url)).into());
+        return Err(crate::util::error::Error::usage(format!(
+            "`{}` is not an http(s) URL",
+            args.url
+        ))
+        .into());
     }
     let timeout = super::timeout_flag(args.timeout)?;
     let mut headers = BTreeMap::new();
@@ -73,6 +76,8 @@ fn split(text: &str, flag: &str) -> Result<(String, String)> {
         Some((name, value)) if !name.trim().is_empty() => {
             Ok((name.trim().to_string(), value.to_string()))
         }
-        _ => Err(UsageError(format!("{flag} {text}: expected NAME=VALUE")).into()),
+        _ => Err(
+            crate::util::error::Error::usage(format!("{flag} {text}: expected NAME=VALUE")).into(),
+        ),
     }
 }

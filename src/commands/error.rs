@@ -1,6 +1,6 @@
 //! A failed command's exit code and how its error is printed (under `--json`, as one document).
 
-use super::{Reported, UsageError};
+use super::Reported;
 use crate::ui::diag::Diagnostics;
 use crate::ui::printer::Printer;
 
@@ -35,7 +35,7 @@ pub fn report_error(printer: &Printer, err: &anyhow::Error) {
 /// [`crate::util::error::Fix`]) are read through their fix.
 pub fn report(err: &anyhow::Error) -> crate::util::error::Report {
     use crate::util::error::{Report, typed};
-    let report = Report::of(err, &|cause| {
+    Report::of(err, &|cause| {
         typed::<crate::registry::RegistryError>(cause)
             .or_else(|| typed::<crate::registry::build::BuildError>(cause))
             .or_else(|| typed::<crate::resolve::ResolveError>(cause))
@@ -43,14 +43,7 @@ pub fn report(err: &anyhow::Error) -> crate::util::error::Report {
             .or_else(|| typed::<crate::plan::to_host::TranslateError>(cause))
             .or_else(|| typed::<crate::txn::recover::Stuck>(cause))
             .or_else(|| typed::<crate::txn::trust::Untrusted>(cause))
-    });
-    if err.downcast_ref::<UsageError>().is_some() {
-        return Report {
-            code: crate::util::error::USAGE,
-            ..report
-        };
-    }
-    report
+    })
 }
 
 /// A failed command under `--json`: one document on stdout, so a script reads why as it reads a

@@ -6,7 +6,6 @@ use clap::Args;
 use semver::VersionReq;
 use serde_json::json;
 
-use crate::commands::UsageError;
 use crate::ops::Settings;
 use crate::ops::info::{self, Info, refused_json};
 use crate::registry::Refusal;
@@ -24,7 +23,10 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
         Some((n, r)) => match VersionReq::parse(r) {
             Ok(req) => (n, Some(req)),
             Err(e) => {
-                return Err(UsageError(format!("`{r}` is not a version requirement ({e})")).into());
+                return Err(crate::util::error::Error::usage(format!(
+                    "`{r}` is not a version requirement ({e})"
+                ))
+                .into());
             }
         },
         None => (args.package.as_str(), None),

@@ -35,15 +35,16 @@ mod error;
 
 use anyhow::Result;
 
-pub use crate::ops::{Reported, UsageError};
+pub use crate::ops::Reported;
 pub use error::{error_json, exit_code, report, report_error};
 
 /// A `--timeout SECS` flag as a duration: a positive number of seconds, at most an hour.
 pub fn timeout_flag(secs: f64) -> Result<std::time::Duration> {
     if !(secs.is_finite() && secs > 0.0) {
-        return Err(
-            UsageError("--timeout must be a positive number of seconds".to_string()).into(),
-        );
+        return Err(crate::util::error::Error::usage(
+            "--timeout must be a positive number of seconds",
+        )
+        .into());
     }
     Ok(std::time::Duration::from_secs_f64(secs.min(3600.0)))
 }

@@ -4,8 +4,8 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
+use crate::commands::Reported;
 use crate::commands::args::{CallArgs, ProbeArgs, ServerArgs};
-use crate::commands::{Reported, UsageError};
 use crate::mcp::Tool;
 use crate::ops::Settings;
 use crate::ops::probe;
@@ -51,8 +51,8 @@ pub fn call(settings: &Settings, mut args: CallArgs, printer: &Printer) -> Resul
             args.server.name.take().unwrap_or_default()
         }
         None => {
-            return Err(UsageError(
-                "`dotpack call` needs a TOOL: dotpack call SERVER TOOL --args JSON".to_string(),
+            return Err(crate::util::error::Error::usage(
+                "`dotpack call` needs a TOOL: dotpack call SERVER TOOL --args JSON",
             )
             .into());
         }
@@ -62,12 +62,16 @@ pub fn call(settings: &Settings, mut args: CallArgs, printer: &Printer) -> Resul
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(value @ Value::Object(_)) => value,
             Ok(_) => {
-                return Err(UsageError(
-                    "--args must be a JSON object, such as '{\"q\": \"mcp\"}'".to_string(),
+                return Err(crate::util::error::Error::usage(
+                    "--args must be a JSON object, such as '{\"q\": \"mcp\"}'",
                 )
                 .into());
             }
-            Err(e) => return Err(UsageError(format!("--args is not JSON: {e}")).into()),
+            Err(e) => {
+                return Err(
+                    crate::util::error::Error::usage(format!("--args is not JSON: {e}")).into(),
+                );
+            }
         },
     };
     let (located, mut client) = start(settings, printer, &args.server)?;

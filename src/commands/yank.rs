@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use crate::ops::Settings;
 use crate::ops::publish::{build_error, index_folder};
-use crate::ops::{Settings, UsageError};
 use crate::registry::publish::{self, YankOutcome};
 use crate::ui::printer::Printer;
 
@@ -26,14 +26,14 @@ pub struct YankArgs {
 
 pub fn yank(settings: &Settings, args: &YankArgs, printer: &Printer) -> Result<()> {
     let Some((name, version)) = args.package.split_once('@') else {
-        return Err(UsageError(format!(
+        return Err(crate::util::error::Error::usage(format!(
             "`{}` names no version: write NAME@VERSION, like figma@0.3.1",
             args.package
         ))
         .into());
     };
     let version: semver::Version = version.trim_start_matches('=').parse().map_err(|e| {
-        UsageError(format!(
+        crate::util::error::Error::usage(format!(
             "`{version}` in `{}` is not a version ({e}): write NAME@VERSION, like figma@0.3.1",
             args.package
         ))

@@ -17,7 +17,7 @@ use crate::ui::printer::Printer;
 use super::add_inputs::{SetArg, check_inputs, typed_inputs};
 use super::declare::{self, Edits};
 use super::packages::{refused_message, unknown_package, versions_list};
-use super::{InstallOptions, Project, RegistryFlag, Relock, Settings, UsageError};
+use super::{InstallOptions, Project, RegistryFlag, Relock, Settings};
 
 /// What `dotpack add` was asked: the packages as given (`NAME[@REQ]`), the `--set` values (for
 /// one package) and the install flags.
@@ -305,7 +305,7 @@ fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
         None => (spec, None),
     };
     if !crate::model::validate::is_valid_package_name(name) {
-        return Err(UsageError(format!(
+        return Err(crate::util::error::Error::usage(format!(
             "`{name}` is not a valid package name: use letters, digits, `-` and `_`, starting with a letter or digit, or an MCP Registry name such as `io.github.user/weather`"
         ))
         .into());

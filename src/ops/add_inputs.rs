@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use anyhow::{Result, bail};
 
 use crate::model::lock::Lockfile;
-use crate::ops::UsageError;
 
 /// One `--set`: `KEY=VALUE` replaces, `KEY+=VALUE` appends to a list input.
 pub struct SetArg {
@@ -27,7 +26,7 @@ pub fn parse_inputs(sets: &[String]) -> Result<Vec<SetArg>> {
                     append: k.ends_with('+'),
                 })
             }
-            _ => Err(UsageError(format!(
+            _ => Err(crate::util::error::Error::usage(format!(
                 "--set `{s}` must look like KEY=VALUE (or KEY+=VALUE to add to a list)"
             ))
             .into()),
@@ -70,16 +69,16 @@ pub fn typed_inputs(
             .into());
         };
         if input.secret {
-            return Err(UsageError(crate::plan::desired::secret_input_error(
-                name,
-                key,
-                &package,
-                "--set gives",
-            ))
+            return Err(crate::util::error::Error::usage(
+                crate::plan::desired::secret_input_error(name, key, &package, "--set gives"),
+            )
             .into());
         }
-        let bad =
-            |why: String| UsageError(crate::plan::desired::input_value_error(name, key, &why));
+        let bad = |why: String| {
+            crate::util::error::Error::usage(crate::plan::desired::input_value_error(
+                name, key, &why,
+            ))
+        };
         let ty = crate::model::inputs::type_of(input);
         let value = if arg.append {
             if ty != crate::model::inputs::InputType::Array {

@@ -54,7 +54,7 @@ pub use commit::{
     place, plan_hosts, touches_user_scope, user_claims_write,
 };
 pub use environment::{environment_needed, print_environment_needed};
-pub use errors::{Reported, UsageError};
+pub use errors::Reported;
 pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};
 pub use registries::{
     RegistryFlag, folder_request, folder_requests, registries, registries_with_default,

@@ -10,7 +10,7 @@ use crate::mcp::Client;
 use crate::ops::connect::Located;
 use crate::ui::printer::Printer;
 
-use super::{Project, Settings, UsageError};
+use super::{Project, Settings};
 
 /// The server `args` name, with the inputs it renders with.
 /// `package` names it (from the default registry, or the one `--registry` names); else
@@ -69,7 +69,10 @@ fn parse_set(values: &[String]) -> Result<BTreeMap<String, String>> {
     let mut set = BTreeMap::new();
     for value in values {
         let Some((k, v)) = value.split_once('=') else {
-            return Err(UsageError(format!("--set {value}: expected KEY=VALUE")).into());
+            return Err(crate::util::error::Error::usage(format!(
+                "--set {value}: expected KEY=VALUE"
+            ))
+            .into());
         };
         set.insert(k.trim().to_string(), v.to_string());
     }

@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::registry::build::BuildError;
 
-use super::{Settings, UsageError};
+use super::Settings;
 
 /// The `dotpack.toml` of the package in the current folder (or `--manifest-path`).
 pub fn package_manifest(settings: &Settings) -> Result<PathBuf> {
@@ -29,7 +29,7 @@ pub fn index_folder(settings: &Settings, flag: Option<&Path>, command: &str) -> 
             help = "run it where the folder is and pass `--index DIR`, then upload the folder to the web server",
             "`{url}` is a URL; `dotpack {command}` writes a registry folder"
         ),
-        None => Err(UsageError(format!(
+        None => Err(crate::util::error::Error::usage(format!(
             "`dotpack {command}` needs the registry folder: pass --index DIR"
         ))
         .into()),
