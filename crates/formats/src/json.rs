@@ -396,9 +396,9 @@ fn position_of(obj: &Object<'_>, key: &str) -> usize {
 /// (see [`shallow`]): what the edit needs, at a fraction of the cost.
 fn load<'a>(format: Format, body: &'a str, path: &[&str]) -> Result<Option<Ast<'a>>, FormatError> {
     if format == Format::Json && body.len() >= shallow::THRESHOLD {
-        shallow::validate(body)?;
-        if let Some(root) = shallow::root_along(body, path) {
-            return Ok(Some(root));
+        let root = shallow::validated_root_along(body, path)?;
+        if root.is_some() {
+            return Ok(root);
         }
     }
     parse(format, body)

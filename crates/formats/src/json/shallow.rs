@@ -38,6 +38,25 @@ fn strip_position(message: &str) -> String {
         .to_owned()
 }
 
+/// [`validate`] and [`root_along`] at once: the whole text is validated on a second thread while
+/// this one walks the path (each is a pass over megabytes). Without a second thread, one after the
+/// other.
+pub(super) fn validated_root_along<'a>(
+    body: &'a str,
+    path: &[&str],
+) -> Result<Option<Ast<'a>>, FormatError> {
+    let (valid, root) = std::thread::scope(|scope| {
+        let check = std::thread::Builder::new().spawn_scoped(scope, || validate(body));
+        let root = root_along(body, path);
+        let valid = match check {
+            Ok(handle) => handle.join().unwrap_or_else(|_| validate(body)),
+            Err(_) => validate(body),
+        };
+        (valid, root)
+    });
+    valid.map(|()| root)
+}
+
 /// The root object with a full AST for the container at `path` and placeholders elsewhere, or
 /// `None` when the container is not an object found at that path (the caller then parses fully).
 /// `body` must be valid strict JSON.
@@ -125,17 +144,17 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// End of the string starting at `i` (which must be `"`).
+/// End of the string starting at `i` (which must be `"`). Jumps from quote or backslash to the
+/// next: the text of a large host file is mostly strings (prompt histories).
 fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     if b.get(i) != Some(&b'"') {
         return None;
     }
     let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            b'"' => return Some(j + 1),
-            _ => j += 1,
+    while let Some(k) = memchr::memchr2(b'"', b'\\', b.get(j..)?) {
+        match b[j + k] {
+            b'\\' => j += k + 2,
+            _ => return Some(j + k + 1),
         }
     }
     None
@@ -242,6 +261,18 @@ mod tests {
         assert_eq!(names(&fast), names(&full));
         assert!(root_along(&body, &["missing"]).is_none());
         assert!(root_along(&body, &["tail"]).is_none());
+    }
+
+    #[test]
+    fn strings_end_at_their_closing_quote_past_escapes() {
+        let end = |s: &str| skip_string(s.as_bytes(), 0);
+        assert_eq!(end(r#""plain" x"#), Some(7));
+        assert_eq!(end(r#""a \" b" x"#), Some(8));
+        assert_eq!(end(r#""ends in a backslash \\" x"#), Some(24));
+        assert_eq!(end(r#""\u00e9" x"#), Some(8));
+        assert_eq!(end(r#""unterminated"#), None);
+        assert_eq!(end(r#""dangling \"#), None);
+        assert_eq!(end("x"), None);
     }
 
     #[test]
