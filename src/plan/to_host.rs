@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::model::concepts::ValueKind;
 use crate::model::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
-use crate::model::hosts::HostAdapter;
+use crate::model::hosts::{ADAPTERS, HostAdapter};
 use crate::model::manifest::Server;
 use crate::template::is_env_name;
 use crate::template::{
@@ -1014,15 +1014,14 @@ fn dropped(concept: &Concept, field: &str) -> Dropped {
     }
 }
 
-/// The hosts that write `concept` (legacy spellings, read only, do not count), once each.
+/// The hosts that write `concept` (legacy spellings, read only, do not count), in the order of
+/// [`ADAPTERS`].
 fn supported_hosts(concept: &Concept) -> Vec<&'static str> {
-    let mut hosts: Vec<&'static str> = Vec::new();
-    for h in concept.hosts.iter().filter(|h| h.form != Form::Legacy) {
-        if !hosts.contains(&h.host) {
-            hosts.push(h.host);
-        }
-    }
-    hosts
+    ADAPTERS
+        .iter()
+        .filter(|a| concept.supported_on(a.id))
+        .map(|a| a.id)
+        .collect()
 }
 
 /// Merges `new` into `old`: objects key by key, lists as a union, equal scalars as one.

@@ -83,8 +83,8 @@ mod tests {
         assert_eq!(
             allow.supported_on,
             [
-                "codex",
                 "gemini-cli",
+                "codex",
                 "hermes",
                 "pi",
                 "goose",

@@ -213,8 +213,8 @@ const CURSOR: &[KindLayout] = &[
     ),
 ];
 
-/// Every host's table.
-pub const LAYOUTS: &[&[KindLayout]] = &[CLAUDE_CODE, CODEX, GEMINI_CLI, CURSOR];
+/// Every host's table, in the order of [`crate::model::hosts::ADAPTERS`].
+pub const LAYOUTS: &[&[KindLayout]] = &[CLAUDE_CODE, GEMINI_CLI, CODEX, CURSOR];
 
 /// The row of `kind` at `host`, if the host keeps that kind at all.
 pub fn layout_of(host: &str, kind: Kind) -> Option<&'static KindLayout> {
