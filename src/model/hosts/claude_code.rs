@@ -11,6 +11,7 @@
 //! - `${VAR}` / `${VAR:-default}` are expanded in command, args, env, url and headers.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -32,8 +33,20 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::same("headers_helper", "headersHelper"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::new("tool_call_timeout", "timeout", Form::Millis),
+    Cell::same("always_load", "alwaysLoad"),
+];
 
 const CLAUDE_JSON: UserPath = UserPath::EnvDir {
     var: "CLAUDE_CONFIG_DIR",

@@ -9,6 +9,7 @@
 //! - `${env:NAME}` in command, args, env, url and headers; bare `${NAME}` does not resolve.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -30,8 +31,19 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: None,
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "auth", Form::Values),
+    Cell::new("oauth_scopes", "auth.scopes", Form::Nested),
+    Cell::same("env_file", "envFile"),
+];
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@
 //!   JSON after the comments are stripped. dotpack never writes a trailing comma.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -42,8 +43,26 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("url", "httpUrl", Form::Legacy),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::new("oauth_scopes", "oauth.scopes", Form::Nested),
+    Cell::same("auth_provider_type", "authProviderType"),
+    Cell::same("stdio_working_directory", "cwd"),
+    Cell::new("tool_call_timeout", "timeout", Form::Millis),
+    Cell::same("tool_allowlist", "includeTools"),
+    Cell::same("tool_denylist", "excludeTools"),
+    Cell::same("server_trust", "trust"),
+    Cell::same("description", "description"),
+];
 
 #[cfg(test)]
 mod tests {
