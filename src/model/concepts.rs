@@ -15,6 +15,8 @@ mod table;
 
 pub use table::CONCEPTS;
 
+use std::sync::LazyLock;
+
 use crate::model::hosts::{ADAPTERS, HostAdapter};
 
 /// The shape of value a canonical field holds, checked by validation.
@@ -155,6 +157,27 @@ impl Concept {
 /// The concept whose [`Concept::id`] is `id`.
 pub fn by_id(id: &str) -> Option<&'static Concept> {
     CONCEPTS.iter().find(|c| c.id == id)
+}
+
+/// The hosts that can express `concept` ([`HostAdapter::expresses`]), in the order of
+/// [`ADAPTERS`]: computed once, since every dropped field names them.
+pub fn hosts_expressing(concept: &Concept) -> &'static [&'static str] {
+    static HOSTS: LazyLock<Vec<Vec<&'static str>>> = LazyLock::new(|| {
+        CONCEPTS
+            .iter()
+            .map(|c| {
+                ADAPTERS
+                    .iter()
+                    .filter(|a| a.expresses(c))
+                    .map(|a| a.id)
+                    .collect()
+            })
+            .collect()
+    });
+    match CONCEPTS.iter().position(|c| c.id == concept.id) {
+        Some(at) => &HOSTS[at],
+        None => &[],
+    }
 }
 
 /// The concept whose canonical spelling (field or alternate) is `canonical_field`.

@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::model::concepts::ValueKind;
-use crate::model::concepts::{CONCEPTS, Cell, Concept, Form, concept_of};
-use crate::model::hosts::{ADAPTERS, HostAdapter};
+use crate::model::concepts::{CONCEPTS, Cell, Concept, Form, concept_of, hosts_expressing};
+use crate::model::hosts::HostAdapter;
 use crate::model::manifest::Server;
 use crate::template::is_env_name;
 use crate::template::{
@@ -1015,13 +1015,9 @@ fn dropped(concept: &Concept, field: &str) -> Dropped {
 }
 
 /// The hosts that write `concept` (legacy spellings, read only, do not count), in the order of
-/// [`ADAPTERS`].
+/// [`crate::model::hosts::ADAPTERS`].
 fn supported_hosts(concept: &Concept) -> Vec<&'static str> {
-    ADAPTERS
-        .iter()
-        .filter(|a| a.expresses(concept))
-        .map(|a| a.id)
-        .collect()
+    hosts_expressing(concept).to_vec()
 }
 
 /// Merges `new` into `old`: objects key by key, lists as a union, equal scalars as one.
