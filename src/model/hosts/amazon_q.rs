@@ -29,6 +29,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: false,
     },
     fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
 

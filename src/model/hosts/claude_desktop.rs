@@ -28,5 +28,6 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };

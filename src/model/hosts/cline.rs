@@ -37,6 +37,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: true,
     },
     fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
 

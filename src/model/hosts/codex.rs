@@ -9,6 +9,7 @@
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::model::concepts::{Cell, Form, STDIO_CORE};
+use crate::model::resources::{Kind, KindLayout, Shape};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -34,6 +35,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
+    resources: RESOURCES,
     hooks: EntryHooks::NONE,
 };
 
@@ -64,6 +66,34 @@ const FIELDS: &[Cell] = &[
     Cell::same("default_tool_approval_mode", "default_tools_approval_mode"),
     // mcp-server-concepts.md lists Hermes only; hosts.md also has it in Codex.
     Cell::same("parallel_tool_calls", "supports_parallel_tool_calls"),
+];
+
+/// Skills, commands and memory. Sources: developers.openai.com/codex/skills (repo
+/// `.agents/skills`, user `$HOME/.agents/skills`), custom prompts (`~/.codex/prompts/*.md`, user
+/// scope only), AGENTS.md. Codex "rules" are command execution policies, not guidance: no rule
+/// row.
+const RESOURCES: &[KindLayout] = &[
+    KindLayout {
+        kind: Kind::Skill,
+        project: Some(".agents/skills/{name}"),
+        user: Some(".agents/skills/{name}"),
+        shape: Shape::SkillFolder,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Command,
+        project: None,
+        user: Some(".codex/prompts/{name}.md"),
+        shape: Shape::Markdown,
+        drops: &["allowed-tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Memory,
+        project: Some("AGENTS.md"),
+        user: Some(".codex/AGENTS.md"),
+        shape: Shape::MemoryBlock,
+        drops: &[],
+    },
 ];
 
 #[cfg(test)]

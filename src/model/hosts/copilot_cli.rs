@@ -38,6 +38,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: true,
     },
     fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         value_to_host,
         value_from_host,

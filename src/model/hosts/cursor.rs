@@ -10,6 +10,7 @@
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::model::concepts::{Cell, Form, STDIO_CORE};
+use crate::model::resources::{Kind, KindLayout, Shape};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -32,6 +33,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: true,
     },
     fields: &[STDIO_CORE, FIELDS],
+    resources: RESOURCES,
     hooks: EntryHooks::NONE,
 };
 
@@ -43,6 +45,41 @@ const FIELDS: &[Cell] = &[
     Cell::new("oauth", "auth", Form::Values),
     Cell::new("oauth_scopes", "auth.scopes", Form::Nested),
     Cell::same("env_file", "envFile"),
+];
+
+/// Skills, commands, rules and memory. Sources: cursor.com/docs/context/rules
+/// (`.cursor/rules/*.mdc`: description, globs, alwaysApply), /context/skills (`.cursor/skills`),
+/// commands (`.cursor/commands/*.md`, plain markdown), AGENTS.md at the project root. Cursor
+/// keeps user rules in its settings, not files.
+const RESOURCES: &[KindLayout] = &[
+    KindLayout {
+        kind: Kind::Skill,
+        project: Some(".cursor/skills/{name}"),
+        user: Some(".cursor/skills/{name}"),
+        shape: Shape::SkillFolder,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Command,
+        project: Some(".cursor/commands/{name}.md"),
+        user: Some(".cursor/commands/{name}.md"),
+        shape: Shape::Body,
+        drops: &["description", "argument-hint", "allowed-tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Rule,
+        project: Some(".cursor/rules/{name}.mdc"),
+        user: None,
+        shape: Shape::CursorRule,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Memory,
+        project: Some("AGENTS.md"),
+        user: None,
+        shape: Shape::MemoryBlock,
+        drops: &[],
+    },
 ];
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
 use crate::model::concepts::{Cell, Form, STDIO_CORE};
+use crate::model::resources::{Kind, KindLayout, Shape};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -44,6 +45,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: true,
     },
     fields: &[STDIO_CORE, FIELDS],
+    resources: RESOURCES,
     hooks: EntryHooks::NONE,
 };
 
@@ -62,6 +64,40 @@ const FIELDS: &[Cell] = &[
     Cell::same("tool_denylist", "excludeTools"),
     Cell::same("server_trust", "trust"),
     Cell::same("description", "description"),
+];
+
+/// Skills, commands, agents and memory. Sources: geminicli.com/docs/cli/custom-commands
+/// (`.gemini/commands/*.toml`, `prompt` and `description`, `{{args}}`), skills
+/// (`.gemini/skills`), subagents (`.gemini/agents/*.md`), GEMINI.md.
+const RESOURCES: &[KindLayout] = &[
+    KindLayout {
+        kind: Kind::Skill,
+        project: Some(".gemini/skills/{name}"),
+        user: Some(".gemini/skills/{name}"),
+        shape: Shape::SkillFolder,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Command,
+        project: Some(".gemini/commands/{name}.toml"),
+        user: Some(".gemini/commands/{name}.toml"),
+        shape: Shape::GeminiCommand,
+        drops: &["argument-hint", "allowed-tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Agent,
+        project: Some(".gemini/agents/{name}.md"),
+        user: Some(".gemini/agents/{name}.md"),
+        shape: Shape::GeminiAgent,
+        drops: &["tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Memory,
+        project: Some("GEMINI.md"),
+        user: Some(".gemini/GEMINI.md"),
+        shape: Shape::MemoryBlock,
+        drops: &[],
+    },
 ];
 
 #[cfg(test)]

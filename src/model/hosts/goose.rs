@@ -34,6 +34,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: false,
     },
     fields: &[FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         to_host,
         from_host,

@@ -1,6 +1,7 @@
 //! Host adapters as data: where each host keeps its MCP servers, in which file format, under
-//! which key, how it spells environment references and when it wants a transport `type`, and how
-//! it spells each field of the concept table ([`HostAdapter::fields`]).
+//! which key, how it spells environment references and when it wants a transport `type`, how it
+//! spells each field of the concept table ([`HostAdapter::fields`]), and where it keeps skills,
+//! commands, agents, rules and memory ([`HostAdapter::resources`]).
 //!
 //! What a field means (its kind, whether dropping it is lossy or weakens security) is the concept
 //! table's ([`crate::model::concepts`]); which host spells it how is the host's own. Adding a host
@@ -38,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::model::concepts::{Cell, Concept, Form};
+use crate::model::resources::{Kind, KindLayout};
 use crate::template::EnvSyntax;
 
 pub use crate::formats::Container;
@@ -298,6 +300,9 @@ pub struct HostAdapter {
     /// are read on import only. Slices, so a shared run
     /// ([`crate::model::concepts::STDIO_CORE`]) splices in.
     pub fields: &'static [&'static [Cell]],
+    /// Where it keeps skills, commands, agents, rules and memory, and in which shape: a row per
+    /// kind it keeps (none: every resource is lossy there).
+    pub resources: &'static [KindLayout],
     /// Whole-entry conversions beyond the concept table, both directions.
     pub hooks: EntryHooks,
 }
@@ -323,6 +328,7 @@ impl HostAdapter {
             also_expands: &[],
             transport_types: TransportTypes::untyped(true),
             fields: adapter(id).map_or(&[], |a| a.fields),
+            resources: &[],
             hooks: EntryHooks::NONE,
         }
     }
@@ -420,6 +426,11 @@ impl HostAdapter {
     /// Whether the host has any spelling of `concept`, legacy ones included.
     pub fn reads(&self, concept: &Concept) -> bool {
         self.cells_of(concept).next().is_some()
+    }
+
+    /// Where and how the host keeps `kind`, if it keeps that kind at all.
+    pub fn layout(&self, kind: Kind) -> Option<&'static KindLayout> {
+        self.resources.iter().find(|row| row.kind == kind)
     }
 
     /// Whether the host has a config file at `scope`.

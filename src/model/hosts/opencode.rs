@@ -32,6 +32,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         speaks_sse: true,
     },
     fields: &[FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
 

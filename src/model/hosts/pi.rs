@@ -40,6 +40,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     also_expands: &[],
     transport_types: TransportTypes::untyped(true),
     fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         command_values: Some(COMMANDS),
         ..EntryHooks::NONE

@@ -63,6 +63,21 @@ fn every_adapter_lists_its_cells_in_concept_table_order() {
 }
 
 #[test]
+fn every_adapter_keeps_each_resource_kind_in_one_place() {
+    for a in ADAPTERS {
+        let mut seen = std::collections::BTreeSet::new();
+        for row in a.resources {
+            assert!(
+                seen.insert(row.kind),
+                "{}: two rows for {:?}",
+                a.id,
+                row.kind
+            );
+        }
+    }
+}
+
+#[test]
 fn claude_code_paths_never_use_settings_json() {
     let env = fake_env();
     assert_eq!(

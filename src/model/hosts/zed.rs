@@ -29,6 +29,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         from_host,
         ..EntryHooks::NONE
