@@ -1,6 +1,6 @@
-//! `docs/host-matrix.md` is generated from the concept table, so the documentation of which host
-//! can express which field never drifts from what dotpack does. Run with `UPDATE_DOCS=1` to
-//! rewrite it after changing the table.
+//! `docs/host-matrix.md` is generated from the concept table (its rows, and each adapter's cells),
+//! so the documentation of which host can express which field never drifts from what dotpack
+//! does. Run with `UPDATE_DOCS=1` to rewrite it after changing a row or a host's cells.
 
 use dotpack::model::concepts::{CONCEPTS, Form};
 use dotpack::model::hosts::ADAPTERS;
@@ -9,7 +9,8 @@ fn render() -> String {
     let hosts: Vec<&str> = ADAPTERS.iter().map(|a| a.id).collect();
     let mut out = String::from(
         "# Host matrix\n\n\
-         Generated from the concept table (`src/model/concepts/table.rs`) by `tests/host_matrix_doc.rs`;\n\
+         Generated from the concept table (rows in `src/model/concepts/table.rs`, each host's cells in\n\
+         its adapter, `src/model/hosts/HOST.rs`) by `tests/host_matrix_doc.rs`;\n\
          do not edit by hand (`UPDATE_DOCS=1 cargo test --test host_matrix_doc` rewrites it).\n\n\
          Each row is a field of `[servers.NAME]` in `dotpack.toml`. A cell names the field as the\n\
          host spells it; `-` means the host cannot express it, so installing there is lossy: the\n\
@@ -39,11 +40,10 @@ fn render() -> String {
             },
             mark(concept.security)
         ));
-        for h in &hosts {
-            let cells: Vec<String> = concept
-                .hosts
-                .iter()
-                .filter(|f| f.host == *h && f.form != Form::Legacy)
+        for host in ADAPTERS {
+            let cells: Vec<String> = host
+                .cells_of(concept)
+                .filter(|f| f.form != Form::Legacy)
                 .map(|f| match f.form {
                     Form::Millis => format!("`{}` (ms)", f.field),
                     Form::Seconds => format!("`{}` (s)", f.field),

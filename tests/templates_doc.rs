@@ -25,7 +25,7 @@ fn render_table() -> String {
         };
         let plain = cell(env_ref(&name, None, host.env_syntax));
         let default = cell(env_ref(&url, Some("http://localhost"), host.env_syntax));
-        let forwarding = concept_of("env_vars").and_then(|c| c.writable_field(host.id));
+        let forwarding = concept_of("env_vars").and_then(|c| host.spelling(c));
         let env = match (host.env_syntax, forwarding) {
             (EnvSyntax::None, Some(f)) => format!("forwarded by name (`{}`)", f.field),
             (EnvSyntax::None, None) => "refused, naming the field".to_string(),

@@ -2,15 +2,22 @@
 //! under what name, whether dropping it loses meaning, and whether it matters for security.
 //! One table, read by validation, translation and lossy checks alike.
 //!
+//! Its rows ([`CONCEPTS`]) say what a field is; its cells, how one host spells it, live in that
+//! host's adapter ([`crate::model::hosts::HostAdapter::fields`]), so a host is one file.
+//!
 //! Facts come from `reference/hosts.md` (sections 1–21) first and `reference/mcp-server-concepts.md`
 //! second. Support is decided per canonical field: every field is its own [`Concept`] row, so
 //! `enabled_tools` and `disabled_tools` can differ (Windsurf and Kiro have a deny list but no
 //! allow list). A host that spells a concept differently (`includeTools`, `headers`, `serverUrl`)
-//! is a [`HostField`] of the same row, so a translator renames instead of dropping.
+//! has a [`Cell`] for the same row, so a translator renames instead of dropping.
 
 mod table;
 
 pub use table::CONCEPTS;
+
+use std::sync::LazyLock;
+
+use crate::model::hosts::{ADAPTERS, HostAdapter};
 
 /// The shape of value a canonical field holds, checked by validation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,15 +80,39 @@ pub enum Form {
     Legacy,
 }
 
-/// One host's name for a concept.
+/// One host's name for a concept: a cell of the table, kept in the host's adapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HostField {
-    /// A host id of [`crate::model::hosts::ADAPTERS`].
-    pub host: &'static str,
-    /// The field as that host spells it (dotted when [`Form::Nested`]).
+pub struct Cell {
+    /// The [`Concept::id`] of the row.
+    pub concept: &'static str,
+    /// The field as the host spells it (dotted when [`Form::Nested`]).
     pub field: &'static str,
     pub form: Form,
 }
+
+impl Cell {
+    /// The host spells `concept` as `field`, with the canonical shape and meaning.
+    pub const fn same(concept: &'static str, field: &'static str) -> Cell {
+        Cell::new(concept, field, Form::Same)
+    }
+
+    /// The host spells `concept` as `field`, in `form`.
+    pub const fn new(concept: &'static str, field: &'static str, form: Form) -> Cell {
+        Cell {
+            concept,
+            field,
+            form,
+        }
+    }
+}
+
+/// The stdio core (`command`, `args`, `env`) under its canonical names: every host's but
+/// OpenCode's (one `command` array, `environment`) and goose's (`cmd`, `envs`).
+pub const STDIO_CORE: &[Cell] = &[
+    Cell::same("command", "command"),
+    Cell::same("args", "args"),
+    Cell::same("env", "env"),
+];
 
 /// Fields that only mean something for a process (stdio): on a remote server they are a mistake
 /// some hosts refuse to load.
@@ -114,9 +145,6 @@ pub struct Concept {
     /// env sources): needs a named `--allow-lossy=FIELD`.
     pub security: bool,
     pub description: &'static str,
-    /// Hosts that can express it; a host absent here cannot. The first entry per host is the
-    /// spelling to write.
-    pub hosts: &'static [HostField],
 }
 
 impl Concept {
@@ -124,18 +152,31 @@ impl Concept {
     pub fn canonical_fields(&self) -> impl Iterator<Item = &'static str> + use<> {
         std::iter::once(self.field).chain(self.alternates.iter().copied())
     }
+}
 
-    /// Whether `host` can express this concept (a legacy import-only spelling does not count;
-    /// core fields are not free either: Claude Desktop has no `url`).
-    pub fn supported_on(&self, host: &str) -> bool {
-        self.writable_field(host).is_some()
-    }
+/// The concept whose [`Concept::id`] is `id`.
+pub fn by_id(id: &str) -> Option<&'static Concept> {
+    CONCEPTS.iter().find(|c| c.id == id)
+}
 
-    /// The host's spelling to write, with its form.
-    pub fn writable_field(&self, host: &str) -> Option<&'static HostField> {
-        self.hosts
+/// The hosts that can express `concept` ([`HostAdapter::expresses`]), in the order of
+/// [`ADAPTERS`]: computed once, since every dropped field names them.
+pub fn hosts_expressing(concept: &Concept) -> &'static [&'static str] {
+    static HOSTS: LazyLock<Vec<Vec<&'static str>>> = LazyLock::new(|| {
+        CONCEPTS
             .iter()
-            .find(|h| h.host == host && h.form != Form::Legacy)
+            .map(|c| {
+                ADAPTERS
+                    .iter()
+                    .filter(|a| a.expresses(c))
+                    .map(|a| a.id)
+                    .collect()
+            })
+            .collect()
+    });
+    match CONCEPTS.iter().position(|c| c.id == concept.id) {
+        Some(at) => &HOSTS[at],
+        None => &[],
     }
 }
 
@@ -144,13 +185,6 @@ pub fn concept_of(canonical_field: &str) -> Option<&'static Concept> {
     CONCEPTS
         .iter()
         .find(|c| c.canonical_fields().any(|f| f == canonical_field))
-}
-
-/// How `host` spells the concept of `canonical_field`, or `None` if it cannot express it.
-pub fn host_field(canonical_field: &str, host: &str) -> Option<&'static str> {
-    concept_of(canonical_field)?
-        .writable_field(host)
-        .map(|h| h.field)
 }
 
 /// The canonical field for a name found in a host file, for import: canonical names map to
@@ -163,7 +197,12 @@ pub fn canonical_name(field: &str) -> Option<&'static str> {
     }
     CONCEPTS
         .iter()
-        .find(|c| c.hosts.iter().any(|h| h.field == field))
+        .find(|c| {
+            ADAPTERS
+                .iter()
+                .flat_map(HostAdapter::cells)
+                .any(|cell| cell.concept == c.id && cell.field == field)
+        })
         .map(|c| c.field)
 }
 
@@ -234,15 +273,24 @@ mod tests {
         }
     }
 
+    /// How `host` spells the concept of `canonical_field`, or `None` if it cannot express it.
+    fn host_field(canonical_field: &str, host: &str) -> Option<&'static str> {
+        let adapter = crate::model::hosts::adapter(host)?;
+        adapter
+            .spelling(concept_of(canonical_field)?)
+            .map(|c| c.field)
+    }
+
     #[test]
-    fn every_referenced_host_exists() {
-        for c in CONCEPTS {
-            for h in c.hosts {
+    fn every_cell_names_a_known_concept() {
+        for host in ADAPTERS {
+            for cell in host.cells() {
                 assert!(
-                    crate::model::hosts::is_known_host(h.host),
-                    "{}: unknown host {}",
-                    c.id,
-                    h.host
+                    by_id(cell.concept).is_some(),
+                    "{}: unknown concept {} (field {})",
+                    host.id,
+                    cell.concept,
+                    cell.field
                 );
             }
         }
@@ -271,11 +319,9 @@ mod tests {
     #[test]
     fn a_host_spelling_never_means_two_concepts() {
         let mut owners: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for c in CONCEPTS {
-            for h in c.hosts {
-                if concept_of(h.field).is_none() {
-                    owners.entry(h.field).or_default().insert(c.id);
-                }
+        for cell in ADAPTERS.iter().flat_map(HostAdapter::cells) {
+            if concept_of(cell.field).is_none() {
+                owners.entry(cell.field).or_default().insert(cell.concept);
             }
         }
         for (field, ids) in owners {
@@ -289,7 +335,7 @@ mod tests {
             for field in ["command", "args", "env"] {
                 let concept = concept_of(field).unwrap();
                 assert!(
-                    concept.hosts.iter().any(|h| h.host == host.id),
+                    host.reads(concept),
                     "{} has no spelling for {field}",
                     host.id
                 );
@@ -340,9 +386,7 @@ mod tests {
         assert_eq!(host_field("env_file", "vscode"), Some("envFile"));
         assert_eq!(host_field("cwd", "claude-code"), None);
         let enabled = concept_of("enabled").unwrap();
-        assert_eq!(
-            enabled.writable_field("kiro").map(|h| h.form),
-            Some(Form::Inverted)
-        );
+        let kiro = crate::model::hosts::adapter("kiro").unwrap();
+        assert_eq!(kiro.spelling(enabled).map(|h| h.form), Some(Form::Inverted));
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::model::hosts::HostAdapter;
 use crate::model::manifest::Manifest;
-use crate::model::resources::{FileClaim, Kind, ResourceDecl, Shape, layout_of, load_one};
+use crate::model::resources::{FileClaim, Kind, ResourceDecl, Shape, load_one};
 
 /// One host resource to import.
 #[derive(Debug)]
@@ -51,7 +51,7 @@ pub fn scan(host: &HostAdapter, root: &Path, manifest: &Manifest, claims: &[File
             // Instructions files are the user's own text, not one resource per file.
             continue;
         }
-        let Some(row) = layout_of(host.id, kind) else {
+        let Some(row) = host.layout(kind) else {
             continue;
         };
         let Some((dir, suffix)) = row.project.and_then(|p| p.split_once("{name}")) else {

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::model::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
+use crate::model::concepts::{Cell, Concept, Form, by_id, concept_of};
 use crate::model::hosts::HostAdapter;
 use crate::plan::to_host::{Unit, canonical_unit, convert, rank};
 
@@ -236,12 +236,7 @@ fn unwrap_remote(adapter: &HostAdapter, server: &mut Map<String, Value>) {
 
 /// Whether `key` is a transport label field in this host: its spellings of `type`, or `type`.
 fn is_marker(adapter: &HostAdapter, key: &str) -> bool {
-    key == "type"
-        || concept_of("type").is_some_and(|c| {
-            c.hosts
-                .iter()
-                .any(|h| h.host == adapter.id && h.field == key)
-        })
+    key == "type" || concept_of("type").is_some_and(|c| adapter.cells_of(c).any(|h| h.field == key))
 }
 
 /// Canonical fields collected from an entry, each with the host field it came from and whether
@@ -292,7 +287,7 @@ fn take_nested(
     out: &mut Fields,
     warn: &mut dyn FnMut(&'static str, String),
 ) {
-    for (concept, hf) in host_fields(adapter).filter(|(_, h)| h.form == Form::Nested) {
+    for (concept, hf) in host_fields(adapter, |h| h.form == Form::Nested) {
         let path: Vec<&str> = hf.field.split('.').collect();
         if let Some(value) = take_path(entry, &path) {
             put_converted(adapter, concept, hf, value, out, warn);
@@ -317,16 +312,16 @@ fn take_path(map: &mut Map<String, Value>, path: &[&str]) -> Option<Value> {
     }
 }
 
-/// Every (concept, host field) pair of this host in the table.
+/// The cells of this host that `keep` selects, each with its concept, in the adapter's
+/// (concept-table) order.
 fn host_fields(
     adapter: &HostAdapter,
-) -> impl Iterator<Item = (&'static Concept, &'static HostField)> + '_ {
-    CONCEPTS.iter().flat_map(move |c| {
-        c.hosts
-            .iter()
-            .filter(move |h| h.host == adapter.id)
-            .map(move |h| (c, h))
-    })
+    keep: impl Fn(&Cell) -> bool,
+) -> impl Iterator<Item = (&'static Concept, &'static Cell)> {
+    adapter
+        .cells()
+        .filter(move |cell| keep(cell))
+        .filter_map(|cell| Some((by_id(cell.concept)?, cell)))
 }
 
 /// Maps one top-level host field.
@@ -337,8 +332,7 @@ fn field(
     out: &mut Fields,
     warn: &mut dyn FnMut(&'static str, String),
 ) {
-    let spelling = host_fields(adapter)
-        .filter(|(_, h)| h.field == key && h.form != Form::Nested)
+    let spelling = host_fields(adapter, |h| h.field == key && h.form != Form::Nested)
         // `command` of a command-array host stands in the `command` and `args` rows: one of them.
         .find(|(c, h)| h.form != Form::CommandArray || c.field == "command");
     if let Some((concept, hf)) = spelling {
@@ -347,7 +341,7 @@ fn field(
     }
     // A canonical spelling of a concept the host supports (Codex `startup_timeout_ms`).
     if let Some(concept) = concept_of(&key)
-        && concept.hosts.iter().any(|h| h.host == adapter.id)
+        && adapter.reads(concept)
     {
         out.put(&key, value, &key, false);
         return;
@@ -368,7 +362,7 @@ fn field(
 fn put_converted(
     adapter: &HostAdapter,
     concept: &Concept,
-    hf: &HostField,
+    hf: &Cell,
     value: Value,
     out: &mut Fields,
     warn: &mut dyn FnMut(&'static str, String),

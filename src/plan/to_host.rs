@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::model::concepts::ValueKind;
-use crate::model::concepts::{CONCEPTS, Concept, Form, HostField, concept_of};
+use crate::model::concepts::{CONCEPTS, Cell, Concept, Form, concept_of, hosts_expressing};
 use crate::model::hosts::HostAdapter;
 use crate::model::manifest::Server;
 use crate::template::is_env_name;
@@ -312,7 +312,7 @@ fn with_references(server: &Server) -> std::borrow::Cow<'_, Server> {
 fn wrap_remote(host: &HostAdapter, server: &Server, transport: Transport) -> Option<Server> {
     let wrapper = host.remote_wrapper?;
     let url = server.url.as_ref()?;
-    if transport == Transport::Stdio || concept_of("url").is_some_and(|c| c.supported_on(host.id)) {
+    if transport == Transport::Stdio || concept_of("url").is_some_and(|c| host.expresses(c)) {
         return None;
     }
     let mut args: Vec<String> = wrapper[1..].iter().map(|a| a.to_string()).collect();
@@ -454,12 +454,12 @@ impl Translator<'_> {
         }
     }
 
-    /// How the host spells `canonical`, from the concept table.
-    fn spelling(&self, canonical: &str) -> Option<&'static HostField> {
-        concept_of(canonical)?.writable_field(self.host.id)
+    /// How the host spells `canonical`: its cell of the concept table.
+    fn spelling(&self, canonical: &str) -> Option<&'static Cell> {
+        self.host.spelling(concept_of(canonical)?)
     }
 
-    fn required_spelling(&self, canonical: &str) -> Result<&'static HostField, TranslateError> {
+    fn required_spelling(&self, canonical: &str) -> Result<&'static Cell, TranslateError> {
         self.spelling(canonical).ok_or_else(|| {
             self.unsupported(
                 canonical,
@@ -593,7 +593,7 @@ impl Translator<'_> {
     fn core_field(
         &mut self,
         canonical: &str,
-        hf: &HostField,
+        hf: &Cell,
         value: Value,
     ) -> Result<(), TranslateError> {
         if hf.field != canonical {
@@ -737,7 +737,7 @@ impl Translator<'_> {
         &self,
         canonical: &str,
         field: &str,
-    ) -> Result<&'static HostField, TranslateError> {
+    ) -> Result<&'static Cell, TranslateError> {
         self.spelling(canonical).ok_or_else(|| {
             self.unsupported(
                 field,
@@ -772,7 +772,7 @@ impl Translator<'_> {
         if field == "http_headers" && self.host.env_syntax == EnvSyntax::None {
             return self.forwarded_headers(value);
         }
-        match concept.writable_field(self.host.id) {
+        match self.host.spelling(concept) {
             Some(hf) => self.write(concept, field, hf, value),
             None if self.interpolated(field, value)? => Ok(()),
             None if concept.lossy => {
@@ -788,7 +788,7 @@ impl Translator<'_> {
         &mut self,
         concept: &Concept,
         field: &str,
-        hf: &HostField,
+        hf: &Cell,
         value: &toml::Value,
     ) -> Result<(), TranslateError> {
         let typed = match value {
@@ -1014,15 +1014,10 @@ fn dropped(concept: &Concept, field: &str) -> Dropped {
     }
 }
 
-/// The hosts that write `concept` (legacy spellings, read only, do not count), once each.
+/// The hosts that write `concept` (legacy spellings, read only, do not count), in the order of
+/// [`crate::model::hosts::ADAPTERS`].
 fn supported_hosts(concept: &Concept) -> Vec<&'static str> {
-    let mut hosts: Vec<&'static str> = Vec::new();
-    for h in concept.hosts.iter().filter(|h| h.form != Form::Legacy) {
-        if !hosts.contains(&h.host) {
-            hosts.push(h.host);
-        }
-    }
-    hosts
+    hosts_expressing(concept).to_vec()
 }
 
 /// Merges `new` into `old`: objects key by key, lists as a union, equal scalars as one.
@@ -1132,11 +1127,14 @@ mod tests {
         translate(adapter(host).unwrap(), "s", &server(toml), &Props::new())
     }
 
-    /// A host with no adapter file yet, to show translation needs only the table and the adapter.
-    const KIRO: HostAdapter = HostAdapter {
-        project_file: Some(".kiro/settings/mcp.json"),
-        ..HostAdapter::bare("kiro")
-    };
+    /// Kiro's files and cells with none of its other settings, to show translation needs only
+    /// the concept cells and the adapter's syntax.
+    fn kiro() -> HostAdapter {
+        HostAdapter {
+            project_file: Some(".kiro/settings/mcp.json"),
+            ..HostAdapter::bare("kiro")
+        }
+    }
 
     #[test]
     fn pi_commands_are_escaped_in_pis_files_and_refused_in_files_pi_shares() {
@@ -1221,7 +1219,7 @@ mod tests {
     #[test]
     fn inverted_fields_flip_and_unknown_fields_drop_as_security() {
         let t = translate(
-            &KIRO,
+            &kiro(),
             "s",
             &server("command = \"x\"\nargs = []\nenabled = false\nfrobnicate = 1\n"),
             &Props::new(),

@@ -136,7 +136,7 @@ fn every_host_reports_a_field_it_cannot_express_as_the_concept_table_says() {
         let env = Env::new();
         env.write("dotpack.toml", &manifest(host, scope, &with_cwd));
         let out = env.dotpack().args(["--trust", "install"]).assert();
-        if cwd.supported_on(host.id) {
+        if host.expresses(cwd) {
             out.success();
             let text = std::fs::read_to_string(path_of(&env, host, scope)).unwrap();
             assert!(text.contains("/srv/alpha"), "{}: {text}", host.id);

@@ -1,51 +1,12 @@
-//! The rows of the concept table. Pure data: one [`Concept`] per canonical field.
+//! The rows of the concept table. Pure data: one [`Concept`] per canonical field. Which host
+//! spells it how is in each host's adapter ([`crate::model::hosts::HostAdapter::fields`]).
 //!
-//! Host facts follow `reference/hosts.md` (fresher than `mcp-server-concepts.md`); where the two
-//! disagree the row says so in a comment.
+//! Facts follow `reference/hosts.md` (fresher than `mcp-server-concepts.md`); where the two
+//! disagree the row, or the adapter beside its cell, says so in a comment.
 
-use super::{Concept, Form, HostField, ValueKind};
-
-const fn same(host: &'static str, field: &'static str) -> HostField {
-    HostField {
-        host,
-        field,
-        form: Form::Same,
-    }
-}
-
-const fn with(host: &'static str, field: &'static str, form: Form) -> HostField {
-    HostField { host, field, form }
-}
-
-/// Hosts whose stdio core (`command`, `args`, `env`) is spelled the common way.
-macro_rules! everywhere {
-    ($field:literal; $($extra:expr),* $(,)?) => {
-        &[
-            same("claude-code", $field),
-            same("claude-desktop", $field),
-            same("gemini-cli", $field),
-            same("codex", $field),
-            same("cursor", $field),
-            same("vscode", $field),
-            same("windsurf", $field),
-            same("zed", $field),
-            same("hermes", $field),
-            same("antigravity", $field),
-            same("pi", $field),
-            same("cline", $field),
-            same("continue", $field),
-            same("amazon-q", $field),
-            same("kiro", $field),
-            same("copilot-cli", $field),
-            same("crush", $field),
-            same("mcp-json", $field),
-            $($extra),*
-        ]
-    };
-}
+use super::{Concept, ValueKind};
 
 /// Builds a row; `core` rows are never lossy, `security` rows always are.
-#[allow(clippy::too_many_arguments)]
 const fn concept(
     id: &'static str,
     field: &'static str,
@@ -54,7 +15,6 @@ const fn concept(
     lossy: bool,
     security: bool,
     description: &'static str,
-    hosts: &'static [HostField],
 ) -> Concept {
     Concept {
         id,
@@ -65,7 +25,6 @@ const fn concept(
         lossy,
         security,
         description,
-        hosts,
     }
 }
 
@@ -74,7 +33,6 @@ const fn core(
     field: &'static str,
     kind: ValueKind,
     description: &'static str,
-    hosts: &'static [HostField],
 ) -> Concept {
     Concept {
         id,
@@ -85,7 +43,6 @@ const fn core(
         lossy: false,
         security: false,
         description,
-        hosts,
     }
 }
 
@@ -99,60 +56,24 @@ pub static CONCEPTS: &[Concept] = &[
         "command",
         K::String,
         "Executable that starts a stdio server (one program, never a shell line).",
-        everywhere!("command";
-            with("opencode", "command", Form::CommandArray),
-            with("goose", "cmd", Form::Same),
-        ),
     ),
     core(
         "args",
         "args",
         K::StringList,
         "Arguments of the stdio command; required with `command` (may be empty).",
-        everywhere!("args";
-            with("opencode", "command", Form::CommandArray),
-            same("goose", "args"),
-        ),
     ),
     core(
         "env",
         "env",
         K::StringMap,
         "Environment variables for the stdio server process.",
-        everywhere!("env";
-            with("opencode", "environment", Form::Same),
-            with("goose", "envs", Form::Same),
-        ),
     ),
     core(
         "url",
         "url",
         K::String,
         "Endpoint of a remote (streamable HTTP or SSE) server. Claude Desktop has none.",
-        &[
-            same("claude-code", "url"),
-            same("gemini-cli", "url"),
-            with("gemini-cli", "httpUrl", Form::Legacy),
-            same("codex", "url"),
-            same("cursor", "url"),
-            same("vscode", "url"),
-            // hosts.md: docs allow `url`, but a `url`-only entry reportedly registers nothing.
-            with("windsurf", "serverUrl", Form::Same),
-            with("windsurf", "url", Form::Legacy),
-            same("opencode", "url"),
-            same("zed", "url"),
-            same("hermes", "url"),
-            with("antigravity", "serverUrl", Form::Same),
-            same("pi", "url"),
-            with("goose", "uri", Form::Same),
-            same("cline", "url"),
-            same("continue", "url"),
-            same("amazon-q", "url"),
-            same("kiro", "url"),
-            same("copilot-cli", "url"),
-            same("crush", "url"),
-            same("mcp-json", "url"),
-        ],
     ),
     // ---- transport marker: a label, never the transport discriminator ----
     concept(
@@ -163,22 +84,6 @@ pub static CONCEPTS: &[Concept] = &[
         false,
         false,
         "Transport label (`stdio`, `http`, `sse`, `streamable-http`); must agree with command/url.",
-        &[
-            with("claude-code", "type", Form::Values),
-            with("gemini-cli", "type", Form::Values),
-            with("cursor", "type", Form::Values),
-            with("vscode", "type", Form::Values),
-            with("opencode", "type", Form::Values),
-            with("hermes", "transport", Form::Values),
-            with("goose", "type", Form::Values),
-            with("cline", "type", Form::Values),
-            with("cline", "transportType", Form::Legacy),
-            with("continue", "type", Form::Values),
-            with("amazon-q", "type", Form::Values),
-            with("copilot-cli", "type", Form::Values),
-            with("crush", "type", Form::Values),
-            with("mcp-json", "type", Form::Values),
-        ],
     ),
     // ---- HTTP auth and headers ----
     concept(
@@ -189,28 +94,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Static HTTP request headers (often carry credentials).",
-        &[
-            same("claude-code", "headers"),
-            same("gemini-cli", "headers"),
-            same("codex", "http_headers"),
-            with("codex", "headers", Form::Legacy),
-            same("cursor", "headers"),
-            same("vscode", "headers"),
-            same("windsurf", "headers"),
-            same("opencode", "headers"),
-            same("zed", "headers"),
-            same("hermes", "headers"),
-            same("antigravity", "headers"),
-            same("pi", "headers"),
-            same("goose", "headers"),
-            same("cline", "headers"),
-            with("continue", "requestOptions.headers", Form::Nested),
-            same("amazon-q", "headers"),
-            same("kiro", "headers"),
-            same("copilot-cli", "headers"),
-            same("crush", "headers"),
-            same("mcp-json", "headers"),
-        ],
     ),
     concept(
         "headers_helper",
@@ -220,12 +103,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Command whose output supplies request headers at connect time.",
-        &[
-            same("claude-code", "headersHelper"),
-            // Codex 0.171: a string, remote servers only (checked against the real CLI).
-            same("codex", "http_headers_helper"),
-            with("pi", "requestHeadersCommand", Form::Values),
-        ],
     ),
     concept(
         "codex_bearer_token_env_var",
@@ -235,10 +112,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Name of an env var whose value is sent as `Authorization: Bearer …`.",
-        &[
-            same("codex", "bearer_token_env_var"),
-            same("pi", "bearerTokenEnv"),
-        ],
     ),
     concept(
         "env_http_headers",
@@ -248,7 +121,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "HTTP headers whose values are read from env vars at request time.",
-        &[same("codex", "env_http_headers")],
     ),
     concept(
         "oauth",
@@ -258,21 +130,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Pre-registered OAuth client settings (shape differs per host).",
-        &[
-            with("claude-code", "oauth", Form::Values),
-            with("gemini-cli", "oauth", Form::Values),
-            with("codex", "oauth", Form::Values),
-            with("cursor", "auth", Form::Values),
-            with("opencode", "oauth", Form::Values),
-            with("zed", "oauth", Form::Values),
-            with("hermes", "oauth", Form::Values),
-            with("pi", "oauth", Form::Values),
-            with("cline", "oauth", Form::Values),
-            with("amazon-q", "oauth", Form::Values),
-            with("kiro", "oauth", Form::Values),
-            with("copilot-cli", "oauthClientId", Form::Values),
-            with("crush", "oauth_client_id", Form::Values),
-        ],
     ),
     concept(
         "oauth_resource",
@@ -282,7 +139,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "OAuth resource indicator (RFC 8707).",
-        &[same("codex", "oauth_resource")],
     ),
     concept(
         "oauth_scopes",
@@ -292,13 +148,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "OAuth scopes to request.",
-        &[
-            same("codex", "scopes"),
-            with("gemini-cli", "oauth.scopes", Form::Nested),
-            with("cursor", "auth.scopes", Form::Nested),
-            same("amazon-q", "oauthScopes"),
-            same("kiro", "oauthScopes"),
-        ],
     ),
     concept(
         "http_auth_mode",
@@ -308,7 +157,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "HTTP auth mode (`oauth`, `bearer`).",
-        &[same("hermes", "auth"), with("pi", "auth", Form::Values)],
     ),
     concept(
         "auth_provider_type",
@@ -318,7 +166,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Gemini auth provider (`dynamic_discovery`, `google_credentials`, …).",
-        &[same("gemini-cli", "authProviderType")],
     ),
     // ---- TLS ----
     concept(
@@ -329,7 +176,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "TLS verification: false, or a CA bundle path.",
-        &[same("hermes", "ssl_verify")],
     ),
     concept(
         "tls_client_cert",
@@ -339,7 +185,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "mTLS client certificate path.",
-        &[same("hermes", "client_cert")],
     ),
     concept(
         "tls_client_key",
@@ -349,7 +194,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "mTLS client key path.",
-        &[same("hermes", "client_key")],
     ),
     concept(
         "identity_header",
@@ -359,7 +203,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Per-user identity header `{name, value_from, value}`.",
-        &[same("hermes", "identity_header")],
     ),
     // ---- environment sources ----
     concept(
@@ -370,7 +213,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "A dotenv file loaded into the stdio server's environment.",
-        &[same("cursor", "envFile"), same("vscode", "envFile")],
     ),
     concept(
         "codex_env_vars_with_source",
@@ -380,13 +222,8 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Variables forwarded from the host's env or secret store (`{name, source}`).",
-        &[
-            same("codex", "env_vars"),
-            with("goose", "env_keys", Form::Values),
-        ],
     ),
     // ---- process ----
-    // mcp-server-concepts.md also lists antigravity; hosts.md (fresher) has no `cwd` there.
     concept(
         "stdio_working_directory",
         "cwd",
@@ -395,15 +232,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "Working directory of the stdio server process.",
-        &[
-            same("gemini-cli", "cwd"),
-            same("codex", "cwd"),
-            same("opencode", "cwd"),
-            same("pi", "cwd"),
-            same("cline", "cwd"),
-            same("continue", "cwd"),
-            same("copilot-cli", "cwd"),
-        ],
     ),
     concept(
         "codex_experimental_environment",
@@ -413,9 +241,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "Where a stdio server runs: `local` or `remote` executor.",
-        // Codex 0.171 reads `environment_id` and ignores `experimental_environment` (checked
-        // against the real CLI: a non-string `environment_id` is refused, the old key is not).
-        &[same("codex", "environment_id")],
     ),
     // ---- timeouts ----
     concept(
@@ -426,11 +251,9 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "Startup (initialize + tools/list) budget; `_sec` wins over `_ms`.",
-        &[same("codex", "startup_timeout_sec")],
     ),
     // hosts.md describes every per-server `timeout` as a per-call/request budget, the same concept
     // as Codex `tool_timeout_sec`; mcp-server-concepts.md keeps them apart. One row, units per host.
-    // OpenCode's `timeout` bounds the tool-list fetch only, so it is not listed.
     concept(
         "tool_call_timeout",
         "timeout",
@@ -439,18 +262,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "Per tool call / request budget, in milliseconds (`tool_timeout_sec` in seconds).",
-        &[
-            with("claude-code", "timeout", Form::Millis),
-            with("gemini-cli", "timeout", Form::Millis),
-            with("codex", "tool_timeout_sec", Form::Seconds),
-            with("zed", "timeout", Form::Seconds),
-            with("hermes", "timeout", Form::Seconds),
-            with("pi", "requestTimeoutMs", Form::Millis),
-            with("goose", "timeout", Form::Seconds),
-            with("cline", "timeout", Form::Seconds),
-            with("amazon-q", "timeout", Form::Millis),
-            with("crush", "timeout", Form::Seconds),
-        ],
     ),
     concept(
         "connect_timeout",
@@ -460,10 +271,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "Connect/initialize budget for remote servers, in seconds.",
-        &[
-            with("hermes", "connect_timeout", Form::Seconds),
-            with("continue", "connectionTimeout", Form::Values),
-        ],
     ),
     // ---- lifecycle ----
     concept(
@@ -474,19 +281,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "`false` keeps the entry but switches the server off.",
-        &[
-            same("codex", "enabled"),
-            same("opencode", "enabled"),
-            same("zed", "enabled"),
-            same("hermes", "enabled"),
-            same("goose", "enabled"),
-            with("windsurf", "disabled", Form::Inverted),
-            with("pi", "disabled", Form::Inverted),
-            with("cline", "disabled", Form::Inverted),
-            with("amazon-q", "disabled", Form::Inverted),
-            with("kiro", "disabled", Form::Inverted),
-            with("crush", "disabled", Form::Inverted),
-        ],
     ),
     concept(
         "server_required",
@@ -496,7 +290,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "A failed start is fatal instead of a warning.",
-        &[same("codex", "required")],
     ),
     // ---- tool exposure and approval ----
     concept(
@@ -507,15 +300,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Only these tools are exposed.",
-        &[
-            same("codex", "enabled_tools"),
-            same("gemini-cli", "includeTools"),
-            with("hermes", "tools.include", Form::Nested),
-            same("pi", "includeTools"),
-            same("goose", "available_tools"),
-            with("copilot-cli", "tools", Form::Values),
-            same("crush", "enabled_tools"),
-        ],
     ),
     concept(
         "tool_denylist",
@@ -525,15 +309,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "These tools are hidden.",
-        &[
-            same("codex", "disabled_tools"),
-            same("gemini-cli", "excludeTools"),
-            with("hermes", "tools.exclude", Form::Nested),
-            same("pi", "excludeTools"),
-            same("windsurf", "disabledTools"),
-            same("kiro", "disabledTools"),
-            same("crush", "disabled_tools"),
-        ],
     ),
     // mcp-server-concepts.md groups Codex `tools` and Hermes `tools` as one concept with
     // incompatible shapes; here Hermes' include/exclude map to the allow/deny rows instead.
@@ -545,7 +320,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Per-tool approval overrides: `tools.<tool>.approval_mode`.",
-        &[same("codex", "tools")],
     ),
     concept(
         "default_tool_approval_mode",
@@ -555,7 +329,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Default approval for this server's tools (`auto`, `prompt`, `approve`).",
-        &[same("codex", "default_tools_approval_mode")],
     ),
     concept(
         "auto_approve_tools",
@@ -565,9 +338,7 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Tools that run without asking.",
-        &[same("cline", "autoApprove"), same("kiro", "autoApprove")],
     ),
-    // mcp-server-concepts.md lists antigravity; hosts.md has no trust field there.
     concept(
         "server_trust",
         "trust",
@@ -576,12 +347,7 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Trusted servers skip tool-call confirmations.",
-        &[
-            same("gemini-cli", "trust"),
-            with("hermes", "trust", Form::Values),
-        ],
     ),
-    // mcp-server-concepts.md lists Hermes only; hosts.md also has it in Codex.
     concept(
         "parallel_tool_calls",
         "supports_parallel_tool_calls",
@@ -590,10 +356,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         false,
         "This server's tools may run concurrently.",
-        &[
-            same("codex", "supports_parallel_tool_calls"),
-            same("hermes", "supports_parallel_tool_calls"),
-        ],
     ),
     concept(
         "sampling_policy",
@@ -603,7 +365,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Limits on server-initiated LLM sampling.",
-        &[same("hermes", "sampling")],
     ),
     concept(
         "elicitation_policy",
@@ -613,7 +374,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Policy for server-initiated elicitation requests.",
-        &[same("hermes", "elicitation")],
     ),
     concept(
         "sandbox_enabled",
@@ -623,7 +383,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Run the stdio server in a sandbox (its tool calls are auto-approved).",
-        &[same("vscode", "sandboxEnabled")],
     ),
     concept(
         "sandbox_policy",
@@ -633,7 +392,6 @@ pub static CONCEPTS: &[Concept] = &[
         true,
         true,
         "Sandbox filesystem and network allow/deny rules.",
-        &[same("vscode", "sandbox")],
     ),
     // ---- presentation (dropping changes nothing at runtime) ----
     concept(
@@ -644,10 +402,6 @@ pub static CONCEPTS: &[Concept] = &[
         false,
         false,
         "Display text.",
-        &[
-            same("gemini-cli", "description"),
-            same("goose", "description"),
-        ],
     ),
     concept(
         "always_load",
@@ -657,6 +411,5 @@ pub static CONCEPTS: &[Concept] = &[
         false,
         false,
         "Load all tools up front instead of through tool search.",
-        &[same("claude-code", "alwaysLoad")],
     ),
 ];

@@ -6,6 +6,7 @@
 //! - `${env:VAR}` in env values and headers.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -27,5 +28,18 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: None,
         speaks_sse: false,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::same("oauth_scopes", "oauthScopes"),
+    Cell::new("tool_call_timeout", "timeout", Form::Millis),
+    Cell::new("server_enabled", "disabled", Form::Inverted),
+];

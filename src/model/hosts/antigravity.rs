@@ -6,6 +6,7 @@
 //! - No interpolation is documented, so environment references are refused (safest reading).
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -22,5 +23,14 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "serverUrl"),
+    Cell::same("http_transport_headers", "headers"),
+    // mcp-server-concepts.md also lists `cwd` and `trust` here; hosts.md (fresher) has neither.
+];

@@ -11,6 +11,8 @@
 //! - `${VAR}` / `${VAR:-default}` are expanded in command, args, env, url and headers.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
+use crate::model::resources::{Kind, KindLayout, Shape};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -32,8 +34,61 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: RESOURCES,
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::same("headers_helper", "headersHelper"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::new("tool_call_timeout", "timeout", Form::Millis),
+    Cell::same("always_load", "alwaysLoad"),
+];
+
+/// Skills, commands, agents, rules and memory. Sources: code.claude.com docs "Agent Skills",
+/// "Slash commands", "Subagents", "Memory" (`.claude/rules/*.md` with `paths` frontmatter).
+const RESOURCES: &[KindLayout] = &[
+    KindLayout {
+        kind: Kind::Skill,
+        project: Some(".claude/skills/{name}"),
+        user: Some(".claude/skills/{name}"),
+        shape: Shape::SkillFolder,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Command,
+        project: Some(".claude/commands/{name}.md"),
+        user: Some(".claude/commands/{name}.md"),
+        shape: Shape::Markdown,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Agent,
+        project: Some(".claude/agents/{name}.md"),
+        user: Some(".claude/agents/{name}.md"),
+        shape: Shape::Markdown,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Rule,
+        project: Some(".claude/rules/{name}.md"),
+        user: Some(".claude/rules/{name}.md"),
+        shape: Shape::ClaudeRule,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Memory,
+        project: Some("CLAUDE.md"),
+        user: Some(".claude/CLAUDE.md"),
+        shape: Shape::MemoryBlock,
+        drops: &[],
+    },
+];
 
 const CLAUDE_JSON: UserPath = UserPath::EnvDir {
     var: "CLAUDE_CONFIG_DIR",

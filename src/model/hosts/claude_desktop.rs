@@ -10,6 +10,7 @@
 //! - No interpolation: `${VAR}` arrives literally, so environment references are refused.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::STDIO_CORE;
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -26,5 +27,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: Some(&["npx", "-y", "mcp-remote"]),
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
+    fields: &[STDIO_CORE],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };

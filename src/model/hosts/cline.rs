@@ -10,6 +10,7 @@
 //! - No interpolation (unconfirmed, so the safest reading): environment references are refused.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -35,5 +36,20 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::new("transport_type_marker", "transportType", Form::Legacy),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::same("stdio_working_directory", "cwd"),
+    Cell::new("tool_call_timeout", "timeout", Form::Seconds),
+    Cell::new("server_enabled", "disabled", Form::Inverted),
+    Cell::same("auto_approve_tools", "autoApprove"),
+];

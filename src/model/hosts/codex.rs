@@ -8,6 +8,8 @@
 //!   instead (`env_vars`, `env_http_headers`, `bearer_token_env_var`; see `crate::plan::to_host`).
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
+use crate::model::resources::{Kind, KindLayout, Shape};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -32,8 +34,67 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
+    fields: &[STDIO_CORE, FIELDS],
+    resources: RESOURCES,
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::same("http_transport_headers", "http_headers"),
+    Cell::new("http_transport_headers", "headers", Form::Legacy),
+    // Codex 0.171: a string, remote servers only (checked against the real CLI).
+    Cell::same("headers_helper", "http_headers_helper"),
+    Cell::same("codex_bearer_token_env_var", "bearer_token_env_var"),
+    Cell::same("env_http_headers", "env_http_headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::same("oauth_resource", "oauth_resource"),
+    Cell::same("oauth_scopes", "scopes"),
+    Cell::same("codex_env_vars_with_source", "env_vars"),
+    Cell::same("stdio_working_directory", "cwd"),
+    // Codex 0.171 reads `environment_id` and ignores `experimental_environment` (checked
+    // against the real CLI: a non-string `environment_id` is refused, the old key is not).
+    Cell::same("codex_experimental_environment", "environment_id"),
+    Cell::same("codex_startup_timeout", "startup_timeout_sec"),
+    Cell::new("tool_call_timeout", "tool_timeout_sec", Form::Seconds),
+    Cell::same("server_enabled", "enabled"),
+    Cell::same("server_required", "required"),
+    Cell::same("tool_allowlist", "enabled_tools"),
+    Cell::same("tool_denylist", "disabled_tools"),
+    Cell::same("tool_approval_overrides", "tools"),
+    Cell::same("default_tool_approval_mode", "default_tools_approval_mode"),
+    // mcp-server-concepts.md lists Hermes only; hosts.md also has it in Codex.
+    Cell::same("parallel_tool_calls", "supports_parallel_tool_calls"),
+];
+
+/// Skills, commands and memory. Sources: developers.openai.com/codex/skills (repo
+/// `.agents/skills`, user `$HOME/.agents/skills`), custom prompts (`~/.codex/prompts/*.md`, user
+/// scope only), AGENTS.md. Codex "rules" are command execution policies, not guidance: no rule
+/// row.
+const RESOURCES: &[KindLayout] = &[
+    KindLayout {
+        kind: Kind::Skill,
+        project: Some(".agents/skills/{name}"),
+        user: Some(".agents/skills/{name}"),
+        shape: Shape::SkillFolder,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Command,
+        project: None,
+        user: Some(".codex/prompts/{name}.md"),
+        shape: Shape::Markdown,
+        drops: &["allowed-tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Memory,
+        project: Some("AGENTS.md"),
+        user: Some(".codex/AGENTS.md"),
+        shape: Shape::MemoryBlock,
+        drops: &[],
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,7 @@
 //!   environment (unconfirmed for every version).
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -30,8 +31,23 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::new(
+        "http_transport_headers",
+        "requestOptions.headers",
+        Form::Nested,
+    ),
+    Cell::same("stdio_working_directory", "cwd"),
+    Cell::new("connect_timeout", "connectionTimeout", Form::Values),
+];
 
 #[cfg(test)]
 mod tests {

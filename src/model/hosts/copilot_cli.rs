@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -36,12 +37,24 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         value_to_host,
         value_from_host,
         ..EntryHooks::NONE
     },
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauthClientId", Form::Values),
+    Cell::same("stdio_working_directory", "cwd"),
+    Cell::new("tool_allowlist", "tools", Form::Values),
+];
 
 const COPILOT_CONFIG: UserPath = UserPath::EnvDir {
     var: "COPILOT_HOME",

@@ -7,6 +7,7 @@
 //!   `crush.json` runs commands when Crush loads it, so treat it as code.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -28,5 +29,19 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth_client_id", Form::Values),
+    Cell::new("tool_call_timeout", "timeout", Form::Seconds),
+    Cell::new("server_enabled", "disabled", Form::Inverted),
+    Cell::same("tool_allowlist", "enabled_tools"),
+    Cell::same("tool_denylist", "disabled_tools"),
+];

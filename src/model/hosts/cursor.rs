@@ -9,6 +9,8 @@
 //! - `${env:NAME}` in command, args, env, url and headers; bare `${NAME}` does not resolve.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
+use crate::model::resources::{Kind, KindLayout, Shape};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -30,8 +32,55 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: None,
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: RESOURCES,
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "auth", Form::Values),
+    Cell::new("oauth_scopes", "auth.scopes", Form::Nested),
+    Cell::same("env_file", "envFile"),
+];
+
+/// Skills, commands, rules and memory. Sources: cursor.com/docs/context/rules
+/// (`.cursor/rules/*.mdc`: description, globs, alwaysApply), /context/skills (`.cursor/skills`),
+/// commands (`.cursor/commands/*.md`, plain markdown), AGENTS.md at the project root. Cursor
+/// keeps user rules in its settings, not files.
+const RESOURCES: &[KindLayout] = &[
+    KindLayout {
+        kind: Kind::Skill,
+        project: Some(".cursor/skills/{name}"),
+        user: Some(".cursor/skills/{name}"),
+        shape: Shape::SkillFolder,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Command,
+        project: Some(".cursor/commands/{name}.md"),
+        user: Some(".cursor/commands/{name}.md"),
+        shape: Shape::Body,
+        drops: &["description", "argument-hint", "allowed-tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Rule,
+        project: Some(".cursor/rules/{name}.mdc"),
+        user: None,
+        shape: Shape::CursorRule,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Memory,
+        project: Some("AGENTS.md"),
+        user: None,
+        shape: Shape::MemoryBlock,
+        drops: &[],
+    },
+];
 
 #[cfg(test)]
 mod tests {
@@ -83,8 +132,8 @@ mod tests {
         assert_eq!(
             allow.supported_on,
             [
-                "codex",
                 "gemini-cli",
+                "codex",
                 "hermes",
                 "pi",
                 "goose",

@@ -13,6 +13,8 @@
 //!   JSON after the comments are stripped. dotpack never writes a trailing comma.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
+use crate::model::resources::{Kind, KindLayout, Shape};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -42,8 +44,61 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: RESOURCES,
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("url", "httpUrl", Form::Legacy),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::new("oauth_scopes", "oauth.scopes", Form::Nested),
+    Cell::same("auth_provider_type", "authProviderType"),
+    Cell::same("stdio_working_directory", "cwd"),
+    Cell::new("tool_call_timeout", "timeout", Form::Millis),
+    Cell::same("tool_allowlist", "includeTools"),
+    Cell::same("tool_denylist", "excludeTools"),
+    Cell::same("server_trust", "trust"),
+    Cell::same("description", "description"),
+];
+
+/// Skills, commands, agents and memory. Sources: geminicli.com/docs/cli/custom-commands
+/// (`.gemini/commands/*.toml`, `prompt` and `description`, `{{args}}`), skills
+/// (`.gemini/skills`), subagents (`.gemini/agents/*.md`), GEMINI.md.
+const RESOURCES: &[KindLayout] = &[
+    KindLayout {
+        kind: Kind::Skill,
+        project: Some(".gemini/skills/{name}"),
+        user: Some(".gemini/skills/{name}"),
+        shape: Shape::SkillFolder,
+        drops: &[],
+    },
+    KindLayout {
+        kind: Kind::Command,
+        project: Some(".gemini/commands/{name}.toml"),
+        user: Some(".gemini/commands/{name}.toml"),
+        shape: Shape::GeminiCommand,
+        drops: &["argument-hint", "allowed-tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Agent,
+        project: Some(".gemini/agents/{name}.md"),
+        user: Some(".gemini/agents/{name}.md"),
+        shape: Shape::GeminiAgent,
+        drops: &["tools", "model"],
+    },
+    KindLayout {
+        kind: Kind::Memory,
+        project: Some("GEMINI.md"),
+        user: Some(".gemini/GEMINI.md"),
+        shape: Shape::MemoryBlock,
+        drops: &[],
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -32,6 +33,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: None,
         speaks_sse: false,
     },
+    fields: &[FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         to_host,
         from_host,
@@ -40,6 +43,21 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         command_values: None,
     },
 };
+
+/// Its spellings, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("command", "cmd"),
+    Cell::same("args", "args"),
+    Cell::same("env", "envs"),
+    Cell::same("url", "uri"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("codex_env_vars_with_source", "env_keys", Form::Values),
+    Cell::new("tool_call_timeout", "timeout", Form::Seconds),
+    Cell::same("server_enabled", "enabled"),
+    Cell::same("tool_allowlist", "available_tools"),
+    Cell::same("description", "description"),
+];
 
 /// `enabled` first (goose requires it), then `name`, then the extension's fields.
 fn to_host(name: &str, entry: &mut Map<String, Value>) -> Result<(), String> {

@@ -14,6 +14,7 @@
 use serde_json::{Map, Value};
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -35,6 +36,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         to_host,
         value_to_host,
@@ -42,6 +45,30 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         ..EntryHooks::NONE
     },
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "transport", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::same("http_auth_mode", "auth"),
+    Cell::same("tls_verify", "ssl_verify"),
+    Cell::same("tls_client_cert", "client_cert"),
+    Cell::same("tls_client_key", "client_key"),
+    Cell::same("identity_header", "identity_header"),
+    Cell::new("tool_call_timeout", "timeout", Form::Seconds),
+    Cell::new("connect_timeout", "connect_timeout", Form::Seconds),
+    Cell::same("server_enabled", "enabled"),
+    // Hermes' `tools` is not Codex's (approval overrides): its include/exclude are the allow and
+    // deny lists.
+    Cell::new("tool_allowlist", "tools.include", Form::Nested),
+    Cell::new("tool_denylist", "tools.exclude", Form::Nested),
+    Cell::new("server_trust", "trust", Form::Values),
+    Cell::same("parallel_tool_calls", "supports_parallel_tool_calls"),
+    Cell::same("sampling_policy", "sampling"),
+    Cell::same("elicitation_policy", "elicitation"),
+];
 
 fn value_to_host(field: &str, value: &Value) -> Option<Value> {
     match (field, value) {

@@ -7,6 +7,7 @@
 //! - `${VAR}` in env and headers per the docs (some versions reportedly did not expand them).
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -23,5 +24,18 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::same("oauth_scopes", "oauthScopes"),
+    Cell::new("server_enabled", "disabled", Form::Inverted),
+    Cell::same("tool_denylist", "disabledTools"),
+    Cell::same("auto_approve_tools", "autoApprove"),
+];

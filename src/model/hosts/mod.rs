@@ -1,12 +1,14 @@
 //! Host adapters as data: where each host keeps its MCP servers, in which file format, under
-//! which key, how it spells environment references and when it wants a transport `type`.
+//! which key, how it spells environment references and when it wants a transport `type`, how it
+//! spells each field of the concept table ([`HostAdapter::fields`]), and where it keeps skills,
+//! commands, agents, rules and memory ([`HostAdapter::resources`]).
 //!
-//! Field names and field support are NOT here: they live in the concept table
-//! ([`crate::model::concepts`]) and [`crate::plan::to_host`] reads them from there. An adapter only says what
-//! the table cannot: files, container, interpolation syntax and transport labels. Adding a host is
-//! one file in this folder plus its line in [`ADAPTERS`].
+//! What a field means (its kind, whether dropping it is lossy or weakens security) is the concept
+//! table's ([`crate::model::concepts`]); which host spells it how is the host's own. Adding a host
+//! is one file in this folder plus its line in [`ADAPTERS`].
 //!
-//! Facts come from `reference/hosts.md`; each adapter cites the section it rests on.
+//! Facts come from `reference/hosts.md`; each adapter cites the section it rests on, and says
+//! beside a cell where `reference/mcp-server-concepts.md` disagrees.
 
 mod amazon_q;
 mod antigravity;
@@ -36,6 +38,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::model::concepts::{Cell, Concept, Form};
+use crate::model::resources::{Kind, KindLayout};
 use crate::template::EnvSyntax;
 
 pub use crate::formats::Container;
@@ -259,7 +263,7 @@ impl TransportTypes {
     }
 }
 
-/// Everything dotpack needs to know about one host beyond the concept table.
+/// Everything dotpack needs to know about one host.
 #[derive(Clone, Copy, Debug)]
 pub struct HostAdapter {
     /// The id written in `[project] hosts` and used everywhere else.
@@ -290,15 +294,25 @@ pub struct HostAdapter {
     /// that bridges to a remote server whose URL follows (`npx -y mcp-remote URL`). Used only
     /// with the user's consent (`--allow-lossy=transport`), and recorded as a drop.
     pub remote_wrapper: Option<&'static [&'static str]>,
+    /// Its cells of the concept table: under which name, and in which [`Form`], it spells each
+    /// concept it has. A concept with no cell here is one the host cannot express; of a
+    /// concept's cells the first that is not [`Form::Legacy`] is the spelling written, the others
+    /// are read on import only. Slices, so a shared run
+    /// ([`crate::model::concepts::STDIO_CORE`]) splices in.
+    pub fields: &'static [&'static [Cell]],
+    /// Where it keeps skills, commands, agents, rules and memory, and in which shape: a row per
+    /// kind it keeps (none: every resource is lossy there).
+    pub resources: &'static [KindLayout],
     /// Whole-entry conversions beyond the concept table, both directions.
     pub hooks: EntryHooks,
 }
 
 #[cfg(test)]
 impl HostAdapter {
-    /// A JSON host `id` with a `mcpServers` container, no files, `${VAR}` references and no
-    /// transport labels: for tests of what the concept table alone does for a host.
-    pub(crate) const fn bare(id: &'static str) -> HostAdapter {
+    /// A JSON host `id` with a `mcpServers` container, no files, `${VAR}` references, no
+    /// transport labels and no hooks, spelling fields as the known host `id` does (no cells if
+    /// there is none): for tests of what the concept table alone does for a host.
+    pub(crate) fn bare(id: &'static str) -> HostAdapter {
         HostAdapter {
             id,
             display_name: id,
@@ -313,6 +327,8 @@ impl HostAdapter {
             remote_wrapper: None,
             also_expands: &[],
             transport_types: TransportTypes::untyped(true),
+            fields: adapter(id).map_or(&[], |a| a.fields),
+            resources: &[],
             hooks: EntryHooks::NONE,
         }
     }
@@ -381,6 +397,40 @@ impl HostAdapter {
         std::iter::once(self.env_syntax)
             .chain(self.also_expands.iter().copied())
             .collect()
+    }
+
+    /// Every cell of the concept table this host has, in the order written.
+    pub fn cells(&self) -> impl Iterator<Item = &'static Cell> + use<> {
+        self.fields.iter().flat_map(|cells| cells.iter())
+    }
+
+    /// The host's spellings of `concept`: the one it writes first, then any it only reads.
+    pub fn cells_of(&self, concept: &Concept) -> impl Iterator<Item = &'static Cell> + use<> {
+        let id = concept.id;
+        self.cells().filter(move |cell| cell.concept == id)
+    }
+
+    /// How the host writes `concept`, or `None` when it cannot express it: a legacy spelling,
+    /// read on import only, does not count, and core concepts are not free either (Claude
+    /// Desktop has no `url`).
+    pub fn spelling(&self, concept: &Concept) -> Option<&'static Cell> {
+        self.cells_of(concept)
+            .find(|cell| cell.form != Form::Legacy)
+    }
+
+    /// Whether the host can express `concept` ([`HostAdapter::spelling`]).
+    pub fn expresses(&self, concept: &Concept) -> bool {
+        self.spelling(concept).is_some()
+    }
+
+    /// Whether the host has any spelling of `concept`, legacy ones included.
+    pub fn reads(&self, concept: &Concept) -> bool {
+        self.cells_of(concept).next().is_some()
+    }
+
+    /// Where and how the host keeps `kind`, if it keeps that kind at all.
+    pub fn layout(&self, kind: Kind) -> Option<&'static KindLayout> {
+        self.resources.iter().find(|row| row.kind == kind)
     }
 
     /// Whether the host has a config file at `scope`.

@@ -4,11 +4,12 @@
 //!   JSON with comments (JSONC). dotpack writes the `.json` file; a project that keeps only
 //!   `opencode.jsonc` is not written into (hosts.md: both names are read).
 //! - `type` is required: `local` (stdio) or `remote` (HTTP, SSE negotiated).
-//! - `command` is one array holding the program and its arguments; `env` is `environment`
-//!   (both from the concept table).
+//! - `command` is one array holding the program and its arguments (`Form::CommandArray`); `env`
+//!   is `environment`.
 //! - `{env:VAR}` references (no `$`).
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -30,5 +31,22 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("remote"),
         speaks_sse: true,
     },
+    fields: &[FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::new("command", "command", Form::CommandArray),
+    Cell::new("args", "command", Form::CommandArray),
+    Cell::same("env", "environment"),
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::same("stdio_working_directory", "cwd"),
+    // OpenCode's `timeout` bounds the tool-list fetch only, not a tool call: no
+    // `tool_call_timeout` cell.
+    Cell::same("server_enabled", "enabled"),
+];

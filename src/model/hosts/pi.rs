@@ -14,6 +14,7 @@ use super::{
     CommandValues, Container, EntryHooks, FileFormat, HostAdapter, SharedFile, TransportTypes,
     UserPath,
 };
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -38,11 +39,28 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes::untyped(true),
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         command_values: Some(COMMANDS),
         ..EntryHooks::NONE
     },
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("headers_helper", "requestHeadersCommand", Form::Values),
+    Cell::same("codex_bearer_token_env_var", "bearerTokenEnv"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::new("http_auth_mode", "auth", Form::Values),
+    Cell::same("stdio_working_directory", "cwd"),
+    Cell::new("tool_call_timeout", "requestTimeoutMs", Form::Millis),
+    Cell::new("server_enabled", "disabled", Form::Inverted),
+    Cell::same("tool_allowlist", "includeTools"),
+    Cell::same("tool_denylist", "excludeTools"),
+];
 
 /// pi runs `!command` values of these fields (`../seeds/pi-mcp-adapter.txt`, "Secret values
 /// … may use a leading `!command`"), in its own files and in the shared files it reads: the

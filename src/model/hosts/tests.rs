@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::model::concepts::concept_of;
+use crate::model::concepts::{CONCEPTS, concept_of};
 
 fn fake_env() -> HostEnv {
     HostEnv::new("/home/u")
@@ -38,12 +38,41 @@ fn transport_labels_agree_with_the_concept_table() {
         let writes_type = t.stdio.or(t.http).or(t.sse).is_some();
         assert_eq!(
             writes_type,
-            type_concept.supported_on(a.id),
+            a.expresses(type_concept),
             "{}: transport labels vs concept table",
             a.id
         );
         if !t.speaks_sse {
             assert_eq!(t.sse, None, "{}", a.id);
+        }
+    }
+}
+
+#[test]
+fn every_adapter_lists_its_cells_in_concept_table_order() {
+    let position = |cell: &Cell| CONCEPTS.iter().position(|c| c.id == cell.concept);
+    for a in ADAPTERS {
+        let positions: Vec<_> = a.cells().map(position).collect();
+        assert!(
+            positions.is_sorted(),
+            "{}: cells out of the concept table's order: {:?}",
+            a.id,
+            a.cells().map(|c| c.concept).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn every_adapter_keeps_each_resource_kind_in_one_place() {
+    for a in ADAPTERS {
+        let mut seen = std::collections::BTreeSet::new();
+        for row in a.resources {
+            assert!(
+                seen.insert(row.kind),
+                "{}: two rows for {:?}",
+                a.id,
+                row.kind
+            );
         }
     }
 }

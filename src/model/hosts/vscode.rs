@@ -8,6 +8,7 @@
 //! - `${env:NAME}` is resolved (reported flaky inside `headers`: microsoft/vscode#336232).
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -29,8 +30,20 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         sse: Some("sse"),
         speaks_sse: true,
     },
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::new("transport_type_marker", "type", Form::Values),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::same("env_file", "envFile"),
+    Cell::same("sandbox_enabled", "sandboxEnabled"),
+    Cell::same("sandbox_policy", "sandbox"),
+];
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,7 @@
 //! - `${env:VAR}` in command, args, env, serverUrl and headers.
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -23,5 +24,17 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes::untyped(true),
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks::NONE,
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    // hosts.md: docs allow `url`, but a `url`-only entry reportedly registers nothing.
+    Cell::same("url", "serverUrl"),
+    Cell::new("url", "url", Form::Legacy),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("server_enabled", "disabled", Form::Inverted),
+    Cell::same("tool_denylist", "disabledTools"),
+];

@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
@@ -27,11 +28,22 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes::untyped(false),
+    fields: &[STDIO_CORE, FIELDS],
+    resources: &[],
     hooks: EntryHooks {
         from_host,
         ..EntryHooks::NONE
     },
 };
+
+/// Its spellings beyond the stdio core, in concept-table order.
+const FIELDS: &[Cell] = &[
+    Cell::same("url", "url"),
+    Cell::same("http_transport_headers", "headers"),
+    Cell::new("oauth", "oauth", Form::Values),
+    Cell::new("tool_call_timeout", "timeout", Form::Seconds),
+    Cell::same("server_enabled", "enabled"),
+];
 
 /// Flattens the legacy `command` object and drops the legacy `source` tag.
 fn from_host(entry: &mut Map<String, Value>) {

@@ -1,23 +1,13 @@
-//! Where each host keeps each kind of resource, and in which shape: data, one table per host.
+//! Where a host keeps each kind of resource, and in which shape: the types of the rows each
+//! adapter carries ([`crate::model::hosts::HostAdapter::resources`], with the sources they rest
+//! on), and the views across hosts.
 //!
 //! Paths hold `{name}`, the resource's validated name; project paths are relative to the project
 //! root, user paths to the home folder. A kind a host has no row for (or no path at a scope) is
 //! lossy there: installing refuses it unless `--allow-lossy` says to leave it out.
-//!
-//! Sources (checked against each host's own documentation):
-//! - Claude Code: code.claude.com docs "Agent Skills", "Slash commands", "Subagents", "Memory"
-//!   (`.claude/rules/*.md` with `paths` frontmatter).
-//! - Codex: developers.openai.com/codex/skills (repo `.agents/skills`, user `$HOME/.agents/skills`),
-//!   custom prompts (`~/.codex/prompts/*.md`, user scope only), AGENTS.md.
-//!   Codex "rules" are command execution policies, not guidance: no rule row.
-//! - Gemini CLI: geminicli.com/docs/cli/custom-commands (`.gemini/commands/*.toml`, `prompt` and
-//!   `description`, `{{args}}`), skills (`.gemini/skills`), subagents (`.gemini/agents/*.md`),
-//!   GEMINI.md.
-//! - Cursor: cursor.com/docs/context/rules (`.cursor/rules/*.mdc`: description, globs,
-//!   alwaysApply), /context/skills (`.cursor/skills`), commands (`.cursor/commands/*.md`, plain
-//!   markdown), AGENTS.md at the project root. Cursor keeps user rules in its settings, not files.
 
 use super::Kind;
+use crate::model::hosts::{ADAPTERS, adapter};
 
 /// The shape a host wants a kind in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,10 +31,10 @@ pub enum Shape {
     MemoryBlock,
 }
 
-/// One kind at one host.
+/// Where and in which shape one host keeps one kind: a row of the host's
+/// [`crate::model::hosts::HostAdapter::resources`].
 #[derive(Clone, Copy, Debug)]
 pub struct KindLayout {
-    pub host: &'static str,
     pub kind: Kind,
     /// Relative to the project root, with `{name}`; `None`: not at project scope.
     pub project: Option<&'static str>,
@@ -55,193 +45,34 @@ pub struct KindLayout {
     pub drops: &'static [&'static str],
 }
 
-const fn row(
-    host: &'static str,
-    kind: Kind,
-    project: Option<&'static str>,
-    user: Option<&'static str>,
-    shape: Shape,
-    drops: &'static [&'static str],
-) -> KindLayout {
-    KindLayout {
-        host,
-        kind,
-        project,
-        user,
-        shape,
-        drops,
-    }
+/// The row of `kind` at host `host`, if the host keeps that kind at all.
+pub fn layout_of(host: &str, kind: Kind) -> Option<&'static KindLayout> {
+    adapter(host)?.layout(kind)
 }
 
-const CLAUDE_CODE: &[KindLayout] = &[
-    row(
-        "claude-code",
-        Kind::Skill,
-        Some(".claude/skills/{name}"),
-        Some(".claude/skills/{name}"),
-        Shape::SkillFolder,
-        &[],
-    ),
-    row(
-        "claude-code",
-        Kind::Command,
-        Some(".claude/commands/{name}.md"),
-        Some(".claude/commands/{name}.md"),
-        Shape::Markdown,
-        &[],
-    ),
-    row(
-        "claude-code",
-        Kind::Agent,
-        Some(".claude/agents/{name}.md"),
-        Some(".claude/agents/{name}.md"),
-        Shape::Markdown,
-        &[],
-    ),
-    row(
-        "claude-code",
-        Kind::Rule,
-        Some(".claude/rules/{name}.md"),
-        Some(".claude/rules/{name}.md"),
-        Shape::ClaudeRule,
-        &[],
-    ),
-    row(
-        "claude-code",
-        Kind::Memory,
-        Some("CLAUDE.md"),
-        Some(".claude/CLAUDE.md"),
-        Shape::MemoryBlock,
-        &[],
-    ),
-];
-
-const CODEX: &[KindLayout] = &[
-    row(
-        "codex",
-        Kind::Skill,
-        Some(".agents/skills/{name}"),
-        Some(".agents/skills/{name}"),
-        Shape::SkillFolder,
-        &[],
-    ),
-    row(
-        "codex",
-        Kind::Command,
-        None,
-        Some(".codex/prompts/{name}.md"),
-        Shape::Markdown,
-        &["allowed-tools", "model"],
-    ),
-    row(
-        "codex",
-        Kind::Memory,
-        Some("AGENTS.md"),
-        Some(".codex/AGENTS.md"),
-        Shape::MemoryBlock,
-        &[],
-    ),
-];
-
-const GEMINI_CLI: &[KindLayout] = &[
-    row(
-        "gemini-cli",
-        Kind::Skill,
-        Some(".gemini/skills/{name}"),
-        Some(".gemini/skills/{name}"),
-        Shape::SkillFolder,
-        &[],
-    ),
-    row(
-        "gemini-cli",
-        Kind::Command,
-        Some(".gemini/commands/{name}.toml"),
-        Some(".gemini/commands/{name}.toml"),
-        Shape::GeminiCommand,
-        &["argument-hint", "allowed-tools", "model"],
-    ),
-    row(
-        "gemini-cli",
-        Kind::Agent,
-        Some(".gemini/agents/{name}.md"),
-        Some(".gemini/agents/{name}.md"),
-        Shape::GeminiAgent,
-        &["tools", "model"],
-    ),
-    row(
-        "gemini-cli",
-        Kind::Memory,
-        Some("GEMINI.md"),
-        Some(".gemini/GEMINI.md"),
-        Shape::MemoryBlock,
-        &[],
-    ),
-];
-
-const CURSOR: &[KindLayout] = &[
-    row(
-        "cursor",
-        Kind::Skill,
-        Some(".cursor/skills/{name}"),
-        Some(".cursor/skills/{name}"),
-        Shape::SkillFolder,
-        &[],
-    ),
-    row(
-        "cursor",
-        Kind::Command,
-        Some(".cursor/commands/{name}.md"),
-        Some(".cursor/commands/{name}.md"),
-        Shape::Body,
-        &["description", "argument-hint", "allowed-tools", "model"],
-    ),
-    row(
-        "cursor",
-        Kind::Rule,
-        Some(".cursor/rules/{name}.mdc"),
-        None,
-        Shape::CursorRule,
-        &[],
-    ),
-    row(
-        "cursor",
-        Kind::Memory,
-        Some("AGENTS.md"),
-        None,
-        Shape::MemoryBlock,
-        &[],
-    ),
-];
-
-/// Every host's table.
-pub const LAYOUTS: &[&[KindLayout]] = &[CLAUDE_CODE, CODEX, GEMINI_CLI, CURSOR];
-
-/// The row of `kind` at `host`, if the host keeps that kind at all.
-pub fn layout_of(host: &str, kind: Kind) -> Option<&'static KindLayout> {
-    LAYOUTS
-        .iter()
-        .flat_map(|t| t.iter())
-        .find(|l| l.host == host && l.kind == kind)
+/// Every host's rows, in the order of [`ADAPTERS`].
+fn rows() -> impl Iterator<Item = &'static KindLayout> {
+    ADAPTERS.iter().flat_map(|a| a.resources.iter())
 }
 
 /// Frontmatter fields whose loss widens what an agent may do: a `tools` allow list left out gives
 /// the agent every tool. They must be named in `--allow-lossy`.
 pub const SECURITY_FIELDS: &[&str] = &["tools"];
 
-/// The hosts that keep `kind` at `scope`, for messages.
+/// The hosts that keep `kind` at `scope`, for messages, in the order of [`ADAPTERS`].
 pub fn hosts_with(kind: Kind, user: bool) -> Vec<&'static str> {
-    LAYOUTS
+    ADAPTERS
         .iter()
-        .flat_map(|t| t.iter())
-        .filter(|l| {
-            l.kind == kind
-                && if user {
+        .filter(|a| {
+            a.layout(kind).is_some_and(|l| {
+                if user {
                     l.user.is_some()
                 } else {
                     l.project.is_some()
                 }
+            })
         })
-        .map(|l| l.host)
+        .map(|a| a.id)
         .collect()
 }
 
@@ -251,7 +82,7 @@ pub fn hosts_with(kind: Kind, user: bool) -> Vec<&'static str> {
 pub fn user_places(home: &std::path::Path) -> (Vec<std::path::PathBuf>, Vec<std::path::PathBuf>) {
     let mut dirs = Vec::new();
     let mut files = Vec::new();
-    for row in LAYOUTS.iter().flat_map(|t| t.iter()) {
+    for row in rows() {
         let Some(path) = row.user else {
             continue;
         };

@@ -4,7 +4,8 @@
 //!
 //! - `source`: the files of a package (its folder, or its archive) and the paths it declares;
 //! - `load`: a declared resource read and checked (`SKILL.md`, frontmatter, names);
-//! - `layout`: one table per host saying, for each kind, where its files go and in which shape;
+//! - `layout`: a host's row per kind (in its adapter), saying where its files go and in which
+//!   shape;
 //! - `render`: a resource in a host's shape (Gemini TOML commands, Cursor `.mdc` rules, …);
 //! - `block`: memory snippets as managed blocks inside `AGENTS.md` / `CLAUDE.md` / `GEMINI.md`;
 //! - `claim`: the record of every file and block dotpack wrote, with its sha256;
@@ -23,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use block::{block_body, block_content, remove_block, upsert_block};
 pub use claim::{FileClaim, emit as emit_claims, hash};
-pub use layout::{KindLayout, LAYOUTS, Shape, hosts_with, layout_of, user_places};
+pub use layout::{KindLayout, Shape, hosts_with, layout_of, user_places};
 pub use load::{Markdown, Resource, load_all, load_one, parse_markdown};
 pub use render::{Output, render};
 pub use source::{Files, check_path, files_of_archive, files_of_dir};
@@ -114,9 +115,9 @@ pub fn lossy_names() -> impl Iterator<Item = &'static str> {
         .into_iter()
         .map(Kind::section)
         .chain(
-            LAYOUTS
+            crate::model::hosts::ADAPTERS
                 .iter()
-                .flat_map(|t| t.iter())
+                .flat_map(|a| a.resources.iter())
                 .flat_map(|l| l.drops.iter().copied()),
         )
         .chain(["always"])

@@ -1,6 +1,7 @@
 use super::disk::Disk;
 use super::plan::{PlanInput, plan};
 use super::want::DesiredFile;
+use crate::model::hosts::ADAPTERS;
 use crate::model::resources::*;
 
 #[test]
@@ -143,15 +144,17 @@ fn a_rule_meant_to_load_on_request_is_lossy_on_claude_code() {
 
 #[test]
 fn every_layout_path_stays_below_its_base_once_a_name_is_filled_in() {
-    for row in LAYOUTS.iter().flat_map(|t| t.iter()) {
-        for path in [row.project, row.user].into_iter().flatten() {
-            let filled = path.replace("{name}", "pr-review");
-            assert!(
-                check_path(&filled).is_ok(),
-                "{} {:?}: {filled}",
-                row.host,
-                row.kind
-            );
+    for host in ADAPTERS {
+        for row in host.resources {
+            for path in [row.project, row.user].into_iter().flatten() {
+                let filled = path.replace("{name}", "pr-review");
+                assert!(
+                    check_path(&filled).is_ok(),
+                    "{} {:?}: {filled}",
+                    host.id,
+                    row.kind
+                );
+            }
         }
     }
 }
