@@ -34,8 +34,7 @@ pub fn run(settings: &Settings, args: InitArgs, printer: &Printer) -> Result<()>
         if printer.json {
             printer.json_out(&init::report(&planned, true, None));
         } else {
-            crate::txn::files::print_plan(printer, &planned.writes);
-            crate::txn::files::print_diffs(printer, &planned.writes);
+            crate::ops::preview::dry_run(printer, &planned.writes);
         }
         for source in &planned.sources {
             printer.status("Would", format!("import the servers of {}", source.display));

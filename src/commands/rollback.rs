@@ -65,8 +65,7 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
                 true,
             ));
         } else {
-            crate::txn::files::print_plan(printer, &plan.writes);
-            crate::txn::files::print_diffs(printer, &plan.writes);
+            crate::ops::preview::dry_run(printer, &plan.writes);
         }
         printer.warning("dry run: no file was changed");
         return Ok(());

@@ -587,8 +587,7 @@ fn print_dry_run(
         change.print_would(printer);
     }
     if !printer.json {
-        crate::txn::files::print_plan(printer, writes);
-        crate::txn::files::print_diffs(printer, writes);
+        crate::ops::preview::dry_run(printer, writes);
     }
     for warning in warnings {
         printer.warning(warning);

@@ -29,6 +29,7 @@ mod locking;
 pub(crate) mod outdated;
 mod owners;
 pub(crate) mod packages;
+pub(crate) mod preview;
 pub(crate) mod probe;
 pub(crate) mod publish;
 mod registries;

@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use crate::ui::printer::Printer;
-
 /// One file's old and new bytes (`None`: absent / to delete).
 #[derive(Clone, Debug)]
 pub struct FileWrite {
@@ -55,29 +53,6 @@ pub fn preflight(writes: &[FileWrite]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Prints one "Would create/update/delete FILE" line per changed file, for `--dry-run`.
-pub fn print_plan(printer: &Printer, writes: &[FileWrite]) {
-    for w in writes.iter().filter(|w| w.is_changed()) {
-        let verb = match (&w.before, &w.after) {
-            (None, _) => "create",
-            (_, None) => "delete",
-            _ => "update",
-        };
-        printer.status("Would", format!("{verb} {}", w.display));
-    }
-}
-
-/// Prints the unified diff of every changed file.
-pub fn print_diffs(printer: &Printer, writes: &[FileWrite]) {
-    for w in writes.iter().filter(|w| w.is_changed()) {
-        let before = w.before.as_deref().unwrap_or("");
-        let after = w.after.as_deref().unwrap_or("");
-        printer.diff(&crate::util::fsutil::unified_diff(
-            &w.display, before, after,
-        ));
-    }
 }
 
 /// Gives one file its `after` state: created (with its folders), replaced atomically, or

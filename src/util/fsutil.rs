@@ -315,15 +315,6 @@ pub fn sync_dir(dir: &Path) {
     }
 }
 
-/// A unified diff of `old` -> `new` for `--dry-run`, labelled with `path`.
-pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
-}
-
 /// Shortens `path` for messages: relative to the current directory when it is inside it.
 pub fn display_path(path: &Path) -> String {
     match std::env::current_dir() {
