@@ -126,10 +126,11 @@ pub fn conflict_error(conflicts: &[Conflict], sources: &[Source]) -> anyhow::Err
     }
     let hosts: BTreeSet<&str> = sources.iter().map(|s| s.host.id).collect();
     let example = hosts.iter().next().copied().unwrap_or("HOST");
-    message.push_str(&format!(
-        "\n  help: make the definitions the same or rename one in its file, or import one host at a time (`dotpack import {example} --into`)"
-    ));
-    anyhow::anyhow!(message)
+    crate::util::error::Error::new(message)
+        .help(format!(
+            "make the definitions the same or rename one in its file, or import one host at a time (`dotpack import {example} --into`)"
+        ))
+        .into()
 }
 
 /// Makes the servers of `sources` the project's own and claims their entries, in one
