@@ -653,25 +653,25 @@ fn print_committed(
     }
 }
 
-/// The last lines of a commit: a project that declares no host and holds no claim is told so,
-/// then the generation recorded.
+/// The last lines of a commit: the generation recorded, after one line for a project that
+/// declares no host and holds no claim. With nothing recorded there, that line is the last: it
+/// says why nothing was installed, where "nothing to change" would hide it.
 fn print_finished(printer: &Printer, no_hosts: bool, id: Option<u64>) {
-    if no_hosts {
-        print_no_hosts(printer);
+    const ADD_ONE: &str = "`dotpack install --host HOST` adds one (`dotpack hosts` lists them)";
+    match (no_hosts, id) {
+        (true, None) => printer.warning(format!(
+            "no target hosts: dotpack.toml names none under [project] hosts, so no server was installed; {ADD_ONE}"
+        )),
+        (true, Some(_)) => printer.warning(format!(
+            "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written; {ADD_ONE}"
+        )),
+        (false, _) => {}
     }
     match id {
         Some(id) => printer.status("Finished", format!("generation {id}")),
+        None if no_hosts => {}
         None => printer.status("Finished", "nothing to change"),
     }
-}
-
-/// The project declares no host and holds no claim.
-fn print_no_hosts(printer: &Printer) {
-    let ids: Vec<&str> = crate::model::hosts::ADAPTERS.iter().map(|a| a.id).collect();
-    printer.warning(format!(
-        "no target hosts: dotpack.toml names none under [project] hosts; only dotpack.toml and dotpack.lock were written\n  help: `dotpack install --host HOST` adds one (`dotpack hosts` lists them: {})",
-        ids.join(", ")
-    ));
 }
 
 /// A project that locks nothing (no dependency, no claim) needs no lock file: none is written,

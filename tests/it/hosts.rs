@@ -341,12 +341,29 @@ fn no_target_host_is_said_and_names_host_flag() {
     let env = Env::new();
     let reg = registry(&env);
     env.write("dotpack.toml", "[dependencies]\n");
-    dp(&env, &reg, &["add", "alpha"])
-        .success()
-        .stderr(contains("--host"));
-    dp(&env, &reg, &["install"])
-        .success()
-        .stderr(contains("no target hosts").and(contains("--host")));
+    let added = dp(&env, &reg, &["add", "alpha"]).success();
+    let stderr = String::from_utf8_lossy(&added.get_output().stderr).into_owned();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("no target hosts"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("only dotpack.toml and dotpack.lock were written"));
+    assert!(warnings[0].contains("--host HOST"), "{stderr}");
+    assert!(stderr.contains("Finished generation"), "{stderr}");
+    // Nothing to write: one line says nothing was installed, never beside "nothing to change".
+    let again = dp(&env, &reg, &["install"]).success();
+    let stderr = String::from_utf8_lossy(&again.get_output().stderr).into_owned();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("no target hosts"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains("no server was installed") && warnings[0].contains("--host HOST"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("nothing to change"), "{stderr}");
     dp(&env, &reg, &["install", "--host", "cursor"]).success();
     assert!(env.read(".cursor/mcp.json").contains("alpha-mcp"));
 }
