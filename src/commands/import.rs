@@ -104,7 +104,7 @@ fn print_toml(printer: &Printer, source: &Source, imported: &Imported) {
     }
     printer.data_out(crate::plan::from_host::servers_toml(&imported.servers).trim_end());
     printer.status(
-        "Imported",
+        "Found",
         format!(
             "{n} server{} from {} ({})",
             if n == 1 { "" } else { "s" },
