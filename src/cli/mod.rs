@@ -62,9 +62,10 @@ pub struct GlobalArgs {
     /// DOTPACK_LOG environment variable takes a filter instead (`DOTPACK_LOG=debug`)
     #[arg(long, short, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
-    /// When to colour output. With `auto`: not when NO_COLOR is set, always when CLICOLOR_FORCE
-    /// is, not when CLICOLOR=0, else on terminals
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    /// When to colour output (default: DOTPACK_COLOR, else auto). With `auto`: not when NO_COLOR
+    /// is set, always when FORCE_COLOR or CLICOLOR_FORCE is (FORCE_COLOR=0: never), not when
+    /// CLICOLOR=0, else on terminals
+    #[arg(long, global = true, value_enum, env = "DOTPACK_COLOR", default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
     /// Path to dotpack.toml (default: search this folder and its parents)
     #[arg(long, global = true, value_name = "PATH")]
@@ -273,7 +274,8 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let printer = Printer::new(cli.global.quiet, cli.global.json, cli.global.color);
+    let color = forced_color(cli.global.color, |name| std::env::var_os(name));
+    let printer = Printer::new(cli.global.quiet, cli.global.json, color);
     printer.start_logging(cli.global.verbose);
     let settings = match cli.global.settings() {
         Ok(mut settings) => {
@@ -298,5 +300,56 @@ pub fn main() -> ExitCode {
             crate::commands::report_error(&printer, &err);
             ExitCode::from(crate::commands::exit_code(&err))
         }
+    }
+}
+
+/// `--color auto` under `FORCE_COLOR` (force-color.org): set and not empty, colour on both
+/// streams, or off for `0` / `false`. `NO_COLOR` still wins, as it does over `CLICOLOR_FORCE`.
+fn forced_color(
+    choice: ColorChoice,
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> ColorChoice {
+    let set = |name| var(name).filter(|v| !v.is_empty());
+    if choice != ColorChoice::Auto || set("NO_COLOR").is_some() {
+        return choice;
+    }
+    match set("FORCE_COLOR") {
+        Some(v) if v == "0" || v.eq_ignore_ascii_case("false") => ColorChoice::Never,
+        Some(_) => ColorChoice::Always,
+        None => ColorChoice::Auto,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(vars: &[(&str, &str)], choice: ColorChoice) -> ColorChoice {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        forced_color(choice, |name| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.into())
+        })
+    }
+
+    #[test]
+    fn force_color_decides_auto_unless_no_color_is_set() {
+        use ColorChoice::*;
+        assert_eq!(with(&[], Auto), Auto);
+        assert_eq!(with(&[("FORCE_COLOR", "1")], Auto), Always);
+        assert_eq!(with(&[("FORCE_COLOR", "3")], Auto), Always);
+        assert_eq!(with(&[("FORCE_COLOR", "0")], Auto), Never);
+        assert_eq!(with(&[("FORCE_COLOR", "false")], Auto), Never);
+        assert_eq!(with(&[("FORCE_COLOR", "")], Auto), Auto);
+        assert_eq!(with(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")], Auto), Auto);
+        assert_eq!(
+            with(&[("FORCE_COLOR", "1"), ("NO_COLOR", "")], Auto),
+            Always
+        );
+        // A choice on the command line (or in DOTPACK_COLOR) stands.
+        assert_eq!(with(&[("FORCE_COLOR", "1")], Never), Never);
+        assert_eq!(with(&[("FORCE_COLOR", "0")], Always), Always);
     }
 }

@@ -2,7 +2,8 @@
 //! the environment, and every command talks to a [`Printer`].
 //!
 //! Colour is decided per stream by `anstream`, as Cargo does: `--color always|never` wins;
-//! with `auto` (the default) `NO_COLOR` (set and not empty) turns it off, else `CLICOLOR_FORCE`
+//! with `auto` (the default) `NO_COLOR` (set and not empty) turns it off, else `FORCE_COLOR` (read by
+//! `cli`) or `CLICOLOR_FORCE`
 //! turns it on, else `CLICOLOR=0` turns it off, else a stream gets colour when it is a terminal.
 //! Styles are `anstyle` values; a stream without colour gets its escapes stripped.
 //!

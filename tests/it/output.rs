@@ -1,4 +1,4 @@
-//! Colour: `--color`, `NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` and non-terminals, on status lines
+//! Colour: `--color`, `DOTPACK_COLOR`, `NO_COLOR`, `FORCE_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` and non-terminals, on status lines
 //! and on the diffs of `--dry-run`.
 
 use std::path::PathBuf;
@@ -23,7 +23,9 @@ fn dry_run(env: &Env, reg: &PathBuf, args: &[&str], vars: &[(&str, &str)]) -> (S
     cmd.env("DOTPACK_REGISTRY", reg)
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR")
-        .env_remove("CLICOLOR_FORCE");
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("FORCE_COLOR")
+        .env_remove("DOTPACK_COLOR");
     for (k, v) in vars {
         cmd.env(k, v);
     }
@@ -75,6 +77,44 @@ fn a_pipe_gets_no_colour_unless_forced() {
         &[("CLICOLOR_FORCE", "1")],
     );
     assert!(!stdout.contains(ESC), "{stdout:?}");
+}
+
+#[test]
+fn force_color_and_dotpack_color_colour_a_pipe_and_never_beats_them() {
+    let env = Env::new();
+    let reg = project(&env);
+    for vars in [&[("FORCE_COLOR", "1")][..], &[("DOTPACK_COLOR", "always")]] {
+        let (stdout, stderr) = dry_run(&env, &reg, &[], vars);
+        assert!(
+            stdout.contains(&format!("{ESC}32m+")),
+            "{vars:?}: {stdout:?}"
+        );
+        assert!(stderr.contains(ESC), "{vars:?}: {stderr:?}");
+    }
+    // NO_COLOR wins over FORCE_COLOR; the flag wins over DOTPACK_COLOR.
+    for (args, vars) in [
+        (&[][..], &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")][..]),
+        (&[], &[("FORCE_COLOR", "0"), ("CLICOLOR_FORCE", "1")]),
+        (&["--color", "never"], &[("DOTPACK_COLOR", "always")]),
+    ] {
+        let (stdout, stderr) = dry_run(&env, &reg, args, vars);
+        assert!(
+            !stdout.contains(ESC) && !stderr.contains(ESC),
+            "{args:?} {vars:?}: {stdout:?}"
+        );
+    }
+    // A value DOTPACK_COLOR cannot hold is a usage error naming it.
+    let out = env
+        .with_registry(&reg, &["tree"])
+        .env("DOTPACK_COLOR", "sometimes")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("sometimes") && stderr.contains("always"),
+        "{stderr}"
+    );
 }
 
 #[test]

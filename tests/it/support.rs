@@ -49,6 +49,8 @@ impl Env {
             .env("HOME", self.home.path())
             .env("DOTPACK_HOME", self.home.path().join(".dotpack"))
             .env("NO_COLOR", "1")
+            .env_remove("DOTPACK_COLOR")
+            .env_remove("FORCE_COLOR")
             .env_remove("DOTPACK_REGISTRY")
             .env_remove("DOTPACK_ALLOW_REDIRECTS")
             .env_remove("HTTP_PROXY")
