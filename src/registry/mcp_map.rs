@@ -13,9 +13,11 @@
 //! - `packageArguments`: named ones as `--flag value`, positional ones as their value; a value to
 //!   fill in becomes an input (`isRepeated` → an array input spread into the arguments).
 //! - `environmentVariables` and remote `headers`: a secret is an environment reference
-//!   (`{{env.NAME}}`) and never a value; anything else with a value or default is an input.
+//!   (`{{env.NAME}}`, or `{{env.NAME|''}}`, empty when unset, without `isRequired`) and never a
+//!   value; anything else with a value or default is an input.
 //! - `{curly}` variables in values and URLs become inputs; `choices` → `enum`, `format` → the
-//!   input's `type`, `isRequired` → required (no default).
+//!   input's `type` (the schema's string `default` and `choices` read as numbers or booleans),
+//!   `isRequired` → `required`.
 //!
 //! Anything else (an `mcpb`, `nuget` or `cargo` package with no runnable alternative, a transport
 //! that contradicts its package, a variable that fills nothing) is a [`MapError`] with the reason:
@@ -362,7 +364,11 @@ impl Manifest {
         let secret = bool_field(o, "isSecret");
         let value = match string(o, "value") {
             Some(v) => self.fill(&v, variables, secret.then_some(name.as_str()))?,
-            None if secret => format!("{{{{env.{}}}}}", env_name(&name)),
+            // An optional secret is empty when unset, never the reference's own text.
+            None if secret && bool_field(o, "isRequired") => {
+                format!("{{{{env.{}}}}}", env_name(&name))
+            }
+            None if secret => format!("{{{{env.{}|''}}}}", env_name(&name)),
             None => {
                 if !bool_field(o, "isRequired") && o.get("default").is_none() {
                     return Ok(name); // optional and unset: nothing to write
@@ -413,33 +419,59 @@ impl Manifest {
         Ok(out)
     }
 
-    /// Declares input `name` from an `Input`'s `description`, `default`, `choices`, `format`.
+    /// Declares input `name` from an `Input`'s `description`, `isRequired`, `default`, `choices`
+    /// and `format`. The schema gives `default` and `choices` as strings (`"false"`, `"60"`)
+    /// whatever the `format`: they become values of the input's type, and an input whose texts
+    /// do not read as that type stays a text input, so the value reaches the server as written.
     fn input(&mut self, name: &str, spec: &Map<String, Value>, repeated: bool) {
         let mut input = Map::new();
         if let Some(d) = spec.get("description").and_then(Value::as_str) {
             input.insert("description".to_string(), Value::from(d));
         }
-        let kind = if repeated {
-            "array"
-        } else {
-            match spec.get("format").and_then(Value::as_str) {
-                Some("number") => "number",
-                Some("boolean") => "bool",
-                _ => "string",
-            }
+        if bool_field(spec, "isRequired") {
+            input.insert("required".to_string(), Value::Bool(true));
+        }
+        let format = match spec.get("format").and_then(Value::as_str) {
+            Some("number") => Format::Number,
+            Some("boolean") => Format::Bool,
+            _ => Format::Text,
         };
-        if kind != "string" {
+        let default = spec.get("default").filter(|d| !d.is_null());
+        let choices = spec.get("choices").and_then(Value::as_array);
+        let typed = |format: Format| -> Option<(Option<Value>, Option<Vec<Value>>)> {
+            let d = match default {
+                Some(d) => Some(format.value(d)?),
+                None => None,
+            };
+            let c = match choices {
+                Some(c) => Some(
+                    c.iter()
+                        .map(|v| format.value(v))
+                        .collect::<Option<Vec<_>>>()?,
+                ),
+                None => None,
+            };
+            Some((d, c))
+        };
+        let (format, (default, choices)) = match typed(format) {
+            Some(values) => (format, values),
+            None => (Format::Text, typed(Format::Text).unwrap_or_default()),
+        };
+        let kind = match (repeated, format) {
+            (true, _) => Some("array"),
+            (false, Format::Number) => Some("number"),
+            (false, Format::Bool) => Some("bool"),
+            (false, Format::Text) => None,
+        };
+        if let Some(kind) = kind {
             input.insert("type".to_string(), Value::from(kind));
         }
-        if let Some(d) = spec.get("default") {
-            let d = match (kind, d) {
-                ("array", Value::String(s)) => Value::Array(vec![Value::from(s.clone())]),
-                _ => d.clone(),
-            };
+        if let Some(d) = default {
+            let d = if repeated { Value::Array(vec![d]) } else { d };
             input.insert("default".to_string(), d);
         }
-        if let Some(choices) = spec.get("choices").and_then(Value::as_array) {
-            input.insert("enum".to_string(), Value::Array(choices.clone()));
+        if let Some(choices) = choices.filter(|c| !c.is_empty() && !repeated) {
+            input.insert("enum".to_string(), Value::Array(choices));
         }
         self.inputs.entry(name.to_string()).or_insert(input);
     }
@@ -493,6 +525,46 @@ impl Manifest {
         servers.insert(server, toml_edit::Item::Table(s));
         doc.insert("servers", toml_edit::Item::Table(servers));
         doc.to_string()
+    }
+}
+
+/// What an `Input`'s `format` makes of its texts.
+#[derive(Clone, Copy)]
+enum Format {
+    Text,
+    Number,
+    Bool,
+}
+
+impl Format {
+    /// `value` (a string, as the schema says; a number or boolean from a lenient publisher) as
+    /// this format's value, or `None` when it does not read as one.
+    fn value(self, value: &Value) -> Option<Value> {
+        match (self, value) {
+            (Format::Text, Value::String(_)) => Some(value.clone()),
+            (Format::Text, Value::Number(_) | Value::Bool(_)) => {
+                Some(Value::from(value.to_string()))
+            }
+            (Format::Number, Value::Number(_)) | (Format::Bool, Value::Bool(_)) => {
+                Some(value.clone())
+            }
+            (Format::Number, Value::String(s)) => {
+                let t = s.trim();
+                match (t.parse::<i64>(), t.parse::<f64>()) {
+                    (Ok(i), _) => Some(Value::from(i)),
+                    (_, Ok(f)) if f.is_finite() => {
+                        serde_json::Number::from_f64(f).map(Value::Number)
+                    }
+                    _ => None,
+                }
+            }
+            (Format::Bool, Value::String(s)) => match s.trim() {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 }
 

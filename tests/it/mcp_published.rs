@@ -94,3 +94,121 @@ fn a_literal_bearer_token_in_an_argument_is_refused_naming_the_field() {
         .stderr(contains("reference the environment instead"));
     assert!(!env.project.join(".mcp.json").exists());
 }
+
+#[test]
+fn string_defaults_of_boolean_and_number_inputs_install_as_typed_values() {
+    let doc = json!({
+        "$schema": SCHEMA,
+        "name": "io.github.acme/files",
+        "description": "Files, read-only by default",
+        "version": "2.1.0",
+        "packages": [{
+            "registryType": "npm",
+            "identifier": "@acme/files-mcp",
+            "version": "2.1.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--read-only", "format": "boolean", "default": "true", "choices": ["true", "false"]},
+                {"type": "named", "name": "--timeout", "format": "number", "default": "60"}
+            ]
+        }]
+    });
+    let (env, _server) = project_with(vec![doc], &[]);
+    env.dotpack()
+        .args(["add", "io.github.acme/files", "--set", "read_only=false"])
+        .assert()
+        .success();
+    assert_eq!(
+        claude(&env)["mcpServers"]["files"]["args"],
+        json!([
+            "-y",
+            "@acme/files-mcp@2.1.0",
+            "--read-only",
+            "false",
+            "--timeout",
+            "60"
+        ])
+    );
+    assert!(
+        env.read("dotpack.toml")
+            .contains("set = { read_only = false }"),
+        "{}",
+        env.read("dotpack.toml")
+    );
+}
+
+#[test]
+fn a_required_input_is_shown_as_required_and_asked_for_by_add() {
+    let doc = json!({
+        "$schema": SCHEMA,
+        "name": "io.github.acme/notion",
+        "description": "Notion pages",
+        "version": "1.0.0",
+        "packages": [{
+            "registryType": "npm",
+            "identifier": "@acme/notion-mcp",
+            "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--workspace", "description": "Workspace id", "isRequired": true}
+            ]
+        }]
+    });
+    let (env, _server) = project_with(vec![doc], &[]);
+    env.dotpack()
+        .args(["info", "io.github.acme/notion"])
+        .assert()
+        .success()
+        .stdout(contains("workspace [required]: Workspace id"));
+    env.dotpack()
+        .args(["add", "io.github.acme/notion"])
+        .assert()
+        .failure()
+        .stderr(contains(
+            "needs a value for input `workspace` (Workspace id)",
+        ))
+        .stderr(contains("--set workspace=VALUE"));
+    env.dotpack()
+        .args(["add", "io.github.acme/notion", "--set", "workspace=team-a"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn an_optional_secret_is_empty_when_unset_in_every_host_that_can_say_so() {
+    let doc = json!({
+        "$schema": SCHEMA,
+        "name": "io.github.acme/issues",
+        "description": "Issues, more with a token",
+        "version": "0.8.1",
+        "packages": [{
+            "registryType": "npm",
+            "identifier": "@acme/issues-mcp",
+            "version": "0.8.1",
+            "transport": {"type": "stdio"},
+            "environmentVariables": [
+                {"name": "ISSUES_TOKEN", "description": "Raises the rate limit", "isSecret": true},
+                {"name": "ISSUES_ORG_KEY", "description": "Organisation key", "isSecret": true, "isRequired": true}
+            ]
+        }]
+    });
+    let (env, _server) = project_with(vec![doc], &["cursor", "codex"]);
+    env.dotpack()
+        .args(["add", "io.github.acme/issues"])
+        .assert()
+        .success();
+    let entry = &claude(&env)["mcpServers"]["issues"];
+    // Claude Code passes an unset `${ISSUES_TOKEN}` on as that text: `:-` makes it empty.
+    assert_eq!(entry["env"]["ISSUES_TOKEN"], "${ISSUES_TOKEN:-}");
+    assert_eq!(entry["env"]["ISSUES_ORG_KEY"], "${ISSUES_ORG_KEY}");
+    let cursor = env.read(".cursor/mcp.json");
+    assert!(
+        cursor.contains("\"ISSUES_TOKEN\": \"${env:ISSUES_TOKEN}\""),
+        "{cursor}"
+    );
+    let codex = env.read(".codex/config.toml");
+    assert!(
+        codex.contains("env_vars = [\"ISSUES_ORG_KEY\", \"ISSUES_TOKEN\"]"),
+        "{codex}"
+    );
+}

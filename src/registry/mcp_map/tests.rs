@@ -76,7 +76,10 @@ fn pypi_oci_and_runtime_arguments() {
         oci.contains(r#"args = ["run", "-i", "--rm", "--network", "host", "-e", "BOX_TOKEN", "ghcr.io/x/box:2.0.0", "{{props.dirs}}"]"#),
         "{oci}"
     );
-    assert!(oci.contains("[inputs.dirs]\ntype = \"array\""), "{oci}");
+    assert!(
+        oci.contains("[inputs.dirs]\nrequired = true\ntype = \"array\""),
+        "{oci}"
+    );
 }
 
 #[test]
@@ -102,7 +105,8 @@ fn remotes_with_url_variables_and_secret_headers() {
         m.contains(r#"Authorization = "Bearer {{env.TOKEN}}""#),
         "{m}"
     );
-    assert!(m.contains(r#"X-Api-Key = "{{env.X_API_KEY}}""#), "{m}");
+    // Not `isRequired`: empty when unset.
+    assert!(m.contains(r#"X-Api-Key = "{{env.X_API_KEY|''}}""#), "{m}");
     assert!(
         m.contains("[inputs.tenant]\ndescription = \"Your tenant\""),
         "{m}"
@@ -156,4 +160,98 @@ fn mapping_is_deterministic_and_literal_braces_are_escaped() {
     });
     assert_eq!(manifest(doc.clone()), manifest(doc.clone()));
     assert!(manifest(doc).contains(r#""a{{'@'}}b""#));
+}
+
+/// The manifest the document maps to, parsed and validated as any package's.
+fn valid(doc: Value) -> crate::model::manifest::Manifest {
+    let text = manifest(doc);
+    crate::model::manifest::parse(std::path::Path::new("server.json"), text.clone())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .manifest
+}
+
+#[test]
+fn string_defaults_and_choices_become_values_of_the_inputs_type() {
+    // As the schema says and publishers write: `default` and `choices` are strings.
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/typed", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "typed-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--read-only", "format": "boolean", "default": "false"},
+                {"type": "named", "name": "--timeout", "format": "number", "default": "60", "choices": ["30", "60", "120"]},
+                {"type": "named", "name": "--ratio", "format": "number", "default": "0.5"},
+                {"type": "named", "name": "--level", "format": "number", "default": "high"}
+            ],
+            "environmentVariables": [
+                {"name": "DEBUG", "format": "boolean", "default": "true", "choices": []}
+            ]
+        }]
+    }));
+    let input = |name: &str| m.inputs.get(name).unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(input("read_only").kind.as_deref(), Some("bool"));
+    assert_eq!(
+        input("read_only").default,
+        Some(toml::Value::Boolean(false))
+    );
+    assert_eq!(input("timeout").kind.as_deref(), Some("number"));
+    assert_eq!(input("timeout").default, Some(toml::Value::Integer(60)));
+    assert_eq!(
+        input("timeout").allowed,
+        Some(
+            vec![30, 60, 120]
+                .into_iter()
+                .map(toml::Value::Integer)
+                .collect()
+        )
+    );
+    assert_eq!(input("ratio").default, Some(toml::Value::Float(0.5)));
+    assert_eq!(input("debug").default, Some(toml::Value::Boolean(true)));
+    // An empty `choices` allows anything, not nothing.
+    assert_eq!(input("debug").allowed, None);
+    // A text that is no number keeps the input a text, passed on as written.
+    assert_eq!(input("level").kind, None);
+    assert_eq!(
+        input("level").default,
+        Some(toml::Value::String("high".into()))
+    );
+}
+
+#[test]
+fn is_required_is_kept_on_inputs() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/req", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "req-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--workspace", "description": "Workspace", "isRequired": true},
+                {"type": "named", "name": "--region", "isRequired": true, "default": "eu"}
+            ],
+            "environmentVariables": [{"name": "TEAM_ID", "isRequired": true}]
+        }]
+    }));
+    assert!(m.inputs["workspace"].required);
+    assert_eq!(m.inputs["workspace"].default, None);
+    assert!(m.inputs["region"].required);
+    assert!(m.inputs["team_id"].required);
+}
+
+#[test]
+fn an_optional_secret_is_empty_when_unset_and_a_required_one_is_a_plain_reference() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/sec", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "sec-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "environmentVariables": [
+                {"name": "GITHUB_TOKEN", "isSecret": true},
+                {"name": "API_KEY", "isSecret": true, "isRequired": true}
+            ]
+        }],
+    }));
+    let env = &m.servers["sec"].env;
+    assert_eq!(env["GITHUB_TOKEN"], "{{env.GITHUB_TOKEN|''}}");
+    assert_eq!(env["API_KEY"], "{{env.API_KEY}}");
 }
