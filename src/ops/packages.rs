@@ -3,7 +3,30 @@
 
 use anyhow::Result;
 
-use crate::registry::{IndexLine, IndexSource, Refusal};
+use crate::registry::{ArchiveKind, IndexLine, IndexSource, Refusal};
+use crate::resolve::RegistrySet;
+
+/// The `kind = "mcp-registry"` registries under `[registries]`, in order, for the MCP Registry
+/// name `name`: an error saying how to declare one when there is none.
+pub fn mcp_registries<'r>(
+    registries: &'r RegistrySet,
+    name: &str,
+) -> Result<Vec<(&'r str, &'r dyn IndexSource)>> {
+    let found: Vec<(&str, &dyn IndexSource)> = registries
+        .named_all()
+        .filter(|(_, source)| source.archive_kind() == ArchiveKind::ServerJson)
+        .collect();
+    if found.is_empty() {
+        crate::bail_help!(
+            help = format!(
+                "add to dotpack.toml\n\n    [registries]\n    mcp = {{ url = \"{}\", kind = \"mcp-registry\" }}\n",
+                crate::registry::mcp::OFFICIAL_URL
+            ),
+            "`{name}` is an MCP Registry name, and no registry under [registries] is an MCP registry"
+        );
+    }
+    Ok(found)
+}
 
 /// The error for a package whose every version the registry lists is one dotpack refuses.
 pub fn refused_message(name: &str, source: &dyn IndexSource, refused: &[Refusal]) -> String {
@@ -29,7 +52,15 @@ pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
         // Suggestions are a courtesy: offline or failing, the error stays the same.
         Err(_) => Vec::new(),
     };
-    let close = crate::util::suggest::close_names(name, names.iter().map(String::as_str), 3);
+    // The name that failed is no suggestion, in whatever case the registry spells it.
+    let close = crate::util::suggest::close_names(
+        name,
+        names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !n.eq_ignore_ascii_case(name)),
+        3,
+    );
     let help = if close.is_empty() {
         "search the registry with `dotpack search WORDS`".to_string()
     } else {

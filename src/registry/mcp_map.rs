@@ -30,7 +30,8 @@ use serde_json::{Map, Value};
 /// A `server.json` as a dotpack package.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mapped {
-    /// The registry's name, `io.github.user/weather`.
+    /// The registry's name as its publisher spells it, `io.github.User/Weather`; the manifest's
+    /// `[package] name` is dotpack's, the same in lowercase.
     pub name: String,
     pub version: String,
     pub description: String,
@@ -85,7 +86,7 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
         return fail(reasons.join("; "));
     };
     Ok(Mapped {
-        manifest: m.render(&name, &version, &description, &server),
+        manifest: m.render(&name.to_ascii_lowercase(), &version, &description, &server),
         name,
         version,
         description,

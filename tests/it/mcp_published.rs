@@ -2,6 +2,7 @@
 //! NAME==VERSION`, string defaults, optional secrets, a newest version dotpack refuses), served
 //! by the loopback MCP Registry and installed with `add`.
 
+use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::{Value, json};
 
@@ -211,4 +212,176 @@ fn an_optional_secret_is_empty_when_unset_in_every_host_that_can_say_so() {
         codex.contains("env_vars = [\"ISSUES_ORG_KEY\", \"ISSUES_TOKEN\"]"),
         "{codex}"
     );
+}
+
+/// `io.github.GLips/Figma-Context-MCP` at `version`: a registry name with capitals.
+fn figma(version: &str) -> Value {
+    json!({
+        "$schema": SCHEMA,
+        "name": "io.github.GLips/Figma-Context-MCP",
+        "description": "Give your coding agent access to your Figma data",
+        "version": version,
+        "packages": [{
+            "registryType": "npm",
+            "identifier": "figma-developer-mcp",
+            "version": version,
+            "transport": {"type": "stdio"},
+            "packageArguments": [{"type": "positional", "value": "--stdio"}],
+            "environmentVariables": [
+                {"name": "FIGMA_API_KEY", "description": "Figma personal access token", "isRequired": true, "isSecret": true}
+            ]
+        }]
+    })
+}
+
+const FIGMA_KEY: &str = "\"io.github.glips/figma-context-mcp\" = { version = \"^0.6\", registry = \"mcp\", package = \"io.github.GLips/Figma-Context-MCP\" }";
+
+#[test]
+fn a_name_with_capitals_is_asked_for_as_the_publisher_spells_it_and_recorded() {
+    let (env, server) = project_with(vec![figma("0.5.0"), figma("0.6.0")], &[]);
+    env.dotpack()
+        .args(["add", "io.github.GLips/Figma-Context-MCP"])
+        .assert()
+        .success()
+        .stderr(contains("is spelled").not());
+    assert_eq!(
+        server.requests(),
+        [
+            "200 /v0.1/servers/io.github.GLips%2FFigma-Context-MCP/versions",
+            "200 /v0.1/servers/io.github.GLips%2FFigma-Context-MCP/versions/0.6.0",
+        ]
+    );
+    let manifest = env.read("dotpack.toml");
+    assert!(manifest.contains(FIGMA_KEY), "{manifest}");
+    let lock = env.read("dotpack.lock");
+    assert!(
+        lock.contains("name = \"io.github.glips/figma-context-mcp\""),
+        "{lock}"
+    );
+    let entry = &claude(&env)["mcpServers"]["figma-context-mcp"];
+    assert_eq!(
+        entry["args"],
+        json!(["-y", "figma-developer-mcp@0.6.0", "--stdio"])
+    );
+
+    // A teammate's clone asks with the recorded spelling: no 404, no search.
+    let teammate = Env::new();
+    teammate.write("dotpack.toml", &manifest);
+    teammate.write("dotpack.lock", &lock);
+    server.clear_requests();
+    teammate
+        .dotpack()
+        .args(["install", "--locked"])
+        .assert()
+        .success();
+    assert_eq!(
+        server.requests(),
+        [
+            "200 /v0.1/servers/io.github.GLips%2FFigma-Context-MCP/versions",
+            "200 /v0.1/servers/io.github.GLips%2FFigma-Context-MCP/versions/0.6.0",
+        ]
+    );
+    assert_eq!(teammate.read(".mcp.json"), env.read(".mcp.json"));
+    // `remove` and `tree` take dotpack's name in any case.
+    env.dotpack()
+        .arg("tree")
+        .assert()
+        .success()
+        .stdout(contains("io.github.glips/figma-context-mcp v0.6.0"));
+    env.dotpack()
+        .args(["remove", "io.github.GLips/Figma-Context-MCP"])
+        .assert()
+        .success();
+    assert!(!env.read("dotpack.toml").contains("figma"));
+}
+
+#[test]
+fn a_name_in_another_case_finds_the_publishers_spelling() {
+    let (env, server) = project_with(vec![figma("0.6.0")], &[]);
+    env.dotpack()
+        .args(["add", "io.github.glips/figma-context-mcp"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "`io.github.glips/figma-context-mcp` is spelled `io.github.GLips/Figma-Context-MCP` in its registry",
+        ));
+    assert_eq!(
+        server.requests(),
+        [
+            "404 /v0.1/servers/io.github.glips%2Ffigma-context-mcp/versions",
+            "200 /v0.1/servers?search=figma-context-mcp&version=latest&limit=100",
+            "200 /v0.1/servers/io.github.GLips%2FFigma-Context-MCP/versions",
+            "200 /v0.1/servers/io.github.GLips%2FFigma-Context-MCP/versions/0.6.0",
+        ]
+    );
+    assert!(env.read("dotpack.toml").contains(FIGMA_KEY));
+    // A dependency written by hand without `package` still resolves, through the search.
+    let by_hand = Env::new();
+    by_hand.write(
+        "dotpack.toml",
+        &env.read("dotpack.toml")
+            .replace(", package = \"io.github.GLips/Figma-Context-MCP\"", ""),
+    );
+    by_hand.dotpack().arg("install").assert().success();
+    assert!(
+        by_hand
+            .read(".mcp.json")
+            .contains("figma-developer-mcp@0.6.0")
+    );
+}
+
+#[test]
+fn info_finds_a_name_in_any_case_and_an_unknown_one_is_reported_against_the_mcp_registry() {
+    let (env, server) = project_with(vec![figma("0.6.0")], &[]);
+    env.dotpack()
+        .args(["info", "io.github.glips/figma-context-mcp"])
+        .assert()
+        .success()
+        .stdout(contains("io.github.glips/figma-context-mcp 0.6.0"))
+        .stdout(contains("registry name: io.github.GLips/Figma-Context-MCP"))
+        .stdout(contains("npx -y figma-developer-mcp@0.6.0 --stdio"));
+    env.dotpack()
+        .args(["info", "io.github.GLips/Figma-Context"])
+        .assert()
+        .failure()
+        .stderr(contains(format!(
+            "package `io.github.GLips/Figma-Context` was not found in the registry mcp-registry+{}/",
+            server.url()
+        )))
+        .stderr(contains("registry+builtin").not())
+        .stderr(contains("did you mean `io.github.GLips/Figma-Context-MCP`?"));
+}
+
+#[test]
+fn add_never_suggests_the_name_that_failed() {
+    // A typo: the suggestion is the registry's own spelling, which `add` takes as it is.
+    let (env, _server) = project_with(vec![figma("0.6.0")], &[]);
+    env.dotpack()
+        .args(["add", "io.github.glips/figma-context"])
+        .assert()
+        .failure()
+        .stderr(contains(
+            "package `io.github.glips/figma-context` was not found",
+        ))
+        .stderr(contains(
+            "did you mean `io.github.GLips/Figma-Context-MCP`?",
+        ))
+        .stderr(contains("`io.github.glips/figma-context`?").not());
+}
+
+#[test]
+fn a_package_that_is_not_the_dependency_in_another_case_is_an_error_naming_the_key() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[registries]\nmcp = { url = \"https://registry.modelcontextprotocol.io\", kind = \"mcp-registry\" }\n\n[dependencies]\n\"io.github.acme/weather\" = { version = \"^1\", registry = \"mcp\", package = \"io.github.evil/weather\" }\n",
+    );
+    env.dotpack()
+        .arg("validate")
+        .assert()
+        .failure()
+        .stderr(contains(
+            "`package = \"io.github.evil/weather\"` is not how a registry spells `io.github.acme/weather`",
+        ))
+        .stderr(contains("dependencies.\"io.github.acme/weather\".package"));
 }

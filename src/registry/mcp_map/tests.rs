@@ -31,11 +31,13 @@ fn npm_package_with_secret_env_and_a_named_argument() {
         }]
     }))
     .unwrap();
+    // The registry's spelling is kept; the package is named in dotpack's lowercase.
+    assert_eq!(m.name, "io.github.acme/Weather");
     assert_eq!(m.server, "weather");
     assert_eq!(
         m.manifest,
         r#"[package]
-name = "io.github.acme/Weather"
+name = "io.github.acme/weather"
 version = "1.2.0"
 description = "Weather for agents"
 
