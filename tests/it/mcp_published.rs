@@ -385,3 +385,51 @@ fn a_package_that_is_not_the_dependency_in_another_case_is_an_error_naming_the_k
         ))
         .stderr(contains("dependencies.\"io.github.acme/weather\".package"));
 }
+
+/// `io.github.acme/rsdoctor` at `version`, published as an npm package, or from 0.8.0 on as an
+/// MCP bundle only, which dotpack cannot run.
+fn bundled_later(version: &str) -> Value {
+    let package = if version.starts_with("0.4") {
+        json!({"registryType": "npm", "identifier": "@acme/rsdoctor-mcp", "version": version, "transport": {"type": "stdio"}})
+    } else {
+        json!({"registryType": "mcpb", "identifier": format!("https://github.com/acme/rsdoctor/releases/download/v{version}/rsdoctor.mcpb"), "fileSha256": "fe333e598595000ae021bd27117db32ec69af6987f507ba7a63c90638ff633ce", "transport": {"type": "stdio"}})
+    };
+    json!({
+        "$schema": SCHEMA,
+        "name": "io.github.acme/rsdoctor",
+        "description": "Build analysis",
+        "version": version,
+        "packages": [package]
+    })
+}
+
+#[test]
+fn add_and_lock_say_which_newer_version_they_skipped_and_why() {
+    let docs = ["0.4.3", "0.4.4", "0.8.0", "0.8.1"]
+        .map(bundled_later)
+        .to_vec();
+    let (env, _server) = project_with(docs, &[]);
+    let skipped = "warning: skipped `io.github.acme/rsdoctor` 0.8.1, which cannot be installed: `mcpb` packages";
+    env.dotpack()
+        .args(["add", "io.github.acme/rsdoctor"])
+        .assert()
+        .success()
+        .stderr(contains(skipped))
+        .stderr(contains(
+            "locked 0.4.4 instead; 1 other newer version cannot be installed either (`dotpack info io.github.acme/rsdoctor` lists them)",
+        ));
+    assert!(env.read("dotpack.lock").contains("version = \"0.4.4\""));
+    // Nothing new is locked: nothing to say.
+    env.dotpack()
+        .arg("install")
+        .assert()
+        .success()
+        .stderr(contains("skipped").not());
+    // A lock made again says it again.
+    std::fs::remove_file(env.project.join("dotpack.lock")).unwrap();
+    env.dotpack()
+        .arg("lock")
+        .assert()
+        .success()
+        .stderr(contains(skipped));
+}
