@@ -14,7 +14,8 @@
 //!   fill in becomes an input (`isRepeated` → an array input spread into the arguments).
 //! - `environmentVariables` and remote `headers`: a secret is an environment reference
 //!   (`{{env.NAME}}`, or `{{env.NAME|''}}`, empty when unset, without `isRequired`) and never a
-//!   value; anything else with a value or default is an input.
+//!   value; a credential-shaped header (`Authorization`, `*-key`, `*-token`, `*api*key*`) is a
+//!   secret whatever `isSecret` says; anything else with a value or default is an input.
 //! - `{curly}` variables in values and URLs become inputs; `choices` → `enum`, `format` → the
 //!   input's `type` (the schema's string `default` and `choices` read as numbers or booleans),
 //!   `isRequired` → `required`.
@@ -178,6 +179,18 @@ fn input_name(raw: &str) -> String {
     } else {
         out
     }
+}
+
+/// Whether a header carries a credential whatever the document's `isSecret` says:
+/// `Authorization` (and `Proxy-Authorization`), `*-key`, `*-token`, and any name with `api` and
+/// `key` in it (`X-API-Key`, `apikey`).
+fn is_credential_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "authorization"
+        || lower.ends_with("-authorization")
+        || lower.ends_with("-key")
+        || lower.ends_with("-token")
+        || lower.contains("api") && lower.contains("key")
 }
 
 /// An environment variable name (`Authorization` → `AUTHORIZATION`).
@@ -362,7 +375,10 @@ impl Manifest {
             return fail("an environment variable or header has no `name`");
         };
         let variables = o.get("variables").and_then(Value::as_object);
-        let secret = bool_field(o, "isSecret");
+        // Many remotes declare `Authorization: Bearer {token}` without `isSecret`: a value set
+        // with `--set` would land in committed host files and dotpack.toml.
+        let secret = bool_field(o, "isSecret")
+            || matches!(target, Target::Header) && is_credential_header(&name);
         let value = match string(o, "value") {
             Some(v) => self.fill(&v, variables, secret.then_some(name.as_str()))?,
             // An optional secret is empty when unset, never the reference's own text.

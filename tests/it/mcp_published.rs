@@ -433,3 +433,51 @@ fn add_and_lock_say_which_newer_version_they_skipped_and_why() {
         .success()
         .stderr(contains(skipped));
 }
+
+#[test]
+fn a_token_in_a_credential_shaped_header_never_reaches_a_committed_file() {
+    // As many remotes publish it: the token is a variable without `isSecret`.
+    let doc = json!({
+        "$schema": SCHEMA,
+        "name": "com.example/crm",
+        "description": "CRM over HTTP",
+        "version": "1.2.0",
+        "remotes": [{
+            "type": "streamable-http",
+            "url": "https://mcp.crm.example.com/mcp",
+            "headers": [{
+                "name": "Authorization",
+                "value": "Bearer {token}",
+                "variables": {"token": {"description": "API token", "isRequired": true}}
+            }]
+        }]
+    });
+    let (env, _server) = project_with(vec![doc], &["codex"]);
+    env.dotpack()
+        .args([
+            "add",
+            "com.example/crm",
+            "--set",
+            "token=pmt_8fK2mQ7pL4vB9xR3wZ6",
+        ])
+        .assert()
+        .failure()
+        .stderr(contains("package `com.example/crm` has no input `token`"))
+        .stderr(contains(
+            "`token` is read from the environment variable TOKEN, so it never lands in a file",
+        ));
+    assert!(!env.read("dotpack.toml").contains("pmt_"));
+    env.dotpack()
+        .args(["add", "com.example/crm"])
+        .assert()
+        .success();
+    assert_eq!(
+        claude(&env)["mcpServers"]["crm"]["headers"]["Authorization"],
+        "Bearer ${TOKEN}"
+    );
+    let codex = env.read(".codex/config.toml");
+    assert!(
+        codex.contains("bearer_token_env_var = \"TOKEN\""),
+        "{codex}"
+    );
+}

@@ -257,3 +257,47 @@ fn an_optional_secret_is_empty_when_unset_and_a_required_one_is_a_plain_referenc
     assert_eq!(env["GITHUB_TOKEN"], "{{env.GITHUB_TOKEN|''}}");
     assert_eq!(env["API_KEY"], "{{env.API_KEY}}");
 }
+
+#[test]
+fn a_credential_shaped_header_is_a_secret_whatever_is_secret_says() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/remote", "version": "1.0.0", "description": "d",
+        "remotes": [{
+            "type": "streamable-http",
+            "url": "https://mcp.x.dev/mcp",
+            "headers": [
+                {"name": "Authorization", "value": "Bearer {token}", "variables": {"token": {"isRequired": true}}},
+                {"name": "X-API-Key", "isRequired": true},
+                {"name": "X-Session-Token"},
+                {"name": "X-Region", "default": "eu"}
+            ]
+        }]
+    }));
+    let headers = m.servers["remote"].extensions["http_headers"]
+        .as_table()
+        .unwrap();
+    assert_eq!(
+        headers["Authorization"].as_str(),
+        Some("Bearer {{env.TOKEN}}")
+    );
+    assert_eq!(headers["X-API-Key"].as_str(), Some("{{env.X_API_KEY}}"));
+    assert_eq!(
+        headers["X-Session-Token"].as_str(),
+        Some("{{env.X_SESSION_TOKEN|''}}")
+    );
+    assert_eq!(headers["X-Region"].as_str(), Some("{{props.x_region}}"));
+    // No input a `--set` could write a credential into.
+    assert_eq!(m.inputs.keys().collect::<Vec<_>>(), ["x_region"]);
+    for (name, yes) in [
+        ("authorization", true),
+        ("Proxy-Authorization", true),
+        ("X-Api-Key", true),
+        ("apikey", true),
+        ("X-Auth-Token", true),
+        ("X-Region", false),
+        ("Accept", false),
+        ("X-Keyboard", false),
+    ] {
+        assert_eq!(is_credential_header(name), yes, "{name}");
+    }
+}
