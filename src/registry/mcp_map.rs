@@ -7,11 +7,13 @@
 //!   snake_case drafts of mid-2025 are refused with a message saying so.
 //! - One server, named after the part of `name` after the `/`. It comes from the first entry of
 //!   `packages` dotpack can run (`npm` → `npx -y NAME@VERSION`, `pypi` → `uvx NAME==VERSION`,
-//!   `oci` → `docker run -i --rm [-e VAR…] IMAGE:TAG`; `runtimeHint` replaces the command and
-//!   `runtimeArguments` come before the package), else from the first `remotes` entry
-//!   (`streamable-http`, or `sse` as `type = "sse"`).
+//!   `oci` → `docker run -i --rm [-e VAR…] IMAGE:TAG`; as in the reference client (VS Code),
+//!   `runtimeHint` is not read, and `runtimeArguments` follow `-y` or `run -i --rm`), else from
+//!   the first `remotes` entry (`streamable-http`, or `sse` as `type = "sse"`).
 //! - `packageArguments`: named ones as `--flag value`, positional ones as their value; a value to
-//!   fill in becomes an input (`isRepeated` → an array input spread into the arguments).
+//!   fill in becomes an input (`isRepeated` → an array input spread into the arguments); an
+//!   optional one is passed only when set; a named one with nothing said of a value is a switch,
+//!   passed as it is.
 //! - `environmentVariables` and remote `headers`: a secret is an environment reference
 //!   (`{{env.NAME}}`, or `{{env.NAME|''}}`, empty when unset, without `isRequired`) and never a
 //!   value; a credential-shaped header (`Authorization`, `*-key`, `*-token`, `*api*key*`) is a
@@ -254,7 +256,9 @@ impl Manifest {
                 ));
             }
         };
-        let command = string(p, "runtimeHint").unwrap_or_else(|| default_command.to_string());
+        // The command follows from `registryType`, as in the reference client (VS Code), which
+        // ignores `runtimeHint`: a hint such as `node` or `bun` would be handed npx's arguments.
+        let command = default_command.to_string();
         let mut runtime = Vec::new();
         for arg in p
             .get("runtimeArguments")
@@ -264,11 +268,17 @@ impl Manifest {
         {
             runtime.extend(self.argument(arg)?);
         }
-        if !runtime.is_empty() {
-            // The runtime's own arguments replace the default ones (`-y`, `run -i --rm`) when the
-            // publisher gives them.
-            prefix = runtime;
+        // The runtime's own arguments follow the ones every package of its kind needs (`-y`,
+        // `run -i --rm`); a publisher who wrote those out again does not get them twice.
+        let given: &[&str] = match kind.as_str() {
+            "npm" => &["-y", "--yes"],
+            "oci" => &["-i", "--interactive", "--rm"],
+            _ => &[],
+        };
+        if kind == "oci" && runtime.first().map(String::as_str) == Some("run") {
+            runtime.remove(0);
         }
+        prefix.extend(runtime.into_iter().filter(|a| !given.contains(&a.as_str())));
         for var in p
             .get("environmentVariables")
             .and_then(Value::as_array)
@@ -339,7 +349,7 @@ impl Manifest {
             .unwrap_or_else(|| "value".to_string());
         let variables = a.get("variables").and_then(Value::as_object);
         let value = match string(a, "value") {
-            Some(v) => Some(self.fill(&v, variables, None)?),
+            Some(v) => Filled::Value(self.fill(&v, variables, None)?),
             None => {
                 let input = input_name(&hint);
                 let repeated = bool_field(a, "isRepeated");
@@ -348,21 +358,40 @@ impl Manifest {
                         "argument `{hint}` is secret: a secret cannot be passed on a command line safely"
                     ));
                 }
-                if !bool_field(a, "isRequired") && a.get("default").is_none() && !repeated {
-                    None
+                let optional =
+                    !bool_field(a, "isRequired") && a.get("default").is_none() && !repeated;
+                // A named argument that says nothing of a value is a switch (`--stdio`).
+                let says_value = ["valueHint", "format", "choices", "placeholder"]
+                    .iter()
+                    .any(|k| a.contains_key(*k));
+                if optional && named && !says_value {
+                    Filled::Nothing
                 } else {
                     self.input(&input, a, repeated);
-                    Some(format!("{{{{props.{input}}}}}"))
+                    if optional {
+                        Filled::WhenSet(input)
+                    } else {
+                        Filled::Value(format!("{{{{props.{input}}}}}"))
+                    }
                 }
             }
         };
-        Ok(match (named, flag, value) {
-            (true, Some(flag), Some(v)) => vec![flag, v],
-            // An optional named flag without a value to fill in is left out.
-            (true, Some(_), None) => Vec::new(),
+        let when_set = |input: &str, text: &str| format!("@if(props.{input}){text}@endif");
+        Ok(match (named, flag.map(|f| escape(&f)), value) {
             (true, None, _) => return fail("a named argument has no `name`"),
-            (_, _, Some(v)) => vec![v],
-            (_, _, None) => Vec::new(),
+            (true, Some(flag), Filled::Value(v)) => vec![flag, v],
+            // A switch is passed as it is, as the reference client passes it.
+            (true, Some(flag), Filled::Nothing) => vec![flag],
+            // An optional value is passed, with its flag, only when it is set.
+            (true, Some(flag), Filled::WhenSet(input)) => vec![
+                when_set(&input, &flag),
+                when_set(&input, &format!("{{{{props.{input}}}}}")),
+            ],
+            (false, _, Filled::Value(v)) => vec![v],
+            (false, _, Filled::WhenSet(input)) => {
+                vec![when_set(&input, &format!("{{{{props.{input}}}}}"))]
+            }
+            (false, _, Filled::Nothing) => Vec::new(),
         })
     }
 
@@ -583,6 +612,16 @@ impl Format {
             _ => None,
         }
     }
+}
+
+/// What an argument's value becomes.
+enum Filled {
+    /// A fixed value or a required input: always passed.
+    Value(String),
+    /// An optional input: passed only when it is set.
+    WhenSet(String),
+    /// No value at all: a switch, or an optional positional argument with nothing to fill in.
+    Nothing,
 }
 
 #[derive(Clone, Copy)]

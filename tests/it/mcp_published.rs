@@ -481,3 +481,85 @@ fn a_token_in_a_credential_shaped_header_never_reaches_a_committed_file() {
         "{codex}"
     );
 }
+
+#[test]
+fn servers_start_as_their_publishers_meant_runtime_hint_runtime_arguments_and_switches() {
+    let npm = json!({
+        "$schema": SCHEMA,
+        "name": "io.github.web-infra-dev/rsdoctor",
+        "description": "Build analysis",
+        "version": "0.4.4",
+        "packages": [{
+            "registryType": "npm",
+            "identifier": "@rsdoctor/mcp-server",
+            "version": "0.4.4",
+            "runtimeHint": "node",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--stdio"},
+                {"type": "named", "name": "--port", "description": "Port of the analysis server", "format": "number"}
+            ]
+        }]
+    });
+    let oci = json!({
+        "$schema": SCHEMA,
+        "name": "io.github.acme/box",
+        "description": "Tools in a container",
+        "version": "1.0.0",
+        "packages": [{
+            "registryType": "oci",
+            "identifier": "ghcr.io/acme/box",
+            "version": "1.0.0",
+            "runtimeHint": "docker",
+            "transport": {"type": "stdio"},
+            "runtimeArguments": [{"type": "named", "name": "--network", "value": "host"}]
+        }]
+    });
+    let (env, _server) = project_with(vec![npm, oci], &[]);
+    env.dotpack()
+        .args([
+            "add",
+            "io.github.web-infra-dev/rsdoctor",
+            "io.github.acme/box",
+        ])
+        .assert()
+        .success();
+    let servers = &claude(&env)["mcpServers"];
+    assert_eq!(servers["rsdoctor"]["command"], "npx");
+    assert_eq!(
+        servers["rsdoctor"]["args"],
+        json!(["-y", "@rsdoctor/mcp-server@0.4.4", "--stdio"])
+    );
+    assert_eq!(servers["box"]["command"], "docker");
+    assert_eq!(
+        servers["box"]["args"],
+        json!([
+            "run",
+            "-i",
+            "--rm",
+            "--network",
+            "host",
+            "ghcr.io/acme/box:1.0.0"
+        ])
+    );
+    // The optional value is passed, with its flag, once it is set.
+    env.dotpack()
+        .args([
+            "add",
+            "io.github.web-infra-dev/rsdoctor",
+            "--set",
+            "port=4000",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        claude(&env)["mcpServers"]["rsdoctor"]["args"],
+        json!([
+            "-y",
+            "@rsdoctor/mcp-server@0.4.4",
+            "--stdio",
+            "--port",
+            "4000"
+        ])
+    );
+}

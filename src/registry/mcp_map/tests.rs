@@ -50,7 +50,7 @@ enum = ["metric", "imperial"]
 
 [servers.weather]
 command = "npx"
-args = ["-y", "@acme/weather-mcp@1.2.0", "--units", "{{props.units}}"]
+args = ["-y", "@acme/weather-mcp@1.2.0", "--units", "{{props.units}}", "--verbose"]
 env = { LOG_LEVEL = "{{props.log_level}}", WEATHER_API_KEY = "{{env.WEATHER_API_KEY}}" }
 "#
     );
@@ -300,4 +300,124 @@ fn a_credential_shaped_header_is_a_secret_whatever_is_secret_says() {
     ] {
         assert_eq!(is_credential_header(name), yes, "{name}");
     }
+}
+
+/// The `args` of the one server the document maps to.
+fn args_of(doc: Value) -> (String, Vec<String>) {
+    let m = valid(doc);
+    let server = m.servers.values().next().unwrap().clone();
+    (server.command.unwrap(), server.args.unwrap_or_default())
+}
+
+fn npm(name: &str, package: Value) -> Value {
+    let mut p = json!({"registryType": "npm", "identifier": name, "version": "1.0.0", "transport": {"type": "stdio"}});
+    for (k, v) in package.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    json!({"$schema": SCHEMA, "name": format!("io.github.x/{name}"), "version": "1.0.0", "description": "d", "packages": [p]})
+}
+
+#[test]
+fn the_command_follows_the_registry_type_and_runtime_hint_is_not_read() {
+    // `node -y @rsdoctor/mcp-server@…` failed "bad option: -y"; VS Code ignores the hint.
+    for hint in ["node", "bun", "npx"] {
+        let (command, args) = args_of(npm("rsdoctor", json!({"runtimeHint": hint})));
+        assert_eq!(command, "npx", "{hint}");
+        assert_eq!(args, ["-y", "rsdoctor@1.0.0"], "{hint}");
+    }
+    // npx's own arguments follow `-y`, which is not written twice.
+    let (_, args) = args_of(npm(
+        "tool",
+        json!({"runtimeHint": "npx", "runtimeArguments": [
+            {"type": "positional", "value": "-y"},
+            {"type": "named", "name": "--node-options", "value": "--max-old-space-size=4096"}
+        ]}),
+    ));
+    assert_eq!(
+        args,
+        [
+            "-y",
+            "--node-options",
+            "--max-old-space-size=4096",
+            "tool@1.0.0"
+        ]
+    );
+}
+
+#[test]
+fn oci_runtime_arguments_follow_run_i_rm() {
+    let doc = |runtime: Value| {
+        json!({"$schema": SCHEMA, "name": "io.github.x/box", "version": "2.0.0", "description": "d",
+            "packages": [{"registryType": "oci", "identifier": "ghcr.io/x/box", "version": "2.0.0",
+                "runtimeHint": "docker", "transport": {"type": "stdio"}, "runtimeArguments": runtime,
+                "environmentVariables": [{"name": "BOX_HOST", "default": "localhost"}]}]})
+    };
+    let (command, args) = args_of(doc(json!([
+        {"type": "named", "name": "--network", "value": "host"},
+        {"type": "named", "name": "-v", "value": "{dir}:/data", "variables": {"dir": {"isRequired": true}}}
+    ])));
+    assert_eq!(command, "docker");
+    assert_eq!(
+        args,
+        [
+            "run",
+            "-i",
+            "--rm",
+            "--network",
+            "host",
+            "-v",
+            "{{props.dir}}:/data",
+            "-e",
+            "BOX_HOST",
+            "ghcr.io/x/box:2.0.0"
+        ]
+    );
+    // A publisher who wrote `run -i --rm` out gets it once.
+    let (_, args) = args_of(doc(json!([
+        {"type": "positional", "value": "run"},
+        {"type": "positional", "value": "-i"},
+        {"type": "positional", "value": "--rm"},
+        {"type": "named", "name": "--network", "value": "host"}
+    ])));
+    assert_eq!(
+        args,
+        [
+            "run",
+            "-i",
+            "--rm",
+            "--network",
+            "host",
+            "-e",
+            "BOX_HOST",
+            "ghcr.io/x/box:2.0.0"
+        ]
+    );
+}
+
+#[test]
+fn a_switch_is_kept_and_an_optional_value_is_passed_only_when_set() {
+    let m = valid(npm(
+        "flags",
+        json!({"packageArguments": [
+            {"type": "named", "name": "--stdio", "description": "Serve over stdio"},
+            {"type": "named", "name": "--port", "description": "Port", "format": "number"},
+            {"type": "positional", "valueHint": "root_dir", "description": "Where to start"}
+        ]}),
+    ));
+    let server = &m.servers["flags"];
+    assert_eq!(
+        server.args.as_deref().unwrap(),
+        [
+            "-y",
+            "flags@1.0.0",
+            "--stdio",
+            "@if(props.port)--port@endif",
+            "@if(props.port){{props.port}}@endif",
+            "@if(props.root_dir){{props.root_dir}}@endif"
+        ]
+    );
+    assert_eq!(m.inputs["port"].kind.as_deref(), Some("number"));
+    assert!(!m.inputs["port"].required);
+    assert!(m.inputs.contains_key("root_dir"));
+    assert!(!m.inputs.contains_key("stdio"));
 }
