@@ -31,8 +31,8 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
         },
         None => (args.package.as_str(), None),
     };
-    let name = &crate::ops::declare::package_name(name);
-    let (line, lines, manifest, refused) =
+    let name = &crate::ops::declare::requested_name(name);
+    let (line, lines, manifest, refused, registry_name) =
         match info::info(settings, name, req.as_ref(), &args.package)? {
             Info::Refused { source_id, refused } => {
                 print_refused(printer, name, &source_id, &refused);
@@ -43,18 +43,30 @@ pub fn run(settings: &Settings, args: InfoArgs, printer: &Printer) -> Result<()>
                 lines,
                 manifest,
                 refused,
-            } => (line, lines, manifest, refused),
+                registry_name,
+            } => (line, lines, manifest, refused, registry_name),
         };
     if printer.json {
         let mut value = info::json_info(&line, &lines, &manifest);
         if !refused.is_empty() {
             value["refused"] = refused_json(&refused);
         }
+        if let Some(spelling) = &registry_name {
+            value["registry_name"] = json!(spelling);
+        }
         printer.json_out(&value);
         return Ok(());
     }
-    for text in info::info_lines(&line, &lines, &manifest) {
+    for (i, text) in info::info_lines(&line, &lines, &manifest)
+        .into_iter()
+        .enumerate()
+    {
         printer.out(text);
+        if i == 0
+            && let Some(spelling) = &registry_name
+        {
+            printer.out(format!("registry name: {spelling}"));
+        }
     }
     for r in &refused {
         printer.out(format!("cannot be installed: {} ({})", r.version, r.reason));

@@ -247,7 +247,9 @@ fn foreign_reference<'v>(host: &HostAdapter, value: &'v str) -> Option<&'v str> 
             && let Some(end) = tail.find('}')
         {
             let written = &tail[..=end];
-            if !host.reference_syntaxes().contains(&syntax) {
+            // By spelling: Amazon Q reads `${env:X}` as the editors do, unset or not.
+            let spelled = |s: &EnvSyntax| s.example("X") == syntax.example("X");
+            if !host.reference_syntaxes().iter().any(spelled) {
                 return Some(written);
             }
             rest = &tail[end + 1..];

@@ -313,6 +313,11 @@ pub struct DetailedDependency {
     /// Name of a registry in `[registries]`; the default registry when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registry: Option<String>,
+    /// The package's name as its registry spells it, when that differs from the key in case:
+    /// MCP Registry names are case-sensitive (`io.github.GLips/Figma-Context-MCP`), dotpack's are
+    /// lowercase. `add` writes it; the registry is asked with this spelling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
     /// Input values for the package (`--set NAME=VALUE`), typed as the inputs are.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[cfg_attr(
@@ -345,6 +350,14 @@ impl DependencySpec {
         match self {
             DependencySpec::Req(_) => None,
             DependencySpec::Detailed(d) => d.registry.as_deref(),
+        }
+    }
+
+    /// The name the dependency's registry knows it by, when it is spelled otherwise than the key.
+    pub fn package(&self) -> Option<&str> {
+        match self {
+            DependencySpec::Req(_) => None,
+            DependencySpec::Detailed(d) => d.package.as_deref(),
         }
     }
 

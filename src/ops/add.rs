@@ -10,13 +10,13 @@ use crate::model::hosts::Scope;
 use crate::model::lock::Lockfile;
 use crate::model::manifest;
 use crate::model::manifest_edit::ManifestEditor;
-use crate::registry::{ArchiveKind, IndexLine};
+use crate::registry::IndexLine;
 use crate::resolve::RegistrySet;
 use crate::ui::printer::Printer;
 
 use super::add_inputs::{SetArg, check_inputs, typed_inputs};
 use super::declare::{self, Edits};
-use super::packages::{refused_message, unknown_package, versions_list};
+use super::packages::{mcp_registries, refused_message, unknown_package, versions_list};
 use super::{InstallOptions, Project, RegistryFlag, Relock, Settings};
 
 /// What `dotpack add` was asked: the packages as given (`NAME[@REQ]`), the `--set` values (for
@@ -210,7 +210,9 @@ impl Requested<'_> {
         editor: &mut ManifestEditor,
         edits: &mut Edits,
     ) -> Result<(String, bool)> {
-        let (name, req) = parse_spec(spec)?;
+        let (given, req) = parse_spec(spec)?;
+        // dotpack's name is lowercase; the registry is asked with the spelling given.
+        let name = declare::package_name(&given);
         let existing = self.project.manifest.manifest.dependencies.get(&name);
         let mut dep_registry = self
             .registry
@@ -224,7 +226,7 @@ impl Requested<'_> {
             dep_registry = chosen.clone();
         }
         let from_chosen = self.registry.is_some() || dep_registry.is_none();
-        let versions = self.published(&name, dep_registry.as_deref())?;
+        let (versions, spelling) = self.published(&given, dep_registry.as_deref())?;
         let req = match (req, existing) {
             (Some(req), _) => {
                 check_satisfiable(&name, &req, &versions)?;
@@ -244,6 +246,14 @@ impl Requested<'_> {
         if let Some(r) = self.registry.as_ref().or(chosen.as_ref()) {
             editor.set_dependency_key(&name, "registry", Some(r))?;
         }
+        if let Some(spelling) = &spelling {
+            // MCP Registry names are case-sensitive: later commands ask with this spelling.
+            editor.set_dependency_key(&name, "package", Some(spelling))?;
+            if *spelling != given {
+                self.printer
+                    .note(format!("`{given}` is spelled `{spelling}` in its registry"));
+            }
+        }
         if let Some(s) = self.scope {
             editor.set_dependency_key(&name, "scope", s.map(|s| s.to_string()).as_deref())?;
         }
@@ -259,13 +269,14 @@ impl Requested<'_> {
         Ok((name, from_chosen))
     }
 
-    /// The versions `registry` (`None`: the default) lists for `name`: an error when it has
-    /// none, or when dotpack refuses every one it lists.
+    /// The versions `registry` (`None`: the default) lists for `name` (as given, in any case),
+    /// and the registry's own spelling of the name when it differs from dotpack's lowercase one:
+    /// an error when it has none, or when dotpack refuses every one it lists.
     fn published(
         &self,
         name: &str,
         registry: Option<&str>,
-    ) -> Result<std::sync::Arc<Vec<IndexLine>>> {
+    ) -> Result<(std::sync::Arc<Vec<IndexLine>>, Option<String>)> {
         let source = self.registries.for_dependency(registry, name)?;
         let Some(versions) = source.versions(name)? else {
             bail!("{}", unknown_package(name, source)?);
@@ -276,7 +287,7 @@ impl Requested<'_> {
                 bail!("{}", refused_message(name, source, &refused));
             }
         }
-        Ok(versions)
+        Ok((versions, source.registry_name(&declare::package_name(name))))
     }
 }
 
@@ -297,8 +308,8 @@ fn added_scope(project: &Project, scope: Option<Scope>) -> Option<Option<Scope>>
     scope.map(|s| (s != project_scope).then_some(s))
 }
 
-/// Splits `NAME[@REQ]`, checking the name's characters and the requirement's syntax. Names are
-/// lowercase, as the registry's are.
+/// Splits `NAME[@REQ]`, checking the name's characters and the requirement's syntax. The name
+/// is returned as the registry is asked for it ([`declare::requested_name`]).
 fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
     let (name, req) = match spec.split_once('@') {
         Some((name, req)) => (name, Some(req.trim())),
@@ -310,7 +321,7 @@ fn parse_spec(spec: &str) -> Result<(String, Option<String>)> {
         ))
         .into());
     }
-    let name = declare::package_name(name);
+    let name = declare::requested_name(name);
     if let Some(req) = req
         && let Err(e) = VersionReq::parse(req)
     {
@@ -381,18 +392,7 @@ fn mcp_registry_for(registries: &RegistrySet, name: &str) -> Result<Option<Strin
     if !crate::registry::mcp::is_registry_name(name) {
         return Ok(None);
     }
-    let found = registries
-        .named_all()
-        .find(|(_, source)| source.archive_kind() == ArchiveKind::ServerJson)
-        .map(|(registry, _)| registry.to_string());
-    if found.is_none() {
-        crate::bail_help!(
-            help = format!(
-                "add to dotpack.toml\n\n    [registries]\n    mcp = {{ url = \"{}\", kind = \"mcp-registry\" }}\n",
-                crate::registry::mcp::OFFICIAL_URL
-            ),
-            "`{name}` is an MCP Registry name, and no registry under [registries] is an MCP registry"
-        );
-    }
-    Ok(found)
+    Ok(mcp_registries(registries, name)?
+        .first()
+        .map(|(registry, _)| registry.to_string()))
 }

@@ -57,10 +57,17 @@ pub fn typed_inputs(
         let key = arg.key.as_str();
         let Some(input) = package.inputs.get(key) else {
             let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
-            let help = if declared.is_empty() {
-                format!("{name} declares no inputs")
-            } else {
-                format!("{name} declares: {}", declared.join(", "))
+            // A credential the package reads from the environment is never a `--set` value.
+            let variable = package
+                .env_vars()
+                .into_iter()
+                .find(|v| v.eq_ignore_ascii_case(key));
+            let help = match variable {
+                Some(var) => format!(
+                    "`{key}` is read from the environment variable {var}, so it never lands in a file: export {var}=… where the host runs"
+                ),
+                None if declared.is_empty() => format!("{name} declares no inputs"),
+                None => format!("{name} declares: {}", declared.join(", ")),
             };
             return Err(crate::util::error::Error::usage(format!(
                 "package `{name}` has no input `{key}`"

@@ -134,6 +134,7 @@ pub fn from_registry(
     let spec = DependencySpec::Detailed(crate::model::manifest::DetailedDependency {
         version: semver::VersionReq::STAR,
         registry: None,
+        package: None,
         set: set
             .into_iter()
             .map(|(k, v)| (k, toml::Value::String(v)))

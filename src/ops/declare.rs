@@ -213,6 +213,18 @@ pub fn package_name(name: &str) -> String {
     name.trim().to_ascii_lowercase()
 }
 
+/// A name from the command line as a registry is asked for it: an MCP Registry name as given
+/// (its registry's names are case-sensitive, so `io.github.GLips/Figma-Context-MCP` is found in
+/// one request), any other name as dotpack names packages ([`package_name`]).
+pub fn requested_name(name: &str) -> String {
+    let name = name.trim();
+    if crate::model::validate::is_registry_name(name) {
+        name.to_string()
+    } else {
+        package_name(name)
+    }
+}
+
 /// What a name given to `install` or `uninstall` stands for: a locked package, a dependency, a
 /// server of a locked package, or one of the project's own servers. Returns it lowercase, or an
 /// error listing close names.

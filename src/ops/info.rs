@@ -19,18 +19,21 @@ pub enum Info {
         source_id: String,
         refused: Vec<Refusal>,
     },
-    /// The version chosen, every version listed, the chosen version's manifest, and the
-    /// versions dotpack cannot install.
+    /// The version chosen, every version listed, the chosen version's manifest, the versions
+    /// dotpack cannot install, and the registry's own spelling of the name when it differs from
+    /// dotpack's lowercase one.
     Found {
         line: Box<IndexLine>,
         lines: Vec<IndexLine>,
         manifest: Box<Manifest>,
         refused: Vec<Refusal>,
+        registry_name: Option<String>,
     },
 }
 
-/// What the registry says of `name`, at the newest version `req` allows (else the newest).
-/// `given` is the package as the command line wrote it, for messages.
+/// What the registry says of `name` (as given: an MCP Registry name keeps its case), at the
+/// newest version `req` allows (else the newest). `given` is the package as the command line
+/// wrote it, for messages.
 pub fn info(
     settings: &Settings,
     name: &str,
@@ -40,10 +43,15 @@ pub fn info(
     let manifest = super::optional_manifest(settings);
     let registries = super::registries(settings, manifest.as_ref())?;
     // The registry the project names for this package, else --registry, else the first that
-    // has it: the default one, then those under [registries].
+    // has it: the default one, then those under [registries]; an MCP Registry name only in
+    // the MCP registries, so a name none of them has is reported against them.
     let dependency_registry = manifest
         .as_ref()
-        .and_then(|m| m.manifest.dependencies.get(name))
+        .and_then(|m| {
+            m.manifest
+                .dependencies
+                .get(&super::declare::package_name(name))
+        })
         .and_then(|d| d.registry())
         .map(str::to_string);
     let sources = match (
@@ -51,6 +59,12 @@ pub fn info(
         dependency_registry,
     ) {
         (super::RegistryFlag::Named(r), _) | (_, Some(r)) => vec![registries.named(&r, name)?],
+        _ if crate::registry::mcp::is_registry_name(name) => {
+            super::packages::mcp_registries(&registries, name)?
+                .into_iter()
+                .map(|(_, source)| source)
+                .collect()
+        }
         _ => registries.all(),
     };
     let mut found = None;
@@ -83,6 +97,7 @@ pub fn info(
     };
     let manifest = Box::new(crate::registry::load_package(source, name, &line.vers)?);
     Ok(Info::Found {
+        registry_name: source.registry_name(&line.name),
         line: Box::new(line.clone()),
         lines: lines.to_vec(),
         manifest,

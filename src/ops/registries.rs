@@ -91,6 +91,14 @@ fn open_named(
                 auth,
             )
             .with_context(|| format!("registry `{name}` in [registries]"))?;
+            // The registry's names are case-sensitive: ask with the spelling `add` recorded.
+            for (dependency, spec) in &loaded.manifest.dependencies {
+                if spec.registry() == Some(name)
+                    && let Some(spelling) = spec.package()
+                {
+                    source.remember_spelling(dependency, spelling);
+                }
+            }
             Ok(Box::new(source))
         }
         (Some(_), None) if kind == RegistryKind::McpRegistry => bail!(

@@ -1,7 +1,8 @@
 //! The one re-lock-and-apply that every command changing what is locked ends with: open the
 //! registries for the manifest as the command left it, resolve the lock (keeping the versions
-//! the command asks to keep), let the command look at the new lock, then plan the host files and
-//! commit everything as one transaction (or, for `dotpack lock`, commit the lock alone).
+//! the command asks to keep), warn about newer versions it skipped because dotpack cannot install
+//! them, let the command look at the new lock, then plan the host files and commit everything as
+//! one transaction (or, for `dotpack lock`, commit the lock alone).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -68,6 +69,10 @@ pub fn relock_and_apply<'a, T>(
         std::mem::take(&mut relock.preferred),
         project.lock.as_ref(),
     )?;
+    // A newer version dotpack cannot install is never skipped silently.
+    for skipped in super::packages::skipped_versions(&registries, &lock, project.lock.as_ref()) {
+        printer.warning(skipped);
+    }
     let out = inspect(&registries, &mut lock, &mut relock)?;
     match relock.mode {
         Some(mode) => super::finish(

@@ -111,7 +111,14 @@ fn search_one(
     if let Some(found) = searched {
         for f in found {
             let (line, refused) = match f.result {
-                Ok(line) => (line, None),
+                // Named as the registry spells it, which `add` and `info` take as it is.
+                Ok(line) => (
+                    IndexLine {
+                        name: f.name,
+                        ..line
+                    },
+                    None,
+                ),
                 Err(reason) => (
                     refused_line(&f.name, f.description),
                     Some((f.version, reason)),

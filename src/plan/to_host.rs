@@ -28,7 +28,8 @@ use crate::model::hosts::HostAdapter;
 use crate::model::manifest::Server;
 use crate::template::is_env_name;
 use crate::template::{
-    Context, EnvSyntax, Props, TemplateError, render_for_host, sole_env_ref, value_of, value_text,
+    Context, EnvSyntax, Props, TemplateError, forwarded_env_ref, render_for_host, sole_env_ref,
+    value_of, value_text,
 };
 use crate::util::error::{Error, Fix};
 
@@ -687,14 +688,15 @@ impl Translator<'_> {
     }
 
     /// `env`: rendered in the host's syntax, or, on a host without interpolation, a value that is
-    /// exactly `{{env.KEY}}` under key `KEY` is forwarded by name (Codex `env_vars`).
+    /// exactly `{{env.KEY}}` (or the optional `{{env.KEY|''}}`) under key `KEY` is forwarded by
+    /// name (Codex `env_vars`).
     fn env(&mut self, env: &BTreeMap<String, String>) -> Result<(), TranslateError> {
         let env_field = self.required_spelling("env")?;
         let mut literal = Map::new();
         for (key, raw) in env {
             let field = format!("env.{key}");
             if self.host.env_syntax == EnvSyntax::None
-                && let Some(var) = sole_env_ref(raw, &self.cx)
+                && let Some(var) = forwarded_env_ref(raw, &self.cx)
             {
                 self.forward_env_var(&field, key, var)?;
                 continue;
@@ -853,7 +855,7 @@ impl Translator<'_> {
             let Some(raw) = raw.as_str() else {
                 return Err(self.unsupported(&field, "header values are strings".to_string()));
             };
-            if let Some(var) = sole_env_ref(raw, &self.cx) {
+            if let Some(var) = forwarded_env_ref(raw, &self.cx) {
                 let hf = self.forwarding_field("env_http_headers", &field)?;
                 self.rename(&field, format!("{}.{name}", hf.field));
                 let mut map = Map::new();

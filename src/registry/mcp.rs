@@ -16,9 +16,14 @@
 //! The "archive" of a version is its `server.json` document in canonical form (keys sorted,
 //! no whitespace), and its checksum the sha256 of those bytes: reformatting a response does not
 //! change a pin, changing any value does. The document is mapped by [`super::mcp_map`] and the
-//! manifest validated like any package's; a version that cannot be mapped, is not semver, or
-//! whose name has capitals (dotpack's names are lowercase) is listed by [`IndexSource::refused`]
-//! with the reason and never installed.
+//! manifest validated like any package's; a version that cannot be mapped or is not semver is
+//! listed by [`IndexSource::refused`] with the reason and never installed.
+//!
+//! Names: the registry's are case-sensitive (`io.github.GLips/Figma-Context-MCP`), dotpack's are
+//! lowercase. Lines are named in lowercase, and the registry is asked with its own spelling: the
+//! one the project recorded ([`McpRegistry::remember_spelling`], from a dependency's `package`),
+//! else the name as given, else, after a 404, the one its search finds (it matches names
+//! case-insensitively). [`IndexSource::registry_name`] says which spelling answered.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,6 +51,8 @@ const PAGE_LIMIT: usize = 100;
 const MAX_SEARCH_PAGES: usize = 20;
 /// Most pages [`IndexSource::names`] follows.
 const MAX_LIST_PAGES: usize = 1000;
+/// Most pages the search for a name's spelling follows (its last part is a narrow word).
+const MAX_SPELLING_PAGES: usize = 3;
 
 /// Where the registry keeps its metadata about a server, in each response's `_meta`.
 const OFFICIAL_META: &str = "io.modelcontextprotocol.registry/official";
@@ -56,12 +63,17 @@ pub struct McpRegistry {
     source_id: String,
     /// The API's path under the base URL: `v0.1/`, or empty when the base names a version.
     prefix: &'static str,
+    /// By dotpack's (lowercase) name.
     known: Mutex<BTreeMap<String, Known>>,
+    /// The registry's spellings the project recorded, by dotpack's name.
+    spellings: Mutex<BTreeMap<String, String>>,
 }
 
 /// What one `versions` request said about a package.
 #[derive(Clone)]
 struct Known {
+    /// The registry's own spelling of the name, as its documents say it.
+    spelling: String,
     lines: Arc<Vec<IndexLine>>,
     refused: Vec<Refusal>,
 }
@@ -92,7 +104,86 @@ impl McpRegistry {
             source_id: format!("{SOURCE_PREFIX}{base}"),
             prefix,
             known: Mutex::new(BTreeMap::new()),
+            spellings: Mutex::new(BTreeMap::new()),
         })
+    }
+
+    /// Records that the registry spells the package dotpack calls `name` as `spelling` (a
+    /// dependency's `package = "…"`), so it is asked with that spelling in one request. A
+    /// spelling that is not `name` in another case is ignored.
+    pub fn remember_spelling(&self, name: &str, spelling: &str) {
+        if is_registry_name(spelling) && spelling.eq_ignore_ascii_case(name) {
+            lock(&self.spellings).insert(name.to_ascii_lowercase(), spelling.to_string());
+        }
+    }
+
+    /// What `GET servers/{spelling}/versions` says of the package, or `None` for a 404.
+    fn versions_as(&self, spelling: &str) -> Result<Option<Known>, RegistryError> {
+        let rel = format!("{}servers/{}/versions", self.prefix, encode(spelling));
+        let Some(list) = self.fetch_json(&rel, &format!("package `{spelling}`"))? else {
+            return Ok(None);
+        };
+        let mut known = Known {
+            spelling: spelling.to_string(),
+            lines: Arc::default(),
+            refused: Vec::new(),
+        };
+        let mut lines = Vec::new();
+        for (doc, meta) in entries(&list).map_err(|e| self.not_an_api(&rel, &e))? {
+            let Some(name) = doc
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|n| n.eq_ignore_ascii_case(spelling))
+            else {
+                continue; // a response about another server is not about this one
+            };
+            known.spelling = name.to_string();
+            let version = doc
+                .get("version")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            match line_of(&doc, &meta) {
+                Ok(line) => lines.push(line),
+                Err(reason) => known.refused.push(Refusal { version, reason }),
+            }
+        }
+        known.lines = Arc::new(lines);
+        Ok(Some(known))
+    }
+
+    /// The registry's spelling of `name` when it has the name in another case: its search
+    /// matches names case-insensitively, and the name's last part narrows it. `None` when it
+    /// finds none or several, or cannot search (a courtesy: the name is then not found).
+    fn spelling_by_search(&self, name: &str) -> Option<String> {
+        let word = name.split_once('/').map_or(name, |(_, short)| short);
+        let query = format!("search={}&version=latest&", encode(word));
+        let mut spellings: Vec<String> = self
+            .list(&query, MAX_SPELLING_PAGES)
+            .ok()?
+            .iter()
+            .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
+            .filter(|n| n.eq_ignore_ascii_case(name))
+            .map(str::to_string)
+            .collect();
+        spellings.sort();
+        spellings.dedup();
+        match <[String; 1]>::try_from(spellings) {
+            Ok([one]) => Some(one),
+            Err(_) => None,
+        }
+    }
+
+    /// The spelling to ask the registry with for dotpack's `name`.
+    fn spelling_of(&self, name: &str) -> String {
+        let key = name.to_ascii_lowercase();
+        if let Some(known) = self.lock_known().get(&key) {
+            return known.spelling.clone();
+        }
+        lock(&self.spellings)
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
     }
 
     fn fetch_json(&self, rel: &str, what: &str) -> Result<Option<Value>, RegistryError> {
@@ -162,42 +253,33 @@ impl IndexSource for McpRegistry {
         if !is_registry_name(name) {
             return Ok(None);
         }
-        if let Some(known) = self.lock_known().get(name) {
+        let key = name.to_ascii_lowercase();
+        if let Some(known) = self.lock_known().get(&key) {
             return Ok(Some(Arc::clone(&known.lines)));
         }
-        let rel = format!("{}servers/{}/versions", self.prefix, encode(name));
-        let Some(list) = self.fetch_json(&rel, &format!("package `{name}`"))? else {
+        let recorded = lock(&self.spellings).get(&key).cloned();
+        let asked = recorded.clone().unwrap_or_else(|| name.to_string());
+        let mut found = self.versions_as(&asked)?;
+        if found.is_none()
+            && recorded.is_none()
+            && let Some(spelling) = self.spelling_by_search(name)
+            && spelling != asked
+        {
+            found = self.versions_as(&spelling)?;
+        }
+        let Some(known) = found else {
             return Ok(None);
         };
-        let mut lines = Vec::new();
-        let mut refused = Vec::new();
-        for (doc, meta) in entries(&list).map_err(|e| self.not_an_api(&rel, &e))? {
-            let version = doc
-                .get("version")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            if !doc
-                .get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|n| n.eq_ignore_ascii_case(name))
-            {
-                continue; // a response about another server is not about this one
-            }
-            match line_of(&doc, &meta) {
-                Ok(line) => lines.push(line),
-                Err(reason) => refused.push(Refusal { version, reason }),
-            }
-        }
-        let lines = Arc::new(lines);
-        self.lock_known().insert(
-            name.to_string(),
-            Known {
-                lines: Arc::clone(&lines),
-                refused,
-            },
-        );
+        let lines = Arc::clone(&known.lines);
+        self.lock_known().insert(key, known);
         Ok(Some(lines))
+    }
+
+    fn registry_name(&self, name: &str) -> Option<String> {
+        self.lock_known()
+            .get(&name.to_ascii_lowercase())
+            .map(|known| known.spelling.clone())
+            .filter(|spelling| spelling != name)
     }
 
     fn names(&self) -> Result<Vec<String>, RegistryError> {
@@ -205,8 +287,7 @@ impl IndexSource for McpRegistry {
             .list("version=latest&", MAX_LIST_PAGES)?
             .iter()
             .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
-            // Names with capitals cannot be installed (dotpack's names are lowercase).
-            .filter(|n| is_registry_name(n) && check_lowercase(n).is_ok())
+            .filter(|n| is_registry_name(n))
             .map(str::to_string)
             .collect();
         names.sort();
@@ -218,7 +299,7 @@ impl IndexSource for McpRegistry {
         let rel = format!(
             "{}servers/{}/versions/{}",
             self.prefix,
-            encode(&line.name),
+            encode(&self.spelling_of(&line.name)),
             encode(&line.vers.to_string())
         );
         let url = self.api.url(&rel);
@@ -269,7 +350,7 @@ impl IndexSource for McpRegistry {
 
     fn refused(&self, name: &str) -> Vec<Refusal> {
         self.lock_known()
-            .get(name)
+            .get(&name.to_ascii_lowercase())
             .map(|k| k.refused.clone())
             .unwrap_or_default()
     }
@@ -292,8 +373,9 @@ impl IndexSource for McpRegistry {
                 continue;
             };
             let version = doc.get("version").and_then(Value::as_str).unwrap_or("");
+            // Listed as the registry spells it, which `add` and `info` take as it is.
             let hit = Found {
-                name: name.to_ascii_lowercase(),
+                name: name.to_string(),
                 version: version.to_string(),
                 description: doc
                     .get("description")
@@ -303,7 +385,8 @@ impl IndexSource for McpRegistry {
             };
             // A registry that ignores `version=latest` lists every version: keep the newest
             // that is not deleted.
-            let newer = match (found.get(&hit.name), &hit.result) {
+            let key = name.to_ascii_lowercase();
+            let newer = match (found.get(&key), &hit.result) {
                 (None, _) => true,
                 (
                     Some(Found {
@@ -315,7 +398,7 @@ impl IndexSource for McpRegistry {
                 (Some(_), Err(_)) => false,
             };
             if newer {
-                found.insert(hit.name.clone(), hit);
+                found.insert(key, hit);
             }
         }
         Ok(Some(found.into_values().collect()))
@@ -324,11 +407,15 @@ impl IndexSource for McpRegistry {
 
 impl McpRegistry {
     fn lock_known(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Known>> {
-        // A panic elsewhere cannot leave this map half-written: each insert is one call.
-        self.known
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.known)
     }
+}
+
+/// A panic elsewhere cannot leave these maps half-written: each insert is one call.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 pub use crate::model::validate::is_registry_name;
@@ -342,17 +429,7 @@ pub fn manifest_text(bytes: &[u8], label: &str) -> Result<String, RegistryError>
     };
     let doc: Value = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
     let mapped = map_server(&doc).map_err(|e| bad(format!("cannot be installed: {e}")))?;
-    check_lowercase(&mapped.name).map_err(bad)?;
     Ok(mapped.manifest)
-}
-
-fn check_lowercase(name: &str) -> Result<(), String> {
-    if name.bytes().any(|b| b.is_ascii_uppercase()) {
-        return Err(format!(
-            "`{name}` has capital letters, and dotpack names packages in lowercase only"
-        ));
-    }
-    Ok(())
 }
 
 /// The index line of one `server.json` (with the `_meta` the registry sent with it), or why it
@@ -363,15 +440,15 @@ fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
         format!("version `{version}` is not semver ({e}); dotpack resolves semver versions only")
     })?;
     let mapped = map_server(doc).map_err(|e| e.reason)?;
-    check_lowercase(&mapped.name)?;
-    let path = PathBuf::from(format!("{}@{}/server.json", mapped.name, mapped.version));
+    let name = mapped.name.to_ascii_lowercase();
+    let path = PathBuf::from(format!("{name}@{}/server.json", mapped.version));
     crate::model::manifest::parse(&path, mapped.manifest.clone())
         .map_err(|e| format!("the package dotpack maps it to is not valid: {e}"))?;
     let status = meta
         .pointer(&format!("/{}/status", OFFICIAL_META.replace('/', "~1")))
         .and_then(Value::as_str);
     Ok(IndexLine {
-        name: mapped.name,
+        name,
         vers,
         deps: Vec::new(),
         cksum: sha256_hex(&canonical(doc)),

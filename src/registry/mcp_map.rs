@@ -7,15 +7,20 @@
 //!   snake_case drafts of mid-2025 are refused with a message saying so.
 //! - One server, named after the part of `name` after the `/`. It comes from the first entry of
 //!   `packages` dotpack can run (`npm` → `npx -y NAME@VERSION`, `pypi` → `uvx NAME==VERSION`,
-//!   `oci` → `docker run -i --rm [-e VAR…] IMAGE:TAG`; `runtimeHint` replaces the command and
-//!   `runtimeArguments` come before the package), else from the first `remotes` entry
-//!   (`streamable-http`, or `sse` as `type = "sse"`).
+//!   `oci` → `docker run -i --rm [-e VAR…] IMAGE:TAG`; as in the reference client (VS Code),
+//!   `runtimeHint` is not read, and `runtimeArguments` follow `-y` or `run -i --rm`), else from
+//!   the first `remotes` entry (`streamable-http`, or `sse` as `type = "sse"`).
 //! - `packageArguments`: named ones as `--flag value`, positional ones as their value; a value to
-//!   fill in becomes an input (`isRepeated` → an array input spread into the arguments).
+//!   fill in becomes an input (`isRepeated` → an array input spread into the arguments); an
+//!   optional one is passed only when set; a named one with nothing said of a value is a switch,
+//!   passed as it is.
 //! - `environmentVariables` and remote `headers`: a secret is an environment reference
-//!   (`{{env.NAME}}`) and never a value; anything else with a value or default is an input.
+//!   (`{{env.NAME}}`, or `{{env.NAME|''}}`, empty when unset, without `isRequired`) and never a
+//!   value; a credential-shaped header (`Authorization`, `*-key`, `*-token`, `*api*key*`) is a
+//!   secret whatever `isSecret` says; anything else with a value or default is an input.
 //! - `{curly}` variables in values and URLs become inputs; `choices` → `enum`, `format` → the
-//!   input's `type`, `isRequired` → required (no default).
+//!   input's `type` (the schema's string `default` and `choices` read as numbers or booleans),
+//!   `isRequired` → `required`.
 //!
 //! Anything else (an `mcpb`, `nuget` or `cargo` package with no runnable alternative, a transport
 //! that contradicts its package, a variable that fills nothing) is a [`MapError`] with the reason:
@@ -28,7 +33,8 @@ use serde_json::{Map, Value};
 /// A `server.json` as a dotpack package.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mapped {
-    /// The registry's name, `io.github.user/weather`.
+    /// The registry's name as its publisher spells it, `io.github.User/Weather`; the manifest's
+    /// `[package] name` is dotpack's, the same in lowercase.
     pub name: String,
     pub version: String,
     pub description: String,
@@ -83,7 +89,7 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
         return fail(reasons.join("; "));
     };
     Ok(Mapped {
-        manifest: m.render(&name, &version, &description, &server),
+        manifest: m.render(&name.to_ascii_lowercase(), &version, &description, &server),
         name,
         version,
         description,
@@ -177,6 +183,18 @@ fn input_name(raw: &str) -> String {
     }
 }
 
+/// Whether a header carries a credential whatever the document's `isSecret` says:
+/// `Authorization` (and `Proxy-Authorization`), `*-key`, `*-token`, and any name with `api` and
+/// `key` in it (`X-API-Key`, `apikey`).
+fn is_credential_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "authorization"
+        || lower.ends_with("-authorization")
+        || lower.ends_with("-key")
+        || lower.ends_with("-token")
+        || lower.contains("api") && lower.contains("key")
+}
+
 /// An environment variable name (`Authorization` → `AUTHORIZATION`).
 fn env_name(raw: &str) -> String {
     input_name(raw).to_ascii_uppercase()
@@ -238,7 +256,9 @@ impl Manifest {
                 ));
             }
         };
-        let command = string(p, "runtimeHint").unwrap_or_else(|| default_command.to_string());
+        // The command follows from `registryType`, as in the reference client (VS Code), which
+        // ignores `runtimeHint`: a hint such as `node` or `bun` would be handed npx's arguments.
+        let command = default_command.to_string();
         let mut runtime = Vec::new();
         for arg in p
             .get("runtimeArguments")
@@ -248,11 +268,17 @@ impl Manifest {
         {
             runtime.extend(self.argument(arg)?);
         }
-        if !runtime.is_empty() {
-            // The runtime's own arguments replace the default ones (`-y`, `run -i --rm`) when the
-            // publisher gives them.
-            prefix = runtime;
+        // The runtime's own arguments follow the ones every package of its kind needs (`-y`,
+        // `run -i --rm`); a publisher who wrote those out again does not get them twice.
+        let given: &[&str] = match kind.as_str() {
+            "npm" => &["-y", "--yes"],
+            "oci" => &["-i", "--interactive", "--rm"],
+            _ => &[],
+        };
+        if kind == "oci" && runtime.first().map(String::as_str) == Some("run") {
+            runtime.remove(0);
         }
+        prefix.extend(runtime.into_iter().filter(|a| !given.contains(&a.as_str())));
         for var in p
             .get("environmentVariables")
             .and_then(Value::as_array)
@@ -323,7 +349,7 @@ impl Manifest {
             .unwrap_or_else(|| "value".to_string());
         let variables = a.get("variables").and_then(Value::as_object);
         let value = match string(a, "value") {
-            Some(v) => Some(self.fill(&v, variables, None)?),
+            Some(v) => Filled::Value(self.fill(&v, variables, None)?),
             None => {
                 let input = input_name(&hint);
                 let repeated = bool_field(a, "isRepeated");
@@ -332,21 +358,40 @@ impl Manifest {
                         "argument `{hint}` is secret: a secret cannot be passed on a command line safely"
                     ));
                 }
-                if !bool_field(a, "isRequired") && a.get("default").is_none() && !repeated {
-                    None
+                let optional =
+                    !bool_field(a, "isRequired") && a.get("default").is_none() && !repeated;
+                // A named argument that says nothing of a value is a switch (`--stdio`).
+                let says_value = ["valueHint", "format", "choices", "placeholder"]
+                    .iter()
+                    .any(|k| a.contains_key(*k));
+                if optional && named && !says_value {
+                    Filled::Nothing
                 } else {
                     self.input(&input, a, repeated);
-                    Some(format!("{{{{props.{input}}}}}"))
+                    if optional {
+                        Filled::WhenSet(input)
+                    } else {
+                        Filled::Value(format!("{{{{props.{input}}}}}"))
+                    }
                 }
             }
         };
-        Ok(match (named, flag, value) {
-            (true, Some(flag), Some(v)) => vec![flag, v],
-            // An optional named flag without a value to fill in is left out.
-            (true, Some(_), None) => Vec::new(),
+        let when_set = |input: &str, text: &str| format!("@if(props.{input}){text}@endif");
+        Ok(match (named, flag.map(|f| escape(&f)), value) {
             (true, None, _) => return fail("a named argument has no `name`"),
-            (_, _, Some(v)) => vec![v],
-            (_, _, None) => Vec::new(),
+            (true, Some(flag), Filled::Value(v)) => vec![flag, v],
+            // A switch is passed as it is, as the reference client passes it.
+            (true, Some(flag), Filled::Nothing) => vec![flag],
+            // An optional value is passed, with its flag, only when it is set.
+            (true, Some(flag), Filled::WhenSet(input)) => vec![
+                when_set(&input, &flag),
+                when_set(&input, &format!("{{{{props.{input}}}}}")),
+            ],
+            (false, _, Filled::Value(v)) => vec![v],
+            (false, _, Filled::WhenSet(input)) => {
+                vec![when_set(&input, &format!("{{{{props.{input}}}}}"))]
+            }
+            (false, _, Filled::Nothing) => Vec::new(),
         })
     }
 
@@ -359,10 +404,17 @@ impl Manifest {
             return fail("an environment variable or header has no `name`");
         };
         let variables = o.get("variables").and_then(Value::as_object);
-        let secret = bool_field(o, "isSecret");
+        // Many remotes declare `Authorization: Bearer {token}` without `isSecret`: a value set
+        // with `--set` would land in committed host files and dotpack.toml.
+        let secret = bool_field(o, "isSecret")
+            || matches!(target, Target::Header) && is_credential_header(&name);
         let value = match string(o, "value") {
             Some(v) => self.fill(&v, variables, secret.then_some(name.as_str()))?,
-            None if secret => format!("{{{{env.{}}}}}", env_name(&name)),
+            // An optional secret is empty when unset, never the reference's own text.
+            None if secret && bool_field(o, "isRequired") => {
+                format!("{{{{env.{}}}}}", env_name(&name))
+            }
+            None if secret => format!("{{{{env.{}|''}}}}", env_name(&name)),
             None => {
                 if !bool_field(o, "isRequired") && o.get("default").is_none() {
                     return Ok(name); // optional and unset: nothing to write
@@ -413,33 +465,59 @@ impl Manifest {
         Ok(out)
     }
 
-    /// Declares input `name` from an `Input`'s `description`, `default`, `choices`, `format`.
+    /// Declares input `name` from an `Input`'s `description`, `isRequired`, `default`, `choices`
+    /// and `format`. The schema gives `default` and `choices` as strings (`"false"`, `"60"`)
+    /// whatever the `format`: they become values of the input's type, and an input whose texts
+    /// do not read as that type stays a text input, so the value reaches the server as written.
     fn input(&mut self, name: &str, spec: &Map<String, Value>, repeated: bool) {
         let mut input = Map::new();
         if let Some(d) = spec.get("description").and_then(Value::as_str) {
             input.insert("description".to_string(), Value::from(d));
         }
-        let kind = if repeated {
-            "array"
-        } else {
-            match spec.get("format").and_then(Value::as_str) {
-                Some("number") => "number",
-                Some("boolean") => "bool",
-                _ => "string",
-            }
+        if bool_field(spec, "isRequired") {
+            input.insert("required".to_string(), Value::Bool(true));
+        }
+        let format = match spec.get("format").and_then(Value::as_str) {
+            Some("number") => Format::Number,
+            Some("boolean") => Format::Bool,
+            _ => Format::Text,
         };
-        if kind != "string" {
+        let default = spec.get("default").filter(|d| !d.is_null());
+        let choices = spec.get("choices").and_then(Value::as_array);
+        let typed = |format: Format| -> Option<(Option<Value>, Option<Vec<Value>>)> {
+            let d = match default {
+                Some(d) => Some(format.value(d)?),
+                None => None,
+            };
+            let c = match choices {
+                Some(c) => Some(
+                    c.iter()
+                        .map(|v| format.value(v))
+                        .collect::<Option<Vec<_>>>()?,
+                ),
+                None => None,
+            };
+            Some((d, c))
+        };
+        let (format, (default, choices)) = match typed(format) {
+            Some(values) => (format, values),
+            None => (Format::Text, typed(Format::Text).unwrap_or_default()),
+        };
+        let kind = match (repeated, format) {
+            (true, _) => Some("array"),
+            (false, Format::Number) => Some("number"),
+            (false, Format::Bool) => Some("bool"),
+            (false, Format::Text) => None,
+        };
+        if let Some(kind) = kind {
             input.insert("type".to_string(), Value::from(kind));
         }
-        if let Some(d) = spec.get("default") {
-            let d = match (kind, d) {
-                ("array", Value::String(s)) => Value::Array(vec![Value::from(s.clone())]),
-                _ => d.clone(),
-            };
+        if let Some(d) = default {
+            let d = if repeated { Value::Array(vec![d]) } else { d };
             input.insert("default".to_string(), d);
         }
-        if let Some(choices) = spec.get("choices").and_then(Value::as_array) {
-            input.insert("enum".to_string(), Value::Array(choices.clone()));
+        if let Some(choices) = choices.filter(|c| !c.is_empty() && !repeated) {
+            input.insert("enum".to_string(), Value::Array(choices));
         }
         self.inputs.entry(name.to_string()).or_insert(input);
     }
@@ -494,6 +572,56 @@ impl Manifest {
         doc.insert("servers", toml_edit::Item::Table(servers));
         doc.to_string()
     }
+}
+
+/// What an `Input`'s `format` makes of its texts.
+#[derive(Clone, Copy)]
+enum Format {
+    Text,
+    Number,
+    Bool,
+}
+
+impl Format {
+    /// `value` (a string, as the schema says; a number or boolean from a lenient publisher) as
+    /// this format's value, or `None` when it does not read as one.
+    fn value(self, value: &Value) -> Option<Value> {
+        match (self, value) {
+            (Format::Text, Value::String(_)) => Some(value.clone()),
+            (Format::Text, Value::Number(_) | Value::Bool(_)) => {
+                Some(Value::from(value.to_string()))
+            }
+            (Format::Number, Value::Number(_)) | (Format::Bool, Value::Bool(_)) => {
+                Some(value.clone())
+            }
+            (Format::Number, Value::String(s)) => {
+                let t = s.trim();
+                match (t.parse::<i64>(), t.parse::<f64>()) {
+                    (Ok(i), _) => Some(Value::from(i)),
+                    (_, Ok(f)) if f.is_finite() => {
+                        serde_json::Number::from_f64(f).map(Value::Number)
+                    }
+                    _ => None,
+                }
+            }
+            (Format::Bool, Value::String(s)) => match s.trim() {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// What an argument's value becomes.
+enum Filled {
+    /// A fixed value or a required input: always passed.
+    Value(String),
+    /// An optional input: passed only when it is set.
+    WhenSet(String),
+    /// No value at all: a switch, or an optional positional argument with nothing to fill in.
+    Nothing,
 }
 
 #[derive(Clone, Copy)]

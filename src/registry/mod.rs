@@ -226,6 +226,13 @@ pub trait IndexSource: Send + Sync {
     fn search(&self, _query: &str) -> Result<Option<Vec<Found>>, RegistryError> {
         Ok(None)
     }
+
+    /// How the registry itself spells the package dotpack calls `name`, when that is not `name`
+    /// as given: MCP Registry names are case-sensitive, dotpack's lowercase. Known after
+    /// [`IndexSource::versions`] of `name`; `None` for dotpack's own registries.
+    fn registry_name(&self, _name: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The format of a source's archives.
@@ -337,6 +344,10 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn search(&self, query: &str) -> Result<Option<Vec<Found>>, RegistryError> {
         (**self).search(query)
+    }
+
+    fn registry_name(&self, name: &str) -> Option<String> {
+        (**self).registry_name(name)
     }
 }
 

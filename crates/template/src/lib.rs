@@ -88,12 +88,19 @@ pub enum EnvSyntax {
     /// `${VAR}` (Claude Code, Gemini CLI, Hermes, Kiro, Copilot CLI, pi); a default is
     /// `${VAR:-default}`.
     DollarBrace,
-    /// `${env:VAR}` (Cursor, VS Code, Windsurf, Amazon Q); no default can be written.
+    /// `${env:VAR}` (Cursor, VS Code, Windsurf); no default can be written but an empty one
+    /// (an optional variable), which is the plain reference: VS Code's variable resolver gives
+    /// an unset variable as the empty text.
     EnvColon,
-    /// `{env:VAR}` (opencode); no default can be written.
+    /// `${env:VAR}` as Amazon Q reads it: an unset variable is passed on as the text `${VAR}`,
+    /// so no default can be written, not even an empty one.
+    EnvColonKeepsUnset,
+    /// `{env:VAR}` (opencode, which gives an unset variable as the empty text); no default can
+    /// be written but an empty one, which is the plain reference.
     BraceEnv,
     /// `${{ secrets.VAR }}` (Continue's YAML config; secrets resolve from Continue's `.env` files
-    /// and the environment); no default can be written.
+    /// and the environment); no default can be written but an empty one, which is the plain
+    /// reference.
     Secrets,
     /// The host cannot interpolate environment variables in config values (Codex).
     None,
@@ -108,7 +115,7 @@ impl EnvSyntax {
     pub fn example(self, name: &str) -> String {
         match self {
             EnvSyntax::DollarBrace => format!("${{{name}}}"),
-            EnvSyntax::EnvColon => format!("${{env:{name}}}"),
+            EnvSyntax::EnvColon | EnvSyntax::EnvColonKeepsUnset => format!("${{env:{name}}}"),
             EnvSyntax::BraceEnv => format!("{{env:{name}}}"),
             EnvSyntax::Secrets => format!("${{{{ secrets.{name} }}}}"),
             EnvSyntax::None => format!("{{{{env.{name}}}}}"),
@@ -268,7 +275,8 @@ pub fn check(s: &str) -> Result<(), TemplateError> {
 ///
 /// A reference with several variables (`{{env.A|env.B}}`) is [`TemplateError::EnvChainUnsupported`]
 /// on every host; a default is written `${VAR:-d}` for [`EnvSyntax::DollarBrace`] and is
-/// [`TemplateError::DefaultUnsupported`] for the other syntaxes.
+/// [`TemplateError::DefaultUnsupported`] for the other syntaxes, except an empty default (an
+/// optional variable, `{{env.X|''}}`) where the host gives an unset variable as the empty text.
 pub fn render_for_host(
     s: &str,
     cx: &Context<'_>,
@@ -385,6 +393,11 @@ pub fn env_ref(
         (EnvSyntax::None, _) => Err(TemplateError::EnvUnsupported(name.to_string())),
         (EnvSyntax::DollarBrace, Some(d)) if d.contains('}') => Err(unsupported(d)),
         (EnvSyntax::DollarBrace, Some(d)) => Ok(format!("${{{name}:-{d}}}")),
+        // `{{env.X|''}}`, an optional variable: these hosts give an unset variable as the empty
+        // text, so the plain reference says it.
+        (EnvSyntax::EnvColon | EnvSyntax::BraceEnv | EnvSyntax::Secrets, Some("")) => {
+            Ok(syntax.example(name))
+        }
         (_, Some(d)) => Err(unsupported(d)),
         (syntax, None) => Ok(syntax.example(name)),
     }
@@ -400,6 +413,20 @@ pub fn sole_env_ref(s: &str, cx: &Context<'_>) -> Option<String> {
                 default: None,
             },
         ] if names.len() == 1 => Some(names[0].clone()),
+        _ => None,
+    }
+}
+
+/// When `s` is exactly one environment reference a host can forward by name: `{{env.X}}`, or
+/// `{{env.X|''}}` (an optional variable: forwarding passes nothing when `X` is unset, which is
+/// what the empty default asks). Codex `env_vars` and `env_http_headers` forward this way.
+pub fn forwarded_env_ref(s: &str, cx: &Context<'_>) -> Option<String> {
+    match parse_parts(s, cx).ok()?.as_slice() {
+        [Part::Env { names, default }]
+            if names.len() == 1 && default.as_deref().is_none_or(str::is_empty) =>
+        {
+            Some(names[0].clone())
+        }
         _ => None,
     }
 }

@@ -173,6 +173,34 @@ fn env_defaults_per_host() {
 }
 
 #[test]
+fn an_optional_variable_is_empty_when_unset_on_every_host_that_can_say_so() {
+    let s = "{{env.API_KEY|''}}";
+    let on = |syntax| render_for_host(s, &cx(&Props::new()), syntax);
+    // Claude Code passes an unset `${API_KEY}` on as that text; `:-` makes it empty.
+    assert_eq!(on(EnvSyntax::DollarBrace).unwrap(), "${API_KEY:-}");
+    // VS Code's resolver and opencode give an unset variable as the empty text already.
+    assert_eq!(on(EnvSyntax::EnvColon).unwrap(), "${env:API_KEY}");
+    assert_eq!(on(EnvSyntax::BraceEnv).unwrap(), "{env:API_KEY}");
+    assert_eq!(on(EnvSyntax::Secrets).unwrap(), "${{ secrets.API_KEY }}");
+    // Amazon Q would pass the text on: no way to say "empty when unset".
+    assert!(matches!(
+        on(EnvSyntax::EnvColonKeepsUnset),
+        Err(TemplateError::DefaultUnsupported { .. })
+    ));
+    assert_eq!(
+        on(EnvSyntax::None),
+        Err(TemplateError::EnvUnsupported("API_KEY".into()))
+    );
+    // Forwarding by name passes nothing when the variable is unset: an optional one forwards.
+    assert_eq!(
+        forwarded_env_ref(s, &cx(&Props::new())).as_deref(),
+        Some("API_KEY")
+    );
+    assert_eq!(sole_env_ref(s, &cx(&Props::new())), None);
+    assert_eq!(forwarded_env_ref("{{env.A|'x'}}", &cx(&Props::new())), None);
+}
+
+#[test]
 fn multi_variable_chains() {
     let s = "{{env.API_URL|env.FALLBACK_URL|'https://api.example.com'}}";
     assert_eq!(
@@ -632,6 +660,7 @@ fn any_syntax() -> impl Strategy<Value = EnvSyntax> {
     prop_oneof![
         Just(EnvSyntax::DollarBrace),
         Just(EnvSyntax::EnvColon),
+        Just(EnvSyntax::EnvColonKeepsUnset),
         Just(EnvSyntax::BraceEnv),
         Just(EnvSyntax::None),
     ]

@@ -19,7 +19,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     user_file: Some(UserPath::Home(".aws/amazonq/mcp.json")),
     project_markers: &[".amazonq"],
     user_markers: &[UserPath::Home(".aws/amazonq")],
-    env_syntax: EnvSyntax::EnvColon,
+    env_syntax: EnvSyntax::EnvColonKeepsUnset,
     remote_wrapper: None,
     also_expands: &[],
     transport_types: TransportTypes {

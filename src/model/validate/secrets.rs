@@ -99,25 +99,123 @@ pub fn server_secrets(server: &crate::model::manifest::Server) -> Vec<(String, S
 pub const LITERAL_SECRET_HELP: &str = "reference the environment instead, e.g. `{{env.API_TOKEN}}`, and declare an input with `secret = true` under `[inputs]`";
 
 /// A secret in one command-line argument; `previous` is the argument before it (`--token X`).
+///
+/// Beyond a value on its own, an argument may carry a named one: `--api-key=X`, an environment
+/// assignment (`API_KEY=X`, as after docker's `-e`) or a header (`Authorization: Bearer X`, as
+/// after `--header`); each is judged by its name. A package spec (`uvx NAME==VERSION`, `npx
+/// NAME@VERSION`) names a package, never a credential.
 pub fn arg_secret(arg: &str, previous: Option<&str>) -> Option<String> {
-    if arg.contains("://") {
+    if arg.contains("://") && !arg.contains(char::is_whitespace) {
         return url_secret(arg);
     }
     if let Some((flag, value)) = arg.split_once('=')
         && flag.starts_with('-')
     {
-        return value_secret(value, is_sensitive_name(flag));
+        return argument_value_secret(value, is_sensitive_name(flag));
     }
     let flag_says = previous.is_some_and(|p| p.starts_with('-') && is_sensitive_name(p));
-    value_secret(arg, flag_says)
+    argument_value_secret(arg, flag_says)
+}
+
+/// The value of one argument: a package spec, a header, an assignment or a plain value.
+fn argument_value_secret(value: &str, sensitive: bool) -> Option<String> {
+    if is_package_spec(value) {
+        return None;
+    }
+    if let Some((name, rest)) = header_form(value).or_else(|| assignment_form(value)) {
+        return named_secret(name, rest).or_else(|| value_secret(rest, sensitive));
+    }
+    named_value_secret(value, sensitive)
+}
+
+/// `Name: value` with a header's name (`Authorization: Bearer X`, `X-Api-Key: X`).
+fn header_form(value: &str) -> Option<(&str, &str)> {
+    let (name, rest) = value.split_once(':')?;
+    let header_name = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    (header_name && rest.starts_with(' ')).then(|| (name, rest.trim_start()))
+}
+
+/// `NAME=value` with an environment variable's name (`API_KEY=X`).
+fn assignment_form(value: &str) -> Option<(&str, &str)> {
+    let (name, rest) = value.split_once('=')?;
+    let env_name = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (env_name && !rest.starts_with('=')).then_some((name, rest))
+}
+
+/// A package and its exact version, as package runners take them: `NAME==VERSION` (uvx, pip)
+/// or `NAME@VERSION` and `@SCOPE/NAME@VERSION` (npx). The version must look like a released
+/// version, so a token with `==` or `@` in it (base64 padding) is still judged as a token.
+pub fn is_package_spec(value: &str) -> bool {
+    let split = match value.split_once("==") {
+        Some(parts) => Some(parts),
+        None => {
+            let first = usize::from(value.starts_with('@'));
+            value[first..]
+                .rfind('@')
+                .map(|at| (&value[..first + at], &value[first + at + 1..]))
+        }
+    };
+    let Some((name, version)) = split else {
+        return false;
+    };
+    let name = name.strip_prefix('@').unwrap_or(name);
+    let name_ok = !name.is_empty()
+        && name.split('/').count() <= 2
+        && name.split('/').all(|part| {
+            part.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        });
+    name_ok && is_package_version(version)
+}
+
+/// The words a version part may carry after its digits (`0rc1`, `post2`, `beta`).
+const PRE_AND_POST: &[&str] = &[
+    "", "a", "b", "c", "rc", "alpha", "beta", "pre", "preview", "dev", "post", "next", "canary",
+];
+
+/// A released version as npm and PyPI write them: `1.36.1`, `2.0.0-beta.1`, `0.4.0rc1`,
+/// `1.0.post2`, `2025.10.1`. Each dot-separated part is digits, optionally followed by a short
+/// pre-release or post-release word and digits.
+fn is_package_version(version: &str) -> bool {
+    if is_version(version) {
+        return true;
+    }
+    let core = version.split('+').next().unwrap_or(version);
+    core.starts_with(|c: char| c.is_ascii_digit())
+        && core.split(['.', '-']).all(|part| {
+            let digits = part.trim_start_matches(|c: char| c.is_ascii_digit());
+            let word = digits.trim_end_matches(|c: char| c.is_ascii_digit());
+            !part.is_empty() && PRE_AND_POST.contains(&word)
+        })
 }
 
 /// A secret in the value of env var or header `name`.
 pub fn named_secret(name: &str, value: &str) -> Option<String> {
-    let sensitive = is_sensitive_name(name);
-    without_expressions(value)
-        .split_whitespace()
-        .find_map(|token| value_secret(token, sensitive))
+    named_value_secret(&without_expressions(value), is_sensitive_name(name))
+}
+
+/// The words of `value` judged one by one; a word after an authorization scheme (`Bearer X`,
+/// `Basic X`, `Token X`) is a credential whatever the name around it says.
+fn named_value_secret(value: &str, sensitive: bool) -> Option<String> {
+    let mut after_scheme = false;
+    for token in value.split_whitespace() {
+        if let Some(reason) = value_secret(token, sensitive || after_scheme) {
+            return Some(reason);
+        }
+        after_scheme = ["bearer", "basic", "token"]
+            .iter()
+            .any(|s| token.eq_ignore_ascii_case(s));
+    }
+    None
 }
 
 /// `value` without its `${{ … }}` expressions (Continue's `${{ secrets.NAME }}`), whose inner
@@ -384,6 +482,59 @@ mod tests {
         assert_eq!(shannon_entropy(""), 0.0);
         assert_eq!(shannon_entropy("aaaa"), 0.0);
         assert!((shannon_entropy("abcd") - 2.0).abs() < 1e-9);
+    }
+}
+
+#[cfg(test)]
+mod argument_tests {
+    use super::*;
+
+    #[test]
+    fn package_specs_name_packages_not_credentials() {
+        for spec in [
+            "keboola-mcp-server==1.36.1",
+            "awslabs.aws-documentation-mcp-server==1.1.2",
+            "mcp-server-analyzer==0.4.0rc1",
+            "openai-agents-mcp==1.0.post2",
+            "pkg@1.2.3",
+            "@scope/pkg@1.2.3",
+            "@modelcontextprotocol/server-filesystem@2025.8.21",
+            "@rsdoctor/mcp-server@0.4.4-beta.2",
+        ] {
+            assert!(is_package_spec(spec), "{spec}");
+            assert_eq!(arg_secret(spec, None), None, "{spec}");
+            assert_eq!(arg_secret(&format!("--from={spec}"), None), None, "{spec}");
+        }
+        // Tokens that happen to hold `==` or `@` are still tokens.
+        for token in [
+            "q8Zr2LmX9vTb4NcW7yKd3HsQ==",
+            "abc==q8Zr2LmX9vTb4NcW7yKd3Hs",
+            "q8Zr2LmX9vTb4NcW7yKd3Hs==1a2b3c4d5e6f",
+        ] {
+            assert!(!is_package_spec(token), "{token}");
+            assert!(arg_secret(token, None).is_some(), "{token}");
+        }
+    }
+
+    #[test]
+    fn a_literal_credential_in_a_header_or_assignment_argument_is_found() {
+        let token = "Bearer pmt_8fK2mQ7pL4vB9xR3";
+        assert!(arg_secret(&format!("Authorization: {token}"), Some("--header")).is_some());
+        assert!(arg_secret(&format!("--header=Authorization: {token}"), None).is_some());
+        assert!(arg_secret("X-Api-Key: k9X2mQ7pL4vB8nR3", Some("-H")).is_some());
+        assert!(arg_secret("API_KEY=k9X2mQ7pL4vB8nR3", Some("-e")).is_some());
+        // A scheme says what follows is a credential, whatever the header is called.
+        assert!(named_secret("X-Custom", token).is_some());
+        for quiet in [
+            "Authorization: Bearer ${TOKEN}",
+            "Authorization: Bearer {{env.TOKEN}}",
+            "Authorization: Bearer YOUR_TOKEN",
+            "Accept: application/json",
+            "LOG_LEVEL=debug",
+            "DB_HOST=localhost",
+        ] {
+            assert_eq!(arg_secret(quiet, Some("--header")), None, "{quiet}");
+        }
     }
 }
 

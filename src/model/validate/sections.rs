@@ -4,7 +4,7 @@
 use semver::{Version, VersionReq};
 use toml_edit::{Item, Key};
 
-use super::{Checker, entries, is_valid_package_name, segment, type_name};
+use super::{Checker, entries, is_registry_name, is_valid_package_name, segment, type_name};
 use crate::model::concepts::{ValueKind, canonical_fields};
 use crate::model::hosts::{ADAPTERS, is_known_host};
 
@@ -32,7 +32,14 @@ const INPUT_KEYS: &[&str] = &[
 ];
 const REGISTRY_KEYS: &[&str] = &["path", "url", "kind", "token_env"];
 const SETTINGS_KEYS: &[&str] = &["keep_generations", "pin_tools"];
-const DEPENDENCY_KEYS: &[&str] = &["version", "registry", "set", "allow_lossy", "scope"];
+const DEPENDENCY_KEYS: &[&str] = &[
+    "version",
+    "registry",
+    "package",
+    "set",
+    "allow_lossy",
+    "scope",
+];
 const REQ_EXAMPLES: &str =
     "write a semver requirement such as `^1.2`, `~1.2.3`, `=1.0.0`, `>=1, <2` or `*`";
 
@@ -596,6 +603,23 @@ impl Checker<'_> {
                             v.span(),
                             &key_path,
                             help,
+                        );
+                    }
+                }
+                "package" => {
+                    let Some(spelling) = self.expect_str(k, v, &key_path) else {
+                        continue;
+                    };
+                    let dependency = key.get();
+                    if !(is_registry_name(spelling) && spelling.eq_ignore_ascii_case(dependency)) {
+                        self.error(
+                            "invalid-name",
+                            format!(
+                                "`package = \"{spelling}\"` is not how a registry spells `{dependency}`"
+                            ),
+                            v.span(),
+                            &key_path,
+                            "`package` records the MCP Registry's spelling of the dependency's own name (`io.github.User/Server` for `\"io.github.user/server\"`); `dotpack add` writes it, or remove it",
                         );
                     }
                 }

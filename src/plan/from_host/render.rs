@@ -200,7 +200,7 @@ fn template_of(s: &str, syntax: &[EnvSyntax]) -> String {
 fn host_reference(s: &str, syntax: EnvSyntax) -> Option<(String, usize)> {
     let (open, close) = match syntax {
         EnvSyntax::DollarBrace => ("${", '}'),
-        EnvSyntax::EnvColon => ("${env:", '}'),
+        EnvSyntax::EnvColon | EnvSyntax::EnvColonKeepsUnset => ("${env:", '}'),
         EnvSyntax::BraceEnv => ("{env:", '}'),
         EnvSyntax::Secrets => ("${{", '}'),
         EnvSyntax::None | EnvSyntax::Resolved => return None,

@@ -121,8 +121,17 @@ pub fn move_secrets(name: &str, server: &mut Map<String, Value>) -> (Vec<Moved>,
             }),
             SecretPlace::Arg(i) => arg_slot(server, *i).and_then(|v| {
                 let text = v.as_str()?;
+                // `Authorization: Bearer X` keeps its words, `--key=X` and `API_KEY=X` their
+                // names: only the credential moves.
                 let new = match text.split_once('=') {
-                    Some((flag, _)) if flag.starts_with('-') => format!("{flag}={reference}"),
+                    _ if text.contains(char::is_whitespace) => {
+                        replace_tokens(text, &reference, |t| value_secret(t, true).is_some())
+                    }
+                    Some((name, _))
+                        if name.starts_with('-') || crate::template::is_env_name(name) =>
+                    {
+                        format!("{name}={reference}")
+                    }
                     _ => reference.clone(),
                 };
                 *v = Value::from(new);
@@ -304,6 +313,27 @@ mod tests {
                 "env": {"API_KEY": "{{env.API_KEY}}", "LOG": "debug"},
                 "http_headers": {"Authorization": "Bearer {{env.MY_GITHUB_TOKEN_2}}", "X-Api-Key": "{{env.MY_GITHUB_X_API_KEY}}"},
             })
+        );
+    }
+
+    #[test]
+    fn a_header_or_assignment_argument_keeps_its_words_around_the_moved_credential() {
+        let mut server = map(json!({
+            "args": ["mcp-remote", "https://x.dev/mcp", "--header", "Authorization: Bearer pmt_8fK2mQ7pL4vB9xR3", "-e", "API_KEY=k9X2mQ7pL4vB8nR3"],
+        }));
+        let (moved, kept) = move_secrets("x", &mut server);
+        assert!(kept.is_empty());
+        assert_eq!(moved.len(), 2);
+        assert_eq!(
+            server["args"],
+            json!([
+                "mcp-remote",
+                "https://x.dev/mcp",
+                "--header",
+                "Authorization: Bearer {{env.X_HEADER}}",
+                "-e",
+                "API_KEY={{env.X_E}}"
+            ])
         );
     }
 

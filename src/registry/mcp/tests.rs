@@ -89,10 +89,6 @@ fn a_document_becomes_a_line_pinned_to_its_canonical_bytes() {
 fn refusals_say_why() {
     let reason = line_of(&weather("2025.1"), &Value::Null).unwrap_err();
     assert!(reason.contains("not semver"), "{reason}");
-    let mut capital = weather("1.0.0");
-    capital["name"] = json!("io.github.User/weather");
-    let reason = line_of(&capital, &Value::Null).unwrap_err();
-    assert!(reason.contains("lowercase"), "{reason}");
     let mut nuget = weather("1.0.0");
     nuget["packages"][0]["registryType"] = json!("nuget");
     let reason = line_of(&nuget, &Value::Null).unwrap_err();
@@ -108,6 +104,34 @@ fn refusals_say_why() {
         "{err}"
     );
     assert!(err.contains("cannot be installed"), "{err}");
+}
+
+#[test]
+fn a_name_with_capitals_is_a_line_named_in_lowercase_and_pinned_to_the_document_as_published() {
+    let mut doc = weather("1.0.0");
+    doc["name"] = json!("io.github.GLips/Figma-Context-MCP");
+    let line = line_of(&doc, &Value::Null).unwrap();
+    assert_eq!(line.name, "io.github.glips/figma-context-mcp");
+    assert_eq!(line.servers, ["figma-context-mcp"]);
+    assert_eq!(line.cksum, sha256_hex(&canonical(&doc)));
+    let text = manifest_text(&canonical(&doc), "label").unwrap();
+    assert!(
+        text.contains("name = \"io.github.glips/figma-context-mcp\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_recorded_spelling_must_be_the_name_in_another_case() {
+    let home = tempfile::tempdir().unwrap();
+    let registry = McpRegistry::open(OFFICIAL_URL, home.path(), Network::default()).unwrap();
+    registry.remember_spelling("io.github.glips/figma", "io.github.GLips/Figma");
+    registry.remember_spelling("io.github.acme/x", "io.github.evil/x");
+    assert_eq!(
+        registry.spelling_of("io.github.glips/figma"),
+        "io.github.GLips/Figma"
+    );
+    assert_eq!(registry.spelling_of("io.github.acme/x"), "io.github.acme/x");
 }
 
 #[test]

@@ -31,11 +31,13 @@ fn npm_package_with_secret_env_and_a_named_argument() {
         }]
     }))
     .unwrap();
+    // The registry's spelling is kept; the package is named in dotpack's lowercase.
+    assert_eq!(m.name, "io.github.acme/Weather");
     assert_eq!(m.server, "weather");
     assert_eq!(
         m.manifest,
         r#"[package]
-name = "io.github.acme/Weather"
+name = "io.github.acme/weather"
 version = "1.2.0"
 description = "Weather for agents"
 
@@ -48,7 +50,7 @@ enum = ["metric", "imperial"]
 
 [servers.weather]
 command = "npx"
-args = ["-y", "@acme/weather-mcp@1.2.0", "--units", "{{props.units}}"]
+args = ["-y", "@acme/weather-mcp@1.2.0", "--units", "{{props.units}}", "--verbose"]
 env = { LOG_LEVEL = "{{props.log_level}}", WEATHER_API_KEY = "{{env.WEATHER_API_KEY}}" }
 "#
     );
@@ -76,7 +78,10 @@ fn pypi_oci_and_runtime_arguments() {
         oci.contains(r#"args = ["run", "-i", "--rm", "--network", "host", "-e", "BOX_TOKEN", "ghcr.io/x/box:2.0.0", "{{props.dirs}}"]"#),
         "{oci}"
     );
-    assert!(oci.contains("[inputs.dirs]\ntype = \"array\""), "{oci}");
+    assert!(
+        oci.contains("[inputs.dirs]\nrequired = true\ntype = \"array\""),
+        "{oci}"
+    );
 }
 
 #[test]
@@ -102,7 +107,8 @@ fn remotes_with_url_variables_and_secret_headers() {
         m.contains(r#"Authorization = "Bearer {{env.TOKEN}}""#),
         "{m}"
     );
-    assert!(m.contains(r#"X-Api-Key = "{{env.X_API_KEY}}""#), "{m}");
+    // Not `isRequired`: empty when unset.
+    assert!(m.contains(r#"X-Api-Key = "{{env.X_API_KEY|''}}""#), "{m}");
     assert!(
         m.contains("[inputs.tenant]\ndescription = \"Your tenant\""),
         "{m}"
@@ -156,4 +162,262 @@ fn mapping_is_deterministic_and_literal_braces_are_escaped() {
     });
     assert_eq!(manifest(doc.clone()), manifest(doc.clone()));
     assert!(manifest(doc).contains(r#""a{{'@'}}b""#));
+}
+
+/// The manifest the document maps to, parsed and validated as any package's.
+fn valid(doc: Value) -> crate::model::manifest::Manifest {
+    let text = manifest(doc);
+    crate::model::manifest::parse(std::path::Path::new("server.json"), text.clone())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .manifest
+}
+
+#[test]
+fn string_defaults_and_choices_become_values_of_the_inputs_type() {
+    // As the schema says and publishers write: `default` and `choices` are strings.
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/typed", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "typed-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--read-only", "format": "boolean", "default": "false"},
+                {"type": "named", "name": "--timeout", "format": "number", "default": "60", "choices": ["30", "60", "120"]},
+                {"type": "named", "name": "--ratio", "format": "number", "default": "0.5"},
+                {"type": "named", "name": "--level", "format": "number", "default": "high"}
+            ],
+            "environmentVariables": [
+                {"name": "DEBUG", "format": "boolean", "default": "true", "choices": []}
+            ]
+        }]
+    }));
+    let input = |name: &str| m.inputs.get(name).unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(input("read_only").kind.as_deref(), Some("bool"));
+    assert_eq!(
+        input("read_only").default,
+        Some(toml::Value::Boolean(false))
+    );
+    assert_eq!(input("timeout").kind.as_deref(), Some("number"));
+    assert_eq!(input("timeout").default, Some(toml::Value::Integer(60)));
+    assert_eq!(
+        input("timeout").allowed,
+        Some(
+            vec![30, 60, 120]
+                .into_iter()
+                .map(toml::Value::Integer)
+                .collect()
+        )
+    );
+    assert_eq!(input("ratio").default, Some(toml::Value::Float(0.5)));
+    assert_eq!(input("debug").default, Some(toml::Value::Boolean(true)));
+    // An empty `choices` allows anything, not nothing.
+    assert_eq!(input("debug").allowed, None);
+    // A text that is no number keeps the input a text, passed on as written.
+    assert_eq!(input("level").kind, None);
+    assert_eq!(
+        input("level").default,
+        Some(toml::Value::String("high".into()))
+    );
+}
+
+#[test]
+fn is_required_is_kept_on_inputs() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/req", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "req-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--workspace", "description": "Workspace", "isRequired": true},
+                {"type": "named", "name": "--region", "isRequired": true, "default": "eu"}
+            ],
+            "environmentVariables": [{"name": "TEAM_ID", "isRequired": true}]
+        }]
+    }));
+    assert!(m.inputs["workspace"].required);
+    assert_eq!(m.inputs["workspace"].default, None);
+    assert!(m.inputs["region"].required);
+    assert!(m.inputs["team_id"].required);
+}
+
+#[test]
+fn an_optional_secret_is_empty_when_unset_and_a_required_one_is_a_plain_reference() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/sec", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "sec-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "environmentVariables": [
+                {"name": "GITHUB_TOKEN", "isSecret": true},
+                {"name": "API_KEY", "isSecret": true, "isRequired": true}
+            ]
+        }],
+    }));
+    let env = &m.servers["sec"].env;
+    assert_eq!(env["GITHUB_TOKEN"], "{{env.GITHUB_TOKEN|''}}");
+    assert_eq!(env["API_KEY"], "{{env.API_KEY}}");
+}
+
+#[test]
+fn a_credential_shaped_header_is_a_secret_whatever_is_secret_says() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/remote", "version": "1.0.0", "description": "d",
+        "remotes": [{
+            "type": "streamable-http",
+            "url": "https://mcp.x.dev/mcp",
+            "headers": [
+                {"name": "Authorization", "value": "Bearer {token}", "variables": {"token": {"isRequired": true}}},
+                {"name": "X-API-Key", "isRequired": true},
+                {"name": "X-Session-Token"},
+                {"name": "X-Region", "default": "eu"}
+            ]
+        }]
+    }));
+    let headers = m.servers["remote"].extensions["http_headers"]
+        .as_table()
+        .unwrap();
+    assert_eq!(
+        headers["Authorization"].as_str(),
+        Some("Bearer {{env.TOKEN}}")
+    );
+    assert_eq!(headers["X-API-Key"].as_str(), Some("{{env.X_API_KEY}}"));
+    assert_eq!(
+        headers["X-Session-Token"].as_str(),
+        Some("{{env.X_SESSION_TOKEN|''}}")
+    );
+    assert_eq!(headers["X-Region"].as_str(), Some("{{props.x_region}}"));
+    // No input a `--set` could write a credential into.
+    assert_eq!(m.inputs.keys().collect::<Vec<_>>(), ["x_region"]);
+    for (name, yes) in [
+        ("authorization", true),
+        ("Proxy-Authorization", true),
+        ("X-Api-Key", true),
+        ("apikey", true),
+        ("X-Auth-Token", true),
+        ("X-Region", false),
+        ("Accept", false),
+        ("X-Keyboard", false),
+    ] {
+        assert_eq!(is_credential_header(name), yes, "{name}");
+    }
+}
+
+/// The `args` of the one server the document maps to.
+fn args_of(doc: Value) -> (String, Vec<String>) {
+    let m = valid(doc);
+    let server = m.servers.values().next().unwrap().clone();
+    (server.command.unwrap(), server.args.unwrap_or_default())
+}
+
+fn npm(name: &str, package: Value) -> Value {
+    let mut p = json!({"registryType": "npm", "identifier": name, "version": "1.0.0", "transport": {"type": "stdio"}});
+    for (k, v) in package.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    json!({"$schema": SCHEMA, "name": format!("io.github.x/{name}"), "version": "1.0.0", "description": "d", "packages": [p]})
+}
+
+#[test]
+fn the_command_follows_the_registry_type_and_runtime_hint_is_not_read() {
+    // `node -y @rsdoctor/mcp-server@…` failed "bad option: -y"; VS Code ignores the hint.
+    for hint in ["node", "bun", "npx"] {
+        let (command, args) = args_of(npm("rsdoctor", json!({"runtimeHint": hint})));
+        assert_eq!(command, "npx", "{hint}");
+        assert_eq!(args, ["-y", "rsdoctor@1.0.0"], "{hint}");
+    }
+    // npx's own arguments follow `-y`, which is not written twice.
+    let (_, args) = args_of(npm(
+        "tool",
+        json!({"runtimeHint": "npx", "runtimeArguments": [
+            {"type": "positional", "value": "-y"},
+            {"type": "named", "name": "--node-options", "value": "--max-old-space-size=4096"}
+        ]}),
+    ));
+    assert_eq!(
+        args,
+        [
+            "-y",
+            "--node-options",
+            "--max-old-space-size=4096",
+            "tool@1.0.0"
+        ]
+    );
+}
+
+#[test]
+fn oci_runtime_arguments_follow_run_i_rm() {
+    let doc = |runtime: Value| {
+        json!({"$schema": SCHEMA, "name": "io.github.x/box", "version": "2.0.0", "description": "d",
+            "packages": [{"registryType": "oci", "identifier": "ghcr.io/x/box", "version": "2.0.0",
+                "runtimeHint": "docker", "transport": {"type": "stdio"}, "runtimeArguments": runtime,
+                "environmentVariables": [{"name": "BOX_HOST", "default": "localhost"}]}]})
+    };
+    let (command, args) = args_of(doc(json!([
+        {"type": "named", "name": "--network", "value": "host"},
+        {"type": "named", "name": "-v", "value": "{dir}:/data", "variables": {"dir": {"isRequired": true}}}
+    ])));
+    assert_eq!(command, "docker");
+    assert_eq!(
+        args,
+        [
+            "run",
+            "-i",
+            "--rm",
+            "--network",
+            "host",
+            "-v",
+            "{{props.dir}}:/data",
+            "-e",
+            "BOX_HOST",
+            "ghcr.io/x/box:2.0.0"
+        ]
+    );
+    // A publisher who wrote `run -i --rm` out gets it once.
+    let (_, args) = args_of(doc(json!([
+        {"type": "positional", "value": "run"},
+        {"type": "positional", "value": "-i"},
+        {"type": "positional", "value": "--rm"},
+        {"type": "named", "name": "--network", "value": "host"}
+    ])));
+    assert_eq!(
+        args,
+        [
+            "run",
+            "-i",
+            "--rm",
+            "--network",
+            "host",
+            "-e",
+            "BOX_HOST",
+            "ghcr.io/x/box:2.0.0"
+        ]
+    );
+}
+
+#[test]
+fn a_switch_is_kept_and_an_optional_value_is_passed_only_when_set() {
+    let m = valid(npm(
+        "flags",
+        json!({"packageArguments": [
+            {"type": "named", "name": "--stdio", "description": "Serve over stdio"},
+            {"type": "named", "name": "--port", "description": "Port", "format": "number"},
+            {"type": "positional", "valueHint": "root_dir", "description": "Where to start"}
+        ]}),
+    ));
+    let server = &m.servers["flags"];
+    assert_eq!(
+        server.args.as_deref().unwrap(),
+        [
+            "-y",
+            "flags@1.0.0",
+            "--stdio",
+            "@if(props.port)--port@endif",
+            "@if(props.port){{props.port}}@endif",
+            "@if(props.root_dir){{props.root_dir}}@endif"
+        ]
+    );
+    assert_eq!(m.inputs["port"].kind.as_deref(), Some("number"));
+    assert!(!m.inputs["port"].required);
+    assert!(m.inputs.contains_key("root_dir"));
+    assert!(!m.inputs.contains_key("stdio"));
 }

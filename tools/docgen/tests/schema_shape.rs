@@ -60,6 +60,7 @@ fn every_field() -> Manifest {
                 DependencySpec::Detailed(DetailedDependency {
                     version: "^1".parse().unwrap(),
                     registry: Some("r".into()),
+                    package: Some("B".into()),
                     set: BTreeMap::from([("k".into(), toml::Value::String("v".into()))]),
                     allow_lossy: vec!["cwd".into()],
                     scope: Some(Scope::User),
