@@ -23,7 +23,10 @@
 # Later, on the same machine under load (4 other builds), first install, mean ± sd (user+sys):
 #   1,000: 224 ± 29 ms (113) before, 176 ± 18 ms (91) after a TOML batch stopped searching
 #   its entry list once per edit; 3,000: 583 ± 105 (301), 528 ± 25 (300); 10,000: 2.80 ± 0.40 s
-#   (1.87), 1.87 ± 0.19 s (1.18). Compare two builds: DOTPACK_BIN=old benches/scale.sh 3 1000.
+#   (1.87), 1.87 ± 0.19 s (1.18). Quiet again (load average about 1), 10,000, medians of 5 runs,
+#   two rounds each, the build before the workspace work → this one: install 1,015/997 →
+#   772/779 ms, rerun 533/541 → 544/543 ms, add one 793/854 → 840/856 ms, uninstall 774/768 →
+#   663/704 ms. Compare two builds: DOTPACK_BIN=old benches/scale.sh 3 1000.
 #
 # Usage: [DOTPACK_BIN=path] benches/scale.sh [RUNS] [N...]   (default: 5 runs of 1000 2000 4000
 # 10000, of this tree's release build; needs hyperfine: apt-get install hyperfine)
