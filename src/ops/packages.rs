@@ -45,15 +45,10 @@ pub fn refused_message(name: &str, source: &dyn IndexSource, refused: &[Refusal]
 
 /// The error for a package the registry does not have, with close names when there are some.
 pub fn unknown_package(name: &str, source: &dyn IndexSource) -> Result<String> {
-    // A registry that searches itself is asked about the name's namespace (`io.github.user`
-    // of `io.github.user/weathr`) instead of listed whole.
-    let word = name.split('/').next().unwrap_or(name);
-    let names = match source.search(word) {
-        Ok(Some(found)) => found.into_iter().map(|f| f.name).collect(),
-        Ok(None) => source.names()?,
-        // Suggestions are a courtesy: offline or failing, the error stays the same.
-        Err(_) => Vec::new(),
-    };
+    // A registry that searches itself is asked one narrow question instead of listed whole
+    // (`IndexSource::suggestion_candidates`). Suggestions are a courtesy: offline or failing,
+    // the error stays the same.
+    let names = source.suggestion_candidates(name).unwrap_or_default();
     // The name that failed is no suggestion, in whatever case the registry spells it.
     let close = crate::util::suggest::close_names(
         name,

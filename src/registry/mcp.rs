@@ -9,6 +9,8 @@
 //! - `search(query)`: `GET {api}/servers?search=WORD&version=latest&limit=100`, following
 //!   `metadata.nextCursor`;
 //! - `names()`: every page of `GET {api}/servers?version=latest&limit=100`.
+//! - `suggestion_candidates(name)`: one page of the search for `NAMESPACE/` and the name's next
+//!   letter, for "did you mean".
 //!
 //! `{api}` is the base URL followed by `v0.1/`, the registry's stable API version; a base URL
 //! that already ends in `/v0/` or `/v0.1/` is used as it is.
@@ -51,6 +53,8 @@ const PAGE_LIMIT: usize = 100;
 const MAX_SEARCH_PAGES: usize = 20;
 /// Most pages [`IndexSource::names`] follows.
 const MAX_LIST_PAGES: usize = 1000;
+/// Pages of search results "did you mean" reads: a misspelled name costs one request more.
+const SUGGESTION_PAGES: usize = 1;
 /// Most pages the search for a name's spelling follows (its last part is a narrow word).
 const MAX_SPELLING_PAGES: usize = 3;
 
@@ -285,6 +289,31 @@ impl IndexSource for McpRegistry {
     fn names(&self) -> Result<Vec<String>, RegistryError> {
         let mut names: Vec<String> = self
             .list("version=latest&", MAX_LIST_PAGES)?
+            .iter()
+            .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
+            .filter(|n| is_registry_name(n))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// One page of the registry's search (a substring of the name) for the name's namespace and
+    /// the first letter after it (`io.github.user/w` of `io.github.user/weathr`): one request,
+    /// where [`IndexSource::names`] walks every page, and narrow enough that the page holds the
+    /// names a typo after that letter comes from.
+    fn suggestion_candidates(&self, name: &str) -> Result<Vec<String>, RegistryError> {
+        let word = match name.split_once('/') {
+            Some((namespace, rest)) => {
+                let first: String = rest.chars().take(1).collect();
+                format!("{namespace}/{first}")
+            }
+            None => name.to_string(),
+        };
+        let query = format!("search={}&version=latest&", encode(&word));
+        let mut names: Vec<String> = self
+            .list(&query, SUGGESTION_PAGES)?
             .iter()
             .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
             .filter(|n| is_registry_name(n))

@@ -233,6 +233,14 @@ pub trait IndexSource: Send + Sync {
     fn registry_name(&self, _name: &str) -> Option<String> {
         None
     }
+
+    /// Names among which "did you mean" looks for ones close to `name`, a package the registry
+    /// does not have: every name ([`IndexSource::names`]) where that is cheap, or what a few
+    /// requests return where listing the registry costs a request per page (an MCP Registry
+    /// holds tens of thousands of servers).
+    fn suggestion_candidates(&self, _name: &str) -> Result<Vec<String>, RegistryError> {
+        self.names()
+    }
 }
 
 /// The format of a source's archives.
@@ -348,6 +356,10 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn registry_name(&self, name: &str) -> Option<String> {
         (**self).registry_name(name)
+    }
+
+    fn suggestion_candidates(&self, name: &str) -> Result<Vec<String>, RegistryError> {
+        (**self).suggestion_candidates(name)
     }
 }
 

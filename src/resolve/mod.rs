@@ -259,8 +259,8 @@ fn resolution(
     Resolution { packages }
 }
 
-/// Fills "did you mean" for an unknown package; computed only on this error path because it
-/// lists the whole registry.
+/// Fills "did you mean" for an unknown package; computed only on this error path, from what the
+/// registry offers cheaply ([`crate::registry::IndexSource::suggestion_candidates`]).
 fn with_suggestions(err: ResolveError, registries: &RegistrySet, root: &[RootDep]) -> ResolveError {
     match err {
         ResolveError::UnknownPackage {
@@ -270,7 +270,10 @@ fn with_suggestions(err: ResolveError, registries: &RegistrySet, root: &[RootDep
                 .iter()
                 .find(|d| d.name == name)
                 .and_then(|d| d.registry.as_deref());
-            let names = registries.index(registry).names().unwrap_or_default();
+            let names = registries
+                .index(registry)
+                .suggestion_candidates(&name)
+                .unwrap_or_default();
             ResolveError::UnknownPackage {
                 suggestions: close_names(&name, &names),
                 name,

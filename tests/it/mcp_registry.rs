@@ -482,7 +482,7 @@ fn a_mistyped_name_gets_close_names_from_the_registry_search() {
         .assert()
         .failure()
         .stderr(contains("package `io.github.acme/weathr` was not found"))
-        .stderr(contains("did you mean `io.github.acme/weather`,"));
+        .stderr(contains("did you mean `io.github.acme/weather`"));
 }
 
 #[test]
@@ -553,4 +553,25 @@ fn a_private_subregistry_gets_its_token_and_a_refusal_names_the_variable() {
         .success()
         .stderr(contains("sub-registry-token-1").not());
     assert!(env.read(".mcp.json").contains("\"weather\""));
+}
+
+#[test]
+fn lock_with_a_misspelled_name_asks_the_registry_at_most_three_times() {
+    let env = Env::new();
+    let server = McpServer::fixtures();
+    project(&env, &server);
+    let manifest = env.read("dotpack.toml");
+    env.write(
+        "dotpack.toml",
+        &format!("{manifest}\n[dependencies]\n\"io.github.acme/weathr\" = {{ version = \"*\", registry = \"mcp\" }}\n"),
+    );
+    server.clear_requests();
+    env.dotpack()
+        .args(["lock"])
+        .assert()
+        .failure()
+        .stderr(contains("io.github.acme/weathr"))
+        .stderr(contains("io.github.acme/weather"));
+    let requests = server.requests();
+    assert!(requests.len() <= 3, "{requests:#?}");
 }
