@@ -6,8 +6,8 @@
 //! - `versions(name)`: `GET {api}/servers/{name}/versions`, one request per package;
 //! - `archive(line)`: `GET {api}/servers/{name}/versions/{version}`, skipped when the document
 //!   with that checksum is already cached (documents are kept by checksum, like archives);
-//! - `search(query)`: `GET {api}/servers?search=WORD&version=latest&limit=100`, following
-//!   `metadata.nextCursor`;
+//! - `search(query)`: `GET {api}/servers?search=WORD&version=latest&limit=100` for each word
+//!   (at most four, side by side), following `metadata.nextCursor` within a shared page budget;
 //! - `names()`: every page of `GET {api}/servers?version=latest&limit=100`.
 //! - `suggestion_candidates(name)`: one page of the search for `NAMESPACE/` and the name's next
 //!   letter, for "did you mean".
@@ -53,6 +53,8 @@ const PAGE_LIMIT: usize = 100;
 const MAX_SEARCH_PAGES: usize = 20;
 /// Most pages [`IndexSource::names`] follows.
 const MAX_LIST_PAGES: usize = 1000;
+/// Words of a query each asked for (`search github issues` asks for `github` and `issues`).
+const MAX_SEARCH_WORDS: usize = 4;
 /// Pages of search results "did you mean" reads: a misspelled name costs one request more.
 const SUGGESTION_PAGES: usize = 1;
 /// Most pages the search for a name's spelling follows (its last part is a narrow word).
@@ -385,19 +387,33 @@ impl IndexSource for McpRegistry {
     }
 
     fn search(&self, query: &str) -> Result<Option<Vec<Found>>, RegistryError> {
-        // The registry matches one substring; the longest word narrows most, and the caller
-        // scores every word.
-        let word = query
-            .split_whitespace()
-            .max_by_key(|w| w.len())
-            .unwrap_or_default();
-        let filter = if word.is_empty() {
-            String::new()
-        } else {
-            format!("search={}&", encode(word))
+        // The registry matches one substring of the name: each word is asked for, side by side,
+        // and the caller scores every hit by all the words (name and description), so a server
+        // named by one word and described by the other comes first.
+        let mut words: Vec<&str> = Vec::new();
+        for word in query.split_whitespace() {
+            if !words.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+                words.push(word);
+            }
+        }
+        words.truncate(MAX_SEARCH_WORDS);
+        let filters: Vec<String> = match words.is_empty() {
+            true => vec![String::new()],
+            false => words
+                .iter()
+                .map(|w| format!("search={}&", encode(w)))
+                .collect(),
         };
+        // The page budget is shared, so more words cost no more requests than one broad word.
+        let pages = (MAX_SEARCH_PAGES / filters.len()).max(1);
+        let mut listed = Vec::new();
+        for result in crate::util::fsutil::par_map(&filters, |filter| {
+            self.list(&format!("{filter}version=latest&"), pages)
+        }) {
+            listed.extend(result?);
+        }
         let mut found: BTreeMap<String, Found> = BTreeMap::new();
-        for (doc, meta) in self.list(&format!("{filter}version=latest&"), MAX_SEARCH_PAGES)? {
+        for (doc, meta) in listed {
             let Some(name) = doc.get("name").and_then(Value::as_str) else {
                 continue;
             };

@@ -575,3 +575,26 @@ fn lock_with_a_misspelled_name_asks_the_registry_at_most_three_times() {
     let requests = server.requests();
     assert!(requests.len() <= 3, "{requests:#?}");
 }
+
+#[test]
+fn search_with_two_words_finds_the_server_that_matches_both() {
+    let env = Env::new();
+    let server = McpServer::fixtures();
+    project(&env, &server);
+    // `forecasts` is in no name, only in weather's description; `acme` is in its name. The
+    // registry matches one substring of the name, so each word is asked for.
+    let out = env
+        .dotpack()
+        .args(["search", "acme", "forecasts"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.starts_with("io.github.acme/weather"), "{text}");
+    let requests = server.requests();
+    assert!(
+        requests.iter().any(|r| r.contains("search=acme&"))
+            && requests.iter().any(|r| r.contains("search=forecasts&")),
+        "{requests:#?}"
+    );
+}
