@@ -529,8 +529,9 @@ impl Remote {
         Ok(Some(Fetched::Body { body, validators }))
     }
 
-    /// One GET of `url`, redirects not followed, tried again with growing waits after a 5xx
-    /// or a reset connection ([`retry`]); never after a 4xx or a timeout.
+    /// One GET of `url`, redirects not followed, tried again with growing waits after a 5xx,
+    /// a 429 or a reset connection ([`retry`]), as long as a `Retry-After` asks for no more than
+    /// dotpack waits; never after another 4xx or a timeout.
     fn call(
         &self,
         url: &str,
@@ -544,7 +545,15 @@ impl Remote {
                 Ok(response) => retry::is_retryable_status(response.status().as_u16()),
                 Err(e) => retry::is_retryable_error(e),
             };
-            let Some(wait) = policy.wait_before(attempt + 1).filter(|_| retry) else {
+            let asked = result.as_ref().ok().and_then(|response| {
+                retry::retry_after(
+                    response
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|v| v.to_str().ok()),
+                )
+            });
+            let Some(wait) = policy.wait_asked(attempt + 1, asked).filter(|_| retry) else {
                 return result.map_err(|e| self.transport_error(url, e, validators, attempt));
             };
             attempt += 1;
@@ -641,6 +650,9 @@ impl Remote {
                 Some(auth) => auth.refused_help(),
                 None => auth::no_token_help(),
             },
+            retry::TOO_MANY_REQUESTS => {
+                "the registry is asking to be asked less often (too many requests); try again in a minute".to_string()
+            }
             500..=599 => "the registry's server failed; try again later".to_string(),
             _ => "check the registry URL".to_string(),
         };

@@ -153,6 +153,42 @@ fn server_errors_are_retried_until_the_server_answers() {
 }
 
 #[test]
+fn too_many_requests_is_tried_again_and_a_long_retry_after_stops_at_once() {
+    let env = Env::new();
+    let index = alpha_registry(&env);
+    let server = StaticServer::start(&index);
+    server.fail_next(429, 1);
+    server.retry_after(1);
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    env.dotpack()
+        .args(["--registry", &server.url(), "add", "alpha"])
+        .env("DOTPACK_HTTP_RETRY_DELAY_MS", "10")
+        .assert()
+        .success();
+    let log: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|(path, status)| format!("{status} {path}"))
+        .collect();
+    assert_eq!(log[..2], ["429 /config.json", "200 /config.json"]);
+    // Asked to wait an hour: no second request, and the error says why.
+    let env = Env::new();
+    let index = alpha_registry(&env);
+    let server = StaticServer::start(&index);
+    server.fail_with(Some(429));
+    server.retry_after(3600);
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    env.dotpack()
+        .args(["--registry", &server.url(), "add", "alpha"])
+        .env("DOTPACK_HTTP_RETRY_DELAY_MS", "10")
+        .assert()
+        .code(1)
+        .stderr(contains("HTTP 429"))
+        .stderr(contains("too many requests"));
+    assert_eq!(server.requests().len(), 1, "{:?}", server.requests());
+}
+
+#[test]
 fn retries_give_up_after_the_last_attempt_and_say_how_many() {
     let env = Env::new();
     let index = alpha_registry(&env);

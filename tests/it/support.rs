@@ -182,6 +182,8 @@ struct ServerState {
     authorization: Vec<Option<String>>,
     /// `(status, n)`: the next `n` requests get `status`, then files are served again.
     fail_next: Option<(u16, usize)>,
+    /// The `Retry-After` (seconds) a failure answer carries.
+    retry_after: Option<u64>,
     /// When set, a request without exactly this `Authorization` gets 401.
     require_authorization: Option<String>,
 }
@@ -241,6 +243,11 @@ impl StaticServer {
     /// Answer the next `n` requests with `status`, then serve files again.
     pub fn fail_next(&self, status: u16, n: usize) {
         self.state.lock().expect("server state").fail_next = Some((status, n));
+    }
+
+    /// Failure answers carry `Retry-After: SECS`.
+    pub fn retry_after(&self, secs: u64) {
+        self.state.lock().expect("server state").retry_after = Some(secs);
     }
 
     /// The `Authorization` header of every request so far (`None`: not sent).
@@ -317,7 +324,7 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
     let file = (!rel.split('/').any(|p| p == ".." || p.is_empty()))
         .then(|| std::fs::read(root.join(rel)).ok())
         .flatten();
-    let (fail, redirect) = {
+    let (fail, redirect, retry_after) = {
         let mut state = state.lock().expect("server state");
         state.authorization.push(authorization.clone());
         let mut fail = state.fail;
@@ -336,10 +343,14 @@ fn serve_one(mut stream: std::net::TcpStream, root: &Path, state: &std::sync::Mu
             let rest = path.strip_prefix(prefix.as_str())?;
             Some(format!("{target}{rest}"))
         });
-        (fail, redirect)
+        (fail, redirect, state.retry_after)
     };
     let (status, headers, body) = match (fail, redirect, file) {
-        (Some(status), _, _) => (status, String::new(), b"server error".to_vec()),
+        (Some(status), _, _) => (
+            status,
+            retry_after.map_or(String::new(), |s| format!("Retry-After: {s}\r\n")),
+            b"server error".to_vec(),
+        ),
         (None, Some(location), _) => (302, format!("Location: {location}\r\n"), Vec::new()),
         (None, None, None) => (404, String::new(), b"not found".to_vec()),
         (None, None, Some(bytes)) => {

@@ -1,9 +1,10 @@
 //! When a registry request is tried again, and how long dotpack waits for a server.
 //!
-//! A 5xx answer or a connection the server reset is usually passing (a deploy, an overloaded
+//! A 5xx answer, a 429 or a connection the server reset is usually passing (a deploy, an overloaded
 //! CDN node), so it is tried again after a short wait that doubles each time: 250 ms, 500 ms,
-//! 1 s by default. A 4xx is the server's considered answer and a timeout already cost the whole
-//! wait, so neither is tried again. See ADR 0017.
+//! 1 s by default, or as long as the server's `Retry-After` asks when that is longer (up to
+//! 10 s; asked for more, dotpack stops at once). Another 4xx is the server's considered answer
+//! and a timeout already cost the whole wait, so neither is tried again. See ADR 0017.
 
 use std::io::ErrorKind;
 use std::time::Duration;
@@ -40,6 +41,18 @@ impl From<&Network> for Policy {
 }
 
 impl Policy {
+    /// The wait before attempt `n` when the server asked for `asked` (`Retry-After`): the longer
+    /// of the two, or `None` when the server asks for longer than dotpack ever waits (trying
+    /// sooner would only be refused again) or no attempt is left.
+    pub(super) fn wait_asked(&self, n: u32, asked: Option<Duration>) -> Option<Duration> {
+        let ours = self.wait_before(n)?;
+        match asked {
+            Some(asked) if asked > MAX_WAIT => None,
+            Some(asked) => Some(asked.max(ours)),
+            None => Some(ours),
+        }
+    }
+
     /// The wait before attempt `n` (1 = the first retry), or `None` when no attempt is left.
     pub(super) fn wait_before(&self, n: u32) -> Option<Duration> {
         if n == 0 || n > self.retries {
@@ -50,9 +63,17 @@ impl Policy {
     }
 }
 
-/// 5xx answers are worth another try.
+/// 5xx answers and 429 (too many requests) are worth another try.
 pub(super) fn is_retryable_status(status: u16) -> bool {
-    (500..=599).contains(&status)
+    status == TOO_MANY_REQUESTS || (500..=599).contains(&status)
+}
+
+/// "Too many requests": the server asks to be asked more slowly.
+pub(super) const TOO_MANY_REQUESTS: u16 = 429;
+
+/// The wait a `Retry-After` header asks for, when it gives seconds (an HTTP date is not read).
+pub(super) fn retry_after(value: Option<&str>) -> Option<Duration> {
+    value?.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
 /// A connection reset, aborted or closed before the answer is worth another try; a refused
@@ -137,9 +158,33 @@ mod tests {
     }
 
     #[test]
+    fn retry_after_is_honoured_up_to_the_longest_wait() {
+        let policy = Policy {
+            retries: 2,
+            delay: Duration::from_millis(100),
+        };
+        assert_eq!(retry_after(Some(" 3 ")), Some(Duration::from_secs(3)));
+        assert_eq!(retry_after(Some("Wed, 21 Oct 2026 07:28:00 GMT")), None);
+        assert_eq!(retry_after(None), None);
+        assert_eq!(
+            policy.wait_asked(1, Some(Duration::from_secs(2))),
+            Some(Duration::from_secs(2))
+        );
+        // Never shorter than dotpack's own wait, never past the last attempt.
+        assert_eq!(
+            policy.wait_asked(1, Some(Duration::ZERO)),
+            Some(Duration::from_millis(100))
+        );
+        assert_eq!(policy.wait_asked(3, Some(Duration::from_secs(1))), None);
+        // Asked to wait longer than dotpack ever does: give up now.
+        assert_eq!(policy.wait_asked(1, Some(Duration::from_secs(3600))), None);
+        assert_eq!(policy.wait_asked(1, None), Some(Duration::from_millis(100)));
+    }
+
+    #[test]
     fn only_server_errors_and_resets_are_retried() {
-        assert!(is_retryable_status(500) && is_retryable_status(503));
-        for status in [200, 304, 400, 401, 403, 404, 429] {
+        assert!(is_retryable_status(500) && is_retryable_status(503) && is_retryable_status(429));
+        for status in [200, 304, 400, 401, 403, 404] {
             assert!(!is_retryable_status(status), "{status}");
         }
         let reset = ureq::Error::Io(std::io::Error::from(ErrorKind::ConnectionReset));
