@@ -86,6 +86,9 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
         if reasons.is_empty() {
             return fail("the document has neither `packages` nor `remotes`");
         }
+        if remotes.is_none_or(|r| r.is_empty()) {
+            reasons.push("it lists no `remotes` entry dotpack could reach instead".to_string());
+        }
         return fail(reasons.join("; "));
     };
     Ok(Mapped {
@@ -228,7 +231,7 @@ impl Manifest {
                 None | Some("stdio") => {}
                 Some(other) => {
                     return fail(format!(
-                        "the `{kind}` package `{identifier}` serves `{other}` from a local process, which dotpack cannot start and reach: use its `remotes` entry"
+                        "the `{kind}` package `{identifier}` serves `{other}` from a local process, which dotpack cannot start and reach"
                     ));
                 }
             }

@@ -421,3 +421,28 @@ fn a_switch_is_kept_and_an_optional_value_is_passed_only_when_set() {
     assert!(m.inputs.contains_key("root_dir"));
     assert!(!m.inputs.contains_key("stdio"));
 }
+
+#[test]
+fn a_package_served_over_http_points_at_remotes_only_when_there_are_some() {
+    let package = json!({
+        "registryType": "npm", "identifier": "@acme/web", "version": "1.0.0",
+        "transport": {"type": "streamable-http", "url": "http://localhost:3000/mcp"}
+    });
+    let without = map_server(&json!({
+        "$schema": SCHEMA, "name": "io.github.acme/web", "version": "1.0.0",
+        "packages": [package]
+    }))
+    .err()
+    .map(|e| e.reason)
+    .unwrap_or_default();
+    assert!(without.contains("from a local process"), "{without}");
+    assert!(!without.contains("use its `remotes` entry"), "{without}");
+    assert!(without.contains("lists no `remotes`"), "{without}");
+    // With a remote it can reach, that remote is what gets installed.
+    let with = manifest(json!({
+        "$schema": SCHEMA, "name": "io.github.acme/web", "version": "1.0.0",
+        "packages": [package],
+        "remotes": [{"type": "streamable-http", "url": "https://web.acme.example/mcp"}]
+    }));
+    assert!(with.contains("https://web.acme.example/mcp"), "{with}");
+}
