@@ -215,6 +215,21 @@ impl McpRegistry {
     }
 
     /// Every page of `servers?QUERY`, up to `max_pages`, as `(server document, _meta)` pairs.
+    /// The registry names of the servers `query` lists (at most `max_pages` pages), sorted, each
+    /// once.
+    fn listed_names(&self, query: &str, max_pages: usize) -> Result<Vec<String>, RegistryError> {
+        let mut names: Vec<String> = self
+            .list(query, max_pages)?
+            .iter()
+            .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
+            .filter(|n| is_registry_name(n))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
     fn list(&self, query: &str, max_pages: usize) -> Result<Vec<(Value, Value)>, RegistryError> {
         let mut out = Vec::new();
         let mut cursor: Option<String> = None;
@@ -289,16 +304,7 @@ impl IndexSource for McpRegistry {
     }
 
     fn names(&self) -> Result<Vec<String>, RegistryError> {
-        let mut names: Vec<String> = self
-            .list("version=latest&", MAX_LIST_PAGES)?
-            .iter()
-            .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
-            .filter(|n| is_registry_name(n))
-            .map(str::to_string)
-            .collect();
-        names.sort();
-        names.dedup();
-        Ok(names)
+        self.listed_names("version=latest&", MAX_LIST_PAGES)
     }
 
     /// One page of the registry's search (a substring of the name) for the name's namespace and
@@ -314,16 +320,7 @@ impl IndexSource for McpRegistry {
             None => name.to_string(),
         };
         let query = format!("search={}&version=latest&", encode(&word));
-        let mut names: Vec<String> = self
-            .list(&query, SUGGESTION_PAGES)?
-            .iter()
-            .filter_map(|(doc, _)| doc.get("name").and_then(Value::as_str))
-            .filter(|n| is_registry_name(n))
-            .map(str::to_string)
-            .collect();
-        names.sort();
-        names.dedup();
-        Ok(names)
+        self.listed_names(&query, SUGGESTION_PAGES)
     }
 
     fn archive(&self, line: &IndexLine) -> Result<Vec<u8>, RegistryError> {
