@@ -140,11 +140,7 @@ fn server_errors_are_retried_until_the_server_answers() {
         .env("DOTPACK_HTTP_RETRY_DELAY_MS", "10")
         .assert()
         .success();
-    let log: Vec<String> = server
-        .requests()
-        .iter()
-        .map(|(path, status)| format!("{status} {path}"))
-        .collect();
+    let log = server.log();
     assert_eq!(
         log[..3],
         ["500 /config.json", "500 /config.json", "200 /config.json"]
@@ -165,11 +161,7 @@ fn too_many_requests_is_tried_again_and_a_long_retry_after_stops_at_once() {
         .env("DOTPACK_HTTP_RETRY_DELAY_MS", "10")
         .assert()
         .success();
-    let log: Vec<String> = server
-        .requests()
-        .iter()
-        .map(|(path, status)| format!("{status} {path}"))
-        .collect();
+    let log = server.log();
     assert_eq!(log[..2], ["429 /config.json", "200 /config.json"]);
     // Asked to wait an hour: no second request, and the error says why.
     let env = Env::new();

@@ -238,14 +238,6 @@ fn an_archive_with_other_dependencies_than_its_index_line_is_refused() {
 
 // --- Redirects stay on the registry's server ---------------------------------------------------
 
-fn statuses(server: &StaticServer) -> Vec<String> {
-    server
-        .requests()
-        .iter()
-        .map(|(path, status)| format!("{status} {path}"))
-        .collect()
-}
-
 #[test]
 fn redirects_within_the_registrys_server_are_followed() {
     let env = Env::new();
@@ -258,7 +250,7 @@ fn redirects_within_the_registrys_server_are_followed() {
         .success();
     assert!(env.read(".mcp.json").contains("alpha-mcp@1.0.0"));
     assert_eq!(
-        statuses(&server)[..2],
+        server.log()[..2],
         ["302 /old/config.json", "200 /config.json"]
     );
 }

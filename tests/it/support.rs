@@ -228,6 +228,14 @@ impl StaticServer {
         self.state.lock().expect("server state").log.clone()
     }
 
+    /// The requests so far as `STATUS PATH` lines, oldest first.
+    pub fn log(&self) -> Vec<String> {
+        self.requests()
+            .iter()
+            .map(|(path, status)| format!("{status} {path}"))
+            .collect()
+    }
+
     /// Forgets the requests and `Authorization` headers seen so far.
     pub fn clear_requests(&self) {
         let mut state = self.state.lock().expect("server state");
