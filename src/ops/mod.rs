@@ -24,6 +24,7 @@ pub(crate) mod import_resources;
 pub(crate) mod import_source;
 pub(crate) mod info;
 pub(crate) mod init;
+mod lifecycle;
 pub(crate) mod list;
 mod locking;
 pub(crate) mod outdated;

@@ -15,6 +15,9 @@ use crate::model::manifest::LoadedManifest;
 use crate::plan::Mode;
 use crate::resolve::RegistrySet;
 use crate::ui::printer::Printer;
+use crate::util::error::WithError;
+
+use super::lifecycle;
 
 use super::{Finish, InstallOptions, Outcome, Project, Settings};
 
@@ -63,15 +66,27 @@ pub fn relock_and_apply<'a, T>(
         Some(registries) => registries,
         None => super::registries(settings, Some(&relock.manifest))?,
     };
-    let mut lock = super::resolve_lock(
-        &relock.manifest,
-        &registries,
-        std::mem::take(&mut relock.preferred),
-        project.lock.as_ref(),
-    )?;
+    let pinned = std::mem::take(&mut relock.preferred);
+    let old = project.lock.as_ref();
+    let resolved = super::resolve_lock(&relock.manifest, &registries, pinned.clone(), old);
+    // A locked version the registry took away is named with its reason, not left to "the
+    // lock needs to be updated" or to a resolution error about what remains.
+    let gone = lifecycle::gone_versions(&registries, &pinned, old, resolved.as_ref().ok());
+    let mut lock = match (resolved, gone.first()) {
+        (Err(err), Some(first)) => return Err(err).with_error(|| first.error()),
+        (Err(err), None) => return Err(err),
+        (Ok(_), Some(first)) if settings.locked => return Err(first.error().into()),
+        (Ok(lock), _) => lock,
+    };
+    for gone in &gone {
+        printer.warning(gone.warning());
+    }
     // A newer version dotpack cannot install is never skipped silently.
-    for skipped in super::packages::skipped_versions(&registries, &lock, project.lock.as_ref()) {
+    for skipped in super::packages::skipped_versions(&registries, &lock, old) {
         printer.warning(skipped);
+    }
+    for deprecated in lifecycle::deprecations(&registries, &lock) {
+        printer.warning(deprecated);
     }
     let out = inspect(&registries, &mut lock, &mut relock)?;
     match relock.mode {

@@ -82,6 +82,8 @@ struct Known {
     spelling: String,
     lines: Arc<Vec<IndexLine>>,
     refused: Vec<Refusal>,
+    /// What the registry says of the versions it marks `deprecated`, by version.
+    deprecated: BTreeMap<String, String>,
 }
 
 impl McpRegistry {
@@ -133,6 +135,7 @@ impl McpRegistry {
             spelling: spelling.to_string(),
             lines: Arc::default(),
             refused: Vec::new(),
+            deprecated: BTreeMap::new(),
         };
         let mut lines = Vec::new();
         for (doc, meta) in entries(&list).map_err(|e| self.not_an_api(&rel, &e))? {
@@ -152,6 +155,10 @@ impl McpRegistry {
             match line_of(&doc, &meta) {
                 Ok(line) => lines.push(line),
                 Err(reason) => known.refused.push(Refusal { version, reason }),
+            }
+            if let Status::Deprecated(message) = Status::of(&meta) {
+                let version = doc.get("version").and_then(Value::as_str).unwrap_or("");
+                known.deprecated.insert(version.to_string(), message);
             }
         }
         known.lines = Arc::new(lines);
@@ -383,6 +390,43 @@ impl IndexSource for McpRegistry {
             .unwrap_or_default()
     }
 
+    fn deprecation(&self, name: &str, version: &Version) -> Option<String> {
+        let known = self.lock_known();
+        let message = known
+            .get(&name.to_ascii_lowercase())?
+            .deprecated
+            .get(&version.to_string())?
+            .clone();
+        Some(match message.is_empty() {
+            true => "the registry marks it deprecated and gives no reason".to_string(),
+            false => format!("the registry marks it deprecated: {message}"),
+        })
+    }
+
+    /// A version the lists no longer show: refused (a mirror that lists deleted versions), else
+    /// what `servers/{name}/versions/{version}?include_deleted=true` says of it (the registry
+    /// hides deleted versions unless asked), else that the registry no longer has it.
+    fn gone(&self, name: &str, version: &Version) -> Option<String> {
+        let text = version.to_string();
+        if let Some(refusal) = self.refused(name).into_iter().find(|r| r.version == text) {
+            return Some(refusal.reason);
+        }
+        let rel = format!(
+            "{}servers/{}/versions/{}?include_deleted=true",
+            self.prefix,
+            encode(&self.spelling_of(name)),
+            encode(&text)
+        );
+        match self.fetch_json(&rel, &format!("{name} {text}")) {
+            Ok(None) => Some("the registry no longer has it".to_string()),
+            Ok(Some(response)) => match Status::of(response.get("_meta").unwrap_or(&Value::Null)) {
+                Status::Deleted(message) => Some(deleted_reason(&message)),
+                _ => None,
+            },
+            Err(_) => None,
+        }
+    }
+
     fn search(&self, query: &str) -> Result<Option<Vec<Found>>, RegistryError> {
         // The registry matches one substring of the name: each word is asked for, side by side,
         // and the caller scores every hit by all the words (name and description), so a server
@@ -486,21 +530,70 @@ fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
     let path = PathBuf::from(format!("{name}@{}/server.json", mapped.version));
     crate::model::manifest::parse(&path, mapped.manifest.clone())
         .map_err(|e| format!("the package dotpack maps it to is not valid: {e}"))?;
-    let status = meta
-        .pointer(&format!("/{}/status", OFFICIAL_META.replace('/', "~1")))
-        .and_then(Value::as_str);
+    if let Status::Deleted(message) = Status::of(meta) {
+        return Err(deleted_reason(&message));
+    }
     Ok(IndexLine {
         name,
         vers,
         deps: Vec::new(),
         cksum: sha256_hex(&canonical(doc)),
-        yanked: status == Some("deleted"),
+        // The registry does not yank: it deletes (never installed) or deprecates (warned).
+        yanked: false,
         servers: vec![mapped.server],
         resources: Vec::new(),
         description: (!mapped.description.is_empty()).then_some(mapped.description),
         keywords: Vec::new(),
         v: 1,
     })
+}
+
+/// A version's lifecycle status in the registry's `_meta`, with its `statusMessage`.
+#[derive(Debug, PartialEq, Eq)]
+enum Status {
+    Active,
+    /// Still offered, discouraged: installed with a warning.
+    Deprecated(String),
+    /// Removed (moderation: malware, spam, a takedown): never installed.
+    Deleted(String),
+}
+
+impl Status {
+    fn of(meta: &Value) -> Status {
+        let official = meta.get(OFFICIAL_META);
+        let field = |key: &str| {
+            official
+                .and_then(|o| o.get(key))
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .unwrap_or("")
+        };
+        let message = one_line(field("statusMessage"));
+        match field("status") {
+            "deleted" => Status::Deleted(message),
+            "deprecated" => Status::Deprecated(message),
+            _ => Status::Active,
+        }
+    }
+}
+
+/// A registry's message on one line (its whitespace runs as one space), at most 300 characters:
+/// it goes into a warning or an error line. The printer escapes what could act on a terminal.
+fn one_line(text: &str) -> String {
+    const MAX: usize = 300;
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match joined.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &joined[..at]),
+        None => joined,
+    }
+}
+
+/// Why a deleted version is never installed, in the registry's words when it gives them.
+fn deleted_reason(message: &str) -> String {
+    match message.is_empty() {
+        true => "the registry deleted it and gives no reason".to_string(),
+        false => format!("the registry deleted it: {message}"),
+    }
 }
 
 /// The `(server, _meta)` pairs of a `ServerList` response.

@@ -25,6 +25,7 @@ mod sparse;
 
 pub use package::{check_pin, load_locked, load_package, package_of_line, pin_of};
 
+use semver::Version;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -241,6 +242,25 @@ pub trait IndexSource: Send + Sync {
     fn suggestion_candidates(&self, _name: &str) -> Result<Vec<String>, RegistryError> {
         self.names()
     }
+
+    /// What the registry says against `version` of `name`, which it still offers (an MCP
+    /// Registry's `deprecated` status and its message), for a warning wherever it is locked.
+    /// Known after [`IndexSource::versions`] of `name`.
+    fn deprecation(&self, _name: &str, _version: &Version) -> Option<String> {
+        None
+    }
+
+    /// Why `version` of `name`, which a lock pins, is no longer among
+    /// [`IndexSource::versions`]: the reason dotpack refuses it, or what the registry says of it
+    /// (an MCP Registry hides deleted versions from its lists but says why when asked for one).
+    /// `None` when the registry gives no reason. May cost one request.
+    fn gone(&self, name: &str, version: &Version) -> Option<String> {
+        let text = version.to_string();
+        self.refused(name)
+            .into_iter()
+            .find(|r| r.version == text)
+            .map(|r| r.reason)
+    }
 }
 
 /// The format of a source's archives.
@@ -360,6 +380,14 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn suggestion_candidates(&self, name: &str) -> Result<Vec<String>, RegistryError> {
         (**self).suggestion_candidates(name)
+    }
+
+    fn deprecation(&self, name: &str, version: &Version) -> Option<String> {
+        (**self).deprecation(name, version)
+    }
+
+    fn gone(&self, name: &str, version: &Version) -> Option<String> {
+        (**self).gone(name, version)
     }
 }
 

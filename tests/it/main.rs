@@ -19,6 +19,7 @@ mod import;
 mod json_writers;
 mod mcp_published;
 mod mcp_registry;
+mod mcp_statuses;
 mod model;
 mod model_regressions;
 mod network;

@@ -486,7 +486,7 @@ fn a_mistyped_name_gets_close_names_from_the_registry_search() {
 }
 
 #[test]
-fn a_deleted_version_is_yanked_and_a_registry_without_latest_still_lists_each_server_once() {
+fn a_deleted_version_is_refused_and_a_registry_without_latest_still_lists_each_server_once() {
     let env = Env::new();
     let server = McpServer::fixtures();
     project(&env, &server);
@@ -501,7 +501,10 @@ fn a_deleted_version_is_yanked_and_a_registry_without_latest_still_lists_each_se
         .args(["info", "io.github.acme/weather"])
         .assert()
         .success()
-        .stdout(contains("versions: 1.0.0, 1.1.0 (yanked)"));
+        .stdout(contains("versions: 1.0.0\n"))
+        .stdout(contains(
+            "cannot be installed: 1.1.0 (the registry deleted it and gives no reason)",
+        ));
 
     server.ignore_latest();
     let out = env.dotpack().args(["search", "weather"]).assert().success();

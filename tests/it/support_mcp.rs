@@ -29,8 +29,13 @@ struct State {
     max_page: usize,
     /// `(path?query, status)` of every request.
     log: Vec<(String, u16)>,
-    /// `(name, version)` of the versions whose status is `deleted`.
-    deleted: Vec<(String, String)>,
+    /// `(name, version, statusMessage)` of the versions whose status is `deleted`.
+    deleted: Vec<(String, String, String)>,
+    /// `(name, version, statusMessage)` of the versions whose status is `deprecated`.
+    deprecated: Vec<(String, String, String)>,
+    /// Whether deleted versions are left out unless a request says `include_deleted=true`, as
+    /// the official registry does (a mirror may list them with their status).
+    hide_deleted: bool,
     /// Whether `version=latest` is ignored, as by a subregistry that does not implement it.
     ignore_latest: bool,
     /// When set, a request without exactly this `Authorization` header gets 401.
@@ -43,6 +48,7 @@ pub fn fixtures() -> Vec<Value> {
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("fixtures")
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
     files
@@ -60,6 +66,8 @@ impl McpServer {
             max_page,
             log: Vec::new(),
             deleted: Vec::new(),
+            deprecated: Vec::new(),
+            hide_deleted: false,
             ignore_latest: false,
             require_authorization: None,
         }));
@@ -126,8 +134,35 @@ impl McpServer {
 
     /// Marks `name` at `version` as deleted in its `_meta`, as the registry does.
     pub fn delete(&self, name: &str, version: &str) {
+        self.delete_because(name, version, "");
+    }
+
+    /// Marks `name` at `version` as deleted, with `message` as its `statusMessage`.
+    pub fn delete_because(&self, name: &str, version: &str, message: &str) {
         let mut state = self.state.lock().expect("state");
-        state.deleted.push((name.to_string(), version.to_string()));
+        let entry = (name.to_string(), version.to_string(), message.to_string());
+        state.deleted.push(entry);
+    }
+
+    /// Marks `name` at `version` as deprecated, with `message` as its `statusMessage`.
+    pub fn deprecate(&self, name: &str, version: &str, message: &str) {
+        let mut state = self.state.lock().expect("state");
+        let entry = (name.to_string(), version.to_string(), message.to_string());
+        state.deprecated.push(entry);
+    }
+
+    /// Leaves deleted versions out of every answer unless it asks `include_deleted=true`, as
+    /// the official registry does.
+    pub fn hide_deleted(&self) {
+        self.state.lock().expect("state").hide_deleted = true;
+    }
+
+    /// Removes `name` at `version` from every answer, as a registry that no longer has it.
+    pub fn forget(&self, name: &str, version: &str) {
+        let mut state = self.state.lock().expect("state");
+        state
+            .docs
+            .retain(|d| !(d["name"] == name && d["version"] == version));
     }
 
     /// Lists every version, whatever `version=latest` asks.
@@ -175,25 +210,40 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn entry(doc: &Value, latest: bool, deleted: &[(String, String)]) -> Value {
-    let status = if deleted
-        .iter()
-        .any(|(n, v)| doc["name"] == n.as_str() && doc["version"] == v.as_str())
-    {
-        "deleted"
-    } else {
-        "active"
+fn entry(doc: &Value, latest: bool, state: &State) -> Value {
+    let marked = |list: &[(String, String, String)]| {
+        list.iter()
+            .find(|(n, v, _)| doc["name"] == n.as_str() && doc["version"] == v.as_str())
+            .map(|(_, _, message)| message.clone())
     };
+    let (status, message) = match (marked(&state.deleted), marked(&state.deprecated)) {
+        (Some(message), _) => ("deleted", message),
+        (None, Some(message)) => ("deprecated", message),
+        (None, None) => ("active", String::new()),
+    };
+    let mut official = json!({
+        "status": status,
+        "publishedAt": "2025-10-01T00:00:00Z",
+        "isLatest": latest,
+    });
+    if !message.is_empty() {
+        official["statusMessage"] = json!(message);
+    }
     json!({
         "server": doc,
-        "_meta": {
-            "io.modelcontextprotocol.registry/official": {
-                "status": status,
-                "publishedAt": "2025-10-01T00:00:00Z",
-                "isLatest": latest,
-            }
-        }
+        "_meta": { "io.modelcontextprotocol.registry/official": official }
     })
+}
+
+/// Whether `doc` is left out of an answer: deleted, on a registry that hides deleted versions,
+/// to a request that did not ask for them.
+fn hidden(doc: &Value, state: &State, include_deleted: bool) -> bool {
+    state.hide_deleted
+        && !include_deleted
+        && state
+            .deleted
+            .iter()
+            .any(|(n, v, _)| doc["name"] == n.as_str() && doc["version"] == v.as_str())
 }
 
 /// The newest document of each name, by publication order.
@@ -225,6 +275,7 @@ fn route(target: &str, state: &State) -> (u16, Value) {
             .map(|(_, v)| v.clone())
     };
     let not_found = (404, json!({"error": "Server not found"}));
+    let include_deleted = param("include_deleted").as_deref() == Some("true");
     // `v0.1` is the stable API; `v0` serves the same, as the official registry does.
     let Some(rest) = path
         .strip_prefix("/v0.1/servers")
@@ -232,7 +283,14 @@ fn route(target: &str, state: &State) -> (u16, Value) {
     else {
         return not_found;
     };
-    let latest_names: Vec<&Value> = latest(&state.docs);
+    // A hidden version is not the latest: the newest one still shown is.
+    let visible: Vec<Value> = state
+        .docs
+        .iter()
+        .filter(|d| !hidden(d, state, include_deleted))
+        .cloned()
+        .collect();
+    let latest_names: Vec<&Value> = latest(&visible);
     let is_latest = |doc: &Value| latest_names.contains(&doc);
     if rest.is_empty() || rest == "/" {
         let word = param("search").unwrap_or_default().to_lowercase();
@@ -241,6 +299,7 @@ fn route(target: &str, state: &State) -> (u16, Value) {
             .docs
             .iter()
             .filter(|d| !only_latest || is_latest(d))
+            .filter(|d| !hidden(d, state, include_deleted))
             .filter(|d| {
                 d["name"]
                     .as_str()
@@ -256,7 +315,7 @@ fn route(target: &str, state: &State) -> (u16, Value) {
             .iter()
             .skip(start)
             .take(limit)
-            .map(|d| entry(d, is_latest(d), &state.deleted))
+            .map(|d| entry(d, is_latest(d), state))
             .collect();
         let next = (start + limit < matching.len()).then(|| (start + limit).to_string());
         let count = page.len();
@@ -268,7 +327,11 @@ fn route(target: &str, state: &State) -> (u16, Value) {
     }
     let parts: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
     let name = decode(parts[0]);
-    let versions: Vec<&Value> = state.docs.iter().filter(|d| d["name"] == name).collect();
+    let versions: Vec<&Value> = state
+        .docs
+        .iter()
+        .filter(|d| d["name"] == name && !hidden(d, state, include_deleted))
+        .collect();
     if versions.is_empty() {
         return not_found;
     }
@@ -276,7 +339,7 @@ fn route(target: &str, state: &State) -> (u16, Value) {
         [_, "versions"] => {
             let list: Vec<Value> = versions
                 .iter()
-                .map(|d| entry(d, is_latest(d), &state.deleted))
+                .map(|d| entry(d, is_latest(d), state))
                 .collect();
             let count = list.len();
             (200, json!({"servers": list, "metadata": {"count": count}}))
@@ -284,7 +347,7 @@ fn route(target: &str, state: &State) -> (u16, Value) {
         [_, "versions", version] => {
             let version = decode(version);
             match versions.iter().find(|d| d["version"] == version.as_str()) {
-                Some(doc) => (200, entry(doc, is_latest(doc), &state.deleted)),
+                Some(doc) => (200, entry(doc, is_latest(doc), state)),
                 None => not_found,
             }
         }

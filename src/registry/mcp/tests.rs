@@ -79,8 +79,38 @@ fn a_document_becomes_a_line_pinned_to_its_canonical_bytes() {
     assert_eq!(line.servers, ["weather"]);
     assert_eq!(line.cksum, sha256_hex(&canonical(&doc)));
     assert!(!line.yanked);
-    let deleted = json!({OFFICIAL_META: {"status": "deleted"}});
-    assert!(line_of(&doc, &deleted).unwrap().yanked);
+    let text = manifest_text(&canonical(&doc), "label").unwrap();
+    assert!(text.contains("npx"), "{text}");
+}
+
+#[test]
+fn a_deleted_version_is_refused_with_the_registrys_message_and_a_deprecated_one_is_not() {
+    let doc = weather("1.2.0");
+    let deleted =
+        json!({OFFICIAL_META: {"status": "deleted", "statusMessage": " Spam:\n  fake\tserver "}});
+    assert_eq!(
+        line_of(&doc, &deleted).unwrap_err(),
+        "the registry deleted it: Spam: fake server"
+    );
+    let silent = json!({OFFICIAL_META: {"status": "deleted"}});
+    assert_eq!(
+        line_of(&doc, &silent).unwrap_err(),
+        "the registry deleted it and gives no reason"
+    );
+    let deprecated = json!({OFFICIAL_META: {"status": "deprecated", "statusMessage": "use v2"}});
+    assert!(!line_of(&doc, &deprecated).unwrap().yanked);
+    assert_eq!(
+        Status::of(&deprecated),
+        Status::Deprecated("use v2".to_string())
+    );
+    assert_eq!(Status::of(&Value::Null), Status::Active);
+    let long = "x".repeat(400);
+    assert_eq!(one_line(&long).chars().count(), 301);
+}
+
+#[test]
+fn a_manifest_text_is_the_mapped_package() {
+    let doc = weather("1.2.0");
     let text = manifest_text(&canonical(&doc), "label").unwrap();
     assert!(text.contains("npx"), "{text}");
 }
