@@ -196,3 +196,46 @@ fn a_deprecated_version_installs_with_the_registrys_message_as_a_warning() {
         .stderr(contains("deprecated: x\\x1b]0;owned\\x07 second line"))
         .stderr(contains("\u{1b}]").not());
 }
+
+#[test]
+fn a_locked_version_gone_from_a_dotpack_index_is_named_too() {
+    let env = Env::new();
+    let index = crate::support::build_registry(
+        &env,
+        &[
+            ("tool-1.0.0", &crate::support::package("tool", "1.0.0", &[])),
+            ("tool-1.1.0", &crate::support::package("tool", "1.1.0", &[])),
+        ],
+    );
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    env.with_registry(&index, &["add", "tool"]).assert().success();
+    assert!(env.read("dotpack.lock").contains("version = \"1.1.0\""));
+    // The index loses the locked line (a registry rebuilt by hand, a mirror gone stale).
+    let file = walk(&index)
+        .into_iter()
+        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("\"vers\":\"1.1.0\"")))
+        .expect("index file of tool");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("1.1.0")).collect();
+    std::fs::write(&file, format!("{}\n", kept.join("\n"))).expect("write");
+    let teammate = clone_of(&env);
+    teammate
+        .with_registry(&index, &["install", "--locked"])
+        .assert()
+        .failure()
+        .stderr(contains(
+            "`tool` 1.1.0, which dotpack.lock pins, is no longer offered by its registry",
+        ));
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        match path.is_dir() {
+            true => out.extend(walk(&path)),
+            false => out.push(path),
+        }
+    }
+    out
+}
