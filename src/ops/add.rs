@@ -4,7 +4,7 @@
 //! `--scope`. Nothing is written unless everything succeeds.
 
 use anyhow::{Result, bail};
-use semver::{Version, VersionReq};
+use semver::VersionReq;
 
 use crate::model::hosts::Scope;
 use crate::model::lock::Lockfile;
@@ -358,15 +358,22 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
     )
 }
 
-/// `^MAJOR.MINOR` of the newest stable, non-yanked version (`^0.0.PATCH` below 0.1).
+/// `^MAJOR.MINOR` of the newest stable, non-yanked version (`^0.0.PATCH` below 0.1). A package
+/// that has published only pre-releases gets `^` and the newest of them (`^2.0.0-beta.6`, which
+/// also takes 2.0.0 once it is out), as `cargo add` and `uv add` choose one when nothing else
+/// exists.
 fn default_requirement(name: &str, versions: &[IndexLine]) -> Result<String> {
-    let newest: Option<&Version> = versions
-        .iter()
-        .filter(|l| !l.yanked && l.vers.pre.is_empty())
-        .map(|l| &l.vers)
-        .max();
-    let Some(v) = newest else {
-        crate::bail_help!(
+    let unyanked = || versions.iter().filter(|l| !l.yanked).map(|l| &l.vers);
+    if let Some(v) = unyanked().filter(|v| v.pre.is_empty()).max() {
+        return Ok(if v.major == 0 && v.minor == 0 {
+            format!("^0.0.{}", v.patch)
+        } else {
+            format!("^{}.{}", v.major, v.minor)
+        });
+    }
+    match unyanked().max() {
+        Some(pre) => Ok(format!("^{pre}")),
+        None => crate::bail_help!(
             help = format!(
                 "name a version explicitly, e.g. `dotpack add {name}@={}`",
                 versions
@@ -375,14 +382,9 @@ fn default_requirement(name: &str, versions: &[IndexLine]) -> Result<String> {
                     .max()
                     .map_or("VERSION".to_string(), ToString::to_string)
             ),
-            "package `{name}` has no stable, unyanked version"
-        );
-    };
-    Ok(if v.major == 0 && v.minor == 0 {
-        format!("^0.0.{}", v.patch)
-    } else {
-        format!("^{}.{}", v.major, v.minor)
-    })
+            "package `{name}` has no unyanked version"
+        ),
+    }
 }
 
 /// For an MCP Registry name (`io.github.user/weather`) that names no registry: the first

@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::archive::sha256_hex;
 use super::http::{CachedApi, Network, cache_dir, normalize_url};
-use super::mcp_map::map_server;
+use super::mcp_map::{map_server, semver_of};
 use super::{ArchiveKind, Found, IndexLine, IndexSource, Refusal, RegistryError};
 use crate::util::error::Error;
 
@@ -83,7 +83,10 @@ struct Known {
     lines: Arc<Vec<IndexLine>>,
     refused: Vec<Refusal>,
     /// What the registry says of the versions it marks `deprecated`, by version.
-    deprecated: BTreeMap<String, String>,
+    deprecated: BTreeMap<Version, String>,
+    /// The publisher's text of each version that reads as semver only when made whole (`v7.5.0`
+    /// is 7.5.0): the registry is asked for it by that text.
+    asked_as: BTreeMap<Version, String>,
 }
 
 impl McpRegistry {
@@ -136,8 +139,10 @@ impl McpRegistry {
             lines: Arc::default(),
             refused: Vec::new(),
             deprecated: BTreeMap::new(),
+            asked_as: BTreeMap::new(),
         };
-        let mut lines = Vec::new();
+        // Each line with the publisher's text of its version when that is not the semver text.
+        let mut read: Vec<(IndexLine, Option<String>)> = Vec::new();
         for (doc, meta) in entries(&list).map_err(|e| self.not_an_api(&rel, &e))? {
             let Some(name) = doc
                 .get("name")
@@ -153,13 +158,40 @@ impl McpRegistry {
                 .unwrap_or_default()
                 .to_string();
             match line_of(&doc, &meta) {
-                Ok(line) => lines.push(line),
+                Ok(line) => {
+                    let text = (line.vers.to_string() != version).then_some(version);
+                    read.push((line, text));
+                }
                 Err(reason) => known.refused.push(Refusal { version, reason }),
             }
-            if let Status::Deprecated(message) = Status::of(&meta) {
-                let version = doc.get("version").and_then(Value::as_str).unwrap_or("");
-                known.deprecated.insert(version.to_string(), message);
+            let text = doc.get("version").and_then(Value::as_str).unwrap_or("");
+            if let (Status::Deprecated(message), Ok(version)) = (Status::of(&meta), semver_of(text))
+            {
+                known.deprecated.insert(version, message);
             }
+        }
+        // `1.1` beside `1.1.0` would be two documents for one version: the exact one is taken.
+        let exact: std::collections::BTreeSet<Version> = read
+            .iter()
+            .filter(|(_, text)| text.is_none())
+            .map(|(line, _)| line.vers.clone())
+            .collect();
+        let mut lines = Vec::new();
+        for (line, text) in read {
+            if let Some(text) = text {
+                if exact.contains(&line.vers) || known.asked_as.contains_key(&line.vers) {
+                    known.refused.push(Refusal {
+                        reason: format!(
+                            "version `{text}` reads as {}, which the registry lists as well",
+                            line.vers
+                        ),
+                        version: text,
+                    });
+                    continue;
+                }
+                known.asked_as.insert(line.vers.clone(), text);
+            }
+            lines.push(line);
         }
         known.lines = Arc::new(lines);
         Ok(Some(known))
@@ -185,6 +217,15 @@ impl McpRegistry {
             Ok([one]) => Some(one),
             Err(_) => None,
         }
+    }
+
+    /// The text to ask the registry with for `version` of `name`: the publisher's (`v7.5.0`)
+    /// where it is not the semver text.
+    fn version_text(&self, name: &str, version: &Version) -> String {
+        self.lock_known()
+            .get(&name.to_ascii_lowercase())
+            .and_then(|known| known.asked_as.get(version).cloned())
+            .unwrap_or_else(|| version.to_string())
     }
 
     /// The spelling to ask the registry with for dotpack's `name`.
@@ -335,7 +376,7 @@ impl IndexSource for McpRegistry {
             "{}servers/{}/versions/{}",
             self.prefix,
             encode(&self.spelling_of(&line.name)),
-            encode(&line.vers.to_string())
+            encode(&self.version_text(&line.name, &line.vers))
         );
         let url = self.api.url(&rel);
         let cached = self.document_cache(&line.cksum);
@@ -395,7 +436,7 @@ impl IndexSource for McpRegistry {
         let message = known
             .get(&name.to_ascii_lowercase())?
             .deprecated
-            .get(&version.to_string())?
+            .get(version)?
             .clone();
         Some(match message.is_empty() {
             true => "the registry marks it deprecated and gives no reason".to_string(),
@@ -407,7 +448,7 @@ impl IndexSource for McpRegistry {
     /// what `servers/{name}/versions/{version}?include_deleted=true` says of it (the registry
     /// hides deleted versions unless asked), else that the registry no longer has it.
     fn gone(&self, name: &str, version: &Version) -> Option<String> {
-        let text = version.to_string();
+        let text = self.version_text(name, version);
         if let Some(refusal) = self.refused(name).into_iter().find(|r| r.version == text) {
             return Some(refusal.reason);
         }
@@ -522,7 +563,7 @@ pub fn manifest_text(bytes: &[u8], label: &str) -> Result<String, RegistryError>
 /// cannot be installed.
 fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
     let version = doc.get("version").and_then(Value::as_str).unwrap_or("");
-    let vers = Version::parse(version).map_err(|e| {
+    let vers = semver_of(version).map_err(|e| {
         format!("version `{version}` is not semver ({e}); dotpack resolves semver versions only")
     })?;
     let mapped = map_server(doc).map_err(|e| e.reason)?;

@@ -28,6 +28,7 @@
 
 use std::collections::BTreeMap;
 
+use semver::Version;
 use serde_json::{Map, Value};
 
 /// A `server.json` as a dotpack package.
@@ -55,6 +56,30 @@ fn fail<T>(reason: impl Into<String>) -> Result<T, MapError> {
     Err(MapError {
         reason: reason.into(),
     })
+}
+
+/// The semver version a publisher's `version` stands for: semver as it is, else the forms the
+/// schema lets through that read as one version without guessing: a leading `v` (`v7.5.0`) and
+/// missing parts (`2.1` is 2.1.0). A part with a leading zero (`2025.10.01`) is not read: it
+/// could equally be another version written the same way.
+pub fn semver_of(text: &str) -> Result<Version, semver::Error> {
+    let strict = Version::parse(text);
+    if strict.is_ok() {
+        return strict;
+    }
+    let bare = text.strip_prefix(['v', 'V']).unwrap_or(text);
+    let end = bare.find(['-', '+']).unwrap_or(bare.len());
+    let (core, rest) = bare.split_at(end);
+    let parts: Vec<&str> = core.split('.').collect();
+    let plain = |p: &&str| {
+        !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (*p == "0" || !p.starts_with('0'))
+    };
+    if parts.len() > 3 || !parts.iter().all(plain) {
+        return strict;
+    }
+    let mut padded = parts.clone();
+    padded.resize(3, "0");
+    Version::parse(&format!("{}{rest}", padded.join("."))).or(strict)
 }
 
 /// Maps one `server.json` document.
@@ -91,8 +116,10 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
         }
         return fail(reasons.join("; "));
     };
+    // The package's version is the semver one the publisher's text stands for (`v7.5.0`: 7.5.0).
+    let semver = semver_of(&version).map_or_else(|_| version.clone(), |v| v.to_string());
     Ok(Mapped {
-        manifest: m.render(&name.to_ascii_lowercase(), &version, &description, &server),
+        manifest: m.render(&name.to_ascii_lowercase(), &semver, &description, &server),
         name,
         version,
         description,
@@ -253,6 +280,8 @@ impl Manifest {
                     _ => identifier.clone(),
                 },
             ),
+            // .NET 10's `dnx` fetches and runs a NuGet tool, as the reference client starts it.
+            "nuget" => ("dnx", Vec::new(), pinned("@")),
             other => {
                 return fail(format!(
                     "`{other}` packages (`{identifier}`) cannot be run by dotpack yet"
@@ -297,12 +326,25 @@ impl Manifest {
         }
         let mut args = prefix;
         args.push(package_arg);
-        for arg in p
+        let package_args: Vec<&Value> = p
             .get("packageArguments")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-        {
+            .collect();
+        if kind == "nuget" {
+            // `dnx` asks before it installs unless told `--yes`; a feed other than nuget.org is
+            // named; the tool's own arguments follow `--`.
+            args.push("--yes".to_string());
+            if let Some(feed) = string(p, "registryBaseUrl").filter(|u| !is_nuget_org(u)) {
+                args.push("--source".to_string());
+                args.push(escape(&feed));
+            }
+            if !package_args.is_empty() {
+                args.push("--".to_string());
+            }
+        }
+        for arg in package_args {
             args.extend(self.argument(arg)?);
         }
         self.command = Some(command);
@@ -412,6 +454,15 @@ impl Manifest {
         let secret = bool_field(o, "isSecret")
             || matches!(target, Target::Header) && is_credential_header(&name);
         let value = match string(o, "value") {
+            // `"value": "{choices}"` with `choices` optional and no default says no more than a
+            // missing value: optional and unset, nothing to write.
+            Some(v)
+                if !secret
+                    && !bool_field(o, "isRequired")
+                    && only_optional_variable(&v, variables) =>
+            {
+                return Ok(name);
+            }
             Some(v) => self.fill(&v, variables, secret.then_some(name.as_str()))?,
             // An optional secret is empty when unset, never the reference's own text.
             None if secret && bool_field(o, "isRequired") => {
@@ -458,8 +509,10 @@ impl Manifest {
                 out.push_str(&format!("{{{{env.{}}}}}", env_name(var)));
             } else {
                 let input = input_name(var);
-                let empty = Map::new();
-                self.input(&input, spec.unwrap_or(&empty), false);
+                // A variable the document does not declare has no default, and the value always
+                // holds it: it must be given.
+                let undeclared = Map::from_iter([("isRequired".to_string(), Value::Bool(true))]);
+                self.input(&input, spec.unwrap_or(&undeclared), false);
                 out.push_str(&format!("{{{{props.{input}}}}}"));
             }
             rest = &rest[start + len + 1..];
@@ -519,7 +572,12 @@ impl Manifest {
             let d = if repeated { Value::Array(vec![d]) } else { d };
             input.insert("default".to_string(), d);
         }
-        if let Some(choices) = choices.filter(|c| !c.is_empty() && !repeated) {
+        if let Some(mut choices) = choices.filter(|c| !c.is_empty() && !repeated) {
+            // The publisher's default is a value the server takes, even where the choices leave
+            // it out (`"default": "all"` beside the toolsets it stands for).
+            if let Some(d) = input.get("default").filter(|d| !choices.contains(d)) {
+                choices.push(d.clone());
+            }
             input.insert("enum".to_string(), Value::Array(choices));
         }
         self.inputs.entry(name.to_string()).or_insert(input);
@@ -634,6 +692,33 @@ enum Target {
 }
 
 /// Literal text as template text: `{{` and `@` would start an expression or a directive.
+/// Whether `value` is one `{variable}` and nothing else, declared optional without a default.
+fn only_optional_variable(value: &str, variables: Option<&Map<String, Value>>) -> bool {
+    let Some(var) = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
+        return false;
+    };
+    let spec = variables
+        .and_then(|v| v.get(var))
+        .and_then(Value::as_object);
+    spec.is_some_and(|s| {
+        !bool_field(s, "isRequired")
+            && !bool_field(s, "isSecret")
+            && s.get("default").is_none_or(Value::is_null)
+    })
+}
+
+/// Whether `url` is nuget.org's feed, which `dnx` uses unless told otherwise.
+fn is_nuget_org(url: &str) -> bool {
+    let bare = url.trim_end_matches('/');
+    [
+        "https://api.nuget.org/v3/index.json",
+        "https://api.nuget.org",
+        "https://www.nuget.org",
+        "https://nuget.org",
+    ]
+    .contains(&bare)
+}
+
 fn escape(text: &str) -> String {
     text.replace("{{", "{{'{{'}}").replace('@', "{{'@'}}")
 }

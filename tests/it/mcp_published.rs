@@ -563,3 +563,82 @@ fn servers_start_as_their_publishers_meant_runtime_hint_runtime_arguments_and_sw
         ])
     );
 }
+
+/// A remote-only server at version `version`, as publishers write it.
+fn remote_at(name: &str, version: &str) -> Value {
+    json!({
+        "$schema": SCHEMA, "name": name, "description": "d", "version": version,
+        "remotes": [{"type": "streamable-http", "url": "https://mcp.example.com/mcp"}]
+    })
+}
+
+#[test]
+fn versions_written_v_prefixed_or_short_install_and_reinstall_from_the_lock() {
+    let (env, server) = project_with(
+        vec![
+            remote_at("io.github.acme/vee", "v7.5.0"),
+            remote_at("io.github.acme/short", "2.1"),
+            // `1.1` beside `1.1.0` reads as the same version: only the exact one is taken.
+            remote_at("io.github.acme/twice", "1.1"),
+            remote_at("io.github.acme/twice", "1.1.0"),
+        ],
+        &[],
+    );
+    for name in [
+        "io.github.acme/vee",
+        "io.github.acme/short",
+        "io.github.acme/twice",
+    ] {
+        env.dotpack().args(["add", name]).assert().success();
+    }
+    let lock = env.read("dotpack.lock");
+    for version in ["7.5.0", "2.1.0", "1.1.0"] {
+        assert!(lock.contains(&format!("version = \"{version}\"")), "{lock}");
+    }
+    env.dotpack()
+        .args(["info", "io.github.acme/twice"])
+        .assert()
+        .success()
+        .stdout(contains(
+            "cannot be installed: 1.1 (version `1.1` reads as 1.1.0, which the registry lists as well)",
+        ));
+    // A teammate's fresh cache asks for each document by the publisher's text.
+    let teammate = Env::new();
+    teammate.write("dotpack.toml", &env.read("dotpack.toml"));
+    teammate.write("dotpack.lock", &lock);
+    server.clear_requests();
+    teammate
+        .dotpack()
+        .args(["install", "--locked"])
+        .assert()
+        .success();
+    assert_eq!(claude(&teammate), claude(&env));
+    let requests = server.requests();
+    for asked in ["vee/versions/v7.5.0", "short/versions/2.1"] {
+        assert!(requests.iter().any(|r| r.ends_with(asked)), "{requests:#?}");
+    }
+}
+
+#[test]
+fn a_package_with_only_pre_releases_is_added_at_the_newest() {
+    let (env, _server) = project_with(
+        vec![
+            remote_at("io.github.acme/early", "0.0.1-beta.9"),
+            remote_at("io.github.acme/early", "0.0.1-beta.10"),
+        ],
+        &[],
+    );
+    env.dotpack()
+        .args(["add", "io.github.acme/early"])
+        .assert()
+        .success();
+    assert!(
+        env.read("dotpack.toml").contains("\"^0.0.1-beta.10\""),
+        "{}",
+        env.read("dotpack.toml")
+    );
+    assert!(
+        env.read("dotpack.lock")
+            .contains("version = \"0.0.1-beta.10\"")
+    );
+}

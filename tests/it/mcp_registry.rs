@@ -46,8 +46,8 @@ fn search_follows_the_cursor_and_lists_what_cannot_be_installed_with_the_reason(
         assert!(text.contains(line), "{line} in {text}");
     }
     assert!(
-        text.contains("io.github.acme/dotnet-tool = \"1.0.0\"")
-            && text.contains("cannot be installed: `nuget` packages"),
+        text.contains("io.github.acme/bundle = \"1.0.0\"")
+            && text.contains("cannot be installed: `mcpb` packages"),
         "{text}"
     );
     assert!(
@@ -83,17 +83,17 @@ fn search_follows_the_cursor_and_lists_what_cannot_be_installed_with_the_reason(
     assert_eq!(server.requests(), Vec::<String>::new());
     let json = env
         .dotpack()
-        .args(["search", "dotnet", "--json"])
+        .args(["search", "bundle", "--json"])
         .assert()
         .success();
     let value: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
-    assert_eq!(value["packages"][0]["name"], "io.github.acme/dotnet-tool");
+    assert_eq!(value["packages"][0]["name"], "io.github.acme/bundle");
     assert_eq!(value["packages"][0]["installable"], false);
     assert!(
         value["packages"][0]["reason"]
             .as_str()
             .unwrap()
-            .contains("nuget")
+            .contains("mcpb")
     );
 }
 
@@ -113,11 +113,11 @@ fn info_shows_the_mapped_package_or_why_it_cannot_be_installed() {
         ))
         .stdout(contains("units"));
     env.dotpack()
-        .args(["info", "io.github.acme/dotnet-tool"])
+        .args(["info", "io.github.acme/bundle"])
         .assert()
         .success()
         .stdout(contains("cannot be installed"))
-        .stdout(contains("1.0.0: `nuget` packages (`Acme.DotnetTool`)"));
+        .stdout(contains("1.0.0: `mcpb` packages (`https://github.com/acme/bundle/releases/download/v1.0.0/bundle.mcpb`)"));
     let json = env
         .dotpack()
         .args(["info", "io.github.acme/calver", "--json"])
@@ -280,12 +280,12 @@ fn unmappable_and_snake_case_documents_are_refused_and_nothing_is_written() {
     project(&env, &server);
     let before = snapshot(env.home.path());
     env.dotpack()
-        .args(["add", "io.github.acme/dotnet-tool"])
+        .args(["add", "io.github.acme/bundle"])
         .assert()
         .failure()
-        .stderr(contains("`io.github.acme/dotnet-tool` cannot be installed"))
+        .stderr(contains("`io.github.acme/bundle` cannot be installed"))
         .stderr(contains(
-            "`nuget` packages (`Acme.DotnetTool`) cannot be run",
+            "`mcpb` packages (`https://github.com/acme/bundle/releases/download/v1.0.0/bundle.mcpb`) cannot be run",
         ));
     env.dotpack()
         .args(["add", "io.github.old/legacy"])

@@ -208,7 +208,9 @@ fn a_locked_version_gone_from_a_dotpack_index_is_named_too() {
         ],
     );
     env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
-    env.with_registry(&index, &["add", "tool"]).assert().success();
+    env.with_registry(&index, &["add", "tool"])
+        .assert()
+        .success();
     assert!(env.read("dotpack.lock").contains("version = \"1.1.0\""));
     // The index loses the locked line (a registry rebuilt by hand, a mirror gone stale).
     let file = walk(&index)

@@ -116,15 +116,33 @@ fn a_manifest_text_is_the_mapped_package() {
 }
 
 #[test]
+fn a_version_that_reads_as_one_semver_version_is_taken_as_it() {
+    let cases = [
+        ("1.2.3", "1.2.3"),
+        ("v7.5.0", "7.5.0"),
+        ("V1.0.0-beta.1", "1.0.0-beta.1"),
+        ("2.1", "2.1.0"),
+        ("1", "1.0.0"),
+        ("v17.1.7-3", "17.1.7-3"),
+    ];
+    for (text, semver) in cases {
+        assert_eq!(semver_of(text).unwrap().to_string(), semver, "{text}");
+    }
+    for text in ["2025.10.01", "1.2.3.4", "latest", "", "v", "1..2", "01.2"] {
+        assert!(semver_of(text).is_err(), "{text}");
+    }
+}
+
+#[test]
 fn refusals_say_why() {
-    let reason = line_of(&weather("2025.1"), &Value::Null).unwrap_err();
+    let reason = line_of(&weather("2025.10.01"), &Value::Null).unwrap_err();
     assert!(reason.contains("not semver"), "{reason}");
-    let mut nuget = weather("1.0.0");
-    nuget["packages"][0]["registryType"] = json!("nuget");
-    let reason = line_of(&nuget, &Value::Null).unwrap_err();
-    assert!(reason.contains("nuget"), "{reason}");
+    let mut bundle = weather("1.0.0");
+    bundle["packages"][0]["registryType"] = json!("mcpb");
+    let reason = line_of(&bundle, &Value::Null).unwrap_err();
+    assert!(reason.contains("mcpb"), "{reason}");
     let err = manifest_text(
-        &canonical(&nuget),
+        &canonical(&bundle),
         "io.github.user/weather@1.0.0/server.json",
     )
     .unwrap_err()

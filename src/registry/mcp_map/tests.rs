@@ -143,7 +143,7 @@ fn what_cannot_be_mapped_says_why() {
 fn a_package_that_cannot_run_falls_back_to_a_remote() {
     let m = map_server(&json!({
         "name": "io.github.x/both", "version": "1.0.0", "description": "d",
-        "packages": [{"registryType": "nuget", "identifier": "X.Mcp"}],
+        "packages": [{"registryType": "mcpb", "identifier": "https://x.dev/x.mcpb"}],
         "remotes": [{"type": "streamable-http", "url": "https://x.dev/mcp"}]
     }))
     .unwrap();
@@ -238,6 +238,32 @@ fn is_required_is_kept_on_inputs() {
     assert_eq!(m.inputs["workspace"].default, None);
     assert!(m.inputs["region"].required);
     assert!(m.inputs["team_id"].required);
+}
+
+#[test]
+fn a_default_outside_the_choices_is_allowed_and_an_undeclared_variable_must_be_given() {
+    // Both as real documents have them: a toolset list whose default `all` stands for every
+    // choice, and an argument value naming a variable its `variables` do not declare.
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/loose", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "loose-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "-e", "isRequired": true, "value": "CLIENT_ID={client-id}",
+                 "variables": {"token": {"isRequired": true}}}
+            ],
+            "environmentVariables": [
+                {"name": "TOOLSETS", "default": "all", "choices": ["files", "rooms"]}
+            ]
+        }]
+    }));
+    let allowed: Vec<toml::Value> = ["files", "rooms", "all"]
+        .into_iter()
+        .map(|c| toml::Value::String(c.into()))
+        .collect();
+    assert_eq!(m.inputs["toolsets"].allowed, Some(allowed));
+    assert!(m.inputs["client_id"].required);
 }
 
 #[test]
@@ -445,4 +471,56 @@ fn a_package_served_over_http_points_at_remotes_only_when_there_are_some() {
         "remotes": [{"type": "streamable-http", "url": "https://web.acme.example/mcp"}]
     }));
     assert!(with.contains("https://web.acme.example/mcp"), "{with}");
+}
+
+#[test]
+fn a_nuget_package_runs_with_dnx_as_the_reference_client_starts_it() {
+    let nuget = |package: Value| {
+        args_of(json!({
+            "$schema": SCHEMA, "name": "io.github.x/tool", "version": "1.0.8", "description": "d",
+            "packages": [package]
+        }))
+    };
+    let (command, args) = nuget(json!({
+        "registryType": "nuget", "identifier": "TimeMcpServer", "version": "1.0.8",
+        "runtimeHint": "dnx", "transport": {"type": "stdio"},
+        "registryBaseUrl": "https://api.nuget.org/v3/index.json"
+    }));
+    assert_eq!(command, "dnx");
+    assert_eq!(args, ["TimeMcpServer@1.0.8", "--yes"]);
+    let (_, args) = nuget(json!({
+        "registryType": "nuget", "identifier": "Acme.Tool", "version": "2.0.0",
+        "registryBaseUrl": "https://pkgs.acme.dev/nuget/v3/index.json",
+        "packageArguments": [{"type": "positional", "value": "serve"}]
+    }));
+    assert_eq!(
+        args,
+        [
+            "Acme.Tool@2.0.0",
+            "--yes",
+            "--source",
+            "https://pkgs.acme.dev/nuget/v3/index.json",
+            "--",
+            "serve"
+        ]
+    );
+}
+
+#[test]
+fn an_optional_variable_that_is_an_optional_variables_whole_value_is_left_out_until_set() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/opt", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "npm", "identifier": "opt-mcp", "version": "1.0.0",
+            "environmentVariables": [
+                {"name": "WEATHER_CHOICES", "value": "{weather_choices}",
+                 "variables": {"weather_choices": {"description": "Comma separated list"}}},
+                {"name": "REGION", "value": "{region}", "isRequired": true,
+                 "variables": {"region": {"description": "Region"}}}
+            ]
+        }]
+    }));
+    let env = &m.servers["opt"].env;
+    assert!(!env.contains_key("WEATHER_CHOICES"), "{env:?}");
+    assert_eq!(env["REGION"], "{{props.region}}");
 }
