@@ -29,6 +29,8 @@
 use std::collections::BTreeMap;
 
 use semver::Version;
+
+use crate::model::validate::secrets::is_sensitive_name;
 use serde_json::{Map, Value};
 
 /// A `server.json` as a dotpack package.
@@ -291,15 +293,6 @@ impl Manifest {
         // The command follows from `registryType`, as in the reference client (VS Code), which
         // ignores `runtimeHint`: a hint such as `node` or `bun` would be handed npx's arguments.
         let command = default_command.to_string();
-        let mut runtime = Vec::new();
-        for arg in p
-            .get("runtimeArguments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            runtime.extend(self.argument(arg)?);
-        }
         // The runtime's own arguments follow the ones every package of its kind needs (`-y`,
         // `run -i --rm`); a publisher who wrote those out again does not get them twice.
         let given: &[&str] = match kind.as_str() {
@@ -307,6 +300,25 @@ impl Manifest {
             "oci" => &["-i", "--interactive", "--rm"],
             _ => &[],
         };
+        let mut runtime = Vec::new();
+        for arg in p
+            .get("runtimeArguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let o = arg.as_object();
+            let text = |key: &str| o.and_then(|o| string(o, key));
+            let fixed = match text("type").as_deref() {
+                Some("named") if text("value").is_none() => text("name"),
+                Some("positional") => text("value"),
+                _ => None,
+            };
+            if fixed.is_some_and(|f| given.contains(&f.as_str())) {
+                continue;
+            }
+            runtime.extend(self.argument(arg)?);
+        }
         if kind == "oci" && runtime.first().map(String::as_str) == Some("run") {
             runtime.remove(0);
         }
@@ -324,8 +336,15 @@ impl Manifest {
                 prefix.push(name);
             }
         }
+        // A publisher who wrote the package itself among the runtime arguments (`npx --yes
+        // NAME@VERSION BIN`) named where it goes: it is not added again after them.
+        let spelled_out = prefix
+            .iter()
+            .any(|a| *a == escape(&package_arg) || *a == escape(&identifier));
         let mut args = prefix;
-        args.push(package_arg);
+        if !spelled_out {
+            args.push(package_arg);
+        }
         let package_args: Vec<&Value> = p
             .get("packageArguments")
             .and_then(Value::as_array)
@@ -393,29 +412,48 @@ impl Manifest {
             .or_else(|| flag.clone())
             .unwrap_or_else(|| "value".to_string());
         let variables = a.get("variables").and_then(Value::as_object);
+        let boolean = string(a, "format").as_deref() == Some("boolean");
         let value = match string(a, "value") {
+            // `{"name": "-i", "format": "boolean", "value": "true"}`: the flag is on, not `-i true`.
+            Some(v) if named && boolean && v.eq_ignore_ascii_case("true") => Filled::FlagOnly,
+            Some(v) if named && boolean && v.eq_ignore_ascii_case("false") => Filled::Nothing,
             Some(v) => Filled::Value(self.fill(&v, variables, None)?),
             None => {
                 let input = input_name(&hint);
                 let repeated = bool_field(a, "isRepeated");
+                let optional =
+                    !bool_field(a, "isRequired") && a.get("default").is_none() && !repeated;
                 if bool_field(a, "isSecret") {
+                    // An optional one is left out (the server has another way, usually an
+                    // environment variable); a required one cannot be met.
+                    if optional {
+                        return Ok(Vec::new());
+                    }
                     return fail(format!(
                         "argument `{hint}` is secret: a secret cannot be passed on a command line safely"
                     ));
                 }
-                let optional =
-                    !bool_field(a, "isRequired") && a.get("default").is_none() && !repeated;
-                // A named argument that says nothing of a value is a switch (`--stdio`).
+                // A named argument that says nothing of a value and nothing of itself
+                // (`{"name": "--stdio"}`) is part of the command: passed as it is. One that
+                // describes an option may be a switch (`--headless`) or take a value
+                // (`--account xy12345`): nothing is passed until it is set, then the flag alone
+                // for `true`, else the flag and the value.
                 let says_value = ["valueHint", "format", "choices", "placeholder"]
                     .iter()
                     .any(|k| a.contains_key(*k));
-                if optional && named && !says_value {
-                    Filled::Nothing
-                } else {
-                    self.input(&input, a, repeated);
-                    if optional {
+                let described = string(a, "description").is_some_and(|d| !d.trim().is_empty());
+                match (optional, named && !says_value, described) {
+                    (true, true, false) => Filled::FlagOnly,
+                    (true, true, true) => {
+                        self.input(&input, a, repeated);
+                        Filled::Switch(input)
+                    }
+                    (true, false, _) => {
+                        self.input(&input, a, repeated);
                         Filled::WhenSet(input)
-                    } else {
+                    }
+                    (false, _, _) => {
+                        self.input(&input, a, repeated);
                         Filled::Value(format!("{{{{props.{input}}}}}"))
                     }
                 }
@@ -425,8 +463,15 @@ impl Manifest {
         Ok(match (named, flag.map(|f| escape(&f)), value) {
             (true, None, _) => return fail("a named argument has no `name`"),
             (true, Some(flag), Filled::Value(v)) => vec![flag, v],
-            // A switch is passed as it is, as the reference client passes it.
-            (true, Some(flag), Filled::Nothing) => vec![flag],
+            (true, Some(flag), Filled::FlagOnly) => vec![flag],
+            (true, Some(_), Filled::Nothing) => Vec::new(),
+            (true, Some(flag), Filled::Switch(input)) => vec![
+                when_set(&input, &flag),
+                when_set(
+                    &input,
+                    &format!("@if(props.{input} != 'true'){{{{props.{input}}}}}@endif"),
+                ),
+            ],
             // An optional value is passed, with its flag, only when it is set.
             (true, Some(flag), Filled::WhenSet(input)) => vec![
                 when_set(&input, &flag),
@@ -436,7 +481,10 @@ impl Manifest {
             (false, _, Filled::WhenSet(input)) => {
                 vec![when_set(&input, &format!("{{{{props.{input}}}}}"))]
             }
-            (false, _, Filled::Nothing) => Vec::new(),
+            (false, _, Filled::Nothing | Filled::FlagOnly) => Vec::new(),
+            (false, _, Filled::Switch(input)) => {
+                vec![when_set(&input, &format!("{{{{props.{input}}}}}"))]
+            }
         })
     }
 
@@ -451,8 +499,17 @@ impl Manifest {
         let variables = o.get("variables").and_then(Value::as_object);
         // Many remotes declare `Authorization: Bearer {token}` without `isSecret`: a value set
         // with `--set` would land in committed host files and dotpack.toml.
-        let secret = bool_field(o, "isSecret")
-            || matches!(target, Target::Header) && is_credential_header(&name);
+        // The same holds for an environment variable named like a credential that the
+        // publisher gives no value (`PAGERDUTY_USER_API_KEY`): it comes from the environment.
+        let credential = match target {
+            Target::Header => is_credential_header(&name),
+            Target::Env => {
+                o.get("value").is_none()
+                    && o.get("default").is_none_or(Value::is_null)
+                    && is_sensitive_name(&name)
+            }
+        };
+        let secret = bool_field(o, "isSecret") || credential;
         let value = match string(o, "value") {
             // `"value": "{choices}"` with `choices` optional and no default says no more than a
             // missing value: optional and unset, nothing to write.
@@ -504,7 +561,11 @@ impl Manifest {
             let spec = variables
                 .and_then(|v| v.get(var))
                 .and_then(Value::as_object);
-            let secret = secret_of.is_some() || spec.is_some_and(|s| bool_field(s, "isSecret"));
+            // A variable named like a credential (`{client-secret}`) is one whatever its spec
+            // says: a value set with `--set` would land in committed files.
+            let secret = secret_of.is_some()
+                || spec.is_some_and(|s| bool_field(s, "isSecret"))
+                || is_sensitive_name(var);
             if secret {
                 out.push_str(&format!("{{{{env.{}}}}}", env_name(var)));
             } else {
@@ -681,8 +742,14 @@ enum Filled {
     Value(String),
     /// An optional input: passed only when it is set.
     WhenSet(String),
-    /// No value at all: a switch, or an optional positional argument with nothing to fill in.
+    /// An optional flag that says nothing of a value: passed alone when its input is `true`,
+    /// with the input's text when that is something else, not at all when unset or false.
+    Switch(String),
+    /// No value at all: an optional positional argument with nothing to fill in, or a boolean
+    /// flag whose fixed value is false.
     Nothing,
+    /// A boolean flag whose fixed value is true: the flag alone.
+    FlagOnly,
 }
 
 #[derive(Clone, Copy)]

@@ -22,7 +22,7 @@ fn npm_package_with_secret_env_and_a_named_argument() {
             "transport": {"type": "stdio"},
             "packageArguments": [
                 {"type": "named", "name": "--units", "default": "metric", "choices": ["metric", "imperial"]},
-                {"type": "named", "name": "--verbose"}
+                {"type": "named", "name": "--verbose", "format": "boolean", "value": "true"}
             ],
             "environmentVariables": [
                 {"name": "WEATHER_API_KEY", "isSecret": true, "isRequired": true},
@@ -421,12 +421,18 @@ fn oci_runtime_arguments_follow_run_i_rm() {
 }
 
 #[test]
-fn a_switch_is_kept_and_an_optional_value_is_passed_only_when_set() {
+fn a_flag_saying_nothing_of_a_value_is_passed_once_set_alone_for_true() {
+    // As published: `--account` takes a value, `--headless` is a switch, and neither says so.
+    // Passing them bare would start Snowflake's server as `--account --host ...`. A flag that
+    // says nothing at all (`--stdio`) is part of the command.
     let m = valid(npm(
         "flags",
         json!({"packageArguments": [
-            {"type": "named", "name": "--stdio", "description": "Serve over stdio"},
+            {"type": "named", "name": "--stdio"},
+            {"type": "named", "name": "--headless", "description": "Run without windows"},
             {"type": "named", "name": "--port", "description": "Port", "format": "number"},
+            {"type": "named", "name": "-i", "format": "boolean", "value": "true"},
+            {"type": "named", "name": "--debug", "format": "boolean", "value": "false"},
             {"type": "positional", "valueHint": "root_dir", "description": "Where to start"}
         ]}),
     ));
@@ -437,15 +443,33 @@ fn a_switch_is_kept_and_an_optional_value_is_passed_only_when_set() {
             "-y",
             "flags@1.0.0",
             "--stdio",
+            "@if(props.headless)--headless@endif",
+            "@if(props.headless)@if(props.headless != 'true'){{props.headless}}@endif@endif",
             "@if(props.port)--port@endif",
             "@if(props.port){{props.port}}@endif",
+            "-i",
             "@if(props.root_dir){{props.root_dir}}@endif"
         ]
     );
-    assert_eq!(m.inputs["port"].kind.as_deref(), Some("number"));
-    assert!(!m.inputs["port"].required);
-    assert!(m.inputs.contains_key("root_dir"));
-    assert!(!m.inputs.contains_key("stdio"));
+    assert!(!m.inputs["headless"].required);
+    assert_eq!(
+        m.inputs["headless"].description.as_deref(),
+        Some("Run without windows")
+    );
+}
+
+#[test]
+fn runtime_arguments_that_repeat_the_fixed_ones_or_the_package_are_written_once() {
+    let (_, args) = args_of(npm(
+        "u-he",
+        json!({"runtimeArguments": [
+            {"type": "positional", "value": "--yes"},
+            {"type": "positional", "value": "u-he@1.0.0"},
+            {"type": "positional", "value": "u-he-mcp-server"}
+        ]}),
+    ));
+    // `@` is written escaped in the manifest; hosts get `u-he@1.0.0`.
+    assert_eq!(args, ["-y", "u-he{{'@'}}1.0.0", "u-he-mcp-server"]);
 }
 
 #[test]
@@ -523,4 +547,41 @@ fn an_optional_variable_that_is_an_optional_variables_whole_value_is_left_out_un
     let env = &m.servers["opt"].env;
     assert!(!env.contains_key("WEATHER_CHOICES"), "{env:?}");
     assert_eq!(env["REGION"], "{{props.region}}");
+}
+
+#[test]
+fn credentials_named_as_such_come_from_the_environment_whatever_is_secret_says() {
+    let m = valid(json!({
+        "$schema": SCHEMA, "name": "io.github.x/creds", "version": "1.0.0", "description": "d",
+        "packages": [{
+            "registryType": "pypi", "identifier": "creds-mcp", "version": "1.0.0",
+            "transport": {"type": "stdio"},
+            "packageArguments": [
+                {"type": "named", "name": "--password", "isSecret": true, "description": "Password"},
+                {"type": "named", "name": "-e", "isRequired": true,
+                 "value": "CLIENT_SECRET={client-secret}"}
+            ],
+            "environmentVariables": [
+                {"name": "PAGERDUTY_USER_API_KEY", "description": "API token"},
+                {"name": "MCP_AUTH_MODE", "default": "none"}
+            ]
+        }]
+    }));
+    let server = &m.servers["creds"];
+    // The optional secret flag is left out; the server reads the variable instead.
+    assert_eq!(
+        server.args.as_deref().unwrap(),
+        [
+            "creds-mcp==1.0.0",
+            "-e",
+            "CLIENT_SECRET={{env.CLIENT_SECRET}}"
+        ]
+    );
+    assert_eq!(
+        server.env["PAGERDUTY_USER_API_KEY"],
+        "{{env.PAGERDUTY_USER_API_KEY|''}}"
+    );
+    assert_eq!(server.env["MCP_AUTH_MODE"], "{{props.mcp_auth_mode}}");
+    // No input a `--set` could write a credential into.
+    assert_eq!(m.inputs.keys().collect::<Vec<_>>(), ["mcp_auth_mode"]);
 }
