@@ -1,7 +1,8 @@
 //! What a registry says of the versions a lock pins after they were locked: a version it no
 //! longer offers (deleted by moderation, withdrawn, or one dotpack now refuses) is named with
 //! the registry's reason, an error under `--locked`; a version it marks deprecated is warned
-//! about wherever it is locked, with the registry's message.
+//! about wherever it is locked, with the registry's message; a newly locked version that starts
+//! a package the lock cannot pin (`NAME@latest`) is warned about once.
 
 use std::collections::BTreeMap;
 
@@ -101,6 +102,23 @@ pub fn deprecations(registries: &RegistrySet, lock: &Lockfile) -> Vec<String> {
         .filter_map(|locked| {
             let source = registries.by_source(&locked.source)?;
             let why = source.deprecation(&locked.name, &locked.version)?;
+            Some(format!("`{}` {}: {why}", locked.name, locked.version))
+        })
+        .collect()
+}
+
+/// One warning per package `lock` newly pins (absent from `old`, or at another version) whose
+/// registry says it starts something the lock cannot pin.
+pub fn floating(registries: &RegistrySet, lock: &Lockfile, old: Option<&Lockfile>) -> Vec<String> {
+    lock.packages
+        .iter()
+        .filter(|locked| {
+            old.and_then(|o| o.get(&locked.name))
+                .is_none_or(|before| before.version != locked.version)
+        })
+        .filter_map(|locked| {
+            let source = registries.by_source(&locked.source)?;
+            let why = source.floating(&locked.name, &locked.version)?;
             Some(format!("`{}` {}: {why}", locked.name, locked.version))
         })
         .collect()

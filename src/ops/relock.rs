@@ -88,6 +88,9 @@ pub fn relock_and_apply<'a, T>(
     for deprecated in lifecycle::deprecations(&registries, &lock) {
         printer.warning(deprecated);
     }
+    for floating in lifecycle::floating(&registries, &lock, old) {
+        printer.warning(floating);
+    }
     let out = inspect(&registries, &mut lock, &mut relock)?;
     match relock.mode {
         Some(mode) => super::finish(

@@ -84,6 +84,8 @@ struct Known {
     refused: Vec<Refusal>,
     /// What the registry says of the versions it marks `deprecated`, by version.
     deprecated: BTreeMap<Version, String>,
+    /// The package each version starts when that is not pinned (`NAME@latest`), by version.
+    floating: BTreeMap<Version, String>,
     /// The publisher's text of each version that reads as semver only when made whole (`v7.5.0`
     /// is 7.5.0): the registry is asked for it by that text.
     asked_as: BTreeMap<Version, String>,
@@ -139,6 +141,7 @@ impl McpRegistry {
             lines: Arc::default(),
             refused: Vec::new(),
             deprecated: BTreeMap::new(),
+            floating: BTreeMap::new(),
             asked_as: BTreeMap::new(),
         };
         // Each line with the publisher's text of its version when that is not the semver text.
@@ -159,6 +162,9 @@ impl McpRegistry {
                 .to_string();
             match line_of(&doc, &meta) {
                 Ok(line) => {
+                    if let Some(floating) = map_server(&doc).ok().and_then(|m| m.floating) {
+                        known.floating.insert(line.vers.clone(), floating);
+                    }
                     let text = (line.vers.to_string() != version).then_some(version);
                     read.push((line, text));
                 }
@@ -442,6 +448,17 @@ impl IndexSource for McpRegistry {
             true => "the registry marks it deprecated and gives no reason".to_string(),
             false => format!("the registry marks it deprecated: {message}"),
         })
+    }
+
+    fn floating(&self, name: &str, version: &Version) -> Option<String> {
+        let known = self.lock_known();
+        let package = known
+            .get(&name.to_ascii_lowercase())?
+            .floating
+            .get(version)?;
+        Some(format!(
+            "it starts `{package}`, which is not pinned: dotpack.lock pins the server.json, not the package it starts, so what runs can change without a new version"
+        ))
     }
 
     /// A version the lists no longer show: refused (a mirror that lists deleted versions), else

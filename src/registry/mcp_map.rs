@@ -45,6 +45,9 @@ pub struct Mapped {
     pub server: String,
     /// A complete package manifest (`[package]`, `[inputs.*]`, `[servers.*]`).
     pub manifest: String,
+    /// The package the server starts when that is not pinned (`NAME@latest`, an image's
+    /// `:latest`, no version at all): the lock pins the document, not what it starts.
+    pub floating: Option<String>,
 }
 
 /// Why a document cannot be installed.
@@ -121,6 +124,7 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
     // The package's version is the semver one the publisher's text stands for (`v7.5.0`: 7.5.0).
     let semver = semver_of(&version).map_or_else(|_| version.clone(), |v| v.to_string());
     Ok(Mapped {
+        floating: m.floating.clone(),
         manifest: m.render(&name.to_ascii_lowercase(), &semver, &description, &server),
         name,
         version,
@@ -242,6 +246,8 @@ struct Manifest {
     url: Option<String>,
     headers: BTreeMap<String, String>,
     sse: bool,
+    /// See [`Mapped::floating`].
+    floating: Option<String>,
 }
 
 impl Manifest {
@@ -269,7 +275,7 @@ impl Manifest {
             Some(v) => format!("{identifier}{sep}{v}"),
             None => identifier.clone(),
         };
-        let (default_command, mut prefix, package_arg) = match kind.as_str() {
+        let (default_command, prefix, package_arg) = match kind.as_str() {
             "npm" => ("npx", vec!["-y".to_string()], pinned("@")),
             "pypi" => ("uvx", Vec::new(), pinned("==")),
             "oci" => (
@@ -300,29 +306,19 @@ impl Manifest {
             "oci" => &["-i", "--interactive", "--rm"],
             _ => &[],
         };
-        let mut runtime = Vec::new();
-        for arg in p
+        let runtime_args: Vec<&Value> = p
             .get("runtimeArguments")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-        {
-            let o = arg.as_object();
-            let text = |key: &str| o.and_then(|o| string(o, key));
-            let fixed = match text("type").as_deref() {
-                Some("named") if text("value").is_none() => text("name"),
-                Some("positional") => text("value"),
-                _ => None,
-            };
-            if fixed.is_some_and(|f| given.contains(&f.as_str())) {
-                continue;
-            }
-            runtime.extend(self.argument(arg)?);
-        }
+            .filter(|arg| !repeats(arg, given))
+            .collect();
+        let mut runtime = self.arguments(&runtime_args)?;
         if kind == "oci" && runtime.first().map(String::as_str) == Some("run") {
             runtime.remove(0);
         }
-        prefix.extend(runtime.into_iter().filter(|a| !given.contains(&a.as_str())));
+        runtime.retain(|a| !given.contains(&a.as_str()));
+        let mut env_flags = Vec::new();
         for var in p
             .get("environmentVariables")
             .and_then(Value::as_array)
@@ -330,21 +326,32 @@ impl Manifest {
             .flatten()
         {
             let name = self.key_value(var, Target::Env)?;
-            if kind == "oci" {
-                // A container sees only the variables passed to it by name.
-                prefix.push("-e".to_string());
-                prefix.push(name);
+            // A container sees only the variables passed to it by name (once, when the
+            // publisher's runtime arguments pass it already).
+            let passed = runtime.windows(2).any(|w| w[0] == "-e" && w[1] == name);
+            if kind == "oci" && !passed {
+                env_flags.push("-e".to_string());
+                env_flags.push(name);
             }
         }
         // A publisher who wrote the package itself among the runtime arguments (`npx --yes
-        // NAME@VERSION BIN`) named where it goes: it is not added again after them.
-        let spelled_out = prefix
-            .iter()
-            .any(|a| *a == escape(&package_arg) || *a == escape(&identifier));
+        // NAME@VERSION BIN`, `docker run … IMAGE`) named where it goes: it goes there, pinned
+        // (an image written without its tag gets the one the document names), and not again.
+        let unpinned = match kind.as_str() {
+            "oci" => image_name(&identifier),
+            _ => identifier.as_str(),
+        };
+        let spelled = [escape(&package_arg), escape(&identifier), escape(unpinned)];
+        let at = runtime.iter().position(|a| spelled.contains(a));
+        let after = match at {
+            Some(at) => runtime.split_off(at).split_off(1),
+            None => Vec::new(),
+        };
         let mut args = prefix;
-        if !spelled_out {
-            args.push(package_arg);
-        }
+        args.extend(runtime);
+        args.extend(env_flags);
+        args.push(package_arg);
+        args.extend(after);
         let package_args: Vec<&Value> = p
             .get("packageArguments")
             .and_then(Value::as_array)
@@ -363,9 +370,8 @@ impl Manifest {
                 args.push("--".to_string());
             }
         }
-        for arg in package_args {
-            args.extend(self.argument(arg)?);
-        }
+        args.extend(self.arguments(&package_args)?);
+        self.floating = floating(&kind, &identifier, version.as_deref(), &args);
         self.command = Some(command);
         self.args = args;
         Ok(())
@@ -401,12 +407,36 @@ impl Manifest {
         Ok(())
     }
 
-    /// One `Argument` as its argv words.
-    fn argument(&mut self, arg: &Value) -> Result<Vec<String>, MapError> {
+    /// A list of `Argument`s as their argv words. A named flag without a value that a fixed
+    /// positional value follows (`{"name": "-v"}`, `{"value": "/data:/data"}`) is one argument
+    /// written as two: the flag is passed, as the value after it always is.
+    fn arguments(&mut self, list: &[&Value]) -> Result<Vec<String>, MapError> {
+        let mut out = Vec::new();
+        for (i, arg) in list.iter().enumerate() {
+            let next_is_value = list.get(i + 1).is_some_and(|next| {
+                next.get("type").and_then(Value::as_str) == Some("positional")
+                    && next.get("value").is_some_and(Value::is_string)
+            });
+            out.extend(self.argument(arg, next_is_value)?);
+        }
+        Ok(out)
+    }
+
+    /// One `Argument` as its argv words; `split_value`: a fixed positional value follows it.
+    fn argument(&mut self, arg: &Value, split_value: bool) -> Result<Vec<String>, MapError> {
         let Some(a) = arg.as_object() else {
             return fail("an argument is not an object");
         };
-        let named = string(a, "type").as_deref() == Some("named");
+        let named = match string(a, "type").as_deref() {
+            Some("named") => true,
+            // The schema's default.
+            Some("positional") | None => false,
+            Some(other) => {
+                return fail(format!(
+                    "an argument has `type` `{other}`, neither `named` nor `positional`"
+                ));
+            }
+        };
         let flag = string(a, "name");
         let hint = string(a, "valueHint")
             .or_else(|| flag.clone())
@@ -442,8 +472,9 @@ impl Manifest {
                     .iter()
                     .any(|k| a.contains_key(*k));
                 let described = string(a, "description").is_some_and(|d| !d.trim().is_empty());
-                match (optional, named && !says_value, described) {
+                match (optional, named && !says_value, described || split_value) {
                     (true, true, false) => Filled::FlagOnly,
+                    (true, true, true) if split_value => Filled::FlagOnly,
                     (true, true, true) => {
                         self.input(&input, a, repeated);
                         Filled::Switch(input)
@@ -759,6 +790,60 @@ enum Target {
 }
 
 /// Literal text as template text: `{{` and `@` would start an expression or a directive.
+/// What a package starts that moves under a pinned document: an npm, PyPI or NuGet package
+/// without a version or at `latest`, an image at `:latest` or without a tag or digest, or an
+/// argument naming `…@latest` (`npx -y other@latest`).
+fn floating(
+    kind: &str,
+    identifier: &str,
+    version: Option<&str>,
+    args: &[String],
+) -> Option<String> {
+    let latest = |v: &str| v.eq_ignore_ascii_case("latest");
+    let package = match kind {
+        "oci" => {
+            let tagged = identifier.contains('@') || image_name(identifier) != identifier;
+            let tag = identifier.rsplit_once(':').map(|(_, t)| t);
+            let moves = match version {
+                Some(v) => latest(v) && !tagged || tag.is_some_and(latest),
+                None => !tagged || tag.is_some_and(latest),
+            };
+            moves.then(|| identifier.to_string())
+        }
+        _ => version
+            .is_none_or(latest)
+            .then(|| format!("{identifier}@{}", version.unwrap_or("latest"))),
+    };
+    package.or_else(|| {
+        args.iter()
+            .map(|a| a.replace("{{'@'}}", "@"))
+            .find(|a| a.to_ascii_lowercase().ends_with("@latest"))
+    })
+}
+
+/// An image reference without its digest or tag: `ghcr.io/acme/box` of
+/// `ghcr.io/acme/box:1.0@sha256:…` (a registry's `host:port/` is not a tag).
+fn image_name(reference: &str) -> &str {
+    let bare = reference
+        .split_once('@')
+        .map_or(reference, |(image, _)| image);
+    match bare.rsplit_once(':') {
+        Some((image, tag)) if !tag.contains('/') => image,
+        _ => bare,
+    }
+}
+
+/// Whether a runtime argument repeats one of `given`, the fixed arguments of its package kind.
+fn repeats(arg: &Value, given: &[&str]) -> bool {
+    let text = |key: &str| arg.get(key).and_then(Value::as_str);
+    let fixed = match text("type") {
+        Some("named") if text("value").is_none() => text("name"),
+        Some("positional") => text("value"),
+        _ => None,
+    };
+    fixed.is_some_and(|f| given.contains(&f))
+}
+
 /// Whether `value` is one `{variable}` and nothing else, declared optional without a default.
 fn only_optional_variable(value: &str, variables: Option<&Map<String, Value>>) -> bool {
     let Some(var) = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {

@@ -250,6 +250,13 @@ pub trait IndexSource: Send + Sync {
         None
     }
 
+    /// What `version` of `name` starts when that is not pinned by the lock (an MCP Registry
+    /// document running `NAME@latest`), for a warning when it is newly locked. Known after
+    /// [`IndexSource::versions`] of `name`.
+    fn floating(&self, _name: &str, _version: &Version) -> Option<String> {
+        None
+    }
+
     /// Why `version` of `name`, which a lock pins, is no longer among
     /// [`IndexSource::versions`]: the reason dotpack refuses it, or what the registry says of it
     /// (an MCP Registry hides deleted versions from its lists but says why when asked for one).
@@ -388,6 +395,10 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn gone(&self, name: &str, version: &Version) -> Option<String> {
         (**self).gone(name, version)
+    }
+
+    fn floating(&self, name: &str, version: &Version) -> Option<String> {
+        (**self).floating(name, version)
     }
 }
 

@@ -642,3 +642,26 @@ fn a_package_with_only_pre_releases_is_added_at_the_newest() {
             .contains("version = \"0.0.1-beta.10\"")
     );
 }
+
+#[test]
+fn a_server_that_starts_an_unpinned_package_is_warned_about_when_locked() {
+    let floating = json!({
+        "$schema": SCHEMA, "name": "io.github.acme/floating", "description": "d", "version": "1.0.0",
+        "packages": [{"registryType": "npm", "identifier": "@acme/floating", "version": "latest",
+                      "transport": {"type": "stdio"}}]
+    });
+    let (env, _server) = project_with(vec![floating], &[]);
+    env.dotpack()
+        .args(["add", "io.github.acme/floating"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "`io.github.acme/floating` 1.0.0: it starts `@acme/floating@latest`, which is not pinned",
+        ));
+    // Once locked, an unchanged lock does not say it again.
+    env.dotpack()
+        .args(["install"])
+        .assert()
+        .success()
+        .stderr(contains("not pinned").not());
+}

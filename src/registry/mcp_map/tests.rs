@@ -468,8 +468,7 @@ fn runtime_arguments_that_repeat_the_fixed_ones_or_the_package_are_written_once(
             {"type": "positional", "value": "u-he-mcp-server"}
         ]}),
     ));
-    // `@` is written escaped in the manifest; hosts get `u-he@1.0.0`.
-    assert_eq!(args, ["-y", "u-he{{'@'}}1.0.0", "u-he-mcp-server"]);
+    assert_eq!(args, ["-y", "u-he@1.0.0", "u-he-mcp-server"]);
 }
 
 #[test]
@@ -584,4 +583,103 @@ fn credentials_named_as_such_come_from_the_environment_whatever_is_secret_says()
     assert_eq!(server.env["MCP_AUTH_MODE"], "{{props.mcp_auth_mode}}");
     // No input a `--set` could write a credential into.
     assert_eq!(m.inputs.keys().collect::<Vec<_>>(), ["mcp_auth_mode"]);
+}
+
+#[test]
+fn a_docker_command_line_written_out_in_runtime_arguments_runs_the_pinned_image_once() {
+    // As a publisher wrote it: each flag and its value as two items, the image without its tag.
+    let (command, args) = args_of(json!({
+        "$schema": SCHEMA, "name": "io.github.x/scope", "version": "0.1.0", "description": "d",
+        "packages": [{
+            "registryType": "oci", "identifier": "ghcr.io/x/scope:0.1.0",
+            "transport": {"type": "stdio"},
+            "runtimeArguments": [
+                {"type": "positional", "value": "run"},
+                {"type": "named", "name": "-i", "description": "Interactive"},
+                {"type": "named", "name": "--rm", "description": "Remove"},
+                {"type": "named", "name": "-v", "description": "Bind mount"},
+                {"type": "positional", "value": "/tmp/data:/data"},
+                {"type": "named", "name": "-e", "description": "Set a variable"},
+                {"type": "positional", "value": "SCOPE_RESOURCE"},
+                {"type": "positional", "value": "ghcr.io/x/scope"}
+            ],
+            "environmentVariables": [
+                {"name": "SCOPE_RESOURCE", "isRequired": true},
+                {"name": "SCOPE_TIMEOUT", "default": "30"}
+            ]
+        }]
+    }));
+    assert_eq!(command, "docker");
+    assert_eq!(
+        args,
+        [
+            "run",
+            "-i",
+            "--rm",
+            "-v",
+            "/tmp/data:/data",
+            "-e",
+            "SCOPE_RESOURCE",
+            "-e",
+            "SCOPE_TIMEOUT",
+            "ghcr.io/x/scope:0.1.0"
+        ]
+    );
+    assert_eq!(
+        image_name("localhost:5000/x/y:1.0@sha256:ab"),
+        "localhost:5000/x/y"
+    );
+    assert_eq!(image_name("localhost:5000/x/y"), "localhost:5000/x/y");
+}
+
+#[test]
+fn a_package_that_is_not_pinned_is_named_and_an_argument_type_the_schema_lacks_is_refused() {
+    let floating_of = |package: Value| {
+        map_server(&json!({
+            "$schema": SCHEMA, "name": "io.github.x/f", "version": "1.0.0", "description": "d",
+            "packages": [package]
+        }))
+        .unwrap()
+        .floating
+    };
+    let npm = |version: Option<&str>| {
+        let mut p =
+            json!({"registryType": "npm", "identifier": "@x/f", "transport": {"type": "stdio"}});
+        if let Some(v) = version {
+            p["version"] = json!(v);
+        }
+        p
+    };
+    assert_eq!(floating_of(npm(Some("1.2.3"))), None);
+    assert_eq!(
+        floating_of(npm(Some("latest"))).as_deref(),
+        Some("@x/f@latest")
+    );
+    assert_eq!(floating_of(npm(None)).as_deref(), Some("@x/f@latest"));
+    let oci = |identifier: &str| json!({"registryType": "oci", "identifier": identifier});
+    assert_eq!(floating_of(oci("ghcr.io/x/f:1.0.0")), None);
+    assert_eq!(floating_of(oci("ghcr.io/x/f@sha256:abc")), None);
+    assert_eq!(
+        floating_of(oci("docker.io/mcp/sonarqube:latest")).as_deref(),
+        Some("docker.io/mcp/sonarqube:latest")
+    );
+    assert_eq!(
+        floating_of(oci("ghcr.io/x/f")).as_deref(),
+        Some("ghcr.io/x/f")
+    );
+    let mut runs_other = npm(Some("1.0.0"));
+    runs_other["packageArguments"] = json!([{"type": "positional", "value": "helper@latest"}]);
+    assert_eq!(floating_of(runs_other).as_deref(), Some("helper@latest"));
+
+    let mut typo = npm(Some("1.0.0"));
+    typo["runtimeArguments"] = json!([{"type": "", "value": "-m"}]);
+    let err = map_server(&json!({
+        "$schema": SCHEMA, "name": "io.github.x/f", "version": "1.0.0", "description": "d",
+        "packages": [typo]
+    }))
+    .unwrap_err();
+    assert!(
+        err.reason.contains("neither `named` nor `positional`"),
+        "{err}"
+    );
 }
