@@ -689,7 +689,8 @@ impl Translator<'_> {
 
     /// `env`: rendered in the host's syntax, or, on a host without interpolation, a value that is
     /// exactly `{{env.KEY}}` (or the optional `{{env.KEY|''}}`) under key `KEY` is forwarded by
-    /// name (Codex `env_vars`).
+    /// name (Codex `env_vars`). A variable whose conditions leave it empty is left out, as an
+    /// argument is.
     fn env(&mut self, env: &BTreeMap<String, String>) -> Result<(), TranslateError> {
         let env_field = self.required_spelling("env")?;
         let mut literal = Map::new();
@@ -705,7 +706,12 @@ impl Translator<'_> {
                 "make the whole value `{{{{env.{key}}}}}` so it is forwarded from your \
                  environment under the same name, or write a literal value"
             );
-            literal.insert(key.clone(), Value::from(self.render(&field, raw, &fix)?));
+            let rendered = self.render(&field, raw, &fix)?;
+            // `@if(props.level){{props.level}}@endif` with nothing set: no variable at all.
+            if rendered.is_empty() && raw.contains('@') {
+                continue;
+            }
+            literal.insert(key.clone(), Value::from(rendered));
         }
         if !literal.is_empty() {
             self.core_field("env", env_field, Value::Object(literal))?;
@@ -871,10 +877,12 @@ impl Translator<'_> {
                 self.put("bearer_token_env_var", hf.field, Value::from(var))?;
                 continue;
             }
-            literal.insert(
-                name.clone(),
-                Value::from(self.render(&field, raw, NO_ENV_IN_HEADER)?),
-            );
+            let rendered = self.render(&field, raw, NO_ENV_IN_HEADER)?;
+            // A header whose conditions leave it empty is not sent.
+            if rendered.is_empty() && raw.contains('@') {
+                continue;
+            }
+            literal.insert(name.clone(), Value::from(rendered));
         }
         if !literal.is_empty() {
             let hf = self.required_spelling("http_headers")?;

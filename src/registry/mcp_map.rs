@@ -110,8 +110,13 @@ pub fn map_server(doc: &Value) -> Result<Mapped, MapError> {
     let remotes = top.get("remotes").and_then(Value::as_array);
     let mut reasons = Vec::new();
     // The first package dotpack can run, else the first remote it can reach.
-    let mapped = first_mapped(packages, Manifest::package, &mut reasons)
-        .or_else(|| first_mapped(remotes, Manifest::remote, &mut reasons));
+    let mapped = first_mapped(packages, Manifest::package, &mut reasons).or_else(|| {
+        first_mapped(
+            preferred_remotes(remotes).as_ref(),
+            Manifest::remote,
+            &mut reasons,
+        )
+    });
     let Some(m) = mapped else {
         if reasons.is_empty() {
             return fail("the document has neither `packages` nor `remotes`");
@@ -148,6 +153,15 @@ fn first_mapped(
         }
     }
     None
+}
+
+/// `remotes` with the streamable HTTP ones first, each kind in the publisher's order: SSE is
+/// the transport MCP deprecated, and Codex and goose speak only streamable HTTP, so a server
+/// offering both is reached the way every host can.
+fn preferred_remotes(remotes: Option<&Vec<Value>>) -> Option<Vec<Value>> {
+    let mut sorted = remotes?.clone();
+    sorted.sort_by_key(|r| r.get("type").and_then(Value::as_str) == Some("sse"));
+    Some(sorted)
 }
 
 /// The snake_case drafts of mid-2025 named fields differently (`registry_name`,
@@ -341,8 +355,15 @@ impl Manifest {
             "oci" => image_name(&identifier),
             _ => identifier.as_str(),
         };
+        // Docker Hub's images go by a shorter name too (`hashicorp/x` is `docker.io/hashicorp/x`).
+        let hub = |image: &str| {
+            let short = image.strip_prefix("docker.io/").unwrap_or(image);
+            short.strip_prefix("library/").unwrap_or(short).to_string()
+        };
         let spelled = [escape(&package_arg), escape(&identifier), escape(unpinned)];
-        let at = runtime.iter().position(|a| spelled.contains(a));
+        let at = runtime.iter().position(|a| {
+            spelled.contains(a) || kind == "oci" && spelled.iter().any(|s| hub(s) == hub(a))
+        });
         let after = match at {
             Some(at) => runtime.split_off(at).split_off(1),
             None => Vec::new(),
@@ -443,7 +464,12 @@ impl Manifest {
             .unwrap_or_else(|| "value".to_string());
         let variables = a.get("variables").and_then(Value::as_object);
         let boolean = string(a, "format").as_deref() == Some("boolean");
+        let says_value = ["valueHint", "format", "choices", "placeholder", "default"]
+            .iter()
+            .any(|k| a.contains_key(*k));
         let value = match string(a, "value") {
+            // `{"name": "-e"}` and then `{"value": "TFE_TOKEN"}`: one argument written as two.
+            None if named && split_value && !says_value => Filled::FlagOnly,
             // `{"name": "-i", "format": "boolean", "value": "true"}`: the flag is on, not `-i true`.
             Some(v) if named && boolean && v.eq_ignore_ascii_case("true") => Filled::FlagOnly,
             Some(v) if named && boolean && v.eq_ignore_ascii_case("false") => Filled::Nothing,
@@ -468,13 +494,9 @@ impl Manifest {
                 // describes an option may be a switch (`--headless`) or take a value
                 // (`--account xy12345`): nothing is passed until it is set, then the flag alone
                 // for `true`, else the flag and the value.
-                let says_value = ["valueHint", "format", "choices", "placeholder"]
-                    .iter()
-                    .any(|k| a.contains_key(*k));
                 let described = string(a, "description").is_some_and(|d| !d.trim().is_empty());
-                match (optional, named && !says_value, described || split_value) {
+                match (optional, named && !says_value, described) {
                     (true, true, false) => Filled::FlagOnly,
-                    (true, true, true) if split_value => Filled::FlagOnly,
                     (true, true, true) => {
                         self.input(&input, a, repeated);
                         Filled::Switch(input)
@@ -543,13 +565,19 @@ impl Manifest {
         let secret = bool_field(o, "isSecret") || credential;
         let value = match string(o, "value") {
             // `"value": "{choices}"` with `choices` optional and no default says no more than a
-            // missing value: optional and unset, nothing to write.
+            // missing value: written once `choices` is set.
             Some(v)
                 if !secret
                     && !bool_field(o, "isRequired")
                     && only_optional_variable(&v, variables) =>
             {
-                return Ok(name);
+                let var = v.trim_matches(|c| c == '{' || c == '}');
+                let spec = variables
+                    .and_then(|v| v.get(var))
+                    .and_then(Value::as_object);
+                let input = input_name(var);
+                self.input(&input, spec.unwrap_or(o), false);
+                format!("@if(props.{input}){{{{props.{input}}}}}@endif")
             }
             Some(v) => self.fill(&v, variables, secret.then_some(name.as_str()))?,
             // An optional secret is empty when unset, never the reference's own text.
@@ -558,12 +586,14 @@ impl Manifest {
             }
             None if secret => format!("{{{{env.{}|''}}}}", env_name(&name)),
             None => {
-                if !bool_field(o, "isRequired") && o.get("default").is_none() {
-                    return Ok(name); // optional and unset: nothing to write
-                }
                 let input = input_name(&name);
                 self.input(&input, o, false);
-                format!("{{{{props.{input}}}}}")
+                // Optional without a default: written once it is set (a host gets no variable or
+                // header that nothing gave a value).
+                match !bool_field(o, "isRequired") && o.get("default").is_none_or(Value::is_null) {
+                    true => format!("@if(props.{input}){{{{props.{input}}}}}@endif"),
+                    false => format!("{{{{props.{input}}}}}"),
+                }
             }
         };
         match target {

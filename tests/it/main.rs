@@ -17,6 +17,7 @@ mod http_registry;
 mod http_secrets;
 mod import;
 mod json_writers;
+mod mcp_corpus;
 mod mcp_published;
 mod mcp_registry;
 mod mcp_statuses;

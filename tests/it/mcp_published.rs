@@ -665,3 +665,43 @@ fn a_server_that_starts_an_unpinned_package_is_warned_about_when_locked() {
         .success()
         .stderr(contains("not pinned").not());
 }
+
+#[test]
+fn an_optional_variable_or_header_without_a_value_is_written_once_it_is_set() {
+    let doc = json!({
+        "$schema": SCHEMA, "name": "io.github.acme/optional", "description": "d", "version": "1.0.0",
+        "packages": [{"registryType": "pypi", "identifier": "acme-optional", "version": "1.0.0",
+                      "transport": {"type": "stdio"},
+                      "environmentVariables": [
+                          {"name": "CB_CONNECTION_STRING", "description": "Connection string"}
+                      ]}]
+    });
+    let (env, _server) = project_with(vec![doc], &["codex"]);
+    env.dotpack()
+        .args(["add", "io.github.acme/optional"])
+        .assert()
+        .success();
+    let server = &claude(&env)["mcpServers"]["optional"];
+    assert!(server.get("env").is_none(), "{server}");
+    assert!(
+        !env.read(".codex/config.toml")
+            .contains("CB_CONNECTION_STRING")
+    );
+    env.dotpack()
+        .args([
+            "add",
+            "io.github.acme/optional",
+            "--set",
+            "cb_connection_string=couchbase://db.example",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        claude(&env)["mcpServers"]["optional"]["env"]["CB_CONNECTION_STRING"],
+        "couchbase://db.example"
+    );
+    assert!(
+        env.read(".codex/config.toml")
+            .contains("CB_CONNECTION_STRING = \"couchbase://db.example\"")
+    );
+}

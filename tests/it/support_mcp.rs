@@ -7,6 +7,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -246,13 +247,12 @@ fn hidden(doc: &Value, state: &State, include_deleted: bool) -> bool {
             .any(|(n, v, _)| doc["name"] == n.as_str() && doc["version"] == v.as_str())
 }
 
-/// The newest document of each name, by publication order.
-fn latest(docs: &[Value]) -> Vec<&Value> {
-    let mut out: Vec<&Value> = Vec::new();
+/// The version of the newest document of each name, by publication order.
+fn latest<'a>(docs: impl Iterator<Item = &'a Value>) -> HashMap<&'a str, &'a str> {
+    let mut out = HashMap::new();
     for doc in docs {
-        match out.iter_mut().find(|d| d["name"] == doc["name"]) {
-            Some(slot) => *slot = doc,
-            None => out.push(doc),
+        if let (Some(name), Some(version)) = (doc["name"].as_str(), doc["version"].as_str()) {
+            out.insert(name, version);
         }
     }
     out
@@ -284,14 +284,18 @@ fn route(target: &str, state: &State) -> (u16, Value) {
         return not_found;
     };
     // A hidden version is not the latest: the newest one still shown is.
-    let visible: Vec<Value> = state
-        .docs
-        .iter()
-        .filter(|d| !hidden(d, state, include_deleted))
-        .cloned()
-        .collect();
-    let latest_names: Vec<&Value> = latest(&visible);
-    let is_latest = |doc: &Value| latest_names.contains(&doc);
+    let newest = latest(
+        state
+            .docs
+            .iter()
+            .filter(|d| !hidden(d, state, include_deleted)),
+    );
+    let is_latest = |doc: &Value| {
+        doc["name"]
+            .as_str()
+            .and_then(|n| newest.get(n))
+            .is_some_and(|v| doc["version"].as_str() == Some(*v))
+    };
     if rest.is_empty() || rest == "/" {
         let word = param("search").unwrap_or_default().to_lowercase();
         let only_latest = param("version").as_deref() == Some("latest") && !state.ignore_latest;

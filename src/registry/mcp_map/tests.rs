@@ -530,7 +530,7 @@ fn a_nuget_package_runs_with_dnx_as_the_reference_client_starts_it() {
 }
 
 #[test]
-fn an_optional_variable_that_is_an_optional_variables_whole_value_is_left_out_until_set() {
+fn an_optional_variable_without_a_value_is_written_once_it_is_set() {
     let m = valid(json!({
         "$schema": SCHEMA, "name": "io.github.x/opt", "version": "1.0.0", "description": "d",
         "packages": [{
@@ -544,8 +544,16 @@ fn an_optional_variable_that_is_an_optional_variables_whole_value_is_left_out_un
         }]
     }));
     let env = &m.servers["opt"].env;
-    assert!(!env.contains_key("WEATHER_CHOICES"), "{env:?}");
+    assert_eq!(
+        env["WEATHER_CHOICES"],
+        "@if(props.weather_choices){{props.weather_choices}}@endif"
+    );
     assert_eq!(env["REGION"], "{{props.region}}");
+    assert!(!m.inputs["weather_choices"].required);
+    assert_eq!(
+        m.inputs["weather_choices"].description.as_deref(),
+        Some("Comma separated list")
+    );
 }
 
 #[test]
@@ -682,4 +690,51 @@ fn a_package_that_is_not_pinned_is_named_and_an_argument_type_the_schema_lacks_i
         err.reason.contains("neither `named` nor `positional`"),
         "{err}"
     );
+}
+
+#[test]
+fn a_repeated_flag_split_from_its_value_and_an_image_named_without_docker_io_are_written_once() {
+    let (_, args) = args_of(json!({
+        "$schema": SCHEMA, "name": "io.github.x/tf", "version": "0.3.3", "description": "d",
+        "packages": [{
+            "registryType": "oci", "identifier": "docker.io/hashicorp/tf:0.3.3",
+            "runtimeArguments": [
+                {"type": "positional", "value": "run"},
+                {"type": "named", "name": "--rm"},
+                {"type": "named", "name": "-e", "isRepeated": true, "description": "Set a variable"},
+                {"type": "positional", "value": "TFE_TOKEN", "valueHint": "env_var_name"},
+                {"type": "positional", "value": "hashicorp/tf:0.3.3", "valueHint": "image_name"}
+            ],
+            "environmentVariables": [{"name": "TFE_TOKEN", "isSecret": true}]
+        }]
+    }));
+    assert_eq!(
+        args,
+        [
+            "run",
+            "-i",
+            "--rm",
+            "-e",
+            "TFE_TOKEN",
+            "docker.io/hashicorp/tf:0.3.3"
+        ]
+    );
+}
+
+#[test]
+fn a_streamable_http_remote_is_taken_before_an_sse_one() {
+    let m = map_server(&json!({
+        "$schema": SCHEMA, "name": "io.github.x/both", "version": "1.0.0", "description": "d",
+        "remotes": [
+            {"type": "sse", "url": "https://x.dev/sse"},
+            {"type": "streamable-http", "url": "https://x.dev/mcp"}
+        ]
+    }))
+    .unwrap();
+    assert!(
+        m.manifest.contains(r#"url = "https://x.dev/mcp""#),
+        "{}",
+        m.manifest
+    );
+    assert!(!m.manifest.contains("sse"), "{}", m.manifest);
 }
