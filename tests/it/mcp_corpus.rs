@@ -133,6 +133,8 @@ fn install(server: &McpServer, doc: &Value) -> Result<(), String> {
 }
 
 #[test]
+// The figure and the refusals are printed for the note (`cargo test -- --nocapture`).
+#[allow(clippy::print_stderr)]
 fn published_servers_install_into_claude_code_at_95_percent_and_refusals_say_why() {
     let docs = published();
     assert!(docs.len() > 1000, "{} documents", docs.len());
