@@ -20,6 +20,11 @@ pub struct AddArgs {
     /// Set an input of the added package: --set port=4000 (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// The name the package's server gets in the hosts, instead of its own (records
+    /// `entries = { SERVER = "ENTRY" }`): two packages whose servers share a name can both be
+    /// installed
+    #[arg(long = "as", value_name = "ENTRY")]
+    pub entry: Option<String>,
     #[command(flatten)]
     pub install: InstallArgs,
     #[command(flatten)]
@@ -38,6 +43,12 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         )
         .into());
     }
+    if args.entry.is_some() && args.packages.len() != 1 {
+        return Err(crate::util::error::Error::usage(
+            "--as needs exactly one package: `dotpack add NAME --as ENTRY`",
+        )
+        .into());
+    }
     if settings.global && install.scope == Some(Scope::Project) {
         return Err(crate::util::error::Error::usage(
             "--global installs into your user-scope files; --scope project does not apply",
@@ -49,6 +60,7 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     let options = AddOptions {
         packages: args.packages,
         inputs,
+        entry: args.entry,
         install,
     };
     let needed = ops::add(settings, printer, &project, options)?;

@@ -32,7 +32,10 @@ pub fn run(settings: &Settings, args: AdoptArgs, printer: &Printer) -> Result<()
     };
     let own = &project.manifest.manifest.servers;
     for server in &args.servers {
-        if !lock.packages.iter().any(|p| p.servers.contains(server)) && !own.contains_key(server) {
+        let entries = |p: &crate::model::lock::LockedPackage| {
+            project.manifest.manifest.entry_names(&p.name, &p.servers)
+        };
+        if !lock.packages.iter().any(|p| entries(p).contains(server)) && !own.contains_key(server) {
             crate::bail_help!(
                 help = format!(
                     "add the package that provides it first (`dotpack search {server}`), then adopt"

@@ -54,7 +54,7 @@ pub fn run(settings: &Settings, args: RemoveArgs, printer: &Printer) -> Result<(
             .lock
             .as_ref()
             .and_then(|l| l.get(&name))
-            .map(|p| p.servers.clone())
+            .map(|p| project.manifest.manifest.entry_names(&p.name, &p.servers))
             .unwrap_or_default();
         let hosts = project.manifest.manifest.host_ids();
         for excluded in std::iter::once(&name).chain(&servers) {

@@ -336,6 +336,11 @@ pub struct DetailedDependency {
     /// --scope user`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
+    /// The entry name in the hosts of each of the package's servers that goes by another name
+    /// than its own (`entries = { mcp = "notion" }`; `dotpack add NAME --as notion`): two
+    /// packages whose servers share a name can both be installed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub entries: BTreeMap<String, String>,
 }
 
 impl DependencySpec {
@@ -374,6 +379,14 @@ impl DependencySpec {
         match self {
             DependencySpec::Req(_) => None,
             DependencySpec::Detailed(d) => Some(&d.set),
+        }
+    }
+
+    /// The host entry names chosen for the package's servers (`entries = { SERVER = "ENTRY" }`).
+    pub fn entries(&self) -> Option<&BTreeMap<String, String>> {
+        match self {
+            DependencySpec::Req(_) => None,
+            DependencySpec::Detailed(d) => Some(&d.entries),
         }
     }
 
@@ -433,6 +446,24 @@ impl RegistryKind {
 }
 
 impl Manifest {
+    /// The name the entry of `server`, a server of dependency `package`, has in the hosts: the
+    /// one `entries` gives it, else its own.
+    pub fn entry_name<'a>(&'a self, package: &str, server: &'a str) -> &'a str {
+        self.dependencies
+            .get(package)
+            .and_then(DependencySpec::entries)
+            .and_then(|entries| entries.get(server))
+            .map_or(server, String::as_str)
+    }
+
+    /// The host entry names of `servers`, the servers of dependency `package`, in their order.
+    pub fn entry_names(&self, package: &str, servers: &[String]) -> Vec<String> {
+        servers
+            .iter()
+            .map(|s| self.entry_name(package, s).to_string())
+            .collect()
+    }
+
     /// Every environment variable the servers read (`{{env.X}}` anywhere in their values, or
     /// in the inputs' defaults), sorted and without repeats.
     pub fn env_vars(&self) -> Vec<String> {

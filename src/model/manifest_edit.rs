@@ -129,6 +129,50 @@ impl ManifestEditor {
         Ok(())
     }
 
+    /// Sets `dependencies.NAME.entries.SERVER` to `entry`, or removes it (`None`), leaving the
+    /// dependency as short as it can be written.
+    pub fn set_entry(&mut self, name: &str, server: &str, entry: Option<&str>) -> Result<()> {
+        let deps = self.dependencies_mut()?;
+        let Some(item) = deps.get_mut(name) else {
+            bail!("dependency `{name}` is not in [dependencies]");
+        };
+        if entry.is_none() && item.as_str().is_some() {
+            return Ok(());
+        }
+        inline_dependency(item);
+        let entries = match item {
+            Item::Value(toml_edit::Value::InlineTable(t)) => t
+                .entry("entries")
+                .or_insert(toml_edit::Value::InlineTable(Default::default())),
+            Item::Table(t) => t
+                .entry("entries")
+                .or_insert(Item::Value(toml_edit::Value::InlineTable(
+                    Default::default(),
+                )))
+                .as_value_mut()
+                .context("`entries` must be an inline table")?,
+            _ => bail!("dependency `{name}` has an unexpected shape"),
+        };
+        let Some(table) = entries.as_inline_table_mut() else {
+            bail!("`dependencies.{name}.entries` must be an inline table");
+        };
+        match entry {
+            Some(entry) => {
+                table.insert(server, entry.into());
+            }
+            None => {
+                table.remove(server);
+            }
+        }
+        let empty = table.is_empty();
+        if empty && let Item::Value(toml_edit::Value::InlineTable(t)) = item {
+            t.remove("entries");
+        } else if empty && let Item::Table(t) = item {
+            t.remove("entries");
+        }
+        Ok(())
+    }
+
     /// Adds `[servers.NAME]` holding `fields`, after the servers already there.
     pub fn add_server(&mut self, name: &str, fields: Table) -> Result<()> {
         if self.doc.get("servers").is_none() {

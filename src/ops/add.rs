@@ -24,6 +24,8 @@ use super::{InstallOptions, Project, RegistryFlag, Relock, Settings};
 pub struct AddOptions {
     pub packages: Vec<String>,
     pub inputs: Vec<SetArg>,
+    /// `--as ENTRY`: the host entry name of the (one) package's server.
+    pub entry: Option<String>,
     pub install: InstallOptions,
 }
 
@@ -38,6 +40,7 @@ pub fn add(
     let AddOptions {
         packages,
         inputs,
+        entry,
         install,
     } = options;
     let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
@@ -55,6 +58,7 @@ pub fn add(
         registry,
         scope: added_scope(project, install.scope),
         file: declare::manifest_name(&project.manifest, settings.global),
+        entry,
         printer,
     };
     let (added, from_chosen_registry) = requested.add_all(&packages, &mut editor, &mut edits)?;
@@ -177,6 +181,8 @@ struct Requested<'a> {
     registry: Option<String>,
     scope: Option<Option<Scope>>,
     file: String,
+    /// `--as ENTRY`, for the one package added.
+    entry: Option<String>,
     printer: &'a Printer,
 }
 
@@ -256,6 +262,22 @@ impl Requested<'_> {
         }
         if let Some(s) = self.scope {
             editor.set_dependency_key(&name, "scope", s.map(|s| s.to_string()).as_deref())?;
+        }
+        if let Some(entry) = &self.entry {
+            let server = only_server(&name, &req, &versions)?;
+            if !crate::model::validate::is_valid_name(entry) {
+                return Err(crate::util::error::Error::usage(format!(
+                    "`{entry}` is not a valid entry name: names start with a letter or digit and hold only letters, digits, `-` and `_`"
+                ))
+                .into());
+            }
+            // Its own name needs no entry of its own.
+            let chosen = (*entry != server).then_some(entry.as_str());
+            editor.set_entry(&name, &server, chosen)?;
+            edits.push((
+                "Naming".to_string(),
+                format!("{name}'s server `{server}` `{entry}` in the hosts"),
+            ));
         }
         let file = &self.file;
         match existing {
@@ -356,6 +378,32 @@ fn check_satisfiable(name: &str, req: &str, versions: &[IndexLine]) -> Result<()
         help = format!("versions: {}", versions_list(versions)),
         "`{name}@{req}` {why}"
     )
+}
+
+/// The one server of the newest version of `name` that `req` allows, for `--as`: an error when
+/// it declares several (each is named in `entries`) or none.
+fn only_server(name: &str, req: &str, versions: &[IndexLine]) -> Result<String> {
+    let req = VersionReq::parse(req)?;
+    let newest = versions
+        .iter()
+        .filter(|l| !l.yanked && req.matches(&l.vers))
+        .max_by(|a, b| a.vers.cmp(&b.vers));
+    match newest.map(|l| l.servers.as_slice()) {
+        Some([one]) => Ok(one.clone()),
+        Some([]) | None => crate::bail_help!(
+            help = "`--as` names a package's server in the hosts; this one has none",
+            "package `{name}` declares no server"
+        ),
+        Some(many) => crate::bail_help!(
+            help = format!(
+                "name each in dotpack.toml: `entries = {{ {} = \"NEW-NAME\" }}` on `{name}` in [dependencies]",
+                many[0]
+            ),
+            "package `{name}` declares {} servers ({}): `--as` names one",
+            many.len(),
+            many.join(", ")
+        ),
+    }
 }
 
 /// `^MAJOR.MINOR` of the newest stable, non-yanked version (`^0.0.PATCH` below 0.1). A package

@@ -41,10 +41,18 @@ pub fn locate(
             props,
         });
     }
-    let locked = lock
-        .into_iter()
-        .flat_map(|l| &l.packages)
-        .find(|p| p.servers.iter().any(|s| s == name));
+    // `name` is the entry's name in the hosts; the package knows its server by its own.
+    let found = lock.into_iter().flat_map(|l| &l.packages).find_map(|p| {
+        let server = p
+            .servers
+            .iter()
+            .find(|s| manifest.entry_name(&p.name, s) == name)?;
+        Some((p, server.clone()))
+    });
+    let (locked, own_name) = match found {
+        Some((locked, server)) => (Some(locked), server),
+        None => (None, name.to_string()),
+    };
     let Some(locked) = locked else {
         let known = server_names(manifest, lock);
         let hint = match crate::util::suggest::closest(name, known.iter().map(String::as_str)) {
@@ -75,7 +83,7 @@ pub fn locate(
         crate::registry::load_locked(source, &locked.name, &locked.version, &locked.checksum)?;
     let spec = manifest.dependencies.get(&locked.name);
     let props = input_props(&locked.name, &package, spec).map_err(problems)?;
-    let Some(def) = package.servers.get(name) else {
+    let Some(def) = package.servers.get(&own_name) else {
         crate::bail_help!(
             help = "run `dotpack lock`",
             "package `{}` {} does not declare server `{name}` any more",
@@ -100,7 +108,7 @@ pub fn server_names(
     names.extend(
         lock.into_iter()
             .flat_map(|l| &l.packages)
-            .flat_map(|p| p.servers.iter().cloned()),
+            .flat_map(|p| manifest.entry_names(&p.name, &p.servers)),
     );
     names.sort();
     names.dedup();
@@ -141,6 +149,7 @@ pub fn from_registry(
             .collect(),
         allow_lossy: Vec::new(),
         scope: None,
+        entries: BTreeMap::new(),
     });
     let props = input_props(package, &manifest, Some(&spec)).map_err(problems)?;
     let names: Vec<&str> = manifest.servers.keys().map(String::as_str).collect();

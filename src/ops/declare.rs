@@ -243,7 +243,11 @@ pub fn package_or_server(
         .collect();
     for p in lock.iter().flat_map(|l| &l.packages) {
         known.push(&p.name);
-        known.extend(p.servers.iter().map(String::as_str));
+        known.extend(
+            p.servers
+                .iter()
+                .map(|s| manifest.manifest.entry_name(&p.name, s)),
+        );
     }
     known.sort_unstable();
     known.dedup();

@@ -335,12 +335,13 @@ fn check_names(project: &Project, candidates: &BTreeMap<String, Candidate>) -> R
                 "dotpack.toml already has a server named `{name}`"
             );
         }
-        if let Some(p) = project
-            .lock
-            .iter()
-            .flat_map(|l| &l.packages)
-            .find(|p| p.servers.contains(name))
-        {
+        if let Some(p) = project.lock.iter().flat_map(|l| &l.packages).find(|p| {
+            project
+                .manifest
+                .manifest
+                .entry_names(&p.name, &p.servers)
+                .contains(name)
+        }) {
             crate::bail_help!(
                 help = format!("`dotpack adopt {name}` claims the entry for that package instead"),
                 "package `{}` in dotpack.lock already declares a server named `{name}`",

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use semver::Version;
 
 use crate::model::lock::Lockfile;
-use crate::model::manifest::LoadedManifest;
+use crate::model::manifest::{DependencySpec, LoadedManifest, Manifest};
 use crate::registry::{IndexLine, check_pin, package_of_line, pin_of};
 use crate::resolve::{self, RegistrySet, ResolveOptions};
 
@@ -37,7 +37,10 @@ pub fn resolve_lock(
         packages = resolution.packages.len(),
         "resolved"
     );
-    check_server_names(resolution.packages.iter().map(|p| &p.line))?;
+    check_entries(
+        &manifest.manifest,
+        resolution.packages.iter().map(|p| &p.line),
+    )?;
     let mut to_check = Vec::new();
     for pkg in &resolution.packages {
         let line = &pkg.line;
@@ -70,16 +73,48 @@ pub fn resolve_lock(
     Ok(resolution.to_lockfile(&root))
 }
 
-/// Two packages of one resolution declaring the same server would write the same entry into
-/// every host file: that is an error before anything is written.
-fn check_server_names<'a>(lines: impl Iterator<Item = &'a IndexLine>) -> Result<()> {
-    let mut owners: BTreeMap<&str, &IndexLine> = BTreeMap::new();
+/// Two packages of one resolution whose servers have the same entry name would write the same
+/// entry into every host file: that is an error before anything is written, naming the way out
+/// (another entry name for one of them). An `entries` key that names no server of its package
+/// is an error too, and so is one entry name given twice.
+fn check_entries<'a>(
+    manifest: &Manifest,
+    lines: impl Iterator<Item = &'a IndexLine>,
+) -> Result<()> {
+    let mut owners: BTreeMap<String, &IndexLine> = BTreeMap::new();
     for line in lines {
-        for server in &line.servers {
-            if let Some(other) = owners.insert(server, line) {
+        let chosen = manifest
+            .dependencies
+            .get(&line.name)
+            .and_then(DependencySpec::entries);
+        for server in chosen.into_iter().flat_map(|e| e.keys()) {
+            if !line.servers.contains(server) {
                 crate::bail_help!(
-                    help = "remove one of them from dotpack.toml",
-                    "packages `{}` {} and `{}` {} both declare a server named `{server}`",
+                    help = format!(
+                        "its servers are: {}; name one of them in `entries`",
+                        line.servers.join(", ")
+                    ),
+                    "dotpack.toml: `dependencies.{}.entries` names server `{server}`, which package `{}` {} does not declare",
+                    crate::model::validate::segment(&line.name),
+                    line.name,
+                    line.vers
+                );
+            }
+        }
+        for server in &line.servers {
+            let entry = manifest.entry_name(&line.name, server).to_string();
+            if let Some(other) = owners.insert(entry.clone(), line) {
+                let renamed = |name: &str| {
+                    format!(
+                        "`dotpack add {name} --as NEW-NAME` (or `entries = {{ {server} = \"NEW-NAME\" }}` on it in dotpack.toml)"
+                    )
+                };
+                crate::bail_help!(
+                    help = format!(
+                        "give one of them another entry name in the hosts: {}, or remove one of them from dotpack.toml",
+                        renamed(&line.name)
+                    ),
+                    "packages `{}` {} and `{}` {} would both write the entry `{entry}`",
                     other.name,
                     other.vers,
                     line.name,

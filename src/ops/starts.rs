@@ -104,7 +104,12 @@ pub fn unapproved_starts(
         let Some(lock) = lock else { return false };
         lock.packages
             .iter()
-            .filter(|p| p.servers.iter().any(|s| s == server))
+            .filter(|p| {
+                manifest
+                    .entry_names(&p.name, &p.servers)
+                    .iter()
+                    .any(|s| s == server)
+            })
             .filter_map(|p| super::approve::package_request(manifest, lock, &p.name))
             .any(|r| approvals.covers(&project.owner, &r))
     };

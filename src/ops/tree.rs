@@ -96,19 +96,24 @@ fn places(project: &Project) -> BTreeMap<(String, String), Vec<Place>> {
     out
 }
 
+/// The package's servers by their entry names in the hosts (its own, unless `entries` names
+/// them otherwise), with where each is installed.
 fn servers_of(
     package: &LockedPackage,
     places: &BTreeMap<(String, String), Vec<Place>>,
+    project: &Project,
 ) -> Vec<ServerNode> {
-    package
-        .servers
-        .iter()
-        .map(|server| ServerNode {
-            name: server.clone(),
+    project
+        .manifest
+        .manifest
+        .entry_names(&package.name, &package.servers)
+        .into_iter()
+        .map(|entry| ServerNode {
             installed: places
-                .get(&(package.name.clone(), server.clone()))
+                .get(&(package.name.clone(), entry.clone()))
                 .cloned()
                 .unwrap_or_default(),
+            name: entry,
         })
         .collect()
 }
@@ -230,7 +235,7 @@ fn nest(
             version: package.version.to_string(),
             source: package.source.clone(),
             declared: graph.is_root(line.name),
-            servers: servers_of(package, places),
+            servers: servers_of(package, places, project),
             resources: resources_of(package, project),
             repeat: line.repeat,
             children,
@@ -310,7 +315,7 @@ pub fn tree(project: &Project, lock: &Lockfile, options: &TreeOptions) -> Result
         let Some(package) = graph.get(line.name) else {
             continue;
         };
-        let servers = servers_of(package, &places);
+        let servers = servers_of(package, &places, project);
         let resources = resources_of(package, project);
         let repeat = if line.repeat { " (*)" } else { "" };
         text.push(format!(

@@ -43,6 +43,7 @@ pub fn uninstall(
     let asked = Asked {
         layout: &layout,
         lock: &lock,
+        manifest: &manifest.manifest,
         options,
         file: declare::manifest_name(manifest, settings.global),
     };
@@ -95,6 +96,8 @@ fn installed_lock(project: &Project) -> Result<Lockfile> {
 struct Asked<'a> {
     layout: &'a Layout,
     lock: &'a Lockfile,
+    /// For the entry names of the locked packages' servers.
+    manifest: &'a crate::model::manifest::Manifest,
     options: &'a InstallOptions,
     file: String,
 }
@@ -173,7 +176,13 @@ impl Asked<'_> {
                 .lock
                 .packages
                 .iter()
-                .find(|p| p.name == *name || p.servers.contains(name))
+                .find(|p| {
+                    p.name == *name
+                        || self
+                            .manifest
+                            .entry_names(&p.name, &p.servers)
+                            .contains(name)
+                })
                 .map_or(name.as_str(), |p| p.name.as_str());
             let name_hosts = layout
                 .hosts

@@ -23,7 +23,18 @@ use crate::util::error::Error;
 pub struct Slot {
     pub package: String,
     pub version: semver::Version,
+    /// The entry's name in the hosts (what claims, `exclude` and `status` name).
     pub server: String,
+    /// The server's name in its package, when the dependency's `entries` gives the entry
+    /// another (`entries = { mcp = "notion" }`): its definition is looked up by this one.
+    pub defined_as: Option<String>,
+}
+
+impl Slot {
+    /// The server's key in its package's (or the project's) `[servers]`.
+    pub fn definition(&self) -> &str {
+        self.defined_as.as_deref().unwrap_or(&self.server)
+    }
 }
 
 /// Where every server of a project goes: the target files, and for each the servers it takes.
@@ -91,10 +102,12 @@ pub fn place(w: &Where<'_>) -> Result<Placed> {
     let mut placed = Placed::default();
     for locked in &w.lock.packages {
         for server in &locked.servers {
+            let entry = w.manifest.manifest.entry_name(&locked.name, server);
             placed.slots.push(Slot {
                 package: locked.name.clone(),
                 version: locked.version.clone(),
-                server: server.clone(),
+                server: entry.to_string(),
+                defined_as: (entry != server).then(|| server.clone()),
             });
         }
     }
@@ -104,6 +117,7 @@ pub fn place(w: &Where<'_>) -> Result<Placed> {
             package: LOCAL_PACKAGE.to_string(),
             version: own_version.clone(),
             server: server.clone(),
+            defined_as: None,
         });
     }
     for (i, slot) in placed.slots.iter().enumerate() {
@@ -252,9 +266,10 @@ pub fn desired(
             )
         } else {
             match defs.get(slot.package.as_str()) {
-                Some((Some(package), props)) => {
-                    (package.servers.get(&slot.server).cloned(), props.clone())
-                }
+                Some((Some(package), props)) => (
+                    package.servers.get(slot.definition()).cloned(),
+                    props.clone(),
+                ),
                 _ => (None, Props::new()),
             }
         };
@@ -301,11 +316,15 @@ pub const LOCAL_PACKAGE: &str = "dotpack.toml";
 /// both would write the same entry.
 fn check_own_servers(manifest: &Manifest, lock: &Lockfile) -> Result<()> {
     for server in manifest.servers.keys() {
-        if let Some(other) = lock.packages.iter().find(|p| p.servers.contains(server)) {
+        if let Some(other) = lock
+            .packages
+            .iter()
+            .find(|p| manifest.entry_names(&p.name, &p.servers).contains(server))
+        {
             crate::bail_help!(
                 help = format!(
-                    "rename the server in [servers.{server}], or remove `{}` from [dependencies]",
-                    other.name
+                    "rename the server in [servers.{server}], give the package's entry another name (`entries = {{ SERVER = \"OTHER\" }}` on `{}` in [dependencies]), or remove `{}` from [dependencies]",
+                    other.name, other.name
                 ),
                 "dotpack.toml declares a server named `{server}`, and so does package `{}`",
                 other.name

@@ -7,6 +7,7 @@ mod support_mcp;
 mod command_output;
 mod completions;
 mod consent;
+mod entry_names;
 mod error_output;
 mod errors_json;
 mod every_host;

@@ -39,6 +39,7 @@ const DEPENDENCY_KEYS: &[&str] = &[
     "set",
     "allow_lossy",
     "scope",
+    "entries",
 ];
 const REQ_EXAMPLES: &str =
     "write a semver requirement such as `^1.2`, `~1.2.3`, `=1.0.0`, `>=1, <2` or `*`";
@@ -627,6 +628,7 @@ impl Checker<'_> {
                     self.expect_kind(k, v, &key_path, ValueKind::Table);
                 }
                 "scope" => self.scope_value(k, v, &key_path),
+                "entries" => self.entries(k, v, &key_path),
                 "allow_lossy" => {
                     if !self.expect_kind(k, v, &key_path, ValueKind::StringList) {
                         continue;
@@ -660,6 +662,39 @@ impl Checker<'_> {
                 at,
                 "add `version = \"^1.0\"` (any semver requirement)",
             );
+        }
+    }
+
+    /// `entries = { SERVER = "ENTRY" }`: each entry name valid, none given twice. Whether each
+    /// key is one of the package's servers is known once it is resolved.
+    fn entries(&mut self, key: &Key, item: &Item, at: &str) {
+        let Some(table) = self.expect_table(key, item, at) else {
+            return;
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for (server, entry) in entries(table) {
+            let entry_at = format!("{at}.{}", segment(server.get()));
+            let Some(name) = self.expect_str(server, entry, &entry_at) else {
+                continue;
+            };
+            if !super::is_valid_name(name) {
+                self.error(
+                    "invalid-name",
+                    format!("`{name}` is not a valid entry name"),
+                    entry.span(),
+                    &entry_at,
+                    "names start with a letter or digit and hold only letters, digits, `-` and `_`",
+                );
+            } else if seen.contains(&name) {
+                self.error(
+                    "duplicate-entry",
+                    format!("two servers are given the entry name `{name}`"),
+                    entry.span(),
+                    &entry_at,
+                    "give each server its own entry name",
+                );
+            }
+            seen.push(name);
         }
     }
 

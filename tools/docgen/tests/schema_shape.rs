@@ -64,6 +64,7 @@ fn every_field() -> Manifest {
                     set: BTreeMap::from([("k".into(), toml::Value::String("v".into()))]),
                     allow_lossy: vec!["cwd".into()],
                     scope: Some(Scope::User),
+                    entries: BTreeMap::from([("mcp".into(), "b-mcp".into())]),
                 }),
             ),
         ]),
