@@ -168,6 +168,7 @@ fn every_field_of_the_manifest_types_is_in_the_schema() {
         "dependencies",
         "registries",
         "dependencies.*.set",
+        "dependencies.*.entries",
         "skills",
         "commands",
         "agents",
