@@ -88,6 +88,10 @@ pub struct GlobalArgs {
     /// Both --locked and --offline
     #[arg(long, global = true)]
     pub frozen: bool,
+    /// Ask the registries again instead of using what they sent in the last few minutes
+    /// (DOTPACK_CACHE_MAX_AGE seconds, five minutes by default)
+    #[arg(long, global = true)]
+    pub refresh: bool,
     /// Fail at once instead of waiting when another dotpack is changing files
     #[arg(long, global = true)]
     pub no_wait: bool,
@@ -235,9 +239,14 @@ impl GlobalArgs {
             var(http::RETRY_DELAY_ENV).as_deref(),
         )
         .map_err(|e| crate::util::error::Error::new(e.to_string()).help("fix or unset it"))?;
+        let max_age =
+            http::freshness::max_age_from_env(var(http::freshness::MAX_AGE_ENV).as_deref())
+                .map_err(|e| crate::util::error::Error::new(e).help("fix or unset it"))?;
         let http = crate::registry::Network {
             allow_redirects: var(http::ALLOW_REDIRECTS_ENV)
                 .is_some_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no")),
+            refresh: self.refresh,
+            max_age: max_age.unwrap_or(http.max_age),
             ..http
         };
         Ok(Settings {

@@ -39,6 +39,7 @@ use super::{IndexLine, IndexSource, RegistryError};
 use crate::util::error::Error;
 
 mod auth;
+pub mod freshness;
 mod redirect;
 mod retry;
 
@@ -65,6 +66,11 @@ pub struct Network {
     pub retry_delay: Duration,
     /// The spinner requests report to (on only for a terminal; see [`crate::ui::progress`]).
     pub progress: crate::ui::progress::ProgressHandle,
+    /// `--refresh`: ask the server again whatever the age of the cached copy.
+    pub refresh: bool,
+    /// How long a cached response is used without asking (`DOTPACK_CACHE_MAX_AGE`; default
+    /// five minutes; see [`freshness`]).
+    pub max_age: Duration,
 }
 
 impl Default for Network {
@@ -76,6 +82,8 @@ impl Default for Network {
             retries: retry::DEFAULT_RETRIES,
             retry_delay: retry::DEFAULT_RETRY_DELAY,
             progress: crate::ui::progress::ProgressHandle::off(),
+            refresh: false,
+            max_age: freshness::DEFAULT_MAX_AGE,
         }
     }
 }
@@ -351,18 +359,32 @@ impl Validators {
     }
 }
 
-/// The first line of a cached index file: validators and the sha256 of the body that follows.
+/// The first line of a cached index file: validators, when it was fetched, how long the server
+/// lets it be used, and the sha256 of the body that follows.
 #[derive(Debug, Serialize, Deserialize)]
 struct EntryHeader {
     #[serde(flatten)]
     validators: Validators,
     sha256: String,
+    /// Seconds since the epoch when the server last sent or confirmed it (0: unknown, as in
+    /// entries written before dotpack kept it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    fetched: u64,
+    /// The server's `Cache-Control` max-age, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    server_max_age: Option<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A cached index file: one line of JSON ([`EntryHeader`]), then the body as served.
 #[derive(Debug, PartialEq, Eq)]
 struct CacheEntry {
     validators: Validators,
+    fetched: u64,
+    server_max_age: Option<u64>,
     body: Vec<u8>,
 }
 
@@ -371,6 +393,8 @@ impl CacheEntry {
         let header = EntryHeader {
             validators: self.validators.clone(),
             sha256: sha256_hex(&self.body),
+            fetched: self.fetched,
+            server_max_age: self.server_max_age,
         };
         let mut out = serde_json::to_vec(&header).unwrap_or_default();
         out.push(b'\n');
@@ -386,6 +410,8 @@ impl CacheEntry {
         let body = &bytes[split + 1..];
         (sha256_hex(body) == header.sha256).then(|| CacheEntry {
             validators: header.validators,
+            fetched: header.fetched,
+            server_max_age: header.server_max_age,
             body: body.to_vec(),
         })
     }
@@ -395,10 +421,11 @@ impl CacheEntry {
 enum Fetched {
     /// 304: the cached copy is current.
     NotModified,
-    /// 200, with the validators to keep.
+    /// 200, with the validators to keep and the server's max-age.
     Body {
         body: Vec<u8>,
         validators: Validators,
+        max_age: Option<u64>,
     },
 }
 
@@ -511,6 +538,7 @@ impl Remote {
             etag: header("etag"),
             last_modified: header("last-modified"),
         };
+        let max_age = freshness::server_max_age(header("cache-control").as_deref());
         let body = response
             .body_mut()
             .with_config()
@@ -526,7 +554,11 @@ impl Remote {
                 },
                 help: "check the URL; the file is not a dotpack registry file".to_string(),
             })?;
-        Ok(Some(Fetched::Body { body, validators }))
+        Ok(Some(Fetched::Body {
+            body,
+            validators,
+            max_age,
+        }))
     }
 
     /// One GET of `url`, redirects not followed, tried again with growing waits after a 5xx,
@@ -694,6 +726,19 @@ impl Remote {
                 }),
             };
         }
+        let now = freshness::now();
+        if let Some(entry) = &cached
+            && !self.network.refresh
+            && freshness::is_fresh(
+                entry.fetched,
+                entry.server_max_age,
+                self.network.max_age,
+                now,
+            )
+        {
+            tracing::debug!(url = %loggable(&self.url(rel)), "fresh: the cached copy is used without a request");
+            return Ok(cached.map(|entry| entry.body));
+        }
         let validators = cached.as_ref().map(|entry| &entry.validators);
         match self.get(rel, validators, MAX_INDEX_BYTES)? {
             None => {
@@ -702,16 +747,31 @@ impl Remote {
             }
             Some(Fetched::NotModified) => {
                 tracing::debug!(url = %loggable(&self.url(rel)), "revalidated: the cached copy is current");
-                Ok(cached.map(|entry| entry.body))
+                let Some(mut entry) = cached else {
+                    return Ok(None);
+                };
+                // Confirmed now: fresh again for another max-age.
+                entry.fetched = now;
+                store(&path, &entry.encode());
+                Ok(Some(entry.body))
             }
-            Some(Fetched::Body { body, validators }) => {
+            Some(Fetched::Body {
+                body,
+                validators,
+                max_age,
+            }) => {
                 tracing::debug!(
                     url = %loggable(&self.url(rel)),
                     bytes = body.len(),
                     revalidated = cached.is_some(),
                     "fetched and cached"
                 );
-                let entry = CacheEntry { validators, body };
+                let entry = CacheEntry {
+                    validators,
+                    fetched: now,
+                    server_max_age: max_age,
+                    body,
+                };
                 store(&path, &entry.encode());
                 Ok(Some(entry.body))
             }
@@ -821,10 +881,16 @@ mod tests {
                 etag: Some("\"abc\"".to_string()),
                 last_modified: None,
             },
+            fetched: 1_700_000_000,
+            server_max_age: Some(60),
             body: b"{\"name\":\"a\"}\n".to_vec(),
         };
         let bytes = entry.encode();
         assert_eq!(CacheEntry::decode(&bytes), Some(entry));
+        // An entry written before the fetch time was kept reads as fetched at an unknown time.
+        let old = CacheEntry::decode(b"{\"sha256\":\"ca3d163bab055381827226140568f3bef7eaac187cebd76878e0b63e9e442356\"}\n{}\n")
+            .map(|e| (e.fetched, e.server_max_age));
+        assert_eq!(old, Some((0, None)));
         let mut damaged = bytes.clone();
         if let Some(last) = damaged.last_mut() {
             *last = b'x';

@@ -601,3 +601,50 @@ fn search_with_two_words_finds_the_server_that_matches_both() {
         "{requests:#?}"
     );
 }
+
+#[test]
+fn a_fresh_cache_answers_without_a_request_until_refresh_or_the_max_age() {
+    let env = Env::new();
+    let server = McpServer::fixtures();
+    project(&env, &server);
+    let fresh = |cmd: &mut assert_cmd::Command| {
+        cmd.env_remove("DOTPACK_CACHE_MAX_AGE");
+    };
+    let mut add = env.dotpack();
+    fresh(&mut add);
+    add.args(["add", "io.github.acme/weather"])
+        .assert()
+        .success();
+    // `install` right after asks the registry nothing: what it sent is minutes old at most.
+    server.clear_requests();
+    let mut install = env.dotpack();
+    fresh(&mut install);
+    install.args(["install"]).assert().success();
+    assert_eq!(server.requests(), Vec::<String>::new());
+    // `--refresh` asks again, and the ETag saves the bytes.
+    let mut refresh = env.dotpack();
+    fresh(&mut refresh);
+    refresh.args(["--refresh", "install"]).assert().success();
+    let requests = server.requests();
+    assert!(
+        !requests.is_empty() && requests.iter().all(|r| r.starts_with("304 ")),
+        "{requests:#?}"
+    );
+    // A max-age of 0 asks every time.
+    server.clear_requests();
+    env.dotpack()
+        .env("DOTPACK_CACHE_MAX_AGE", "0")
+        .args(["install"])
+        .assert()
+        .success();
+    assert!(!server.requests().is_empty());
+    // A bad value is an error naming the variable.
+    env.dotpack()
+        .env("DOTPACK_CACHE_MAX_AGE", "soon")
+        .args(["install"])
+        .assert()
+        .failure()
+        .stderr(contains(
+            "DOTPACK_CACHE_MAX_AGE=`soon` is not a number of seconds",
+        ));
+}

@@ -49,6 +49,9 @@ impl Env {
             .env("HOME", self.home.path())
             .env("DOTPACK_HOME", self.home.path().join(".dotpack"))
             .env("NO_COLOR", "1")
+            // Every command asks the registry, as tests change what it serves between them;
+            // tests of the max-age set it themselves.
+            .env("DOTPACK_CACHE_MAX_AGE", "0")
             .env_remove("DOTPACK_COLOR")
             .env_remove("FORCE_COLOR")
             .env_remove("DOTPACK_REGISTRY")
