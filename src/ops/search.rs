@@ -49,7 +49,12 @@ pub fn search(settings: &Settings, printer: &Printer, query: &[String]) -> Resul
             None if several => Some(DEFAULT_LABEL.to_string()),
             None => None,
         };
-        if let Err(e) = search_one(*source, &label, &words, &mut hits) {
+        let searched = search_one(*source, &label, &words, &mut hits);
+        // A broad word is cut at the page budget: never silently.
+        for cut in source.search_cut() {
+            printer.warning(cut);
+        }
+        if let Err(e) = searched {
             if !several {
                 return Err(e);
             }

@@ -73,6 +73,9 @@ pub struct McpRegistry {
     known: Mutex<BTreeMap<String, Known>>,
     /// The registry's spellings the project recorded, by dotpack's name.
     spellings: Mutex<BTreeMap<String, String>>,
+    /// The words of the last search whose listing stopped at the page budget, with how many
+    /// servers were read.
+    cut: Mutex<Vec<(String, usize)>>,
 }
 
 /// What one `versions` request said about a package.
@@ -118,6 +121,7 @@ impl McpRegistry {
             prefix,
             known: Mutex::new(BTreeMap::new()),
             spellings: Mutex::new(BTreeMap::new()),
+            cut: Mutex::new(Vec::new()),
         })
     }
 
@@ -285,6 +289,16 @@ impl McpRegistry {
     }
 
     fn list(&self, query: &str, max_pages: usize) -> Result<Vec<(Value, Value)>, RegistryError> {
+        self.list_counted(query, max_pages)
+            .map(|(listed, _)| listed)
+    }
+
+    /// [`McpRegistry::list`], and whether the registry had more pages than `max_pages`.
+    fn list_counted(
+        &self,
+        query: &str,
+        max_pages: usize,
+    ) -> Result<(Vec<(Value, Value)>, bool), RegistryError> {
         let mut out = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..max_pages {
@@ -305,7 +319,7 @@ impl McpRegistry {
                 break;
             }
         }
-        Ok(out)
+        Ok((out, cursor.is_some()))
     }
 
     fn document_cache(&self, cksum: &str) -> Option<PathBuf> {
@@ -437,6 +451,20 @@ impl IndexSource for McpRegistry {
             .unwrap_or_default()
     }
 
+    fn search_cut(&self) -> Vec<String> {
+        lock(&self.cut)
+            .iter()
+            .map(|(word, read)| match word.is_empty() {
+                true => format!(
+                    "the registry lists more servers than the {read} dotpack read: search with a word to narrow it"
+                ),
+                false => format!(
+                    "the registry lists more servers matching `{word}` than the {read} dotpack read: add a word or use a longer one to narrow the search"
+                ),
+            })
+            .collect()
+    }
+
     fn deprecation(&self, name: &str, version: &Version) -> Option<String> {
         let known = self.lock_known();
         let message = known
@@ -506,11 +534,20 @@ impl IndexSource for McpRegistry {
         // The page budget is shared, so more words cost no more requests than one broad word.
         let pages = (MAX_SEARCH_PAGES / filters.len()).max(1);
         let mut listed = Vec::new();
-        for result in crate::util::fsutil::par_map(&filters, |filter| {
-            self.list(&format!("{filter}version=latest&"), pages)
-        }) {
-            listed.extend(result?);
+        let mut cut = Vec::new();
+        for (result, word) in crate::util::fsutil::par_map(&filters, |filter| {
+            self.list_counted(&format!("{filter}version=latest&"), pages)
+        })
+        .into_iter()
+        .zip(words.iter().copied().chain(std::iter::once("")))
+        {
+            let (servers, more) = result?;
+            if more {
+                cut.push((word.to_string(), servers.len()));
+            }
+            listed.extend(servers);
         }
+        *lock(&self.cut) = cut;
         let mut found: BTreeMap<String, Found> = BTreeMap::new();
         for (doc, meta) in listed {
             let Some(name) = doc.get("name").and_then(Value::as_str) else {

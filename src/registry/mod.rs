@@ -250,6 +250,12 @@ pub trait IndexSource: Send + Sync {
         None
     }
 
+    /// Why the last [`IndexSource::search`] may have missed servers: a word the registry
+    /// matches more servers for than dotpack reads. One sentence each; empty when it read all.
+    fn search_cut(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// What `version` of `name` starts when that is not pinned by the lock (an MCP Registry
     /// document running `NAME@latest`), for a warning when it is newly locked. Known after
     /// [`IndexSource::versions`] of `name`.
@@ -399,6 +405,10 @@ impl<T: IndexSource + ?Sized> IndexSource for &T {
 
     fn floating(&self, name: &str, version: &Version) -> Option<String> {
         (**self).floating(name, version)
+    }
+
+    fn search_cut(&self) -> Vec<String> {
+        (**self).search_cut()
     }
 }
 

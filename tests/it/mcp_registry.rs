@@ -648,3 +648,33 @@ fn a_fresh_cache_answers_without_a_request_until_refresh_or_the_max_age() {
             "DOTPACK_CACHE_MAX_AGE=`soon` is not a number of seconds",
         ));
 }
+
+#[test]
+fn a_search_cut_at_the_page_budget_says_so() {
+    let docs: Vec<serde_json::Value> = (0..50)
+        .map(|i| {
+            serde_json::json!({
+                "$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+                "name": format!("io.github.acme/tool-{i:02}"), "description": "d", "version": "1.0.0",
+                "remotes": [{"type": "streamable-http", "url": "https://acme.example/mcp"}]
+            })
+        })
+        .collect();
+    // Two servers a page: the 20-page budget reads 40 of the 50.
+    let server = McpServer::start(docs, 2);
+    let env = Env::new();
+    project(&env, &server);
+    env.dotpack()
+        .args(["search", "tool"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "the registry lists more servers matching `tool` than the 40 dotpack read: add a word or use a longer one",
+        ));
+    // A narrow word is read whole and says nothing.
+    env.dotpack()
+        .args(["search", "tool-4"])
+        .assert()
+        .success()
+        .stderr(contains("dotpack read").not());
+}
