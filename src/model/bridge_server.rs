@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::hosts::Scope;
 use crate::model::manifest::Server;
 
 /// The canonical field naming the HTTP tool service.
@@ -29,16 +30,34 @@ pub fn url_of(server: &Server) -> Option<&str> {
     server.extensions.get(FIELD).and_then(toml::Value::as_str)
 }
 
-/// The command written for bridged servers: `$DOTPACK_BRIDGE_COMMAND` when set, else the
-/// absolute path of the running dotpack, else `dotpack`.
-pub fn command() -> String {
+/// The command written for bridged servers into a file at `scope`: `$DOTPACK_BRIDGE_COMMAND`
+/// when set; else, in a project's files, which the team commits and every teammate's dotpack
+/// lives elsewhere, `dotpack` as found on the PATH; in the user's own files, the absolute path
+/// of the running dotpack (a host started from a desktop may not have the user's PATH).
+pub fn command(scope: Scope) -> String {
     match std::env::var(COMMAND_ENV) {
         Ok(command) if !command.trim().is_empty() => command,
+        _ if scope == Scope::Project => PORTABLE_COMMAND.to_string(),
         _ => std::env::current_exe()
             .ok()
             .and_then(|p| p.to_str().map(str::to_string))
-            .unwrap_or_else(|| "dotpack".to_string()),
+            .unwrap_or_else(|| PORTABLE_COMMAND.to_string()),
     }
+}
+
+/// The command every teammate can run: dotpack on the PATH.
+pub const PORTABLE_COMMAND: &str = "dotpack";
+
+/// Whether [`PORTABLE_COMMAND`] is on this machine's PATH, as a host started from this shell
+/// would look for it.
+pub fn portable_command_found() -> bool {
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        let candidate = dir.join(PORTABLE_COMMAND);
+        std::fs::metadata(&candidate).is_ok_and(|m| m.is_file())
+    })
 }
 
 /// The environment variable carrying header `name` to the bridge: `DOTPACK_HEADER_` and the
@@ -57,8 +76,9 @@ pub fn header_var(name: &str) -> String {
     format!("DOTPACK_HEADER_{tail}")
 }
 
-/// `server` as the stdio server hosts run: unchanged when it declares no `bridge`.
-pub fn expand(server: &Server) -> Server {
+/// `server` as the stdio server hosts run from a file at `scope`: unchanged when it declares no
+/// `bridge`.
+pub fn expand(server: &Server, scope: Scope) -> Server {
     let Some(url) = url_of(server) else {
         return server.clone();
     };
@@ -104,7 +124,7 @@ pub fn expand(server: &Server) -> Server {
             }
         }
     }
-    out.command = Some(command());
+    out.command = Some(command(scope));
     out.args = Some(args);
     out.url = None;
     out
@@ -140,7 +160,7 @@ enabled_tools = ["search"]
 "#,
         )
         .unwrap();
-        let out = expand(&server);
+        let out = expand(&server, Scope::User);
         assert_eq!(
             out.args.unwrap(),
             [
@@ -170,6 +190,6 @@ enabled_tools = ["search"]
             url: Some("https://x/mcp".to_string()),
             ..Server::default()
         };
-        assert_eq!(expand(&server), server);
+        assert_eq!(expand(&server, Scope::Project), server);
     }
 }

@@ -208,7 +208,8 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
 }
 
 fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
-    let def = crate::model::bridge_server::expand(&located.def);
+    // Started here, by this dotpack: the absolute path of the running one.
+    let def = crate::model::bridge_server::expand(&located.def, crate::model::hosts::Scope::User);
     let render = |s: &str| render(s, &located.props, lookup, &located.server);
     if let Some(url) = &def.url {
         let mut headers = BTreeMap::new();

@@ -289,8 +289,9 @@ pub fn desired(
                 slot.server
             );
         }
-        // A server with `bridge` is written as `dotpack bridge URL` (see `crate::model::bridge_server`).
-        let def = def.as_ref().map(crate::model::bridge_server::expand);
+        // A server with `bridge` stays as declared here: it is written as `dotpack bridge URL`
+        // per target, with the command that target's scope needs (see
+        // `crate::model::bridge_server`), and its fingerprint never holds where dotpack lives.
         let inputs = match (own, &def) {
             (true, Some(server)) => own_fingerprint(manifest, server),
             _ => inputs_fingerprint(spec),

@@ -659,6 +659,20 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         // way when it is updated later.
         let resolve = self.target.scope == crate::model::hosts::Scope::User
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
+        // A bridged server runs `dotpack bridge URL`: `dotpack` from the PATH in a project's
+        // files, this dotpack's own path in the user's.
+        let expanded = crate::model::bridge_server::expand(def, self.target.scope);
+        if crate::model::bridge_server::url_of(def).is_some()
+            && expanded.command.as_deref() == Some(crate::model::bridge_server::PORTABLE_COMMAND)
+            && !crate::model::bridge_server::portable_command_found()
+        {
+            self.warnings.push(format!(
+                "{}#{}: runs `dotpack bridge` with `dotpack` from the PATH, which has no `dotpack` here: put dotpack on your PATH (as every teammate's is), or set DOTPACK_BRIDGE_COMMAND",
+                self.file,
+                self.key(&d.server)
+            ));
+        }
+        let def = &expanded;
         let translation =
             match to_host::translate_with(self.target.host, &d.server, def, &d.props, resolve)
                 .and_then(|t| {

@@ -507,10 +507,8 @@ fn installing_a_bridged_server_writes_dotpack_bridge_for_every_host() {
     env.dotpack().arg("install").assert().success();
     let claude: Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
     let entry = &claude["mcpServers"]["svc"];
-    let exe = assert_cmd::cargo::cargo_bin("dotpack")
-        .display()
-        .to_string();
-    assert_eq!(entry["command"], exe);
+    // A project's files are committed: every teammate runs `dotpack` from their own PATH.
+    assert_eq!(entry["command"], "dotpack");
     assert_eq!(
         entry["args"],
         json!([
@@ -525,16 +523,69 @@ fn installing_a_bridged_server_writes_dotpack_bridge_for_every_host() {
     assert_eq!(entry["env"], json!({"SVC_TOKEN": "${SVC_TOKEN}"}));
     let codex = env.read(".codex/config.toml");
     assert!(codex.contains("env_vars = [\"SVC_TOKEN\"]"), "{codex}");
-    // `dotpack` on the host's PATH instead of this binary's path.
+    assert!(codex.contains("command = \"dotpack\""), "{codex}");
+
+    // A teammate whose dotpack lives elsewhere reproduces every byte with --locked.
+    let teammate = Env::new();
+    teammate.write("dotpack.toml", &env.read("dotpack.toml"));
+    teammate.write("dotpack.lock", &env.read("dotpack.lock"));
+    let elsewhere = teammate.home.path().join("tools/bin/dotpack");
+    std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+    std::fs::copy(assert_cmd::cargo::cargo_bin("dotpack"), &elsewhere).unwrap();
+    let out = std::process::Command::new(&elsewhere)
+        .current_dir(&teammate.project)
+        .env("HOME", teammate.home.path())
+        .env("DOTPACK_HOME", teammate.home.path().join(".dotpack"))
+        .env("NO_COLOR", "1")
+        .env_remove("DOTPACK_BRIDGE_COMMAND")
+        .args(["install", "--locked"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in [".mcp.json", ".codex/config.toml", "dotpack.lock"] {
+        assert_eq!(teammate.read(file), env.read(file), "{file}");
+    }
+
+    // The user's own files are this machine's: the absolute path of the running dotpack, which
+    // a host started from a desktop finds without the user's PATH.
+    let user = Env::new();
+    user.write(
+        "dotpack.toml",
+        &env.read("dotpack.toml").replace(
+            "hosts = [\"claude-code\", \"codex\"]",
+            "hosts = [{ host = \"claude-code\", scope = \"user\" }]",
+        ),
+    );
+    user.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success();
+    let claude: Value = serde_json::from_str(
+        &std::fs::read_to_string(user.home.path().join(".claude.json")).unwrap(),
+    )
+    .unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("dotpack")
+        .display()
+        .to_string();
+    assert_eq!(claude["mcpServers"]["svc"]["command"], exe);
+
+    // `DOTPACK_BRIDGE_COMMAND` names another command at any scope.
     let env2 = Env::new();
     env2.write("dotpack.toml", &env.read("dotpack.toml"));
     env2.dotpack()
-        .env("DOTPACK_BRIDGE_COMMAND", "dotpack")
+        .env("DOTPACK_BRIDGE_COMMAND", "/opt/dotpack/bin/dotpack")
         .arg("install")
         .assert()
         .success();
     let claude: Value = serde_json::from_str(&env2.read(".mcp.json")).unwrap();
-    assert_eq!(claude["mcpServers"]["svc"]["command"], "dotpack");
+    assert_eq!(
+        claude["mcpServers"]["svc"]["command"],
+        "/opt/dotpack/bin/dotpack"
+    );
 }
 
 /// Runs `dotpack probe bad` for a shell server `body`, which records its pids in `pids`.
@@ -601,4 +652,36 @@ fn misbehaving_servers_give_clear_errors_and_leave_no_process() {
         "{err}"
     );
     assert_no_process_left(&env);
+}
+
+#[test]
+fn a_bridged_server_in_a_project_file_says_when_dotpack_is_not_on_the_path() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\n\n[servers.svc]\nbridge = \"http://127.0.0.1:9/\"\n",
+    );
+    let bin = env.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    env.dotpack()
+        .env("PATH", &bin)
+        .arg("install")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "runs `dotpack bridge` with `dotpack` from the PATH, which has no `dotpack` here",
+        ));
+    // With dotpack on the PATH, a new project says nothing.
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("dotpack"), bin.join("dotpack"))
+        .unwrap();
+    let other = Env::new();
+    other.write("dotpack.toml", &env.read("dotpack.toml"));
+    other
+        .dotpack()
+        .env("PATH", &bin)
+        .arg("install")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("Created .mcp.json"))
+        .stderr(predicates::str::contains("from the PATH").not());
 }
