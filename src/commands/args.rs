@@ -107,6 +107,10 @@ pub struct InstallArgs {
     /// Replace entries dotpack does not own, and entries edited by hand
     #[arg(long)]
     pub force: bool,
+    /// Leave entries and resource files edited by hand that nothing declares any more as they
+    /// are, and stop tracking them: they become yours
+    #[arg(long, conflicts_with = "force")]
+    pub keep_edited: bool,
     /// Drop fields a host cannot express. Bare: every field that is not security-relevant;
     /// security-relevant fields must be named: --allow-lossy=enabled_tools,trust (both combine)
     #[arg(long, value_name = "FIELDS", num_args = 0..=1, require_equals = true, value_delimiter = ',', action = ArgAction::Append, default_missing_value = "")]
@@ -166,6 +170,7 @@ impl InstallArgs {
             hosts,
             scope: self.targets.scope,
             force: self.force,
+            keep_edited: self.keep_edited,
             lossy: lossy_policy(&self.allow_lossy)?,
             dry_run: self.dry_run,
             write_outside_project: self.write_outside_project,

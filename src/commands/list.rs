@@ -20,14 +20,22 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     let lock = project.lock.as_ref().unwrap_or(&empty);
     let lock_state = list::lock_state(&project);
     let rows = list::rows(settings, &project, &options, view)?;
-    let ok = rows.is_empty() && lock_state == LockState::Ok;
+    let nowhere = (view == View::Status)
+        .then(|| list::installed_nowhere(&project))
+        .flatten();
+    let ok = rows.is_empty() && lock_state == LockState::Ok && nowhere.is_none();
     if printer.json {
         let mut doc = json!({ "entries": rows });
         if view == View::Status {
             doc["ok"] = json!(ok);
             doc["lock"] = json!(lock_state);
+            if let Some(nowhere) = &nowhere {
+                doc["hosts"] = json!(nowhere);
+            }
         }
         printer.json_out(&doc);
+    } else if let Some(nowhere) = &nowhere {
+        printer.out(nowhere);
     } else {
         print_rows(printer, view, &rows, lock_state);
     }
@@ -77,7 +85,7 @@ fn print_rows(printer: &Printer, view: View, rows: &[Row], lock_state: LockState
             "  {:<width_place$}  {:<width_package$}  {}",
             place(row),
             package(row),
-            row.state.describe()
+            row.state.describe(&row.server)
         ));
     }
 }

@@ -57,7 +57,7 @@ pub fn user_scope(
                 // Sharing another project's entry keeps it in the user's file after that
                 // project lets it go: it asks like writing it.
                 Action::Add | Action::Update | Action::Share => true,
-                Action::Unchanged | Action::Adopt | Action::KeptEdited => false,
+                Action::Unchanged | Action::Adopt | Action::KeptEdited | Action::Disown => false,
                 Action::Remove | Action::Forget | Action::Release => continue,
             };
             let relative = file.target.claim_file.strip_prefix("~/");

@@ -42,6 +42,7 @@ pub fn plan_hosts(
         claims: &claims,
         owner: &project.owner,
         force: options.force,
+        keep_edited: options.keep_edited,
         lossy: &options.lossy,
         previous: project.lock.as_ref(),
         mode: mode.clone(),
@@ -60,6 +61,7 @@ pub fn plan_hosts(
             owner: &project.owner,
             global: project.global,
             force: options.force,
+            keep_edited: options.keep_edited,
             lossy: &options.lossy,
             mode: &mode,
             scopes: &[

@@ -39,6 +39,29 @@ pub fn lock_state(project: &Project) -> LockState {
     }
 }
 
+/// For `status`: the sentence saying the project declares servers but no host to install them
+/// into (so none is installed anywhere), or `None`. The user-level manifest installs into every
+/// host and is never without one.
+pub fn installed_nowhere(project: &Project) -> Option<String> {
+    let manifest = &project.manifest.manifest;
+    if project.global || !manifest.host_ids().is_empty() {
+        return None;
+    }
+    let locked = project
+        .lock
+        .iter()
+        .flat_map(|l| &l.packages)
+        .map(|p| p.servers.len())
+        .sum::<usize>();
+    let servers = locked + manifest.servers.len();
+    (servers > 0).then(|| {
+        format!(
+            "no target hosts: {servers} server{} declared and installed nowhere, since dotpack.toml names no host under [project] hosts (`dotpack install --host HOST` adds one; `dotpack hosts` lists them)",
+            if servers == 1 { " is" } else { "s are" }
+        )
+    })
+}
+
 /// The rows `view` shows for the hosts and scope `options` name: each host's rows together,
 /// hosts in the order they first appear.
 pub fn rows(

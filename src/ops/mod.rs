@@ -185,6 +185,9 @@ pub struct InstallOptions {
     pub hosts: Vec<String>,
     pub scope: Option<Scope>,
     pub force: bool,
+    /// `--keep-edited`: an entry or file edited by hand that nothing declares any more is left
+    /// as it is and no longer claimed.
+    pub keep_edited: bool,
     pub lossy: LossyPolicy,
     pub dry_run: bool,
     /// `--write-outside-project`: a project host file may resolve outside the project.

@@ -43,6 +43,10 @@ pub struct FileReport {
     /// User-scope entries this project no longer declares, left to their other owners.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub released: Vec<String>,
+    /// Entries edited by hand that nothing declares any more, left to the user
+    /// (`--keep-edited`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disowned: Vec<String>,
     /// Fields dropped as lossy, as `server.field`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
@@ -78,6 +82,7 @@ pub fn files(plan: &Plan) -> Vec<FileReport> {
             adopted: names(Action::Adopt),
             shared: names(Action::Share),
             released: names(Action::Release),
+            disowned: names(Action::Disown),
             dropped: file
                 .changes
                 .iter()
@@ -98,7 +103,7 @@ impl FileReport {
     }
 
     /// Each list of entries with the word status lines use for it.
-    pub fn parts(&self) -> [(&[String], &'static str); 6] {
+    pub fn parts(&self) -> [(&[String], &'static str); 7] {
         [
             (&self.added, "added"),
             (&self.updated, "updated"),
@@ -106,6 +111,7 @@ impl FileReport {
             (&self.adopted, "adopted"),
             (&self.shared, "shared with other projects"),
             (&self.released, "left to other projects"),
+            (&self.disowned, "edited by hand, left to you"),
         ]
     }
 

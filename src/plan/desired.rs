@@ -482,6 +482,7 @@ pub struct PlanRequest<'a> {
     pub claims: &'a [Claim],
     pub owner: &'a str,
     pub force: bool,
+    pub keep_edited: bool,
     pub lossy: &'a LossyPolicy,
     /// The current `dotpack.lock`, which the entries on disk were written from: a package it
     /// pinned at the same version with another checksum (`dotpack update` took a republished
@@ -573,6 +574,7 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         claims: request.claims,
         owner: request.owner,
         force: request.force,
+        keep_edited: request.keep_edited,
         lossy: request.lossy,
         mode: request.mode,
         resolve_env: request.resolve_env,

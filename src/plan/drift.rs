@@ -38,7 +38,23 @@ pub enum State {
 }
 
 impl State {
-    pub fn describe(self) -> &'static str {
+    /// What the state is and the command that settles it, for the entry (or file) `name`.
+    pub fn describe(self, name: &str) -> String {
+        match self {
+            // Resources are named `skills.NAME`; server names hold no dot, and only entries can
+            // be adopted.
+            State::Edited if name.contains('.') => {
+                "edited by hand (`dotpack install --force` puts back what dotpack wrote)"
+                    .to_string()
+            }
+            State::Edited => format!(
+                "edited by hand (`dotpack install --force` puts back what dotpack wrote; `dotpack adopt {name}` keeps your edit)"
+            ),
+            other => other.text().to_string(),
+        }
+    }
+
+    fn text(self) -> &'static str {
         match self {
             State::Installed => "installed",
             State::Outdated => "outdated (`dotpack install` updates it)",
@@ -48,7 +64,7 @@ impl State {
             State::NotInstalled => "not installed (`dotpack install`)",
             State::Undeclared => "no longer declared (`dotpack install` removes it)",
             State::UndeclaredEdited => {
-                "no longer declared, edited by hand (`dotpack install --force` removes it)"
+                "no longer declared, edited by hand (`dotpack install --force` removes it; `dotpack install --keep-edited` leaves it to you)"
             }
             State::Unresolved => {
                 "holds values `--resolve-env` wrote that the environment does not (export the variables it was written with)"
@@ -180,8 +196,11 @@ pub fn inspect_files(
             (_, None) => None,
         };
         let locked = lock.get(&claim.package).map(|p| &p.version);
+        let declared = locked.is_some() || claim.package == crate::plan::desired::LOCAL_PACKAGE;
         let state = match current {
             None => State::Missing,
+            Some(h) if h != claim.sha256 && !declared => State::UndeclaredEdited,
+            Some(_) if !declared => State::Undeclared,
             Some(h) if h != claim.sha256 => State::Edited,
             Some(_) if locked.is_some_and(|v| *v != claim.version) => State::Outdated,
             Some(_) => State::Installed,

@@ -118,6 +118,9 @@ pub enum Action {
     /// This project no longer declares a user-scope entry other owners still declare: it stops
     /// being an owner; the entry stays.
     Release,
+    /// Edited by hand and no longer declared, with `--keep-edited`: left as it is, and no longer
+    /// dotpack's (the claim goes).
+    Disown,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -411,6 +414,8 @@ pub struct PlanInput<'a> {
     /// How this project names itself as an owner of user-scope entries.
     pub owner: &'a str,
     pub force: bool,
+    /// `--keep-edited`: see [`Action::Disown`].
+    pub keep_edited: bool,
     pub lossy: &'a LossyPolicy,
     pub mode: Mode,
     /// `--resolve-env`: at user scope, write a reference a host cannot express as the
@@ -852,9 +857,13 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             self.changes.push(entry_change(Action::Forget));
             return;
         };
+        if entry_hash(entry) != claim.entry && self.input.keep_edited {
+            self.changes.push(entry_change(Action::Disown));
+            return;
+        }
         if entry_hash(entry) != claim.entry && !self.input.force {
             self.warnings.push(format!(
-                "{}#{}: edited by hand since dotpack wrote it; kept (`--force` removes it)",
+                "{}#{}: edited by hand since dotpack wrote it; kept (`--force` removes it, `--keep-edited` leaves it to you)",
                 self.file,
                 self.key(server)
             ));

@@ -156,6 +156,7 @@ impl Run {
             claims: &state.claims,
             owner: self.owner,
             force: self.force,
+            keep_edited: false,
             lossy: &self.lossy,
             mode: self.mode.clone(),
             resolve_env: false,

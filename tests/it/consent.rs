@@ -456,7 +456,12 @@ fn a_registry_folder_outside_the_project_is_read_with_consent() {
         .assert()
         .success();
     own.dotpack().arg("install").assert().success();
-    own.dotpack().arg("status").assert().success();
+    // `init` found no host here: the server is declared and installed nowhere.
+    own.dotpack()
+        .arg("status")
+        .assert()
+        .code(1)
+        .stdout(contains("installed nowhere"));
 }
 
 #[cfg(unix)]

@@ -368,7 +368,7 @@ fn a_hand_edited_file_is_kept_on_remove_reported_by_status_and_replaced_with_for
     env.with_registry(&reg, &["remove", "teamkit"])
         .assert()
         .success()
-        .stderr(contains(".claude/commands/review.md: edited by hand since dotpack wrote it; kept (`--force` removes it)"));
+        .stderr(contains(".claude/commands/review.md: edited by hand since dotpack wrote it; kept (`--force` removes it, `--keep-edited` leaves it to you)"));
     assert_eq!(env.read(".claude/commands/review.md"), "Review my way.\n");
     assert_eq!(env.read("CLAUDE.md"), claude);
     assert!(!env.project.join(".claude/agents/triager.md").exists());
@@ -379,6 +379,39 @@ fn a_hand_edited_file_is_kept_on_remove_reported_by_status_and_replaced_with_for
         .success();
     assert_eq!(env.read(".claude/commands/review.md"), COMMAND);
     env.dotpack().args(["status"]).assert().success();
+}
+
+#[test]
+fn keep_edited_leaves_a_hand_edited_file_of_a_removed_package_to_the_user() {
+    let env = Env::new();
+    let reg = teamkit_registry(&env);
+    project(&env, r#"["claude-code"]"#, "");
+    env.with_registry(&reg, &["add", "teamkit"])
+        .assert()
+        .success();
+    env.write(".claude/commands/review.md", "Review my way.\n");
+    env.with_registry(&reg, &["remove", "teamkit"])
+        .assert()
+        .success();
+    // No longer declared, edited: status says so and names both ways out.
+    env.dotpack()
+        .args(["status"])
+        .assert()
+        .code(1)
+        .stdout(contains(".claude/commands/review.md#commands.review"))
+        .stdout(contains("no longer declared, edited by hand"))
+        .stdout(contains("`dotpack install --keep-edited` leaves it to you"));
+    env.with_registry(&reg, &["install", "--keep-edited"])
+        .assert()
+        .success();
+    assert_eq!(env.read(".claude/commands/review.md"), "Review my way.\n");
+    assert!(!env.read("dotpack.lock").contains("review.md"));
+    env.dotpack().args(["status"]).assert().success();
+    // Not dotpack's any more: a later --force leaves it too.
+    env.with_registry(&reg, &["install", "--force"])
+        .assert()
+        .success();
+    assert_eq!(env.read(".claude/commands/review.md"), "Review my way.\n");
 }
 
 #[test]

@@ -1224,7 +1224,11 @@ fn uninstall_takes_out_own_servers_and_accepts_server_names() {
     assert!(!env.project.join(".mcp.json").exists());
     assert!(!env.read("dotpack.lock").contains("[[claim]]"));
     assert_eq!(locked_packages(&env.read("dotpack.lock")), packages);
-    dpr(&["status"]).success();
+    // Every host left: the packages stay declared and locked, installed nowhere, and `status`
+    // says so.
+    dpr(&["status"])
+        .code(1)
+        .stdout(contains("4 servers are declared and installed nowhere"));
     assert_eq!(outside_project(&env), outside);
 }
 

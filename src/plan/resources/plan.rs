@@ -43,6 +43,9 @@ pub struct PlanInput<'a> {
     /// The project's file claims (from `dotpack.lock`).
     pub claims: &'a [FileClaim],
     pub force: bool,
+    /// `--keep-edited`: a file edited by hand that nothing declares any more is left as it is,
+    /// unclaimed.
+    pub keep_edited: bool,
     pub mode: &'a Mode,
 }
 
@@ -378,9 +381,21 @@ impl Planner<'_, '_> {
             self.push(plan);
             return;
         };
+        if hash(&text) != c.sha256 && self.input.keep_edited {
+            let plan = self.file_plan(
+                &c.file,
+                &host,
+                Some(text.clone()),
+                Some(text),
+                vec![change(Action::Disown)],
+                0,
+            );
+            self.push(plan);
+            return;
+        }
         if hash(&text) != c.sha256 && !self.input.force {
             self.out.warnings.push(format!(
-                "{}: edited by hand since dotpack wrote it; kept (`--force` removes it)",
+                "{}: edited by hand since dotpack wrote it; kept (`--force` removes it, `--keep-edited` leaves it to you)",
                 c.file
             ));
             self.out.claims.push(c.clone());

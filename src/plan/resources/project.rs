@@ -32,6 +32,7 @@ pub struct Request<'a> {
     /// The user-level manifest: every host at user scope.
     pub global: bool,
     pub force: bool,
+    pub keep_edited: bool,
     pub lossy: &'a LossyPolicy,
     pub mode: &'a Mode,
     /// Plan only these scopes (rollback plans the user scope alone: the project's files come
@@ -163,6 +164,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
             disk: &disk,
             claims,
             force: req.force,
+            keep_edited: req.keep_edited,
             mode: req.mode,
         })
         .map_err(|problems| {

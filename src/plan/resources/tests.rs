@@ -185,6 +185,7 @@ fn planning_a_new_file_over_an_unowned_one_is_a_collision_and_reads_no_disk() {
         disk: &disk,
         claims: &[],
         force: false,
+        keep_edited: false,
         mode: &crate::plan::Mode::Sync,
     };
     let problems = plan(&input).unwrap_err();

@@ -325,6 +325,10 @@ impl World {
         if lock.packages != closure(decl.deps.keys()) {
             return false;
         }
+        // Servers declared and no host to install them into: installed nowhere.
+        if decl.hosts.is_empty() && !lock.packages.is_empty() {
+            return false;
+        }
         let desired = decl.desired(&lock.packages);
         let empty = BTreeMap::new();
         for file in all_files() {
