@@ -56,6 +56,15 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
             let (_, infinitive, what) = describe(change);
             printer.status("Would", format!("{infinitive} {what}"));
         }
+        for change in rollback::entry_changes(&planned, settings) {
+            let summary = change.summary();
+            if !summary.is_empty() {
+                printer.status(
+                    "Would",
+                    format!("restore {} ({}): {summary}", change.file, change.host),
+                );
+            }
+        }
         if printer.json {
             printer.json_out(&rollback_json(
                 target,
@@ -70,11 +79,20 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         printer.warning("dry run: no file was changed");
         return Ok(());
     }
+    let entries = rollback::entry_changes(&planned, settings);
     let id = rollback::apply(settings, printer, &planned)?;
     // Committed: now say what changed.
     for change in &plan.packages {
         let (verb, _, what) = describe(change);
         printer.status(verb, what);
+    }
+    for change in &entries {
+        let summary = change.summary();
+        let what = match summary.is_empty() {
+            true => format!("{} ({})", change.file, change.host),
+            false => format!("{} ({}): {summary}", change.file, change.host),
+        };
+        printer.status("Restored", what);
     }
     match id {
         Some(id) => printer.status(

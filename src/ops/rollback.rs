@@ -35,6 +35,8 @@ pub struct Planned {
     pub keep: usize,
     pub target: u64,
     pub plan: rollback::RollbackPlan,
+    /// The project's folder (`$DOTPACK_HOME` for the user-level manifest).
+    pub root: Option<std::path::PathBuf>,
 }
 
 /// Plans the rollback `options` asks for (under the state lock unless `dry_run`): the
@@ -78,6 +80,7 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &RollbackOptions) -
         keep,
         target,
         plan,
+        root,
     })
 }
 
@@ -111,6 +114,89 @@ pub fn apply(settings: &Settings, printer: &Printer, planned: &Planned) -> Resul
         keep: planned.keep,
     };
     txn::apply(&planned.places, &plan.writes, meta, settings.wait, printer)
+}
+
+/// What a rollback does to the entries of one host file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EntryChanges {
+    pub file: String,
+    pub host: String,
+    pub added: Vec<String>,
+    pub updated: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+impl EntryChanges {
+    /// `1 added, 2 removed`, as the status lines of other commands say it.
+    pub fn summary(&self) -> String {
+        [
+            (&self.added, "added"),
+            (&self.updated, "updated"),
+            (&self.removed, "removed"),
+        ]
+        .iter()
+        .filter(|(names, _)| !names.is_empty())
+        .map(|(names, word)| format!("{} {word} ({})", names.len(), names.join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+}
+
+/// The entries each host file of `writes` gains, changes and loses: its text before and after,
+/// parsed in the host's format. A file that does not parse is left out (its bytes are restored
+/// all the same).
+pub fn entry_changes(planned: &Planned, settings: &Settings) -> Vec<EntryChanges> {
+    let (Some(root), writes) = (planned.root.as_deref(), &planned.plan.writes) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for write in writes.iter().filter(|w| w.is_changed()) {
+        let Some(host) = write.host.as_deref().and_then(crate::model::hosts::adapter) else {
+            continue;
+        };
+        let target = [
+            crate::model::hosts::Scope::Project,
+            crate::model::hosts::Scope::User,
+        ]
+        .into_iter()
+        .filter_map(|scope| {
+            crate::plan::targets::Target::new(host, scope, root, &settings.host_env).ok()
+        })
+        .find(|t| t.path == write.path || t.claim_file == write.display);
+        let Some(target) = target else {
+            continue;
+        };
+        let entries = |text: Option<&String>| {
+            crate::plan::ParsedFile::parse(&target, text.map_or("", String::as_str))
+                .ok()
+                .map(|p| p.entries)
+        };
+        let (Some(before), Some(after)) = (
+            entries(write.before.as_ref()),
+            entries(write.after.as_ref()),
+        ) else {
+            continue;
+        };
+        let mut change = EntryChanges {
+            file: write.display.clone(),
+            host: host.id.to_string(),
+            ..EntryChanges::default()
+        };
+        for (name, value) in &after {
+            match before.get(name) {
+                None => change.added.push(name.clone()),
+                Some(old) if old != value => change.updated.push(name.clone()),
+                Some(_) => {}
+            }
+        }
+        change.removed = before
+            .keys()
+            .filter(|name| !after.contains_key(*name))
+            .cloned()
+            .collect();
+        out.push(change);
+    }
+    out
 }
 
 /// `--json`: `{"schema": 1, "dry_run", "rolled_back_to", "generation", "files", "packages"}`.

@@ -94,3 +94,31 @@ fn servers_declared_without_a_host_are_installed_nowhere_and_status_fails() {
         .success()
         .stdout(contains("installed nowhere").not());
 }
+
+#[test]
+fn rollback_names_the_entries_it_puts_back_and_takes_out() {
+    let env = Env::new();
+    with_time(&env);
+    env.dotpack().args(["add", "fetch"]).assert().success();
+    env.dotpack()
+        .args(["rollback", "--dry-run"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "Would restore .mcp.json (claude-code): 1 removed (fetch)",
+        ));
+    env.dotpack()
+        .args(["rollback"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "Restored .mcp.json (claude-code): 1 removed (fetch)",
+        ));
+    env.dotpack()
+        .args(["rollback"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "Restored .mcp.json (claude-code): 1 added (fetch)",
+        ));
+}
