@@ -150,6 +150,19 @@ fn record_inputs(
         .and_then(|d| d.set());
     let typed = typed_inputs(registries, lock, name, inputs, previous)?;
     editor.set_inputs(name, &typed)?;
+    // Each input the command changes is said, as the requirement is.
+    let file = declare::manifest_name(&project.manifest, project.global);
+    for (input, value) in &typed {
+        let was = previous.and_then(|set| set.get(input));
+        if was == Some(value) {
+            continue;
+        }
+        let verb = if was.is_some() { "Updating" } else { "Setting" };
+        relock.edits.push((
+            verb.to_string(),
+            format!("{name} input `{input}` to {value} in {file}"),
+        ));
+    }
     let text = editor.render();
     let updated = project.manifest.with_text(&text)?.into_owned();
     relock.manifest = std::borrow::Cow::Owned(updated);

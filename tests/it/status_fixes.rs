@@ -122,3 +122,31 @@ fn rollback_names_the_entries_it_puts_back_and_takes_out() {
             "Restored .mcp.json (claude-code): 1 added (fetch)",
         ));
 }
+
+#[test]
+fn add_with_set_on_a_declared_package_says_which_input_it_changed() {
+    let env = Env::new();
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    env.dotpack().args(["add", "git"]).assert().success();
+    env.dotpack()
+        .args(["add", "git", "--set", "repository=/srv/repo"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "Setting git input `repository` to \"/srv/repo\" in dotpack.toml",
+        ));
+    env.dotpack()
+        .args(["add", "git", "--set", "repository=/srv/other"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "Updating git input `repository` to \"/srv/other\" in dotpack.toml",
+        ));
+    // The same value again changes nothing and says nothing.
+    env.dotpack()
+        .args(["add", "git", "--set", "repository=/srv/other"])
+        .assert()
+        .success()
+        .stderr(contains("input `repository`").not());
+    assert!(env.read(".mcp.json").contains("/srv/other"));
+}
