@@ -38,6 +38,7 @@ mod resources_import;
 mod search_info;
 mod server_env;
 mod state_model;
+mod template_rules;
 mod templates;
 mod terminal_text;
 mod tree;
