@@ -273,16 +273,34 @@ pub fn desired(
                 _ => (None, Props::new()),
             }
         };
+        let owner = || {
+            if own {
+                "dotpack.toml".to_string()
+            } else {
+                format!("package `{}`", slot.package)
+            }
+        };
+        // What `dotpack validate` refuses in a server, install refuses too, in the same words.
+        if let Some(server) = &def
+            && let Some((field, issue)) =
+                crate::model::validate::host_values::server_problems(server)
+                    .into_iter()
+                    .next()
+        {
+            crate::bail_help!(
+                help = issue.help,
+                "{}: `servers.{}.{field}`: {}",
+                owner(),
+                slot.server,
+                issue.message
+            );
+        }
         if let Some(server) = &def
             && let Some((field, reason)) = crate::model::validate::secrets::server_secrets(server)
                 .into_iter()
                 .next()
         {
-            let owner = if own {
-                "dotpack.toml".to_string()
-            } else {
-                format!("package `{}`", slot.package)
-            };
+            let owner = owner();
             crate::bail_help!(
                 help = crate::model::validate::secrets::LITERAL_SECRET_HELP,
                 "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files",

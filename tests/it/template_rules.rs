@@ -55,3 +55,76 @@ timeout = "{{props.timeout}}"
     );
     assert_eq!(entry["timeout"], 30000);
 }
+
+/// `validate` and `install` on the same project: both refuse with `want` in their message and
+/// no host file is written.
+fn both_refuse(env: &Env, want: &str) {
+    env.dotpack()
+        .arg("validate")
+        .assert()
+        .failure()
+        .stderr(contains(want));
+    env.dotpack()
+        .arg("install")
+        .assert()
+        .failure()
+        .stderr(contains(want));
+    assert!(!env.project.join(".mcp.json").exists());
+    assert!(!env.project.join(".gemini/settings.json").exists());
+}
+
+#[test]
+fn an_env_reference_in_a_number_or_boolean_field_is_refused_by_validate_and_install() {
+    for field in [
+        "timeout = \"{{env.T|'5000'}}\"",
+        "timeout = \"{{env.T}}\"",
+        "trust = \"{{env.X}}\"",
+        "enabled = \"{{props.on|env.ON}}\"",
+    ] {
+        let env = Env::new();
+        env.write(
+            "dotpack.toml",
+            &format!(
+                "[project]\nhosts = [\"claude-code\", \"gemini-cli\"]\n\n[inputs.on]\ndescription = \"d\"\n\n\
+                 [servers.s]\ncommand = \"x\"\nargs = []\n{field}\n"
+            ),
+        );
+        both_refuse(&env, "hosts expand a reference only inside a text");
+        env.dotpack()
+            .arg("install")
+            .assert()
+            .stderr(contains("(at `servers.s."))
+            .stderr(contains("take it from an input"));
+    }
+    // From an input it is written as the host's number.
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"gemini-cli\"]\n\n[inputs.t]\ndefault = 5000\n\n[inputs.trust]\ndefault = true\n\n\
+         [servers.s]\ncommand = \"x\"\nargs = []\ntimeout = \"{{props.t}}\"\ntrust = \"{{props.trust}}\"\n",
+    );
+    env.dotpack().arg("validate").assert().success();
+    env.dotpack().arg("install").assert().success();
+    let entry = &json(&env, ".gemini/settings.json")["mcpServers"]["s"];
+    assert_eq!(entry["timeout"], 5000);
+    assert_eq!(entry["trust"], true);
+}
+
+#[test]
+fn a_fallback_across_several_env_variables_is_refused_by_validate_and_install() {
+    for value in [
+        "env = { K = \"{{env.A|env.B|'d'}}\" }",
+        "args = [\"--k={{props.k|env.A|env.B}}\"]",
+    ] {
+        let env = Env::new();
+        env.write(
+            "dotpack.toml",
+            &format!(
+                "[project]\nhosts = [\"claude-code\", \"gemini-cli\"]\n\n[inputs.k]\ndefault = \"v\"\n\n\
+                 [servers.s]\ncommand = \"x\"\n{}{value}\n",
+                if value.starts_with("args") { "" } else { "args = []\n" }
+            ),
+        );
+        both_refuse(&env, "falls back across several environment variables");
+    }
+}

@@ -11,6 +11,7 @@
 //! dotpack refuse a package.
 
 mod bridge;
+pub(crate) mod host_values;
 pub(crate) mod resources;
 pub(crate) mod secrets;
 mod sections;
