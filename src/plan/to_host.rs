@@ -160,7 +160,13 @@ pub fn translate_with(
         renamed: Vec::new(),
     };
     let normalized = with_references(server);
-    let server = normalized.as_ref();
+    let keyed = super::keys::with_rendered_keys(normalized.as_ref(), &t.cx).map_err(|e| {
+        TranslateError::Value {
+            field: e.field,
+            reason: e.reason,
+        }
+    })?;
+    let server = keyed.as_ref();
     let transport = transport_of(server)?;
     check_transport_fields(server, transport)?;
     let wrapped;

@@ -128,3 +128,59 @@ fn a_fallback_across_several_env_variables_is_refused_by_validate_and_install() 
         both_refuse(&env, "falls back across several environment variables");
     }
 }
+
+#[test]
+fn map_keys_render_with_the_props_in_every_host() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        r#"[project]
+hosts = ["claude-code", "codex"]
+
+[inputs.team]
+default = "CORE"
+
+[servers.s]
+command = "x"
+args = []
+env = { "{{props.team}}_TOKEN" = "{{env.CORE_TOKEN}}", "@if(host == 'codex')CODEX_ONLY@endif@if(host != 'codex')OTHERS@endif" = "1" }
+
+[servers.r]
+url = "https://example.com/mcp"
+http_headers = { "X-{{props.team}}" = "yes" }
+"#,
+    );
+    env.dotpack().arg("validate").assert().success();
+    env.dotpack().arg("install").assert().success();
+    let claude = json(&env, ".mcp.json");
+    assert_eq!(
+        claude["mcpServers"]["s"]["env"],
+        serde_json::json!({"CORE_TOKEN": "${CORE_TOKEN}", "OTHERS": "1"})
+    );
+    assert_eq!(
+        claude["mcpServers"]["r"]["headers"],
+        serde_json::json!({"X-CORE": "yes"})
+    );
+    let codex = env.read(".codex/config.toml");
+    assert!(codex.contains(r#"env_vars = ["CORE_TOKEN"]"#), "{codex}");
+    assert!(codex.contains("CODEX_ONLY = \"1\""), "{codex}");
+    assert!(!codex.contains("{{"), "{codex}");
+}
+
+#[test]
+fn a_map_key_that_cannot_be_rendered_is_refused_by_validate_and_install() {
+    for (key, want) in [
+        ("{{env.K}}", "hosts read keys as they are written"),
+        ("{{props.nope}}", "names an input that is not declared"),
+        ("{{props.a", "is never closed"),
+    ] {
+        let env = Env::new();
+        env.write(
+            "dotpack.toml",
+            &format!(
+                "[project]\nhosts = [\"claude-code\", \"gemini-cli\"]\n\n[servers.s]\ncommand = \"x\"\nargs = []\nenv = {{ \"{key}\" = \"v\" }}\n"
+            ),
+        );
+        both_refuse(&env, want);
+    }
+}
