@@ -2,6 +2,7 @@
 //! inferred from its default, env references in number and boolean fields, fallbacks across
 //! several variables, templated map keys, and a required input of the project's own servers.
 
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 use crate::support::Env;
@@ -183,4 +184,32 @@ fn a_map_key_that_cannot_be_rendered_is_refused_by_validate_and_install() {
         );
         both_refuse(&env, want);
     }
+}
+
+#[test]
+fn a_required_input_of_the_projects_own_server_says_how_to_set_it_and_that_works() {
+    let env = Env::new();
+    let manifest = "[project]\nhosts = [\"claude-code\"]\n\n[inputs.port]\ndescription = \"Port\"\ntype = \"number\"\nrequired = true\n\n\
+                    [servers.s]\ncommand = \"x\"\nargs = [\"--port={{props.port}}\"]\n";
+    env.write("dotpack.toml", manifest);
+    env.dotpack()
+        .arg("install")
+        .assert()
+        .failure()
+        .stderr(contains(
+            "dotpack.toml needs a value for input `port` (Port)",
+        ))
+        .stderr(contains("`default = 30` under [inputs.port]"))
+        .stderr(contains("dotpack add").not());
+    assert!(!env.project.join(".mcp.json").exists());
+    // What the hint says works.
+    env.write(
+        "dotpack.toml",
+        &manifest.replace("required = true\n", "required = true\ndefault = 4000\n"),
+    );
+    env.dotpack().arg("install").assert().success();
+    assert_eq!(
+        json(&env, ".mcp.json")["mcpServers"]["s"]["args"],
+        serde_json::json!(["--port=4000"])
+    );
 }
