@@ -210,6 +210,10 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
 fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
     // Started here, by this dotpack: the absolute path of the running one.
     let def = crate::model::bridge_server::expand(&located.def, crate::model::hosts::Scope::User);
+    let cx = crate::template::Context::new(&located.props);
+    let def = crate::plan::keys::with_rendered_keys(&def, &cx)
+        .map_err(|e| anyhow::anyhow!("server `{}`: `{}`: {}", located.server, e.field, e.reason))?
+        .into_owned();
     let render = |s: &str| render(s, &located.props, lookup, &located.server);
     if let Some(url) = &def.url {
         let mut headers = BTreeMap::new();

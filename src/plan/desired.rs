@@ -273,16 +273,34 @@ pub fn desired(
                 _ => (None, Props::new()),
             }
         };
+        let owner = || {
+            if own {
+                "dotpack.toml".to_string()
+            } else {
+                format!("package `{}`", slot.package)
+            }
+        };
+        // What `dotpack validate` refuses in a server, install refuses too, in the same words.
+        if let Some(server) = &def
+            && let Some((field, issue)) =
+                crate::model::validate::host_values::server_problems(server)
+                    .into_iter()
+                    .next()
+        {
+            crate::bail_help!(
+                help = issue.help,
+                "{}: `servers.{}.{field}`: {}",
+                owner(),
+                slot.server,
+                issue.message
+            );
+        }
         if let Some(server) = &def
             && let Some((field, reason)) = crate::model::validate::secrets::server_secrets(server)
                 .into_iter()
                 .next()
         {
-            let owner = if own {
-                "dotpack.toml".to_string()
-            } else {
-                format!("package `{}`", slot.package)
-            };
+            let owner = owner();
             crate::bail_help!(
                 help = crate::model::validate::secrets::LITERAL_SECRET_HELP,
                 "{owner}: `servers.{}.{field}` looks like a literal secret ({reason}); dotpack does not write it into host files",
@@ -383,13 +401,14 @@ pub fn input_props(
             }
             None if def.required && !def.secret => problems.push(
                 Error::new(format!(
-                    "package `{name}` needs a value for input `{input}`{}",
+                    "{} needs a value for input `{input}`{}",
+                    owner_of(name),
                     def.description
                         .as_deref()
                         .map(|d| format!(" ({d})"))
                         .unwrap_or_default()
                 ))
-                .help(format!("dotpack add {name} --set {input}=VALUE")),
+                .help(how_to_set(name, input, def)),
             ),
             None => {}
         }
@@ -416,6 +435,36 @@ pub fn input_props(
     }
 }
 
+/// Who declares the inputs of `name`, for messages.
+fn owner_of(name: &str) -> String {
+    if name == LOCAL_PACKAGE {
+        "dotpack.toml".to_string()
+    } else {
+        format!("package `{name}`")
+    }
+}
+
+/// How the user gives input `input` of `name` a value. A package's inputs are set on its
+/// dependency (`add --set` records `set`); the project's own inputs have no dependency to carry a
+/// `set`, so their value is the declaration's own `default`.
+fn how_to_set(name: &str, input: &str, def: &crate::model::manifest::Input) -> String {
+    use crate::model::inputs::InputType;
+    if name != LOCAL_PACKAGE {
+        return format!("dotpack add {name} --set {input}=VALUE");
+    }
+    let example = match crate::model::inputs::type_of(def) {
+        InputType::String => "\"VALUE\"",
+        InputType::Number => "30",
+        InputType::Bool => "true",
+        InputType::Array => "[\"VALUE\"]",
+        InputType::Object => "{ KEY = \"VALUE\" }",
+    };
+    format!(
+        "give it a value in dotpack.toml: `default = {example}` under [inputs.{input}] (`--set` \
+         sets the inputs of packages in [dependencies], not the project's own)"
+    )
+}
+
 /// [`input_value`] as text.
 pub fn input_value_error(name: &str, input: &str, why: &str) -> String {
     input_value(name, input, why).to_string()
@@ -423,9 +472,12 @@ pub fn input_value_error(name: &str, input: &str, why: &str) -> String {
 
 /// The error for a value of input `input` of package `name` that breaks its rules.
 pub fn input_value(name: &str, input: &str, why: &str) -> Error {
-    Error::new(format!("input `{input}` of `{name}`: {why}")).help(format!(
-        "dotpack add {name} --set {input}=VALUE (`dotpack info {name}` shows its inputs)"
-    ))
+    let help = if name == LOCAL_PACKAGE {
+        format!("fix `default` under [inputs.{input}] in dotpack.toml")
+    } else {
+        format!("dotpack add {name} --set {input}=VALUE (`dotpack info {name}` shows its inputs)")
+    };
+    Error::new(format!("input `{input}` of `{name}`: {why}")).help(help)
 }
 
 /// [`secret_input`] as text.

@@ -19,6 +19,7 @@
 pub mod desired;
 pub(crate) mod drift;
 pub(crate) mod from_host;
+pub(crate) mod keys;
 pub(crate) mod resources;
 pub(crate) mod targets;
 pub mod to_host;

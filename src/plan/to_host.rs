@@ -160,7 +160,13 @@ pub fn translate_with(
         renamed: Vec::new(),
     };
     let normalized = with_references(server);
-    let server = normalized.as_ref();
+    let keyed = super::keys::with_rendered_keys(normalized.as_ref(), &t.cx).map_err(|e| {
+        TranslateError::Value {
+            field: e.field,
+            reason: e.reason,
+        }
+    })?;
+    let server = keyed.as_ref();
     let transport = transport_of(server)?;
     check_transport_fields(server, transport)?;
     let wrapped;
@@ -653,9 +659,18 @@ impl Translator<'_> {
                 kind.describe()
             ),
         };
+        // A reference would be written as a string (`"timeout": "${T}"`): no host reads a number
+        // or a boolean from one. Install refuses it before planning; this keeps any other caller
+        // from writing one.
+        if let Some(issue) = crate::model::validate::host_values::typed_env(field, s, kind) {
+            return Err(TranslateError::Value {
+                field: field.to_string(),
+                reason: issue.message,
+            });
+        }
         let Some(v) = self.typed_value(field, s)? else {
-            // Not one expression (or a reference): rendered as text below, and refused there if
-            // the host needs another kind.
+            // Not one expression: rendered as text below, and refused there if the host needs
+            // another kind.
             return Ok(None);
         };
         let text = value_text(&v);
@@ -1285,6 +1300,23 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, TranslateError::Unsupported { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_reference_in_a_number_or_boolean_field_is_never_written_as_text() {
+        for (host, field) in [
+            ("claude-code", "timeout = \"{{env.T|'5000'}}\""),
+            ("gemini-cli", "timeout = \"{{env.T}}\""),
+            ("gemini-cli", "trust = \"{{env.X}}\""),
+        ] {
+            let err = on(host, &format!("command = \"x\"\nargs = []\n{field}\n"));
+            assert!(
+                matches!(&err, Err(TranslateError::Value { reason, .. })
+                    if reason.contains("hosts expand a reference only inside a text")),
+                "{host} {field}: {:?}",
+                err.map(|t| t.entry)
+            );
+        }
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod search_info;
 mod server_env;
 mod state_model;
 mod status_fixes;
+mod template_rules;
 mod templates;
 mod terminal_text;
 mod tree;

@@ -454,6 +454,32 @@ pub fn prop_refs(s: &str) -> Vec<String> {
     refs(s, &["props", "input"])
 }
 
+/// Every expression of `s` that falls back across several environment variables
+/// (`{{env.A|env.B|'d'}}`), as the byte offset of its `{{` and the variables in order. No host
+/// config can name more than one variable in a reference, so such an expression can be checked
+/// without knowing the props. Never fails: a malformed template yields what could be read.
+pub fn env_chains(s: &str) -> Vec<(usize, Vec<String>)> {
+    let (toks, _) = syntax::lex(s);
+    let mut out = Vec::new();
+    for tok in toks {
+        if let syntax::Tok::Expr(e, at) = tok {
+            let mut names = Vec::new();
+            for piece in syntax::split_outside_quotes(&e, '|') {
+                push_path(piece.trim(), &mut names);
+            }
+            let names: Vec<String> = names
+                .into_iter()
+                .filter(|(ctx, _)| *ctx == "env")
+                .map(|(_, name)| name)
+                .collect();
+            if names.len() > 1 {
+                out.push((at, names));
+            }
+        }
+    }
+    out
+}
+
 fn refs(s: &str, contexts: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     for (ctx, name) in scan_refs(s) {

@@ -643,6 +643,21 @@ fn env_and_prop_refs() {
 }
 
 #[test]
+fn env_chains_are_found_whatever_the_props() {
+    let s = "a {{env.A|env.B|'x'}} {{props.p|env.C|env.D}} {{env.E|'y'}} {{props.q|env.F}} \
+             @if(props.f){{ env.G | env.H }}@endif {{'env.I|env.J'}}";
+    assert_eq!(
+        env_chains(s),
+        [
+            (2, vec!["A".to_string(), "B".to_string()]),
+            (22, vec!["C".to_string(), "D".to_string()]),
+            (90, vec!["G".to_string(), "H".to_string()]),
+        ]
+    );
+    assert!(env_chains("{{env.A}} {{env.B|''}} plain").is_empty());
+}
+
+#[test]
 fn env_syntax_examples() {
     assert_eq!(EnvSyntax::DollarBrace.example("K"), "${K}");
     assert_eq!(EnvSyntax::EnvColon.example("K"), "${env:K}");

@@ -11,6 +11,7 @@
 //! dotpack refuse a package.
 
 mod bridge;
+pub(crate) mod host_values;
 pub(crate) mod resources;
 pub(crate) mod secrets;
 mod sections;
@@ -77,15 +78,10 @@ fn input_types(
                 .get("type")
                 .and_then(Item::as_str)
                 .and_then(InputType::parse);
-            let inferred = table.get("default").map(|d| match d {
-                Item::Value(toml_edit::Value::String(_)) => InputType::String,
-                Item::Value(toml_edit::Value::Integer(_) | toml_edit::Value::Float(_)) => {
-                    InputType::Number
-                }
-                Item::Value(toml_edit::Value::Boolean(_)) => InputType::Bool,
-                Item::Value(toml_edit::Value::Array(_)) => InputType::Array,
-                _ => InputType::Object,
-            });
+            let inferred = table
+                .get("default")
+                .and_then(sections::plain_value)
+                .map(|d| InputType::of(&d));
             Some((name.to_string(), declared.or(inferred)?))
         })
         .collect()

@@ -348,7 +348,10 @@ impl Checker<'_> {
             _ => None,
         };
         let text = |k: &str| table.get(k).and_then(Item::as_str).map(str::to_string);
+        // The default is part of the declaration: without `type`, its TOML kind is the type
+        // (`default = 30` declares a number), exactly as install reads it.
         let input = crate::model::manifest::Input {
+            default: value("default"),
             kind: text("type").filter(|t| crate::model::inputs::InputType::parse(t).is_some()),
             items: text("items").filter(|t| crate::model::inputs::InputType::parse(t).is_some()),
             pattern: text("pattern").filter(|p| crate::model::inputs::compile(p).is_ok()),
@@ -718,7 +721,7 @@ pub(super) fn is_http_url(url: &str) -> bool {
 }
 
 /// An item's value as plain TOML, for the rules of [`crate::model::inputs`].
-fn plain_value(item: &Item) -> Option<toml::Value> {
+pub(super) fn plain_value(item: &Item) -> Option<toml::Value> {
     match item {
         Item::Value(v) => value_text_of(v),
         Item::Table(t) => {

@@ -4,7 +4,7 @@
 use toml_edit::{Item, Key, TableLike, Value};
 
 use super::sections::is_http_url;
-use super::{Checker, did_you_mean, entries, secrets, segment, templates, type_name};
+use super::{Checker, did_you_mean, entries, host_values, secrets, segment, templates, type_name};
 use crate::model::concepts::{
     CONCEPTS, HTTP_ONLY, STDIO_ONLY, ValueKind, canonical_fields, concept_of, host_alias_of,
 };
@@ -35,6 +35,10 @@ impl Checker<'_> {
                 self.bridge_url(k, v, &key_path);
             } else if let Some(concept) = concept_of(name) {
                 if let Some(s) = v.as_str()
+                    && let Some(issue) = host_values::typed_env(name, s, concept.kind)
+                {
+                    self.issue_in(v.as_value(), s, &key_path, issue);
+                } else if let Some(s) = v.as_str()
                     && self.templated_kind(s, v, &key_path, concept.kind)
                 {
                     // checked against the input's type
@@ -457,15 +461,45 @@ impl Checker<'_> {
         }
     }
 
-    /// Template checks on every string inside `item`.
+    /// Template checks on every string inside `item`, keys included.
     fn templates_in(&mut self, item: &Item, at: &str, bare: bool) {
         if let Some(value) = item.as_value() {
             self.templates_value(value, at, bare);
         } else if let Some(table) = item.as_table_like() {
             for (k, v) in entries(table) {
-                self.templates_in(v, &format!("{at}.{}", segment(k.get())), bare);
+                let key_path = format!("{at}.{}", segment(k.get()));
+                self.templates_key(k, &key_path);
+                self.templates_in(v, &key_path, bare);
             }
         }
+    }
+
+    /// A map key is rendered like a value (`"{{props.name}}" = "x"`), but cannot hold an
+    /// environment reference.
+    fn templates_key(&mut self, key: &Key, at: &str) {
+        let text = key.get();
+        if !text.contains(['{', '@']) {
+            return;
+        }
+        let issues = templates::check(text, &self.inputs, &self.input_types)
+            .into_iter()
+            .chain(host_values::key_env(text));
+        for issue in issues {
+            self.error(issue.code, issue.message, key.span(), at, issue.help);
+        }
+    }
+
+    /// Reports `issue`, found at its offset in string `s` (the value `value`).
+    fn issue_in(
+        &mut self,
+        value: Option<&Value>,
+        s: &str,
+        at: &str,
+        issue: templates::TemplateIssue,
+    ) {
+        let span =
+            templates::span_in_literal(self.text, value.and_then(Value::span), s, issue.offset);
+        self.error(issue.code, issue.message, span, at, issue.help);
     }
 
     fn templates_value(&mut self, value: &Value, at: &str, bare: bool) {
@@ -502,14 +536,11 @@ impl Checker<'_> {
                         "write `{{env.NAME}}` for an environment variable".to_string(),
                     );
                 }
-                for issue in templates::check(s.value(), &self.inputs, &self.input_types) {
-                    let span = templates::span_in_literal(
-                        self.text,
-                        value.span(),
-                        s.value(),
-                        issue.offset,
-                    );
-                    self.error(issue.code, issue.message, span, at, issue.help);
+                let issues = templates::check(s.value(), &self.inputs, &self.input_types)
+                    .into_iter()
+                    .chain(host_values::env_chains(s.value()));
+                for issue in issues {
+                    self.issue_in(Some(value), s.value(), at, issue);
                 }
             }
             Value::Array(array) => {
@@ -519,7 +550,11 @@ impl Checker<'_> {
             }
             Value::InlineTable(t) => {
                 for (k, v) in t.iter() {
-                    self.templates_value(v, &format!("{at}.{}", segment(k)), bare);
+                    let key_path = format!("{at}.{}", segment(k));
+                    if let Some((key, _)) = t.get_key_value(k) {
+                        self.templates_key(key, &key_path);
+                    }
+                    self.templates_value(v, &key_path, bare);
                 }
             }
             _ => {}

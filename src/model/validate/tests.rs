@@ -367,3 +367,27 @@ fn a_hermes_shaped_tools_table_is_refused_and_codex_overrides_pass() {
         .is_empty()
     );
 }
+
+#[test]
+fn an_untyped_inputs_default_gives_its_type() {
+    for default in ["30", "2.5", "true", "[\"a\"]", "{ a = 1 }", "\"text\""] {
+        let text = format!("[inputs.x]\ndefault = {default}\n");
+        assert!(codes(&text).is_empty(), "{default}: {:?}", codes(&text));
+    }
+    // A sub-table default is an object too.
+    assert!(codes("[inputs.x.default]\na = 1\n").is_empty());
+    // The inferred type still carries the rules.
+    assert_eq!(
+        codes("[inputs.x]\ndefault = 30\nmax = 10\n"),
+        ["invalid-default"]
+    );
+    assert_eq!(
+        codes("[inputs.x]\ndefault = 30\nenum = [10, \"a\"]\n"),
+        ["invalid-default", "invalid-enum"]
+    );
+    // A templated number field fed by such an input is a number.
+    assert!(
+        codes("[inputs.t]\ndefault = 30\n\n[servers.a]\ncommand = \"x\"\nargs = []\ntimeout = \"{{props.t}}\"\n")
+            .is_empty()
+    );
+}
