@@ -23,7 +23,12 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     let nowhere = (view == View::Status)
         .then(|| list::installed_nowhere(&project))
         .flatten();
-    let ok = rows.is_empty() && lock_state == LockState::Ok && nowhere.is_none();
+    // An entry this shell cannot check (`--resolve-env` values it does not hold) is listed but
+    // is no discrepancy: nothing says it is not as declared.
+    let checked = rows
+        .iter()
+        .all(|r| r.state == crate::plan::drift::State::Unresolved);
+    let ok = checked && lock_state == LockState::Ok && nowhere.is_none();
     if printer.json {
         let mut doc = json!({ "entries": rows });
         if view == View::Status {

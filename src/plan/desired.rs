@@ -552,7 +552,6 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
     let mut files = read_targets(&placed.targets)?;
     redact_resolved(&placed.targets, &mut files, request.claims);
     let parsed = parse_targets(&placed.targets, &files);
-    check_resolved(&placed.targets, &parsed, request.claims)?;
     let sync = matches!(request.mode, Mode::Sync);
     let by_entry: BTreeMap<(&str, &str), &Claim> = request
         .claims
@@ -631,7 +630,17 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         mode: request.mode,
         resolve_env: request.resolve_env,
     };
-    Ok(plan::plan(&input)?)
+    let plan = plan::plan(&input)?;
+    // A file that changes would copy the values `--resolve-env` wrote into the history unless
+    // they are recognised; a file that does not change needs nothing.
+    let changed: Vec<Target> = plan
+        .files
+        .iter()
+        .filter(|f| f.is_changed())
+        .map(|f| f.target.clone())
+        .collect();
+    check_resolved(&changed, &parsed, request.claims)?;
+    Ok(plan)
 }
 
 /// Each target file that parses, parsed once for its entries and its first edit (files that do

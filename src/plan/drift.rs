@@ -67,7 +67,7 @@ impl State {
                 "no longer declared, edited by hand (`dotpack install --force` removes it; `dotpack install --keep-edited` leaves it to you)"
             }
             State::Unresolved => {
-                "holds values `--resolve-env` wrote that the environment does not (export the variables it was written with)"
+                "not checked: holds values `--resolve-env` wrote that this shell's environment does not (export the variables it was written with to check it, or to change it)"
             }
         }
     }

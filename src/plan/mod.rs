@@ -636,6 +636,26 @@ impl<'i, 'a> FileEdit<'i, 'a> {
     /// Makes the file hold `d`'s entry, as the claims allow.
     fn sync(&mut self, d: &Desired) {
         let claim = self.old_claims.get(d.server.as_str()).copied();
+        // An entry `--resolve-env` wrote, holding values this shell's environment does not,
+        // cannot be checked: while nothing about it changes it is left as it is, so only a
+        // command that changes it needs the variables.
+        if let Some(c) = claim
+            && !c.resolved_env.is_empty()
+            && c.is_owned_by(self.input.owner)
+            && c.package == d.package
+            && c.version == d.version
+            && c.inputs == d.inputs
+            && !self.input.force
+            && self
+                .existing
+                .get(&d.server)
+                .is_some_and(|e| entry_hash(e) != c.entry)
+        {
+            self.claims.push(c.clone());
+            self.changes
+                .push(change(d, Action::Unchanged, c.dropped.clone()));
+            return;
+        }
         let Some(def) = &d.def else {
             // Not loaded: the caller saw that this entry is current (see `is_current`).
             if let Some(claim) = claim {
@@ -858,11 +878,15 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             self.changes.push(entry_change(Action::Forget));
             return;
         };
-        if entry_hash(entry) != claim.entry && self.input.keep_edited {
+        // An entry `--resolve-env` wrote that does not match its claim holds values this shell
+        // does not: it is removed as planned, and the plan refuses to change its file until the
+        // variables are exported (see `check_resolved`).
+        let edited = entry_hash(entry) != claim.entry && claim.resolved_env.is_empty();
+        if edited && self.input.keep_edited {
             self.changes.push(entry_change(Action::Disown));
             return;
         }
-        if entry_hash(entry) != claim.entry && !self.input.force {
+        if edited && !self.input.force {
             self.warnings.push(format!(
                 "{}#{}: edited by hand since dotpack wrote it; kept (`--force` removes it, `--keep-edited` leaves it to you)",
                 self.file,

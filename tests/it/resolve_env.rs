@@ -44,7 +44,8 @@ fn setup(env: &Env) -> PathBuf {
     let codex = env.home.path().join(".codex");
     std::fs::create_dir_all(&codex).unwrap();
     std::fs::write(codex.join("config.toml"), "# mine\nmodel = \"o3\"\n").unwrap();
-    build_registry(env, &[("tok", TOK), ("forged", FORGED)])
+    let plain = crate::support::package("plain", "1.0.0", &[]);
+    build_registry(env, &[("tok", TOK), ("forged", FORGED), ("plain", &plain)])
 }
 
 fn codex_file(env: &Env) -> PathBuf {
@@ -147,12 +148,37 @@ fn changing_the_file_needs_the_value_and_rollback_restores_it_from_the_environme
     assert_success(&add_resolved(&env, &registry));
     let written = std::fs::read(codex_file(&env)).unwrap();
 
-    // Unset (or changed), the value is not recognised: nothing is changed.
+    // Unset (or changed), the value is not recognised: status cannot check the entry, and
+    // says so without failing; nothing is changed.
     env.with_registry(&registry, &["status"])
         .env_remove("TOK_SECRET")
         .assert()
+        .success()
+        .stdout(contains("not checked: holds values `--resolve-env` wrote"));
+    // A command that does not change that file does not need the value: another package goes
+    // into the project's files.
+    env.with_registry(&registry, &["add", "plain"])
+        .env_remove("TOK_SECRET")
+        .assert()
+        .success();
+    assert!(
+        env.read(".codex/config.toml")
+            .contains("[mcp_servers.plain]")
+    );
+    assert_eq!(std::fs::read(codex_file(&env)).unwrap(), written);
+    // One that would change it still needs it, and says so.
+    env.with_registry(&registry, &["add", "plain", "--scope", "user"])
+        .env_remove("TOK_SECRET")
+        .assert()
         .failure()
-        .stdout(contains("holds values `--resolve-env` wrote"));
+        .stderr(contains(
+            "entry `tok` holds values `--resolve-env` wrote from TOK_SECRET",
+        ));
+    assert_eq!(std::fs::read(codex_file(&env)).unwrap(), written);
+    env.with_registry(&registry, &["remove", "plain"])
+        .env("TOK_SECRET", SECRET)
+        .assert()
+        .success();
     env.with_registry(&registry, &["remove", "tok"])
         .env_remove("TOK_SECRET")
         .assert()
