@@ -125,6 +125,14 @@ pub struct ProjectSettings {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "schema", schemars(inner(regex(pattern = crate::model::schema::NAME_PATTERN))))]
     pub exclude: Vec<String>,
+    /// Fields and resource kinds this project accepts leaving out, for its own `[servers]` and
+    /// resources, where a host cannot keep them (a dependency records its own `allow_lossy`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::schema::lossy_names")
+    )]
+    pub allow_lossy: Vec<String>,
 }
 
 /// One entry of `[project] hosts`.
@@ -446,6 +454,14 @@ impl RegistryKind {
 }
 
 impl Manifest {
+    /// What the project accepts leaving out for its own servers and resources
+    /// (`[project] allow_lossy`).
+    pub fn own_allow_lossy(&self) -> &[String] {
+        self.project
+            .as_ref()
+            .map_or(&[][..], |p| p.allow_lossy.as_slice())
+    }
+
     /// The name the entry of `server`, a server of dependency `package`, has in the hosts: the
     /// one `entries` gives it, else its own.
     pub fn entry_name<'a>(&'a self, package: &str, server: &'a str) -> &'a str {

@@ -391,6 +391,22 @@ impl ManifestEditor {
         Ok(true)
     }
 
+    /// Adds `name` to `[project] allow_lossy`; returns whether it was not there yet.
+    pub fn allow_lossy_for_project(&mut self, name: &str) -> Result<bool> {
+        let project = self.project_mut()?;
+        if project.get("allow_lossy").is_none() {
+            project.insert("allow_lossy", toml_edit::value(toml_edit::Array::new()));
+        }
+        let Some(list) = project.get_mut("allow_lossy").and_then(Item::as_array_mut) else {
+            bail!("`[project] allow_lossy` must be a list of names");
+        };
+        if list.iter().any(|v| v.as_str() == Some(name)) {
+            return Ok(false);
+        }
+        list.push(name);
+        Ok(true)
+    }
+
     /// Takes `name` out of the `exclude` list of host `host` (`None`: of the whole project);
     /// returns whether it was there.
     pub fn include(&mut self, name: &str, host: Option<&str>) -> Result<bool> {

@@ -295,6 +295,28 @@ fn edit_manifest(
         ));
         staged.extend(r.files.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
+    // A kind a declared host cannot keep is left out of it, and that choice is recorded, so
+    // the next `install` does not refuse what this import did.
+    let declared = crate::model::manifest::parse(&project.manifest.path, editor.render())?;
+    let layout = crate::plan::targets::Layout::new(&declared.manifest, None, project.global)?;
+    for (_, r) in resources {
+        let kind = r.kind.section();
+        let kept_everywhere = layout
+            .places_of(crate::plan::desired::LOCAL_PACKAGE, &r.name)
+            .iter()
+            .all(|(host, scope)| {
+                crate::model::resources::layout_of(host.id, r.kind).is_some_and(|l| match scope {
+                    crate::model::hosts::Scope::Project => l.project.is_some(),
+                    crate::model::hosts::Scope::User => l.user.is_some(),
+                })
+            });
+        if !kept_everywhere && editor.allow_lossy_for_project(kind)? {
+            edits.push((
+                "Allowing".to_string(),
+                format!("{kind} to be left out where a host cannot keep them ([project] allow_lossy in {file})"),
+            ));
+        }
+    }
     Ok(Edited {
         text: editor.render(),
         edits,

@@ -321,7 +321,10 @@ pub fn desired(
             def,
             props,
             inputs,
-            allow_lossy: spec.map(|s| s.allow_lossy().to_vec()).unwrap_or_default(),
+            allow_lossy: match own {
+                true => manifest.own_allow_lossy().to_vec(),
+                false => spec.map(|s| s.allow_lossy().to_vec()).unwrap_or_default(),
+            },
             keep_current: own,
         });
     }

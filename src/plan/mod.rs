@@ -205,6 +205,8 @@ pub enum Problem {
         file: String,
         host: String,
         server: String,
+        /// The package the server is of (`dotpack.toml` for the project's own).
+        package: String,
         dropped: Dropped,
     },
     /// A server that cannot be written for a host at all.
@@ -242,6 +244,30 @@ impl Fix for PlanError {
     }
 }
 
+/// Where the choice to leave `names` out is recorded for `packages` (the project's own servers
+/// and resources under `[project]`, a dependency's on the dependency), as the help says it.
+pub fn where_to_record_lossy(packages: &BTreeSet<&str>, names: &str) -> String {
+    let own = packages.contains(crate::plan::desired::LOCAL_PACKAGE);
+    let deps: Vec<String> = packages
+        .iter()
+        .filter(|p| **p != crate::plan::desired::LOCAL_PACKAGE)
+        .map(|p| format!("`{p}`"))
+        .collect();
+    let mut places = Vec::new();
+    if own {
+        places.push(format!(
+            "`allow_lossy = [{names}]` under [project] in dotpack.toml to record it for the project's own servers and resources"
+        ));
+    }
+    if !deps.is_empty() {
+        places.push(format!(
+            "`allow_lossy = [{names}]` on the dependency ({}) in dotpack.toml to record it",
+            deps.join(", ")
+        ));
+    }
+    places.join("; ")
+}
+
 fn lossy_error(lossy: &[&Problem]) -> Error {
     let mut message = "installing would drop fields these hosts cannot express:".to_string();
     let mut security = BTreeSet::new();
@@ -252,6 +278,7 @@ fn lossy_error(lossy: &[&Problem]) -> Error {
             host,
             server,
             dropped,
+            ..
         } = problem
         {
             let supported = if dropped.supported_on.is_empty() {
@@ -286,7 +313,14 @@ fn lossy_error(lossy: &[&Problem]) -> Error {
             names.join(",")
         ));
     }
-    help.push("`allow_lossy = [...]` on the dependency in dotpack.toml to record it".to_string());
+    let packages: BTreeSet<&str> = lossy
+        .iter()
+        .filter_map(|p| match p {
+            Problem::Lossy { package, .. } => Some(package.as_str()),
+            _ => None,
+        })
+        .collect();
+    help.push(where_to_record_lossy(&packages, "..."));
     help.push("or `--host` to leave those hosts out".to_string());
     Error::new(message).help(format!("use {}", help.join("; ")))
 }
@@ -751,6 +785,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                     file: self.file.clone(),
                     host: self.target.host.id.to_string(),
                     server: d.server.clone(),
+                    package: d.package.clone(),
                     dropped: drop.clone(),
                 });
             }

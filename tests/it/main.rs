@@ -18,6 +18,7 @@ mod http_registry;
 mod http_secrets;
 mod import;
 mod json_writers;
+mod lossy_choices;
 mod mcp_corpus;
 mod mcp_published;
 mod mcp_registry;

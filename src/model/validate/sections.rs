@@ -17,7 +17,7 @@ const PACKAGE_KEYS: &[&str] = &[
     "repository",
     "license",
 ];
-const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude"];
+const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude", "allow_lossy"];
 const INPUT_KEYS: &[&str] = &[
     "description",
     "default",
@@ -110,6 +110,7 @@ impl Checker<'_> {
                 "hosts" => self.project_hosts(k, v, &at),
                 "scope" => self.scope_value(k, v, &at),
                 "exclude" => self.name_list(k, v, &at),
+                "allow_lossy" => self.lossy_list(k, v, &at),
                 _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
             }
         }
@@ -632,28 +633,7 @@ impl Checker<'_> {
                 }
                 "scope" => self.scope_value(k, v, &key_path),
                 "entries" => self.entries(k, v, &key_path),
-                "allow_lossy" => {
-                    if !self.expect_kind(k, v, &key_path, ValueKind::StringList) {
-                        continue;
-                    }
-                    for (i, field) in v.as_array().into_iter().flatten().enumerate() {
-                        let Some(name) = field.as_str() else { continue };
-                        if !crate::model::concepts::is_lossy_name(name) {
-                            let help = match super::did_you_mean(name, canonical_fields()) {
-                                Some(s) => format!("did you mean `{s}`?"),
-                                None => "list canonical server field names, e.g. `enabled_tools`"
-                                    .to_string(),
-                            };
-                            self.error(
-                                "unknown-field",
-                                format!("`{name}` is not in the concept table"),
-                                field.span(),
-                                &format!("{key_path}[{i}]"),
-                                help,
-                            );
-                        }
-                    }
-                }
+                "allow_lossy" => self.lossy_list(k, v, &key_path),
                 _ => self.unknown_key(k, v, at, DEPENDENCY_KEYS, false),
             }
         }
@@ -665,6 +645,29 @@ impl Checker<'_> {
                 at,
                 "add `version = \"^1.0\"` (any semver requirement)",
             );
+        }
+    }
+
+    /// `allow_lossy = [...]`: names of the concept table (fields and resource kinds).
+    fn lossy_list(&mut self, k: &Key, v: &Item, key_path: &str) {
+        if !self.expect_kind(k, v, key_path, ValueKind::StringList) {
+            return;
+        }
+        for (i, field) in v.as_array().into_iter().flatten().enumerate() {
+            let Some(name) = field.as_str() else { continue };
+            if !crate::model::concepts::is_lossy_name(name) {
+                let help = match super::did_you_mean(name, canonical_fields()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "list canonical server field names, e.g. `enabled_tools`".to_string(),
+                };
+                self.error(
+                    "unknown-field",
+                    format!("`{name}` is not in the concept table"),
+                    field.span(),
+                    &format!("{key_path}[{i}]"),
+                    help,
+                );
+            }
         }
     }
 

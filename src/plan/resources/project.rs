@@ -112,7 +112,7 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
                 .as_ref()
                 .map_or_else(|| Version::new(0, 0, 0), |p| p.version.clone()),
             resources,
-            allow_lossy: Vec::new(),
+            allow_lossy: manifest.own_allow_lossy().to_vec(),
         });
     }
     let mut out = PlanOutput::default();

@@ -60,6 +60,7 @@ pub fn desired_files(
 ) -> Vec<DesiredFile> {
     let mut lossy_lines = Vec::new();
     let mut lossy_names = BTreeSet::new();
+    let mut lossy_packages: BTreeSet<&str> = BTreeSet::new();
     let mut out: Vec<DesiredFile> = Vec::new();
     for want in wants {
         let r = want.resource;
@@ -84,6 +85,7 @@ pub fn desired_files(
                 ));
             } else {
                 lossy_names.insert(r.kind.section().to_string());
+                lossy_packages.insert(want.package);
                 lossy_lines.push(format!(
                     "  {}: {what} of package `{}`: {} keeps no {} at {} scope; supported on {}",
                     want.host,
@@ -114,6 +116,7 @@ pub fn desired_files(
             if !lossy.allows(&drop, want.allow_lossy) && !allowed_before(field) {
                 refused = true;
                 lossy_names.insert(field.clone());
+                lossy_packages.insert(want.package);
                 let tag = if drop.security {
                     format!(" (security-relevant: it must be named, `--allow-lossy={field}`)")
                 } else {
@@ -174,7 +177,8 @@ pub fn desired_files(
     }
     if !lossy_lines.is_empty() {
         let names: Vec<String> = lossy_names.iter().map(|n| format!("\"{n}\"")).collect();
-        problems.push(Error::new(format!("installing would leave out resources these hosts cannot keep:\n{}", lossy_lines.join("\n"))).help(format!("use `--allow-lossy` to leave them out; `allow_lossy = [{}]` on the dependency in dotpack.toml to record it; or `--host` to leave those hosts out", names.join(", "))));
+        let record = crate::plan::where_to_record_lossy(&lossy_packages, &names.join(", "));
+        problems.push(Error::new(format!("installing would leave out resources these hosts cannot keep:\n{}", lossy_lines.join("\n"))).help(format!("use `--allow-lossy` to leave them out; {record}; or `--host` to leave those hosts out")));
     }
     out
 }

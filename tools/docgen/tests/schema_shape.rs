@@ -36,6 +36,7 @@ fn every_field() -> Manifest {
             ],
             scope: Some(Scope::Project),
             exclude: vec!["x".into()],
+            allow_lossy: vec!["commands".into()],
         }),
         inputs: BTreeMap::from([(
             "port".into(),
