@@ -25,6 +25,7 @@ mod mcp_statuses;
 mod model;
 mod model_regressions;
 mod network;
+mod opencode_jsonc;
 mod output;
 mod pi_commands;
 mod probe;

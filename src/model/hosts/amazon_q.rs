@@ -30,6 +30,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
     hooks: EntryHooks::NONE,
 };
 

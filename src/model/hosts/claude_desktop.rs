@@ -29,5 +29,6 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE],
     resources: &[],
+    also_named: None,
     hooks: EntryHooks::NONE,
 };

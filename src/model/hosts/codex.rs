@@ -36,6 +36,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
     resources: RESOURCES,
+    also_named: None,
     hooks: EntryHooks::NONE,
 };
 

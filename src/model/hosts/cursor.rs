@@ -34,6 +34,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[STDIO_CORE, FIELDS],
     resources: RESOURCES,
+    also_named: None,
     hooks: EntryHooks::NONE,
 };
 

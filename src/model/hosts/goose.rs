@@ -35,6 +35,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[FIELDS],
     resources: &[],
+    also_named: None,
     hooks: EntryHooks {
         to_host,
         from_host,

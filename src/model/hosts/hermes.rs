@@ -38,6 +38,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
     hooks: EntryHooks {
         to_host,
         value_to_host,

@@ -26,6 +26,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
     hooks: EntryHooks::NONE,
 };
 

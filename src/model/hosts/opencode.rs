@@ -1,8 +1,9 @@
 //! OpenCode (hosts.md §8).
 //!
 //! - `opencode.json` in the project, `~/.config/opencode/opencode.json` for the user; key `mcp`;
-//!   JSON with comments (JSONC). dotpack writes the `.json` file; a project that keeps only
-//!   `opencode.jsonc` is not written into (hosts.md: both names are read).
+//!   JSON with comments (JSONC). Both names are read at both scopes (hosts.md; opencode's
+//!   config loader, anomalyco/opencode#3407): dotpack writes `opencode.json`, or the
+//!   `opencode.jsonc` that is there instead, edited in place so its comments stay.
 //! - `type` is required: `local` (stdio) or `remote` (HTTP, SSE negotiated).
 //! - `command` is one array holding the program and its arguments (`Form::CommandArray`); `env`
 //!   is `environment`.
@@ -33,6 +34,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[FIELDS],
     resources: &[],
+    also_named: Some("opencode.jsonc"),
     hooks: EntryHooks::NONE,
 };
 

@@ -41,6 +41,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(true),
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
     hooks: EntryHooks {
         command_values: Some(COMMANDS),
         ..EntryHooks::NONE

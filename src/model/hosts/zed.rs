@@ -30,6 +30,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
     hooks: EntryHooks {
         from_host,
         ..EntryHooks::NONE
