@@ -38,6 +38,7 @@ mod resources;
 mod resources_import;
 mod search_info;
 mod server_env;
+mod server_spellings;
 mod state_model;
 mod templates;
 mod terminal_text;
