@@ -1,5 +1,7 @@
 //! How a server's fields are spelled on the way into a host: `headers` read as `http_headers`
-//! (warned, not refused).
+//! (warned, not refused) and Codex's `startup_timeout_ms` kept as written.
+
+use serde_json::Value;
 
 use crate::support::{Env, assert_success};
 
@@ -31,4 +33,27 @@ fn a_server_written_with_headers_gets_http_headers_in_codex_with_a_warning() {
     assert!(config.contains("http_headers"), "{config}");
     assert!(config.contains("X-Team = \"platform\""), "{config}");
     assert!(!config.contains("\nheaders"), "{config}");
+}
+
+#[test]
+fn startup_timeout_ms_is_written_for_codex_as_the_author_wrote_it() {
+    let env = Env::new();
+    project(
+        &env,
+        "\"codex\"",
+        "\n[servers.slow]\ncommand = \"slow-mcp\"\nargs = []\nstartup_timeout_ms = 2500\n",
+    );
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    let config = env.read(".codex/config.toml");
+    assert!(config.contains("startup_timeout_ms = 2500"), "{config}");
+    assert!(!config.contains("startup_timeout_sec"), "{config}");
+    // Read back, it is the same field and value.
+    let out = env
+        .dotpack()
+        .args(["import", "codex", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["servers"]["slow"]["startup_timeout_ms"], 2500, "{doc}");
 }
