@@ -17,6 +17,7 @@ mod hosts;
 mod http_registry;
 mod http_secrets;
 mod import;
+mod import_rules;
 mod json_writers;
 mod mcp_corpus;
 mod mcp_published;

@@ -1,0 +1,82 @@
+//! What import makes of entries that are not plain servers: `mcp-remote` bridges from any host,
+//! keys with a `:` in them, fields a host documents that no concept stands for, entries no host
+//! can start, and VS Code's `${input:…}` prompts.
+
+use std::path::Path;
+
+use dotpack::formats::upsert_entry;
+use dotpack::model::hosts::{ADAPTERS, HostEnv, Scope};
+use dotpack::model::manifest::Server;
+use dotpack::template::Props;
+use serde_json::{Value, json};
+
+use crate::support::{Env, assert_success};
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn import_json(env: &Env, host: &str, scope: Scope) -> Value {
+    let out = env
+        .dotpack()
+        .args(["import", host, "--scope", &scope.to_string(), "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The `(code, server)` of every warning of an `import --json` document.
+fn codes(doc: &Value) -> Vec<(String, String)> {
+    doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["code"].as_str().unwrap().into(),
+                w["server"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_pinned_mcp_remote_bridge_is_read_as_the_remote_server_from_every_host() {
+    let bridge: Server = toml::from_str(
+        "command = \"npx\"\nargs = [\"-y\", \"mcp-remote@0.1.2\", \"https://mcp.linear.app/mcp\", \"--header\", \"X-Team: platform\"]\n",
+    )
+    .unwrap();
+    for host in ADAPTERS {
+        let env = Env::new();
+        let scope = if host.project_file.is_some() {
+            Scope::Project
+        } else {
+            Scope::User
+        };
+        let path = host
+            .path(scope, &env.project, &HostEnv::new(env.home.path()))
+            .unwrap();
+        let entry = dotpack::plan::to_host::translate(host, "linear", &bridge, &Props::new())
+            .unwrap()
+            .entry;
+        let empty = match host.format {
+            dotpack::formats::Format::Toml | dotpack::formats::Format::Yaml => "",
+            _ => "{}",
+        };
+        let text = upsert_entry(host.format, empty, host.container, "linear", &entry)
+            .unwrap()
+            .text;
+        write(&path, &text);
+        let doc = import_json(&env, host.id, scope);
+        assert_eq!(
+            doc["servers"]["linear"],
+            json!({"url": "https://mcp.linear.app/mcp", "http_headers": {"X-Team": "platform"}}),
+            "{}: {doc}",
+            host.id
+        );
+        let noted = codes(&doc).contains(&("remote-bridge".into(), "linear".into()));
+        assert_eq!(noted, host.remote_wrapper.is_none(), "{}: {doc}", host.id);
+    }
+}
