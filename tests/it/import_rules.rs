@@ -80,3 +80,30 @@ fn a_pinned_mcp_remote_bridge_is_read_as_the_remote_server_from_every_host() {
         assert_eq!(noted, host.remote_wrapper.is_none(), "{}: {doc}", host.id);
     }
 }
+
+#[test]
+fn a_key_with_a_colon_is_a_literal_secret_and_moves_on_into() {
+    let env = Env::new();
+    env.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"deepl": {"command": "npx", "args": ["-y", "deepl-mcp-server"], "env": {"DEEPL_API_KEY": "1f2e3d4c-aaaa-bbbb-cccc-123456789abc:fx"}}}}"#,
+    );
+    let doc = import_json(&env, "claude-code", Scope::Project);
+    assert_eq!(
+        codes(&doc),
+        [("literal-secret".to_string(), "deepl".to_string())],
+        "{doc}"
+    );
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    let out = env
+        .dotpack()
+        .args(["import", "claude-code", "--into"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let manifest = env.read("dotpack.toml");
+    assert!(
+        manifest.contains("DEEPL_API_KEY = \"{{env.DEEPL_API_KEY}}\"") && !manifest.contains(":fx"),
+        "{manifest}"
+    );
+}
