@@ -43,6 +43,8 @@ pub const BOTH_STARTUP_TIMEOUTS: &str = "both-startup-timeouts";
 pub const NON_STRING_ENV: &str = "non-string-env";
 /// Neither `command` nor `url`.
 pub const INCOMPLETE_SERVER: &str = "incomplete-server";
+/// A field the host documents that no concept stands for: left out.
+pub const HOST_FIELD: &str = "host-field";
 /// A field the concept table does not know for this host (kept under its own name).
 pub const UNKNOWN_FIELD: &str = "unknown-field";
 /// Two host spellings of one canonical field with different values (the one the host writes
@@ -148,6 +150,7 @@ fn import_entry(
     (adapter.hooks.from_host)(&mut entry);
     let mut out = Fields::default();
     take_nested(adapter, &mut entry, &mut out, warn);
+    leave_own_fields(adapter, &mut entry, warn);
     let mut labels = Vec::new();
     for (key, value) in entry {
         if is_marker(adapter, &key) {
@@ -166,6 +169,27 @@ fn import_entry(
     transport(adapter, labels, &mut server, warn);
     check(&server, warn);
     server
+}
+
+/// Takes out the fields the host documents that no concept stands for
+/// ([`HostAdapter::own_fields`]), with a note. Kept, one could pass for a canonical field that
+/// means something else: opencode's `timeout` (the tool-list fetch) is not dotpack's (a call).
+fn leave_own_fields(
+    adapter: &HostAdapter,
+    entry: &mut Map<String, Value>,
+    warn: &mut dyn FnMut(&'static str, String),
+) {
+    for (field, meaning) in adapter.own_fields {
+        if entry.remove(*field).is_some() {
+            warn(
+                HOST_FIELD,
+                format!(
+                    "`{field}` is {host}'s own field ({meaning}), which no other host has: left out of the import; {host}'s entry keeps it",
+                    host = adapter.name()
+                ),
+            );
+        }
+    }
 }
 
 /// The inverse of the escaping install does for a host that runs `!command` values (see

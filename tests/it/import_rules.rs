@@ -107,3 +107,54 @@ fn a_key_with_a_colon_is_a_literal_secret_and_moves_on_into() {
         "{manifest}"
     );
 }
+
+#[test]
+fn fields_a_host_documents_are_not_called_unknown() {
+    let env = Env::new();
+    env.write(
+        "opencode.json",
+        r#"{"mcp": {"web": {"type": "remote", "url": "https://x.dev/mcp", "timeout": 9000}}}"#,
+    );
+    env.write(
+        ".zed/settings.json",
+        r#"{"context_servers": {"files": {"command": "files-mcp", "args": [], "settings": {"root": "/srv"}}}}"#,
+    );
+    env.write(
+        ".pi/mcp.json",
+        r#"{"mcpServers": {"files": {"command": "files-mcp", "args": [], "lifecycle": "eager"}}}"#,
+    );
+    write(
+        &env.home.path().join(".hermes/config.yaml"),
+        "mcp_servers:\n  files:\n    command: files-mcp\n    args: []\n    tools:\n      include: [read]\n      prompts: false\n",
+    );
+    for (host, scope, server, field) in [
+        ("opencode", Scope::Project, "web", "timeout"),
+        ("zed", Scope::Project, "files", "settings"),
+        ("pi", Scope::Project, "files", "lifecycle"),
+        ("hermes", Scope::User, "files", "tools"),
+    ] {
+        let doc = import_json(&env, host, scope);
+        let codes = codes(&doc);
+        assert_eq!(
+            codes,
+            [("host-field".to_string(), server.to_string())],
+            "{host}: {doc}"
+        );
+        let message = doc["warnings"][0]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("`{field}`")), "{host}: {message}");
+        assert!(doc["servers"][server].get(field).is_none(), "{host}: {doc}");
+    }
+    // opencode's `timeout` (the tool-list fetch) never becomes dotpack's `timeout` (a call's).
+    env.write("dotpack.toml", "[project]\nhosts = [\"opencode\"]\n");
+    let out = env
+        .dotpack()
+        .args(["import", "opencode", "--into"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let manifest = env.read("dotpack.toml");
+    assert!(
+        manifest.contains("[servers.web]") && !manifest.contains("timeout"),
+        "{manifest}"
+    );
+}

@@ -30,5 +30,6 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     fields: &[STDIO_CORE],
     resources: &[],
     also_named: None,
+    own_fields: &[],
     hooks: EntryHooks::NONE,
 };

@@ -36,6 +36,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     fields: &[FIELDS],
     resources: &[],
     also_named: None,
+    own_fields: &[],
     hooks: EntryHooks {
         to_host,
         from_host,

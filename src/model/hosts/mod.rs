@@ -308,6 +308,11 @@ pub struct HostAdapter {
     /// exists it is the host's file, read and edited in place: the host merges the two, so
     /// writing a second file beside it would split the user's config in two.
     pub also_named: Option<&'static str>,
+    /// Fields the host documents that have no concept in the concept table, with what they do
+    /// (opencode's `timeout` bounds the tool-list fetch, not a call). Import leaves them out
+    /// with a note rather than calling them unknown, and never carries them under a canonical
+    /// name that means something else (`timeout`) into another host.
+    pub own_fields: &'static [(&'static str, &'static str)],
     /// Whole-entry conversions beyond the concept table, both directions.
     pub hooks: EntryHooks,
 }
@@ -335,6 +340,7 @@ impl HostAdapter {
             fields: adapter(id).map_or(&[], |a| a.fields),
             resources: &[],
             also_named: None,
+            own_fields: &[],
             hooks: EntryHooks::NONE,
         }
     }

@@ -35,6 +35,10 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     fields: &[FIELDS],
     resources: &[],
     also_named: Some("opencode.jsonc"),
+    own_fields: &[(
+        "timeout",
+        "how long OpenCode waits for the server's tool list, in milliseconds",
+    )],
     hooks: EntryHooks::NONE,
 };
 
@@ -49,6 +53,6 @@ const FIELDS: &[Cell] = &[
     Cell::new("oauth", "oauth", Form::Values),
     Cell::same("stdio_working_directory", "cwd"),
     // OpenCode's `timeout` bounds the tool-list fetch only, not a tool call: no
-    // `tool_call_timeout` cell.
+    // `tool_call_timeout` cell, an own field instead.
     Cell::same("server_enabled", "enabled"),
 ];

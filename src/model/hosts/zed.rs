@@ -31,6 +31,10 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
     also_named: None,
+    own_fields: &[(
+        "settings",
+        "the settings of a server an extension provides, which the extension starts",
+    )],
     hooks: EntryHooks {
         from_host,
         ..EntryHooks::NONE
