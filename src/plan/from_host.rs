@@ -41,7 +41,7 @@ pub const TYPE_CONTRADICTS_TRANSPORT: &str = "type-contradicts-transport";
 pub const BOTH_STARTUP_TIMEOUTS: &str = "both-startup-timeouts";
 /// An `env` value that is not a string (kept as it is).
 pub const NON_STRING_ENV: &str = "non-string-env";
-/// Neither `command` nor `url`.
+/// Neither `command` nor `url`, or not a table: the entry is skipped.
 pub const INCOMPLETE_SERVER: &str = "incomplete-server";
 /// A field the host documents that no concept stands for: left out.
 pub const HOST_FIELD: &str = "host-field";
@@ -94,13 +94,22 @@ pub fn import_entries(adapter: &HostAdapter, entries: Vec<(String, Value)>) -> I
                 warn(
                     INCOMPLETE_SERVER,
                     format!(
-                        "the entry is {}, not a table of fields; kept as `value`",
+                        "skipped: the entry is {}, not a table of fields",
                         json_type(&other)
                     ),
                 );
-                Map::from_iter([("value".to_string(), other)])
+                continue;
             }
         };
+        let text = |f: &str| server.get(f).is_some_and(Value::is_string);
+        if !text("command") && !text("url") {
+            warn(
+                INCOMPLETE_SERVER,
+                "skipped: the entry has neither `command` (local) nor `url` (remote), so no host can start it"
+                    .to_string(),
+            );
+            continue;
+        }
         imported.servers.insert(name, server);
     }
     imported
@@ -480,16 +489,8 @@ fn transport(
     }
 }
 
-/// Warnings about the whole server: transport, timeouts, env values, literal secrets.
+/// Warnings about the whole server: timeouts, env values, literal secrets.
 fn check(server: &Map<String, Value>, warn: &mut dyn FnMut(&'static str, String)) {
-    let text = |f: &str| server.get(f).is_some_and(Value::is_string);
-    if !text("command") && !text("url") {
-        warn(
-            INCOMPLETE_SERVER,
-            "the entry has neither `command` (local) nor `url` (remote), so no host can start it"
-                .to_string(),
-        );
-    }
     if server.contains_key("startup_timeout_sec") && server.contains_key("startup_timeout_ms") {
         warn(
             BOTH_STARTUP_TIMEOUTS,

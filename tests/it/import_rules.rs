@@ -158,3 +158,33 @@ fn fields_a_host_documents_are_not_called_unknown() {
         "{manifest}"
     );
 }
+
+#[test]
+fn an_entry_no_host_can_start_is_skipped_and_not_counted() {
+    let env = Env::new();
+    env.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"empty": {"env": {"A": "1"}}, "text": "npx srv", "fs": {"command": "npx", "args": ["-y", "fs"]}}}"#,
+    );
+    let out = env
+        .dotpack()
+        .args(["import", "claude-code"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("[servers.fs]") && !stdout.contains("empty") && !stdout.contains("text"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("1 server from"), "{stderr}");
+    for name in ["empty", "text"] {
+        assert!(
+            stderr.contains(&format!("server `{name}`: skipped: ")),
+            "{name}: {stderr}"
+        );
+    }
+    let doc = import_json(&env, "claude-code", Scope::Project);
+    assert_eq!(doc["servers"].as_object().unwrap().len(), 1, "{doc}");
+}
