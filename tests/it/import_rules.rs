@@ -188,3 +188,45 @@ fn an_entry_no_host_can_start_is_skipped_and_not_counted() {
     let doc = import_json(&env, "claude-code", Scope::Project);
     assert_eq!(doc["servers"].as_object().unwrap().len(), 1, "{doc}");
 }
+
+#[test]
+fn a_vscode_input_is_never_carried_into_another_host() {
+    let env = Env::new();
+    env.write(
+        ".vscode/mcp.json",
+        r#"{
+  "inputs": [{"type": "promptString", "id": "api-key", "description": "API key", "password": true}],
+  "servers": {
+    "search": {"type": "stdio", "command": "npx", "args": ["-y", "search-mcp"], "env": {"API_KEY": "${input:api-key}"}},
+    "fs": {"type": "stdio", "command": "npx", "args": ["-y", "fs"]}
+  }
+}
+"#,
+    );
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"vscode\", \"claude-code\"]\n",
+    );
+    let out = env
+        .dotpack()
+        .args(["import", "vscode", "--into"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`search` is not imported") && stderr.contains("`${input:api-key}`"),
+        "{stderr}"
+    );
+    let manifest = env.read("dotpack.toml");
+    assert!(
+        manifest.contains("[servers.fs]") && !manifest.contains("input:"),
+        "{manifest}"
+    );
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    let claude = env.read(".mcp.json");
+    assert!(
+        claude.contains("\"fs\"") && !claude.contains("input:"),
+        "{claude}"
+    );
+}
