@@ -1,5 +1,6 @@
-//! How a server's fields are spelled on the way into a host: `headers` read as `http_headers`
-//! (warned, not refused) and Codex's `startup_timeout_ms` kept as written.
+//! How a server's fields are spelled on the way into a host, and a fix `doctor` prints that has
+//! to run as it is: `headers` read as `http_headers` (warned, not refused), Codex's
+//! `startup_timeout_ms` kept as written, and the way out of Claude Code's `settings.json`.
 
 use serde_json::Value;
 
@@ -56,4 +57,38 @@ fn startup_timeout_ms_is_written_for_codex_as_the_author_wrote_it() {
     assert_success(&out);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["servers"]["slow"]["startup_timeout_ms"], 2500, "{doc}");
+}
+
+#[test]
+fn doctors_fix_for_servers_in_claude_settings_json_runs_as_printed() {
+    let env = Env::new();
+    let settings = env.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        "{\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"fs-mcp\"]}}}\n",
+    )
+    .unwrap();
+    let out = env.dotpack().args(["doctor", "--json"]).output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let finding = doc["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "settings-json-servers")
+        .unwrap_or_else(|| panic!("{doc}"));
+    let fix = finding["fix"].as_str().unwrap();
+    let command = fix
+        .split('`')
+        .find(|part| part.starts_with("dotpack "))
+        .unwrap_or_else(|| panic!("no command in {fix}"));
+    let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let out = env.dotpack().args(&args).output().unwrap();
+    assert_success(&out);
+    let tables = String::from_utf8(out.stdout).unwrap();
+    assert!(tables.contains("[servers.fs]"), "{tables}");
+    // The rest of the fix: the tables into dotpack.toml, then install.
+    project(&env, "\"claude-code\"", &format!("\n{tables}"));
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    assert!(env.read(".mcp.json").contains("fs-mcp"));
 }
