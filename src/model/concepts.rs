@@ -126,6 +126,21 @@ pub const HTTP_ONLY: &[&str] = &[
     "headers_helper",
 ];
 
+/// Host spellings a server may be written with in `dotpack.toml`, read as their canonical field
+/// with a warning (`normalised-spelling`) rather than refused: `headers` is what most hosts
+/// and many published configs call `http_headers` (`../seeds/mcp-server-schema.txt`: "If
+/// source has headers, treat as http_headers and warn that the spelling was normalised"). When
+/// both spellings are set, the host spelling is an error.
+pub const NORMALISED_SPELLINGS: &[(&str, &str)] = &[("headers", "http_headers")];
+
+/// The canonical field `field` is read as, when it is one of [`NORMALISED_SPELLINGS`].
+pub fn normalised_spelling(field: &str) -> Option<&'static str> {
+    NORMALISED_SPELLINGS
+        .iter()
+        .find(|(spelling, _)| *spelling == field)
+        .map(|(_, canonical)| *canonical)
+}
+
 /// One row of the table: one canonical field of a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Concept {

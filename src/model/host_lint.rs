@@ -193,8 +193,25 @@ pub fn check_claude_settings(file: &str, text: &str) -> Option<Finding> {
             entries.len(),
             if entries.len() == 1 { "" } else { "s" }
         ),
-        fix: "move them to `.mcp.json` (project) or `~/.claude.json` (user): `dotpack import claude-code --file FILE --into` then `dotpack install`".to_string(),
+        fix: format!(
+            "`dotpack import claude-code --file {path}` prints them as `[servers.NAME]` tables: add those to dotpack.toml (with `claude-code` in `[project] hosts`) and run `dotpack install`, which writes them to `.mcp.json` (project) or `~/.claude.json` (user); then delete `mcpServers` from {file}",
+            path = shell_word(file)
+        ),
     })
+}
+
+/// `text` as one word for a POSIX shell: as it is when it holds nothing the shell reads
+/// specially, else in single quotes, so a fix can be pasted as it is.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 fn is_remote_type(value: Option<&Value>) -> bool {

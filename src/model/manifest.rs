@@ -273,6 +273,19 @@ pub struct Server {
 }
 
 impl Server {
+    /// Moves each field written in one of the host spellings dotpack reads as canonical
+    /// ([`crate::model::concepts::NORMALISED_SPELLINGS`], validation warned) to its canonical
+    /// name, so every host gets it in its own spelling (`http_headers` in Codex).
+    pub fn normalise_spellings(&mut self) {
+        for (spelling, canonical) in crate::model::concepts::NORMALISED_SPELLINGS {
+            if !self.extensions.contains_key(*canonical)
+                && let Some(value) = self.extensions.remove(*spelling)
+            {
+                self.extensions.insert(canonical.to_string(), value);
+            }
+        }
+    }
+
     /// Every string of the definition: command, args, env values, url and extension values.
     pub fn strings(&self) -> Vec<String> {
         fn walk(value: &toml::Value, out: &mut Vec<String>) {
@@ -642,7 +655,7 @@ pub fn parse(path: &Path, text: String) -> Result<LoadedManifest, Diagnostics> {
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Err(Diagnostics(diagnostics));
     }
-    let manifest: Manifest = match toml::from_str(&text) {
+    let mut manifest: Manifest = match toml::from_str(&text) {
         Ok(m) => m,
         Err(e) => {
             let diag = Diagnostic::error("invalid-manifest", path, e.message().to_string())
@@ -650,6 +663,9 @@ pub fn parse(path: &Path, text: String) -> Result<LoadedManifest, Diagnostics> {
             return Err(Diagnostics(vec![diag]));
         }
     };
+    for server in manifest.servers.values_mut() {
+        server.normalise_spellings();
+    }
     Ok(LoadedManifest {
         path: path.to_path_buf(),
         text,

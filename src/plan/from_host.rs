@@ -20,6 +20,7 @@ mod render;
 mod secrets;
 #[cfg(test)]
 mod tests;
+mod wrapper;
 
 use std::collections::BTreeMap;
 
@@ -40,8 +41,10 @@ pub const TYPE_CONTRADICTS_TRANSPORT: &str = "type-contradicts-transport";
 pub const BOTH_STARTUP_TIMEOUTS: &str = "both-startup-timeouts";
 /// An `env` value that is not a string (kept as it is).
 pub const NON_STRING_ENV: &str = "non-string-env";
-/// Neither `command` nor `url`.
+/// Neither `command` nor `url`, or not a table: the entry is skipped.
 pub const INCOMPLETE_SERVER: &str = "incomplete-server";
+/// A field the host documents that no concept stands for: left out.
+pub const HOST_FIELD: &str = "host-field";
 /// A field the concept table does not know for this host (kept under its own name).
 pub const UNKNOWN_FIELD: &str = "unknown-field";
 /// Two host spellings of one canonical field with different values (the one the host writes
@@ -50,6 +53,9 @@ pub const CONFLICTING_FIELDS: &str = "conflicting-fields";
 /// A value of the wrong shape for its form (a `disabled` that is not a boolean, a `command`
 /// array that is empty or holds non-strings): kept under its own name.
 pub const INVALID_VALUE: &str = "invalid-value";
+
+/// An `npx mcp-remote URL` bridge, imported as the remote server it reaches.
+pub const REMOTE_BRIDGE: &str = "remote-bridge";
 
 /// A value the host runs as a shell command (pi's `!command`): kept as it is, but dotpack would
 /// write it back as a literal, so `import --into` leaves the server unclaimed.
@@ -88,13 +94,22 @@ pub fn import_entries(adapter: &HostAdapter, entries: Vec<(String, Value)>) -> I
                 warn(
                     INCOMPLETE_SERVER,
                     format!(
-                        "the entry is {}, not a table of fields; kept as `value`",
+                        "skipped: the entry is {}, not a table of fields",
                         json_type(&other)
                     ),
                 );
-                Map::from_iter([("value".to_string(), other)])
+                continue;
             }
         };
+        let text = |f: &str| server.get(f).is_some_and(Value::is_string);
+        if !text("command") && !text("url") {
+            warn(
+                INCOMPLETE_SERVER,
+                "skipped: the entry has neither `command` (local) nor `url` (remote), so no host can start it"
+                    .to_string(),
+            );
+            continue;
+        }
         imported.servers.insert(name, server);
     }
     imported
@@ -144,6 +159,7 @@ fn import_entry(
     (adapter.hooks.from_host)(&mut entry);
     let mut out = Fields::default();
     take_nested(adapter, &mut entry, &mut out, warn);
+    leave_own_fields(adapter, &mut entry, warn);
     let mut labels = Vec::new();
     for (key, value) in entry {
         if is_marker(adapter, &key) {
@@ -153,10 +169,36 @@ fn import_entry(
         field(adapter, key, value, &mut out, warn);
     }
     let mut server = out.finish(warn);
-    unwrap_remote(adapter, &mut server);
+    if let Some(bridged) = wrapper::unwrap_remote(&mut server) {
+        // The entry's label (`"type": "stdio"`) was the bridge's; its `--transport` says the
+        // remote server's.
+        labels.clear();
+        report_bridge(adapter, &bridged, warn);
+    }
     transport(adapter, labels, &mut server, warn);
     check(&server, warn);
     server
+}
+
+/// Takes out the fields the host documents that no concept stands for
+/// ([`HostAdapter::own_fields`]), with a note. Kept, one could pass for a canonical field that
+/// means something else: opencode's `timeout` (the tool-list fetch) is not dotpack's (a call).
+fn leave_own_fields(
+    adapter: &HostAdapter,
+    entry: &mut Map<String, Value>,
+    warn: &mut dyn FnMut(&'static str, String),
+) {
+    for (field, meaning) in adapter.own_fields {
+        if entry.remove(*field).is_some() {
+            warn(
+                HOST_FIELD,
+                format!(
+                    "`{field}` is {host}'s own field ({meaning}), which no other host has: left out of the import; {host}'s entry keeps it",
+                    host = adapter.name()
+                ),
+            );
+        }
+    }
 }
 
 /// The inverse of the escaping install does for a host that runs `!command` values (see
@@ -184,54 +226,26 @@ fn unescape_commands(
     });
 }
 
-/// The inverse of the host's remote wrapper (`npx -y mcp-remote URL --header "K:V"
-/// [--transport sse-only]`, see `crate::plan::to_host`): the remote server it reaches. A wrapper call
-/// with any other argument is kept as the stdio server it is.
-fn unwrap_remote(adapter: &HostAdapter, server: &mut Map<String, Value>) {
-    let Some(wrapper) = adapter.remote_wrapper else {
+/// Says what became of an `mcp-remote` bridge, where it is not the host's own way to reach a
+/// remote server (Claude Desktop's, which dotpack writes itself).
+fn report_bridge(
+    adapter: &HostAdapter,
+    bridged: &wrapper::Bridged,
+    warn: &mut dyn FnMut(&'static str, String),
+) {
+    if adapter.remote_wrapper.is_some() {
         return;
-    };
-    if server.get("command").and_then(Value::as_str) != Some(wrapper[0]) || server.len() != 2 {
-        return; // anything beside command and args (env, cwd) is not what dotpack wraps
     }
-    let Some(args) = server.get("args").and_then(Value::as_array).cloned() else {
-        return;
+    let left = match &bridged.pinned {
+        Some(pin) => format!(" (the pin `{pin}` is left behind)"),
+        None => String::new(),
     };
-    let args: Option<Vec<&str>> = args.iter().map(Value::as_str).collect();
-    let Some(args) = args else { return };
-    let Some(rest) = args.strip_prefix(&wrapper[1..]) else {
-        return;
-    };
-    let Some((url, mut rest)) = rest.split_first() else {
-        return;
-    };
-    let mut headers = Map::new();
-    let mut sse = false;
-    loop {
-        match rest {
-            [] => break,
-            ["--header", header, tail @ ..] => {
-                let Some((name, value)) = header.split_once(':') else {
-                    return;
-                };
-                headers.insert(name.trim().to_string(), Value::from(value.trim_start()));
-                rest = tail;
-            }
-            ["--transport", "sse-only", tail @ ..] => {
-                sse = true;
-                rest = tail;
-            }
-            _ => return,
-        }
-    }
-    server.clear();
-    server.insert("url".to_string(), Value::from(*url));
-    if !headers.is_empty() {
-        server.insert("http_headers".to_string(), Value::Object(headers));
-    }
-    if sse {
-        server.insert("type".to_string(), Value::from("sse"));
-    }
+    warn(
+        REMOTE_BRIDGE,
+        format!(
+            "`npx mcp-remote URL` is a stdio bridge to a remote server: imported as that server's `url`{left}, which dotpack writes natively for hosts that reach remote servers; if it speaks only legacy SSE, add `type = \"sse\"`"
+        ),
+    );
 }
 
 /// Whether `key` is a transport label field in this host: its spellings of `type`, or `type`.
@@ -475,16 +489,8 @@ fn transport(
     }
 }
 
-/// Warnings about the whole server: transport, timeouts, env values, literal secrets.
+/// Warnings about the whole server: timeouts, env values, literal secrets.
 fn check(server: &Map<String, Value>, warn: &mut dyn FnMut(&'static str, String)) {
-    let text = |f: &str| server.get(f).is_some_and(Value::is_string);
-    if !text("command") && !text("url") {
-        warn(
-            INCOMPLETE_SERVER,
-            "the entry has neither `command` (local) nor `url` (remote), so no host can start it"
-                .to_string(),
-        );
-    }
     if server.contains_key("startup_timeout_sec") && server.contains_key("startup_timeout_ms") {
         warn(
             BOTH_STARTUP_TIMEOUTS,

@@ -795,14 +795,29 @@ impl Translator<'_> {
         if field == "http_headers" && self.host.env_syntax == EnvSyntax::None {
             return self.forwarded_headers(value);
         }
-        match self.host.spelling(concept) {
-            Some(hf) => self.write(concept, field, hf, value),
+        match self.spelling_for(concept, field) {
+            Some(hf) => self.write(concept, field, &hf, value),
             None if self.interpolated(field, value)? => Ok(()),
             None if concept.lossy => {
                 self.dropped.push(dropped(concept, field));
                 Ok(())
             }
             None => Ok(()),
+        }
+    }
+
+    /// How the host writes `field` of `concept`: a canonical alternate (`startup_timeout_ms`)
+    /// under its own name, as its author wrote it, where the host spells the concept by its
+    /// canonical name and so reads the alternates too (Codex, whose names they are); otherwise
+    /// the host's [`HostAdapter::spelling`]. Import keeps such a spelling as it is, too.
+    fn spelling_for(&self, concept: &Concept, field: &str) -> Option<Cell> {
+        let hf = self.host.spelling(concept)?;
+        let alternate = concept.alternates.iter().find(|a| **a == field);
+        match alternate {
+            Some(alt) if hf.field == concept.field && hf.form == Form::Same => {
+                Some(Cell::same(concept.id, alt))
+            }
+            _ => Some(*hf),
         }
     }
 
@@ -827,6 +842,10 @@ impl Translator<'_> {
                 let host_unit = match hf.form {
                     Form::Millis => Some(Unit::Millis),
                     Form::Seconds => Some(Unit::Seconds),
+                    // A canonical name has its own unit (`startup_timeout_ms`).
+                    Form::Same => {
+                        canonical_unit(hf.field).or_else(|| canonical_unit(concept.field))
+                    }
                     _ => canonical_unit(concept.field),
                 };
                 if let (Some(from), Some(to)) = (canonical_unit(field), host_unit) {

@@ -79,20 +79,17 @@ fn fixture(host: &HostAdapter, crlf: bool) -> String {
 }
 
 /// The canonical servers of [`SERVERS`] as `import --json` prints them.
-fn expected(host: &HostAdapter) -> Value {
+fn expected() -> Value {
     let mut servers = serde_json::Map::new();
     for (name, toml) in SERVERS {
         let server: Server = toml::from_str(toml).unwrap();
         servers.insert(name.to_string(), serde_json::to_value(&server).unwrap());
     }
-    // A host that reaches remote servers through `mcp-remote` imports the wrapper as the
-    // remote server it reaches.
-    if host.remote_wrapper.is_some() {
-        servers.insert(
-            "linear-remote".to_string(),
-            serde_json::json!({"url": "https://mcp.linear.app/sse"}),
-        );
-    }
+    // An `mcp-remote` bridge is imported as the remote server it reaches, from every host.
+    servers.insert(
+        "linear-remote".to_string(),
+        serde_json::json!({"url": "https://mcp.linear.app/sse"}),
+    );
     Value::Object(servers)
 }
 
@@ -137,14 +134,20 @@ fn import_prints_every_hosts_servers_in_canonical_form_and_leaves_the_file_alone
             let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
             let doc = import_json(&env, host.id, scope);
             assert_eq!(doc["host"], host.id);
-            assert_eq!(doc["servers"], expected(host), "{} crlf={crlf}", host.id);
-            let codes: Vec<(&str, &str)> = doc["warnings"]
+            assert_eq!(doc["servers"], expected(), "{} crlf={crlf}", host.id);
+            let mut codes: Vec<(&str, &str)> = doc["warnings"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|w| (w["code"].as_str().unwrap(), w["server"].as_str().unwrap()))
                 .collect();
-            assert_eq!(codes, [("literal-secret", "github")], "{}", host.id);
+            codes.sort_unstable();
+            // The bridge is noted where the host reaches remote servers itself.
+            let mut want = vec![("literal-secret", "github")];
+            if host.remote_wrapper.is_none() {
+                want.push(("remote-bridge", "linear-remote"));
+            }
+            assert_eq!(codes, want, "{}", host.id);
             let text = env
                 .dotpack()
                 .args(["import", host.id, "--scope", &scope.to_string()])
@@ -270,10 +273,7 @@ fn a_file_given_with_file_is_read_in_the_hosts_format() {
         .output()
         .unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        doc["servers"],
-        expected(dotpack::model::hosts::adapter("claude-code").unwrap())
-    );
+    assert_eq!(doc["servers"], expected());
 }
 
 /// A project in `env` declaring `hosts` and nothing else.
@@ -407,7 +407,7 @@ fn into_then_install_keeps_the_original_file_byte_identical_and_fills_the_other_
             host.id,
             other.id
         );
-        assert_eq!(fanned["servers"]["docs"], expected(host)["docs"]);
+        assert_eq!(fanned["servers"]["docs"], expected()["docs"]);
         let status = env.dotpack().arg("status").output().unwrap();
         assert!(
             status.status.success(),

@@ -36,6 +36,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[STDIO_CORE, FIELDS],
     resources: RESOURCES,
+    also_named: None,
+    own_fields: &[],
     hooks: EntryHooks::NONE,
 };
 

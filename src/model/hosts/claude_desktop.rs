@@ -29,5 +29,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE],
     resources: &[],
+    also_named: None,
+    own_fields: &[],
     hooks: EntryHooks::NONE,
 };

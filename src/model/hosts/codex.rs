@@ -36,6 +36,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
     resources: RESOURCES,
+    also_named: None,
+    own_fields: &[],
     hooks: EntryHooks::NONE,
 };
 
@@ -168,17 +170,12 @@ mod tests {
             "codex",
             "command = \"x\"\nargs = []\nstartup_timeout_ms = 2500\ntimeout = 1500\n",
         );
+        // Codex reads `startup_timeout_ms` too: kept as the author wrote it.
         assert_eq!(
             t.entry,
-            json!({"command": "x", "args": [], "startup_timeout_sec": 2.5, "tool_timeout_sec": 1.5})
+            json!({"command": "x", "args": [], "startup_timeout_ms": 2500, "tool_timeout_sec": 1.5})
         );
-        assert_eq!(
-            renames(&t),
-            [
-                ("startup_timeout_ms", "startup_timeout_sec"),
-                ("timeout", "tool_timeout_sec")
-            ]
-        );
+        assert_eq!(renames(&t), [("timeout", "tool_timeout_sec")]);
     }
 
     #[test]

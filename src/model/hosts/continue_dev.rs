@@ -33,6 +33,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
+    own_fields: &[],
     hooks: EntryHooks::NONE,
 };
 

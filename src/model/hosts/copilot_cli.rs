@@ -39,6 +39,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
+    own_fields: &[],
     hooks: EntryHooks {
         value_to_host,
         value_from_host,

@@ -35,6 +35,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[FIELDS],
     resources: &[],
+    also_named: None,
+    own_fields: &[],
     hooks: EntryHooks {
         to_host,
         from_host,

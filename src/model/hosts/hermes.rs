@@ -38,6 +38,13 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
+    // `tools.include` and `tools.exclude` are the allow and deny lists (cells below); what is
+    // left of `tools` (`resources`, `prompts`) is Hermes' own.
+    own_fields: &[(
+        "tools",
+        "`tools.resources` and `tools.prompts`: whether the server's resources and prompts are offered",
+    )],
     hooks: EntryHooks {
         to_host,
         value_to_host,

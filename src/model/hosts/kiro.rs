@@ -26,6 +26,8 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
+    own_fields: &[],
     hooks: EntryHooks::NONE,
 };
 

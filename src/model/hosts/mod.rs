@@ -303,6 +303,16 @@ pub struct HostAdapter {
     /// Where it keeps skills, commands, agents, rules and memory, and in which shape: a row per
     /// kind it keeps (none: every resource is lossy there).
     pub resources: &'static [KindLayout],
+    /// Another name the host reads its file by, in the same folder, at both scopes (opencode
+    /// reads `opencode.jsonc` as well as `opencode.json`). When only the file by that name
+    /// exists it is the host's file, read and edited in place: the host merges the two, so
+    /// writing a second file beside it would split the user's config in two.
+    pub also_named: Option<&'static str>,
+    /// Fields the host documents that have no concept in the concept table, with what they do
+    /// (opencode's `timeout` bounds the tool-list fetch, not a call). Import leaves them out
+    /// with a note rather than calling them unknown, and never carries them under a canonical
+    /// name that means something else (`timeout`) into another host.
+    pub own_fields: &'static [(&'static str, &'static str)],
     /// Whole-entry conversions beyond the concept table, both directions.
     pub hooks: EntryHooks,
 }
@@ -329,6 +339,8 @@ impl HostAdapter {
             transport_types: TransportTypes::untyped(true),
             fields: adapter(id).map_or(&[], |a| a.fields),
             resources: &[],
+            also_named: None,
+            own_fields: &[],
             hooks: EntryHooks::NONE,
         }
     }
@@ -384,11 +396,17 @@ impl HostAdapter {
         self.display_name
     }
 
-    /// The target file at `scope`, or `None` when the host has no file at that scope.
+    /// The target file at `scope`, or `None` when the host has no file at that scope: the file
+    /// by its [`HostAdapter::also_named`] name when only that one exists.
     pub fn path(&self, scope: Scope, project_root: &Path, env: &HostEnv) -> Option<PathBuf> {
-        match scope {
-            Scope::Project => self.project_file.map(|f| project_root.join(f)),
-            Scope::User => self.user_file.map(|u| u.resolve(env)),
+        let path = match scope {
+            Scope::Project => project_root.join(self.project_file?),
+            Scope::User => self.user_file?.resolve(env),
+        };
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
+        match self.also_named.map(|name| path.with_file_name(name)) {
+            Some(other) if !exists(&path) && exists(&other) => Some(other),
+            _ => Some(path),
         }
     }
 
@@ -431,6 +449,18 @@ impl HostAdapter {
     /// Where and how the host keeps `kind`, if it keeps that kind at all.
     pub fn layout(&self, kind: Kind) -> Option<&'static KindLayout> {
         self.resources.iter().find(|row| row.kind == kind)
+    }
+
+    /// Whether `rel` (relative to the project root) is the host's project file, by either of
+    /// its names ([`HostAdapter::also_named`]).
+    pub fn is_project_file(&self, rel: &str) -> bool {
+        let Some(file) = self.project_file else {
+            return false;
+        };
+        rel == file
+            || self
+                .also_named
+                .is_some_and(|name| Path::new(file).with_file_name(name) == Path::new(rel))
     }
 
     /// Whether the host has a config file at `scope`.

@@ -1,8 +1,9 @@
 //! OpenCode (hosts.md §8).
 //!
 //! - `opencode.json` in the project, `~/.config/opencode/opencode.json` for the user; key `mcp`;
-//!   JSON with comments (JSONC). dotpack writes the `.json` file; a project that keeps only
-//!   `opencode.jsonc` is not written into (hosts.md: both names are read).
+//!   JSON with comments (JSONC). Both names are read at both scopes (hosts.md; opencode's
+//!   config loader, anomalyco/opencode#3407): dotpack writes `opencode.json`, or the
+//!   `opencode.jsonc` that is there instead, edited in place so its comments stay.
 //! - `type` is required: `local` (stdio) or `remote` (HTTP, SSE negotiated).
 //! - `command` is one array holding the program and its arguments (`Form::CommandArray`); `env`
 //!   is `environment`.
@@ -33,6 +34,11 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     fields: &[FIELDS],
     resources: &[],
+    also_named: Some("opencode.jsonc"),
+    own_fields: &[(
+        "timeout",
+        "how long OpenCode waits for the server's tool list, in milliseconds",
+    )],
     hooks: EntryHooks::NONE,
 };
 
@@ -47,6 +53,6 @@ const FIELDS: &[Cell] = &[
     Cell::new("oauth", "oauth", Form::Values),
     Cell::same("stdio_working_directory", "cwd"),
     // OpenCode's `timeout` bounds the tool-list fetch only, not a tool call: no
-    // `tool_call_timeout` cell.
+    // `tool_call_timeout` cell, an own field instead.
     Cell::same("server_enabled", "enabled"),
 ];

@@ -41,6 +41,11 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(true),
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
+    own_fields: &[(
+        "lifecycle",
+        "when pi connects: `lazy`, `eager`, `keep-alive` or `lazy-keep-alive`",
+    )],
     hooks: EntryHooks {
         command_values: Some(COMMANDS),
         ..EntryHooks::NONE

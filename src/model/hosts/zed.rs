@@ -30,6 +30,11 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     transport_types: TransportTypes::untyped(false),
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
+    also_named: None,
+    own_fields: &[(
+        "settings",
+        "the settings of a server an extension provides, which the extension starts",
+    )],
     hooks: EntryHooks {
         from_host,
         ..EntryHooks::NONE

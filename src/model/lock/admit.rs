@@ -211,8 +211,7 @@ fn project_scope(scope: &str) -> Result<(), Reason> {
 fn admit_entry(claim: &mut Claim, no_document: &mut NoDocument) -> Result<(), Reason> {
     project_scope(&claim.scope)?;
     let host = hosts::adapter(&claim.host).ok_or(Reason::NotHostFile)?;
-    let file = host.project_file.ok_or(Reason::NotHostFile)?;
-    if claim.file != file {
+    if !host.is_project_file(&claim.file) {
         return Err(Reason::NotHostFile);
     }
     if !is_key_of(&claim.key, host.container.path, &claim.server) {

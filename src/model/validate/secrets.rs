@@ -275,7 +275,15 @@ pub fn value_secret(raw: &str, sensitive: bool) -> Option<String> {
     if is_jwt(value) {
         return Some("a JSON web token".to_string());
     }
-    if is_uuid(value) || is_version(value) || !is_token_charset(value) || value.contains('/') {
+    if is_deepl_key(value) {
+        return Some("a DeepL key".to_string());
+    }
+    let joined = sensitive && is_colon_joined(value);
+    if is_uuid(value)
+        || is_version(value)
+        || !(is_token_charset(value) || joined)
+        || value.contains('/')
+    {
         return None;
     }
     let classes = char_classes(value);
@@ -337,6 +345,23 @@ fn is_uuid(value: &str) -> bool {
     parts.len() == 5
         && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
         && parts.iter().all(|p| is_hex(p))
+}
+
+/// DeepL's key shape: a UUID, and `:fx` for the free API. The UUID alone stays quiet (UUIDs are
+/// ids far more often than keys); with the suffix it is a key wherever it appears.
+fn is_deepl_key(value: &str) -> bool {
+    value.strip_suffix(":fx").is_some_and(is_uuid)
+}
+
+/// Token parts joined by `:` (`KEY_ID:SECRET`), judged as one value where the name says it is a
+/// credential; `host:port` and `image:1.2` are not, their last part being a number or version.
+fn is_colon_joined(value: &str) -> bool {
+    let parts: Vec<&str> = value.split(':').collect();
+    parts.len() > 1
+        && parts.iter().all(|p| !p.is_empty() && is_token_charset(p))
+        && parts
+            .last()
+            .is_some_and(|last| !last.chars().all(|c| c.is_ascii_digit()) && !is_version(last))
 }
 
 fn is_hex(value: &str) -> bool {
@@ -462,6 +487,17 @@ mod tests {
         ] {
             assert_eq!(arg_secret(quiet, None), None, "{quiet}");
             assert_eq!(named_secret("GITHUB_TOKEN", quiet), None, "{quiet}");
+        }
+    }
+
+    #[test]
+    fn keys_with_a_colon_warn_and_host_ports_do_not() {
+        let deepl = "1f2e3d4c-aaaa-bbbb-cccc-123456789abc:fx";
+        assert!(named_secret("DEEPL_AUTH_KEY", deepl).is_some());
+        assert!(value_secret(deepl, false).is_some());
+        assert!(named_secret("API_KEY", "k9X2mQ7p:L4vB8nR3q").is_some());
+        for quiet in ["localhost:8080", "postgres:16", "redis:7.2.4"] {
+            assert_eq!(named_secret("AUTH_HOST", quiet), None, "{quiet}");
         }
     }
 

@@ -7,6 +7,7 @@ use super::sections::is_http_url;
 use super::{Checker, did_you_mean, entries, host_values, secrets, segment, templates, type_name};
 use crate::model::concepts::{
     CONCEPTS, HTTP_ONLY, STDIO_ONLY, ValueKind, canonical_fields, concept_of, host_alias_of,
+    normalised_spelling,
 };
 
 /// `type` values dotpack understands, with the transport each implies.
@@ -31,9 +32,19 @@ impl Checker<'_> {
         for (k, v) in entries(table) {
             let name = k.get();
             let key_path = format!("{at}.{}", segment(name));
+            let normalised = normalised_spelling(name).filter(|c| !table.contains_key(c));
+            if let Some(canonical) = normalised {
+                self.warning(
+                    "normalised-spelling",
+                    format!("`{name}` is read as `{canonical}`, its canonical name"),
+                    k.span(),
+                    &key_path,
+                    format!("write `{canonical}`; dotpack writes each host's own spelling"),
+                );
+            }
             if name == crate::model::bridge_server::FIELD {
                 self.bridge_url(k, v, &key_path);
-            } else if let Some(concept) = concept_of(name) {
+            } else if let Some(concept) = concept_of(normalised.unwrap_or(name)) {
                 if let Some(s) = v.as_str()
                     && let Some(issue) = host_values::typed_env(name, s, concept.kind)
                 {
@@ -43,18 +54,23 @@ impl Checker<'_> {
                 {
                     // checked against the input's type
                 } else if self.expect_kind(k, v, &key_path, concept.kind) {
-                    self.secrets_in(name, v, &key_path);
+                    self.secrets_in(normalised.unwrap_or(name), v, &key_path);
                     if concept.id == "tool_approval_overrides" {
                         self.tool_overrides(k, v, &key_path);
                     }
                 }
             } else if let Some(canonical) = host_alias_of(name) {
+                let help = if table.contains_key(canonical) {
+                    format!("remove `{name}`: `{canonical}` is set too")
+                } else {
+                    format!("write `{canonical}` instead; dotpack writes each host's own spelling")
+                };
                 self.error(
                     "host-spelling",
                     format!("`{name}` is a host-specific spelling of `{canonical}`"),
                     k.span(),
                     &key_path,
-                    format!("write `{canonical}` instead; dotpack writes each host's own spelling"),
+                    help,
                 );
             } else {
                 let help = match did_you_mean(name, canonical_fields()) {

@@ -215,7 +215,11 @@ fn unknown_fields_and_host_spellings() {
     );
     assert_eq!(
         d.iter().map(|d| d.code).collect::<Vec<_>>(),
-        ["unknown-field", "host-spelling", "host-spelling"]
+        ["unknown-field", "host-spelling", "normalised-spelling"]
+    );
+    assert!(
+        !d[2].is_error(),
+        "`headers` is read as `http_headers`, warned"
     );
     assert!(d[0].message.contains("not in the concept table"));
     assert!(d[0].help.as_deref().unwrap().contains("enabled_tools"));

@@ -107,7 +107,7 @@ pub fn manifest_server_reading(
         (None, None) => Some("it has neither `command` nor `url`".to_string()),
         (Some(_), Some(_)) => Some("it has both `command` and `url`".to_string()),
         (Some(c), None) if !c.is_string() => Some("its `command` is not a string".to_string()),
-        _ => None,
+        _ => host_prompt(&fields),
     };
     for field in ["args", "env"] {
         stringify(fields.get_mut(field));
@@ -133,6 +133,42 @@ pub fn manifest_server_reading(
         kept_secrets,
         left_out,
         problem,
+    }
+}
+
+/// Why a server holding a VS Code input (`${input:ID}`) is not imported: VS Code asks the
+/// user for it when the server starts, and no other host knows it, so written into their files
+/// it would be literal text. dotpack's own way to ask is an environment variable.
+fn host_prompt(fields: &Map<String, Value>) -> Option<String> {
+    let mut strings = Vec::new();
+    for (key, value) in fields {
+        collect_strings(key.clone(), value, &mut strings);
+    }
+    strings.into_iter().find_map(|(path, text)| {
+        let start = text.find("${input:")?;
+        let end = text[start..].find('}').map_or(text.len(), |e| start + e + 1);
+        let reference = &text[start..end];
+        Some(format!(
+            "`{path}` holds `{reference}`, a value VS Code asks for when the server starts, which no other host can: replace it in the host file with `${{env:VAR}}` and set VAR in your environment, then import again"
+        ))
+    })
+}
+
+/// Every string in `value` with its key path (`env.TOKEN`, `args[1]`).
+fn collect_strings(path: String, value: &Value, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::String(s) => out.push((path, s.clone())),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_strings(format!("{path}[{i}]"), item, out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                collect_strings(format!("{path}.{k}"), v, out);
+            }
+        }
+        _ => {}
     }
 }
 

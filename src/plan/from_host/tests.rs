@@ -5,7 +5,11 @@ use crate::model::hosts::{EntryHooks, adapter};
 
 fn import(host: &HostAdapter, entry: Value) -> (Value, Vec<(&'static str, String)>) {
     let imported = import_entries(host, vec![("s".to_string(), entry)]);
-    let server = Value::Object(imported.servers["s"].clone());
+    // A skipped entry (neither `command` nor `url`) is `null`.
+    let server = imported
+        .servers
+        .get("s")
+        .map_or(Value::Null, |s| Value::Object(s.clone()));
     let warnings = imported
         .warnings
         .into_iter()
@@ -151,7 +155,7 @@ fn command_arrays_split_into_command_and_args() {
     );
     assert!(w.is_empty(), "{w:?}");
     let (s, w) = import(&opencode, json!({"command": []}));
-    assert_eq!(s, json!({"command": []}));
+    assert_eq!(s, Value::Null);
     assert_eq!(codes(&w), [INVALID_VALUE, INCOMPLETE_SERVER]);
 }
 
@@ -194,11 +198,11 @@ fn odd_values_and_fields_are_reported_and_kept() {
         json!({"command": "x", "args": [], "env": {"PORT": 8080, "ON": true}, "always_load": true, "disabled": true})
     );
     assert_eq!(w, [UNKNOWN_FIELD, NON_STRING_ENV, NON_STRING_ENV]);
-    let (_, w) = on("cursor", json!({"env": {}}));
-    assert_eq!(w, [INCOMPLETE_SERVER]);
+    // An entry no host can start is skipped, with the reason.
+    let (s, w) = on("cursor", json!({"env": {}}));
+    assert_eq!((s, w), (Value::Null, vec![INCOMPLETE_SERVER]));
     let (s, w) = on("cursor", json!("npx srv"));
-    assert_eq!(s, json!({"value": "npx srv"}));
-    assert_eq!(w, [INCOMPLETE_SERVER]);
+    assert_eq!((s, w), (Value::Null, vec![INCOMPLETE_SERVER]));
 }
 
 #[test]
