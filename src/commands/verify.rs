@@ -40,9 +40,10 @@ pub fn run(settings: &Settings, args: &VerifyArgs, printer: &Printer) -> Result<
                 tools,
                 changes,
                 unknown,
+                described,
             } => {
                 if !printer.json {
-                    print_server(printer, server, *tools, changes, unknown);
+                    print_server(printer, server, *tools, changes, unknown, described);
                 }
             }
         }
@@ -77,6 +78,7 @@ fn print_server(
     count: usize,
     changes: &[ToolChange],
     unknown: &[String],
+    described: &std::collections::BTreeMap<String, String>,
 ) {
     if changes.is_empty() {
         printer.status("Verified", format!("{server}: {count} tools as pinned"));
@@ -87,6 +89,12 @@ fn print_server(
         ));
         for change in changes {
             printer.out(format!("  {change}"));
+            // What the model will be told now, to read before accepting it.
+            if let Some(text) = described.get(change.tool()) {
+                for line in text.lines() {
+                    printer.out(format!("    | {line}"));
+                }
+            }
         }
     }
     for name in unknown {

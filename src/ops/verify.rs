@@ -140,6 +140,9 @@ pub enum Check {
         tools: usize,
         changes: Vec<ToolChange>,
         unknown: Vec<String>,
+        /// The description each tool whose description changed has now: the pin keeps only
+        /// its hash, so this is what the user reviews before accepting it.
+        described: BTreeMap<String, String>,
     },
 }
 
@@ -200,12 +203,29 @@ pub fn verify(
             Ok(tools) => {
                 let now = pins_of(tools);
                 let changes = diff(pinned, &now);
+                let described: BTreeMap<String, String> = changes
+                    .iter()
+                    .filter(|c| matches!(c, ToolChange::Description(_) | ToolChange::Added(_)))
+                    .filter_map(|c| {
+                        let tool = tools.iter().find(|t| t.name == c.tool())?;
+                        Some((
+                            tool.name.clone(),
+                            tool.description.clone().unwrap_or_default(),
+                        ))
+                    })
+                    .collect();
                 found.changed |= !changes.is_empty();
                 found.failed |= !p.unknown_names.is_empty();
                 found.report.push(json!({
                     "server": p.server,
                     "status": if changes.is_empty() { "ok" } else { "changed" },
-                    "changes": changes.iter().map(|c| json!({"tool": c.tool(), "change": c.kind()})).collect::<Vec<_>>(),
+                    "changes": changes.iter().map(|c| {
+                        let mut change = json!({"tool": c.tool(), "change": c.kind()});
+                        if let Some(text) = described.get(c.tool()) {
+                            change["description"] = json!(text);
+                        }
+                        change
+                    }).collect::<Vec<_>>(),
                     "unknown_filter_names": p.unknown_names,
                 }));
                 found.new_pins.insert(p.server.clone(), now);
@@ -216,6 +236,7 @@ pub fn verify(
                         tools,
                         changes,
                         unknown,
+                        described,
                     },
                 ));
             }
