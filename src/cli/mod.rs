@@ -104,6 +104,9 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create a dotpack.toml in the current folder (or PATH)
+    #[command(
+        after_help = "Examples:\n  dotpack init                 # dotpack.toml here, with the hosts found in this folder\n  dotpack init --import        # and own the servers those hosts already have\n  dotpack init ../other --dry-run"
+    )]
     Init(InitArgs),
     /// Add packages to dotpack.toml, lock them and install them into the target hosts
     #[command(
@@ -111,22 +114,46 @@ pub enum Command {
     )]
     Add(AddArgs),
     /// Remove packages from dotpack.toml, the lock and the target hosts
-    #[command(visible_alias = "rm")]
+    #[command(
+        visible_alias = "rm",
+        after_help = "Examples:\n  dotpack remove figma\n  dotpack rm figma github --dry-run"
+    )]
     Remove(RemoveArgs),
     /// Resolve dependencies and write dotpack.lock
+    #[command(
+        after_help = "Examples:\n  dotpack lock                 # resolve dotpack.toml into dotpack.lock\n  dotpack lock --pin-tools     # also record each server's tools, for `dotpack verify`\n  dotpack --locked lock        # in CI: fail if dotpack.lock would change"
+    )]
     Lock(LockArgs),
     /// Move locked packages to the newest versions their requirements allow, and reinstall
+    #[command(
+        after_help = "Examples:\n  dotpack update               # every package, within its requirement\n  dotpack update github        # only github\n  dotpack --refresh update     # see versions published in the last few minutes"
+    )]
     Update(UpdateArgs),
     /// Search the registry by name, description and keywords
+    #[command(
+        after_help = "Examples:\n  dotpack search browser\n  dotpack search github issues --limit 5\n  dotpack search figma --registry mcp"
+    )]
     Search(SearchArgs),
     /// Show a package's versions, servers, inputs and dependencies
+    #[command(
+        after_help = "Examples:\n  dotpack info playwright\n  dotpack info io.github.GLips/Figma-Context-MCP --json"
+    )]
     Info(InfoArgs),
     /// Write every locked server into the target hosts' config files
+    #[command(
+        after_help = "Examples:\n  dotpack install              # make every host file match dotpack.toml and dotpack.lock\n  dotpack install --locked     # a teammate's clone, exactly as committed\n  dotpack install --host cursor --scope user\n  dotpack install --dry-run    # show the diff only"
+    )]
     Install(InstallCmdArgs),
     /// Take entries out of the host config files and record that in dotpack.toml; the packages
     /// stay declared and locked
+    #[command(
+        after_help = "Examples:\n  dotpack uninstall figma              # out of every host; still declared\n  dotpack uninstall figma --host codex\n  dotpack uninstall --host cursor      # the host leaves [project] hosts"
+    )]
     Uninstall(UninstallArgs),
     /// Take ownership of an existing host entry as it is
+    #[command(
+        after_help = "Examples:\n  dotpack adopt github         # claim the entry as it is, edits and all\n  dotpack adopt github --host cursor"
+    )]
     Adopt(AdoptArgs),
     /// Read the MCP servers (and project resource files) a host already has and print them in
     /// canonical form; `--into` makes them the project's own
@@ -135,11 +162,18 @@ pub enum Command {
     )]
     Import(ImportArgs),
     /// Show what dotpack installed where
+    #[command(after_help = "Examples:\n  dotpack list\n  dotpack list --host claude-code --json")]
     List(TargetArgs),
     /// Check that every declared server is installed as locked; exit 1 and list every
     /// discrepancy otherwise
+    #[command(
+        after_help = "Examples:\n  dotpack status               # exit 1 and list every discrepancy\n  dotpack status --scope user --json"
+    )]
     Status(TargetArgs),
     /// Check a dotpack.toml and print every problem with its line
+    #[command(
+        after_help = "Examples:\n  dotpack validate\n  dotpack validate path/to/dotpack.toml --json"
+    )]
     Validate(ValidateArgs),
     /// Show the locked packages as a tree of dependencies, with their servers and the hosts
     /// they are installed in
@@ -148,11 +182,14 @@ pub enum Command {
     )]
     Tree(TreeArgs),
     /// Show which declared dependencies pull a locked package in, by every path
+    #[command(after_help = "Examples:\n  dotpack why time")]
     Why(WhyArgs),
     /// List each locked package with the newest version its requirements allow and the newest
     /// published
+    #[command(after_help = "Examples:\n  dotpack outdated\n  dotpack outdated --json")]
     Outdated,
     /// List the generations: every change dotpack made, newest last
+    #[command(after_help = "Examples:\n  dotpack history\n  dotpack history --scope user")]
     History(StateArgs),
     /// Restore the files of a generation (default: the one before the newest)
     #[command(
@@ -160,12 +197,16 @@ pub enum Command {
     )]
     Rollback(RollbackArgs),
     /// Delete old generations beyond `keep_generations` and snapshots no generation uses
+    #[command(
+        after_help = "Examples:\n  dotpack gc --dry-run         # what would be deleted\n  dotpack gc"
+    )]
     Gc(GcArgs),
     /// Registry maintenance
     #[command(subcommand)]
     Registry(RegistryCommand),
     /// Build the deterministic .tar.gz archive of the package in this folder and print its
     /// path and sha256
+    #[command(after_help = "Examples:\n  dotpack package\n  dotpack package --out dist/")]
     Package(PackageArgs),
     /// Publish the package in this folder to a registry folder (`--index DIR`), or print its
     /// server.json for the official MCP Registry (`--server-json`)
@@ -175,10 +216,17 @@ pub enum Command {
     Publish(PublishArgs),
     /// Mark a published version as yanked (`--undo`: clear the mark): new resolutions skip it,
     /// lock files that pin it keep working
+    #[command(
+        after_help = "Examples:\n  dotpack yank weather@1.2.0 --index ../registry\n  dotpack yank weather@1.2.0 --index ../registry --undo"
+    )]
     Yank(YankArgs),
     /// List every host dotpack can write: whether it is in use here and its file at each scope
+    #[command(after_help = "Examples:\n  dotpack hosts\n  dotpack hosts --json")]
     Hosts,
     /// Check dotpack's state folders: who made them, an interrupted transaction, bad records
+    #[command(
+        after_help = "Examples:\n  dotpack doctor\n  dotpack doctor --repair      # move aside an untrusted .dotpack/ or a journal that cannot be recovered"
+    )]
     Doctor(DoctorArgs),
     /// List what this project asks for beyond itself (your user-scope host files, tokens for
     /// its registries, starting its servers, folders outside it) and approve it for this folder
@@ -212,9 +260,15 @@ pub enum Command {
     Call(CallArgs),
     /// Start every server with pinned tools and report tools added, removed or changed since
     /// they were pinned (exit 1 on any change); `--update` accepts them
+    #[command(
+        after_help = "Examples:\n  dotpack verify               # exit 1 if a pinned server's tools changed\n  dotpack verify github --timeout 30\n  dotpack verify --update      # accept what changed, after reading it"
+    )]
     Verify(VerifyArgs),
     /// Serve the tools of a plain HTTP tool service (GET URL/tools, POST URL/call) as a stdio
     /// MCP server; what hosts run for a server declaring `bridge = "URL"`
+    #[command(
+        after_help = "Examples:\n  dotpack bridge http://127.0.0.1:8000\n  dotpack bridge https://tools.example/api --header-env Authorization=TOKEN --header-prefix 'Authorization=Bearer '"
+    )]
     Bridge(BridgeArgs),
 }
 

@@ -137,6 +137,9 @@ pub struct ResolveEnvArgs {
 #[derive(Debug, Subcommand)]
 pub enum RegistryCommand {
     /// Build (or extend) a registry index from a folder of package manifests
+    #[command(
+        after_help = "Examples:\n  dotpack registry build manifests --out registry-index\n  dotpack registry build manifests --out registry-index --check   # in CI: exit 1 when out of date"
+    )]
     Build(RegistryBuildArgs),
 }
 

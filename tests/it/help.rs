@@ -40,3 +40,27 @@ fn help_of_every_command() {
         insta::assert_snapshot!(name, text);
     }
 }
+
+#[test]
+fn every_command_that_does_something_shows_examples() {
+    let mut all = Vec::new();
+    paths(&dotpack::cli::Cli::command(), Vec::new(), &mut all);
+    let env = Env::new();
+    let mut missing = Vec::new();
+    // `dotpack` itself and `dotpack registry` only list their commands.
+    for path in all
+        .iter()
+        .filter(|p| !p.is_empty() && p.as_slice() != ["registry"])
+    {
+        let out = env.dotpack().args(path).arg("--help").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let examples = text
+            .split_once("\nExamples:\n")
+            .map(|(_, e)| e)
+            .unwrap_or("");
+        if !examples.contains("dotpack ") {
+            missing.push(path.join(" "));
+        }
+    }
+    assert_eq!(missing, Vec::<String>::new());
+}
