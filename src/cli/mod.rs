@@ -42,7 +42,13 @@ pub use crate::commands::yank::YankArgs;
 /// Declare MCP server packages in dotpack.toml, resolve them against a registry, pin them in
 /// dotpack.lock. Start with `dotpack init`, then `dotpack add figma`.
 #[derive(Debug, Parser)]
-#[command(name = "dotpack", version, about, long_about)]
+#[command(
+    name = "dotpack",
+    version,
+    about,
+    long_about,
+    after_help = "Exit codes (every command):\n  0  done\n  1  failed, or the project is not as declared (`status`, `verify`)\n  2  bad usage, or an input the command line must give (`--set NAME=VALUE`)"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::model::lock::Lockfile;
 
@@ -144,12 +144,14 @@ pub fn check_inputs(
         };
         let package = crate::registry::load_package(source, name, &locked.version)?;
         let spec = manifest.manifest.dependencies.get(name);
-        if let Err(mut more) = crate::plan::desired::props_for(name, &package, spec) {
+        if let Err(mut more) = crate::plan::desired::input_props(name, &package, spec) {
             problems.append(&mut more);
         }
     }
-    if !problems.is_empty() {
-        bail!("{}", problems.join("\n"));
+    // An input the command line must give is an input error: exit code 2, as for bad usage,
+    // with the exact `--set` to pass.
+    match crate::util::error::Error::all(problems) {
+        Some(problems) => Err(problems.code(crate::util::error::USAGE).into()),
+        None => Ok(()),
     }
-    Ok(())
 }

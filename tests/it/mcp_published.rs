@@ -164,7 +164,7 @@ fn a_required_input_is_shown_as_required_and_asked_for_by_add() {
     env.dotpack()
         .args(["add", "io.github.acme/notion"])
         .assert()
-        .failure()
+        .code(2)
         .stderr(contains(
             "needs a value for input `workspace` (Workspace id)",
         ))

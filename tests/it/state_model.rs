@@ -499,9 +499,10 @@ fn required_inputs_without_values_are_each_listed_with_their_set_flag() {
     let reg = two_input_registry(&env);
     env.write("dotpack.toml", &manifest("[\"claude-code\"]", ""));
     let before = snapshot(&env.project);
+    // An input only the command line can give: the exit code of bad usage.
     env.with_registry(&reg, &["add", "db"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(
             contains("needs a value for input `host`")
                 .and(contains("dotpack add db --set host=VALUE"))
@@ -511,7 +512,7 @@ fn required_inputs_without_values_are_each_listed_with_their_set_flag() {
     assert_eq!(snapshot(&env.project), before);
     env.with_registry(&reg, &["add", "db", "--set", "host=localhost"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(contains("--set database=VALUE").and(contains("--set host=").not()));
     assert_eq!(snapshot(&env.project), before);
     env.with_registry(
