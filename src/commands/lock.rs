@@ -61,6 +61,19 @@ fn pin(
             None,
             printer,
         )?;
+        // What was pinned is said, server by server, as `lock` says what it resolved.
+        for (server, tools) in &pins {
+            let names: Vec<&str> = tools.keys().map(String::as_str).collect();
+            printer.status(
+                "Pinned",
+                format!(
+                    "{server}: {} tool{} ({})",
+                    names.len(),
+                    if names.len() == 1 { "" } else { "s" },
+                    names.join(", ")
+                ),
+            );
+        }
         lock.tools = pins;
         if args.pin_tools {
             ops::record_starts(settings, project, registries, lock, &servers)?;

@@ -426,7 +426,10 @@ fn verify_fails_naming_a_tool_whose_description_changed() {
     env.dotpack()
         .args(["lock", "--pin-tools"])
         .assert()
-        .success();
+        .success()
+        .stderr(predicates::str::contains(
+            "Pinned svc: 3 tools (add, fail, secret)",
+        ));
     let lock = env.read("dotpack.lock");
     assert!(
         lock.contains("[tools.svc]\nadd = { tool = \"sha256:"),
