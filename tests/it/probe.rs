@@ -692,3 +692,53 @@ fn a_bridged_server_in_a_project_file_says_when_dotpack_is_not_on_the_path() {
         .stderr(predicates::str::contains("Created .mcp.json"))
         .stderr(predicates::str::contains("from the PATH").not());
 }
+
+#[test]
+fn python_sdk_lists_tools_whose_schemas_lack_a_type_or_have_another() {
+    let Some(python) = sdk_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let service = ToolService::start(&python, dir.path());
+    // As services write them: properties without `"type"`, and a schema of another type. The
+    // SDK refused the whole tools/list, so `add` failed too.
+    std::fs::write(
+        &service.tools,
+        r#"[
+ {"name": "add", "description": "Add two numbers", "schema": {"properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
+ {"name": "fail", "description": "Always fails", "schema": {"type": "string"}}
+]"#,
+    )
+    .unwrap();
+    let out = Command::new(&python)
+        .arg(script("client.py"))
+        .arg(assert_cmd::cargo::cargo_bin("dotpack"))
+        .args(["bridge", &service.url])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let seen = stdout_json(&out);
+    assert_eq!(seen["tools"][0]["inputSchema"]["type"], "object");
+    assert_eq!(
+        seen["tools"][0]["inputSchema"]["properties"]["a"],
+        json!({"type": "number"})
+    );
+    assert_eq!(seen["tools"][1]["inputSchema"], json!({"type": "object"}));
+    assert_eq!(seen["add"]["structuredContent"], json!({"sum": 5}));
+}
+
+#[test]
+fn a_service_listing_one_tool_name_twice_is_refused_naming_it() {
+    let Some(python) = any_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let service = ToolService::start(&python, dir.path());
+    std::fs::write(
+        &service.tools,
+        r#"[{"name": "add", "description": "one"}, {"name": "add", "description": "two"}]"#,
+    )
+    .unwrap();
+    let env = bridged_project(&service);
+    env.dotpack()
+        .args(["--trust", "probe", "svc"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("listed the tool `add` twice"));
+}

@@ -197,14 +197,18 @@ impl Service {
             ));
         };
         let mut tools = Vec::with_capacity(items.len());
+        let mut names = std::collections::BTreeSet::new();
         for item in items {
             let Some(name) = item.get("name").and_then(Value::as_str) else {
                 return Err(format!("GET {url} listed a tool without a `name`"));
             };
-            let schema = match item.get("schema") {
-                Some(schema @ Value::Object(map)) if !map.is_empty() => schema.clone(),
-                _ => json!({ "type": "object" }),
-            };
+            // Two tools of one name: a client could not tell which one it calls.
+            if !names.insert(name) {
+                return Err(format!(
+                    "GET {url} listed the tool `{name}` twice; a client could not tell which one it calls"
+                ));
+            }
+            let schema = input_schema(item.get("schema"));
             tools.push(json!({
                 "name": name,
                 "description": item.get("description").and_then(Value::as_str).unwrap_or(""),
@@ -215,6 +219,8 @@ impl Service {
     }
 
     /// `tools/call`: the service's JSON answer as the tool result, or a tool error.
+    ///
+    /// (The schema each tool is listed with is [`input_schema`].)
     fn call_tool(&self, params: &Value) -> Value {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         let arguments = match params.get("arguments") {
@@ -347,4 +353,47 @@ fn handle(service: &Service, message: Value) -> Option<Value> {
         "tools/call" => jsonrpc::response(id, service.call_tool(&params)),
         _ => jsonrpc::answer(id, &method),
     })
+}
+
+/// A tool service's schema as MCP clients accept an `inputSchema`: an object schema. One
+/// without `type` gets `"type": "object"` (its `properties` stay); one of another type, or no
+/// schema at all, is `{"type": "object"}`, which takes any arguments. The official Python SDK
+/// refuses a whole `tools/list` that holds one schema of another shape, which would fail every
+/// other tool of the service too.
+fn input_schema(schema: Option<&Value>) -> Value {
+    match schema {
+        Some(Value::Object(map)) if map.get("type") == Some(&json!("object")) => {
+            Value::Object(map.clone())
+        }
+        Some(Value::Object(map)) if !map.contains_key("type") && !map.is_empty() => {
+            let mut object = map.clone();
+            object.insert("type".to_string(), json!("object"));
+            Value::Object(object)
+        }
+        _ => json!({ "type": "object" }),
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_schema_is_an_object_schema() {
+        let props = json!({"properties": {"q": {"type": "string"}}, "required": ["q"]});
+        assert_eq!(
+            input_schema(Some(&props)),
+            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]})
+        );
+        let object = json!({"type": "object", "properties": {}});
+        assert_eq!(input_schema(Some(&object)), object);
+        for other in [json!({"type": "string"}), json!([]), json!("x"), json!({})] {
+            assert_eq!(
+                input_schema(Some(&other)),
+                json!({"type": "object"}),
+                "{other}"
+            );
+        }
+        assert_eq!(input_schema(None), json!({"type": "object"}));
+    }
 }
