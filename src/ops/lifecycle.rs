@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use semver::Version;
 
-use crate::model::lock::Lockfile;
+use crate::model::lock::{LockedPackage, Lockfile};
+use crate::registry::IndexSource;
 use crate::resolve::RegistrySet;
 use crate::util::error::Error;
 
@@ -97,28 +98,33 @@ pub fn gone_versions(
 
 /// One warning per package `lock` pins at a version its registry marks deprecated.
 pub fn deprecations(registries: &RegistrySet, lock: &Lockfile) -> Vec<String> {
-    lock.packages
-        .iter()
-        .filter_map(|locked| {
-            let source = registries.by_source(&locked.source)?;
-            let why = source.deprecation(&locked.name, &locked.version)?;
-            Some(format!("`{}` {}: {why}", locked.name, locked.version))
-        })
-        .collect()
+    said_of(registries, lock.packages.iter(), |source, locked| {
+        source.deprecation(&locked.name, &locked.version)
+    })
 }
 
 /// One warning per package `lock` newly pins (absent from `old`, or at another version) whose
 /// registry says it starts something the lock cannot pin.
 pub fn floating(registries: &RegistrySet, lock: &Lockfile, old: Option<&Lockfile>) -> Vec<String> {
-    lock.packages
-        .iter()
-        .filter(|locked| {
-            old.and_then(|o| o.get(&locked.name))
-                .is_none_or(|before| before.version != locked.version)
-        })
+    let newly = lock.packages.iter().filter(|locked| {
+        old.and_then(|o| o.get(&locked.name))
+            .is_none_or(|before| before.version != locked.version)
+    });
+    said_of(registries, newly, |source, locked| {
+        source.floating(&locked.name, &locked.version)
+    })
+}
+
+/// `` `NAME` VERSION: `` and what `say` gets from each package's registry, for `packages`.
+fn said_of<'a>(
+    registries: &RegistrySet,
+    packages: impl Iterator<Item = &'a LockedPackage>,
+    say: impl Fn(&dyn IndexSource, &LockedPackage) -> Option<String>,
+) -> Vec<String> {
+    packages
         .filter_map(|locked| {
             let source = registries.by_source(&locked.source)?;
-            let why = source.floating(&locked.name, &locked.version)?;
+            let why = say(source, locked)?;
             Some(format!("`{}` {}: {why}", locked.name, locked.version))
         })
         .collect()

@@ -164,20 +164,18 @@ impl McpRegistry {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            match line_of(&doc, &meta) {
-                Ok(line) => {
-                    if let Some(floating) = map_server(&doc).ok().and_then(|m| m.floating) {
+            match mapped_line(&doc, &meta) {
+                Ok((line, floating)) => {
+                    if let Some(floating) = floating {
                         known.floating.insert(line.vers.clone(), floating);
+                    }
+                    if let Status::Deprecated(message) = Status::of(&meta) {
+                        known.deprecated.insert(line.vers.clone(), message);
                     }
                     let text = (line.vers.to_string() != version).then_some(version);
                     read.push((line, text));
                 }
                 Err(reason) => known.refused.push(Refusal { version, reason }),
-            }
-            let text = doc.get("version").and_then(Value::as_str).unwrap_or("");
-            if let (Status::Deprecated(message), Ok(version)) = (Status::of(&meta), semver_of(text))
-            {
-                known.deprecated.insert(version, message);
             }
         }
         // `1.1` beside `1.1.0` would be two documents for one version: the exact one is taken.
@@ -616,6 +614,12 @@ pub fn manifest_text(bytes: &[u8], label: &str) -> Result<String, RegistryError>
 /// The index line of one `server.json` (with the `_meta` the registry sent with it), or why it
 /// cannot be installed.
 fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
+    mapped_line(doc, meta).map(|(line, _)| line)
+}
+
+/// [`line_of`], with what the version starts that the lock cannot pin (`Mapped::floating` of `super::mcp_map`),
+/// from the one mapping of the document.
+fn mapped_line(doc: &Value, meta: &Value) -> Result<(IndexLine, Option<String>), String> {
     let version = doc.get("version").and_then(Value::as_str).unwrap_or("");
     let vers = semver_of(version).map_err(|e| {
         format!("version `{version}` is not semver ({e}); dotpack resolves semver versions only")
@@ -628,7 +632,7 @@ fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
     if let Status::Deleted(message) = Status::of(meta) {
         return Err(deleted_reason(&message));
     }
-    Ok(IndexLine {
+    let line = IndexLine {
         name,
         vers,
         deps: Vec::new(),
@@ -640,7 +644,8 @@ fn line_of(doc: &Value, meta: &Value) -> Result<IndexLine, String> {
         description: (!mapped.description.is_empty()).then_some(mapped.description),
         keywords: Vec::new(),
         v: 1,
-    })
+    };
+    Ok((line, mapped.floating))
 }
 
 /// A version's lifecycle status in the registry's `_meta`, with its `statusMessage`.

@@ -563,37 +563,27 @@ impl Manifest {
             }
         };
         let secret = bool_field(o, "isSecret") || credential;
-        let value = match string(o, "value") {
-            // `"value": "{choices}"` with `choices` optional and no default says no more than a
-            // missing value: written once `choices` is set.
-            Some(v)
-                if !secret
-                    && !bool_field(o, "isRequired")
-                    && only_optional_variable(&v, variables) =>
-            {
-                let var = v.trim_matches(|c| c == '{' || c == '}');
-                let spec = variables
-                    .and_then(|v| v.get(var))
-                    .and_then(Value::as_object);
-                let input = input_name(var);
-                self.input(&input, spec.unwrap_or(o), false);
-                format!("@if(props.{input}){{{{props.{input}}}}}@endif")
-            }
-            Some(v) => self.fill(&v, variables, secret.then_some(name.as_str()))?,
+        let optional = !bool_field(o, "isRequired");
+        let value = string(o, "value");
+        // `"value": "{choices}"` with `choices` optional and no default says no more than a
+        // missing value: the variable stands for the whole field.
+        let sole = value
+            .as_deref()
+            .filter(|_| !secret && optional)
+            .and_then(|v| sole_optional_variable(v, variables));
+        let value = match (&value, sole) {
+            (Some(_), Some((var, spec))) => self.input_when_set(&input_name(var), spec),
+            (Some(v), None) => self.fill(v, variables, secret.then_some(name.as_str()))?,
             // An optional secret is empty when unset, never the reference's own text.
-            None if secret && bool_field(o, "isRequired") => {
-                format!("{{{{env.{}}}}}", env_name(&name))
+            (None, _) if secret && !optional => format!("{{{{env.{}}}}}", env_name(&name)),
+            (None, _) if secret => format!("{{{{env.{}|''}}}}", env_name(&name)),
+            (None, _) if optional && o.get("default").is_none_or(Value::is_null) => {
+                self.input_when_set(&input_name(&name), o)
             }
-            None if secret => format!("{{{{env.{}|''}}}}", env_name(&name)),
-            None => {
+            (None, _) => {
                 let input = input_name(&name);
                 self.input(&input, o, false);
-                // Optional without a default: written once it is set (a host gets no variable or
-                // header that nothing gave a value).
-                match !bool_field(o, "isRequired") && o.get("default").is_none_or(Value::is_null) {
-                    true => format!("@if(props.{input}){{{{props.{input}}}}}@endif"),
-                    false => format!("{{{{props.{input}}}}}"),
-                }
+                format!("{{{{props.{input}}}}}")
             }
         };
         match target {
@@ -601,6 +591,13 @@ impl Manifest {
             Target::Header => self.headers.insert(name.clone(), value),
         };
         Ok(name)
+    }
+
+    /// Input `input` declared from `spec`, as a value written only once it is set: a host gets
+    /// no variable or header that nothing gave a value.
+    fn input_when_set(&mut self, input: &str, spec: &Map<String, Value>) -> String {
+        self.input(input, spec, false);
+        format!("@if(props.{input}){{{{props.{input}}}}}@endif")
     }
 
     /// `value` with its `{curly}` variables as template expressions: a secret variable (or any
@@ -874,19 +871,18 @@ fn repeats(arg: &Value, given: &[&str]) -> bool {
     fixed.is_some_and(|f| given.contains(&f))
 }
 
-/// Whether `value` is one `{variable}` and nothing else, declared optional without a default.
-fn only_optional_variable(value: &str, variables: Option<&Map<String, Value>>) -> bool {
-    let Some(var) = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) else {
-        return false;
-    };
-    let spec = variables
-        .and_then(|v| v.get(var))
-        .and_then(Value::as_object);
-    spec.is_some_and(|s| {
-        !bool_field(s, "isRequired")
-            && !bool_field(s, "isSecret")
-            && s.get("default").is_none_or(Value::is_null)
-    })
+/// The variable and its spec when `value` is one `{variable}` and nothing else, declared
+/// optional, not secret and without a default.
+fn sole_optional_variable<'a>(
+    value: &'a str,
+    variables: Option<&'a Map<String, Value>>,
+) -> Option<(&'a str, &'a Map<String, Value>)> {
+    let var = value.strip_prefix('{')?.strip_suffix('}')?;
+    let spec = variables?.get(var)?.as_object()?;
+    let optional = !bool_field(spec, "isRequired")
+        && !bool_field(spec, "isSecret")
+        && spec.get("default").is_none_or(Value::is_null);
+    optional.then_some((var, spec))
 }
 
 /// Whether `url` is nuget.org's feed, which `dnx` uses unless told otherwise.
