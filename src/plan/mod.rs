@@ -676,9 +676,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         if let Some(c) = claim
             && !c.resolved_env.is_empty()
             && c.is_owned_by(self.input.owner)
-            && c.package == d.package
-            && c.version == d.version
-            && c.inputs == d.inputs
+            && written_for(c, &d.package, &d.version, &d.inputs)
             && !self.input.force
             && self
                 .existing
@@ -1123,10 +1121,13 @@ pub fn is_current(
     inputs: &str,
     on_disk: Option<&serde_json::Value>,
 ) -> bool {
-    claim.package == package
-        && &claim.version == version
-        && claim.inputs == inputs
+    written_for(claim, package, version, inputs)
         && on_disk.is_some_and(|entry| entry_hash(entry) == claim.entry)
+}
+
+/// Whether `claim` was written for this package, version and inputs.
+fn written_for(claim: &Claim, package: &str, version: &Version, inputs: &str) -> bool {
+    claim.package == package && &claim.version == version && claim.inputs == inputs
 }
 
 #[cfg(test)]
