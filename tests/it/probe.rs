@@ -539,15 +539,14 @@ fn installing_a_bridged_server_writes_dotpack_bridge_for_every_host() {
     let elsewhere = teammate.home.path().join("tools/bin/dotpack");
     std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
     std::fs::copy(assert_cmd::cargo::cargo_bin("dotpack"), &elsewhere).unwrap();
-    let out = std::process::Command::new(&elsewhere)
-        .current_dir(&teammate.project)
-        .env("HOME", teammate.home.path())
-        .env("DOTPACK_HOME", teammate.home.path().join(".dotpack"))
-        .env("NO_COLOR", "1")
-        .env_remove("DOTPACK_BRIDGE_COMMAND")
-        .args(["install", "--locked"])
-        .output()
-        .unwrap();
+    let out = run_copied(&elsewhere, |cmd| {
+        cmd.current_dir(&teammate.project)
+            .env("HOME", teammate.home.path())
+            .env("DOTPACK_HOME", teammate.home.path().join(".dotpack"))
+            .env("NO_COLOR", "1")
+            .env_remove("DOTPACK_BRIDGE_COMMAND")
+            .args(["install", "--locked"]);
+    });
     assert!(
         out.status.success(),
         "{}",
@@ -741,4 +740,22 @@ fn a_service_listing_one_tool_name_twice_is_refused_naming_it() {
         .assert()
         .failure()
         .stderr(predicates::str::contains("listed the tool `add` twice"));
+}
+
+/// Runs the freshly copied binary `exe`, set up by `setup`. Another test thread that forks while
+/// the copy's file is still open for writing keeps it open in the child until that child execs,
+/// so the first tries may fail with "Text file busy" (ETXTBSY): they are tried again.
+fn run_copied(exe: &Path, setup: impl Fn(&mut Command)) -> std::process::Output {
+    let mut tries = 0;
+    loop {
+        let mut cmd = Command::new(exe);
+        setup(&mut cmd);
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
 }
