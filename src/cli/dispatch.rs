@@ -32,6 +32,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
             replanning(printer, || remove::run(settings, args.clone(), printer))
         }
         Command::Lock(args) => replanning(printer, || lock::run(settings, &args, printer)),
+        Command::Merge(args) => replanning(printer, || merge::run(settings, args.clone(), printer)),
         Command::Update(args) => {
             replanning(printer, || update::run(settings, args.clone(), printer))
         }
@@ -99,6 +100,7 @@ fn access(command: &Command) -> crate::txn::Access {
         Command::Rollback(a) => writes(a.dry_run),
         Command::Init(a) => writes(a.dry_run),
         Command::Lock(a) => writes(a.dry.dry_run),
+        Command::Merge(a) => writes(a.dry_run),
         Command::Verify(a) => writes(!a.update),
         Command::Gc(a) => writes(a.dry_run),
         _ => Read,

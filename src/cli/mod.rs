@@ -23,6 +23,7 @@ pub use crate::commands::info::InfoArgs;
 pub use crate::commands::init::InitArgs;
 pub use crate::commands::install::InstallCmdArgs;
 pub use crate::commands::lock::LockArgs;
+pub use crate::commands::merge::MergeArgs;
 pub use crate::commands::package::PackageArgs;
 pub use crate::commands::publish::PublishArgs;
 pub use crate::commands::remove::RemoveArgs;
@@ -130,6 +131,12 @@ pub enum Command {
         after_help = "Examples:\n  dotpack lock                 # resolve dotpack.toml into dotpack.lock\n  dotpack lock --pin-tools     # also record each server's tools, for `dotpack verify`\n  dotpack --locked lock        # in CI: fail if dotpack.lock would change"
     )]
     Lock(LockArgs),
+    /// Finish a git merge: unite both sides of dotpack.toml, read both sides of dotpack.lock,
+    /// write again the host files whose conflicts are only dotpack's entries, and install
+    #[command(
+        after_help = "Examples:\n  git merge other-branch       # conflicts in dotpack.toml, dotpack.lock, .mcp.json\n  dotpack merge                # settle them in one transaction\n  dotpack merge --dry-run      # show what it would write"
+    )]
+    Merge(MergeArgs),
     /// Move locked packages to the newest versions their requirements allow, and reinstall
     #[command(
         after_help = "Examples:\n  dotpack update               # every package, within its requirement\n  dotpack update github        # only github\n  dotpack --refresh update     # see versions published in the last few minutes"

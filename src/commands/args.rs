@@ -200,7 +200,7 @@ impl TargetArgs {
 
 /// `--allow-lossy` occurrences: an empty value is the bare flag, the rest name fields or
 /// concepts, every one of which must be known.
-fn lossy_policy(values: &[String]) -> Result<LossyPolicy, crate::util::error::Error> {
+pub(crate) fn lossy_policy(values: &[String]) -> Result<LossyPolicy, crate::util::error::Error> {
     let mut policy = LossyPolicy::default();
     for value in values {
         let name = value.trim();

@@ -56,6 +56,17 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
             printer.status("Ok", "host config files: no known footgun");
         }
     }
+    let unfinished = match &root {
+        Some(root) => crate::ops::merge::unfinished(root, &settings.host_env),
+        None => Vec::new(),
+    };
+    if !unfinished.is_empty() && !printer.json {
+        printer.warning(format!(
+            "a git merge is not finished: {} {} conflict markers\n  help: run `dotpack merge`",
+            unfinished.join(", "),
+            if unfinished.len() == 1 { "has" } else { "have" }
+        ));
+    }
     let problems = findings
         .iter()
         .filter(|f| f.status == Status::Problem)

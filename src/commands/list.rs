@@ -61,7 +61,7 @@ fn print_rows(printer: &Printer, view: View, rows: &[Row], lock_state: LockState
             printer.out("dotpack.lock: out of date with dotpack.toml (`dotpack lock`)")
         }
         LockState::Conflicted => {
-            printer.out("dotpack.lock: has git merge conflict markers (`dotpack lock`)")
+            printer.out("dotpack.lock: has git merge conflict markers (`dotpack merge`)")
         }
     }
     if rows.is_empty() {

@@ -15,6 +15,7 @@ pub(crate) mod init;
 pub(crate) mod install;
 pub(crate) mod list;
 pub(crate) mod lock;
+pub(crate) mod merge;
 pub(crate) mod outdated;
 pub(crate) mod package;
 pub(crate) mod probe;

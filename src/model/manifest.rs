@@ -613,6 +613,13 @@ pub fn load_in(
                 return Err(read_error(report.message.clone(), help));
             }
         };
+    parse_with_files(path, text)
+}
+
+/// [`parse`], then the resource files the manifest declares are checked on disk, as [`load`]
+/// checks them: for a text read from `path` or made for it (`dotpack merge` unites a conflicted
+/// one).
+pub fn parse_with_files(path: &Path, text: String) -> Result<LoadedManifest, Diagnostics> {
     let loaded = parse(path, text)?;
     let diags = resource_file_diagnostics(loaded.root(), &loaded);
     if !diags.is_empty() {

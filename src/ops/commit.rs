@@ -47,6 +47,7 @@ pub fn plan_hosts(
         previous: project.lock.as_ref(),
         mode: mode.clone(),
         resolve_env: options.resolve_env,
+        starts: project.settled.starts(),
     })?;
     let file_claims: &[crate::model::resources::FileClaim] =
         project.lock.as_ref().map_or(&[], |l| &l.files);
@@ -490,6 +491,7 @@ fn gather_writes(
         gathered.warnings = host_warnings(&plan);
         gathered.writes.extend(file_writes(plan));
     }
+    project.settled.replace_in(&mut gathered.writes);
     gathered.writes.extend(user_write);
     let root = project.manifest.root();
     for (rel, text) in staged {
@@ -525,7 +527,7 @@ fn project_writes(
             display: manifest_display(project),
             host: None,
             path: project.manifest.path.clone(),
-            before: (!project.new_manifest).then(|| project.manifest.text.clone()),
+            before: (!project.new_manifest).then(|| project.manifest_on_disk().to_string()),
             after: Some(text),
             remove_dirs: 0,
             resolved: Vec::new(),

@@ -27,6 +27,7 @@ pub(crate) mod init;
 mod lifecycle;
 pub(crate) mod list;
 mod locking;
+pub(crate) mod merge;
 pub(crate) mod outdated;
 mod owners;
 pub(crate) mod packages;
@@ -303,6 +304,8 @@ pub struct Project {
     pub user_claims: UserClaims,
     /// How this project names itself as an owner of user-scope entries.
     pub owner: String,
+    /// What `dotpack merge` read with conflict markers and settled in memory.
+    pub settled: merge::Settled,
 }
 
 impl Project {
@@ -316,6 +319,17 @@ impl Project {
     /// [`Project::load`], except that with `--global` a missing user-level manifest is created
     /// in memory (written by the command's transaction), for `add --global`.
     pub fn load_or_create(settings: &Settings, printer: &Printer, create: bool) -> Result<Project> {
+        Self::load_settled(settings, printer, create, merge::Settled::default())
+    }
+
+    /// [`Project::load_or_create`] with what `dotpack merge` settled: the united manifest text
+    /// instead of the conflicted one, and host files' sides that claims are checked against.
+    pub fn load_settled(
+        settings: &Settings,
+        printer: &Printer,
+        create: bool,
+        settled: merge::Settled,
+    ) -> Result<Project> {
         let _phase = tracing::debug_span!("load").entered();
         let (path, new_manifest) = if settings.global {
             let path = settings.global_manifest();
@@ -337,6 +351,8 @@ impl Project {
                 settings,
             ));
             manifest::parse(&path, text)?
+        } else if let Some(united) = &settled.manifest {
+            manifest::parse_with_files(&path, united.united.clone())?
         } else if settings.global {
             manifest::load_in(&path, None)?
         } else {
@@ -360,7 +376,7 @@ impl Project {
             Some(text) => {
                 tracing::debug!(path = %lock_path.display(), bytes = text.len(), "read lock");
                 let matches = |claim: &crate::model::claims::Claim| {
-                    claim_matches_file(claim, manifest.root(), &settings.host_env)
+                    claim_matches_file(claim, manifest.root(), &settings.host_env, &settled)
                 };
                 let (lock, untrusted) =
                     match crate::model::lock::recover(&lock_path, &text, &matches)? {
@@ -390,6 +406,7 @@ impl Project {
             global: settings.global,
             user_claims,
             owner,
+            settled,
         })
     }
 
@@ -408,7 +425,15 @@ impl Project {
     /// The digest of the manifest and lock as they were read: whether the user's own commands
     /// left the project in this state is what decides much of [`crate::ops::consent`].
     pub fn state(&self) -> String {
-        crate::ops::consent::state_digest(&self.manifest.text, self.lock_text.as_deref())
+        crate::ops::consent::state_digest(self.manifest_on_disk(), self.lock_text.as_deref())
+    }
+
+    /// The manifest's bytes on disk: its text, or the conflicted text `dotpack merge` united.
+    pub fn manifest_on_disk(&self) -> &str {
+        match &self.settled.manifest {
+            Some(united) => &united.on_disk,
+            None => &self.manifest.text,
+        }
     }
 
     /// `lock` as a command that does not resolve (`uninstall`, `adopt`) writes it back: as it is,
@@ -439,9 +464,13 @@ fn claim_matches_file(
     claim: &crate::model::claims::Claim,
     root: &Path,
     env: &HostEnv,
+    settled: &merge::Settled,
 ) -> Option<bool> {
     let target = crate::plan::targets::Target::of_claim(claim, root, env)?;
-    let text = target.read().ok()??;
+    let text = match settled.files.get(&target.path) {
+        Some(file) => file.start.clone(),
+        None => target.read().ok()??,
+    };
     let container = target.host.container;
     crate::formats::get_entry(target.host.format, &text, container, &claim.server)
         .ok()

@@ -272,7 +272,16 @@ fn user_scope_writes(
     writes: &[FileWrite],
     dry_run: bool,
 ) -> Result<Vec<FileWrite>> {
-    let project = restored_project(settings, root, writes)?;
+    let Some(project) = restored_project(settings, root, writes)? else {
+        let owner = super::owner_id(root);
+        let user = crate::model::claims::UserClaims::load(&settings.dotpack_home)?;
+        if user.claims.iter().any(|c| c.owners.contains(&owner)) {
+            printer.warning(format!(
+                "the restored {MANIFEST_FILE} has git merge conflict markers: this project's user-scope entries stay as they are until `dotpack merge` settles it"
+            ));
+        }
+        return Ok(Vec::new());
+    };
     let registries = super::registries(settings, Some(&project.manifest))?;
     let plan = user_plan(settings, &project, &registries)?;
     for warning in &plan.warnings {
@@ -298,8 +307,13 @@ fn user_scope_writes(
 }
 
 /// The project as the rollback restores it: its manifest and lock from `writes` (else as they
-/// are on disk), with every owner's user-scope claims.
-fn restored_project(settings: &Settings, root: &Path, writes: &[FileWrite]) -> Result<Project> {
+/// are on disk), with every owner's user-scope claims; `None` when the restored manifest is one a
+/// merge left with conflict markers (rolling back `dotpack merge`), which plans nothing.
+fn restored_project(
+    settings: &Settings,
+    root: &Path,
+    writes: &[FileWrite],
+) -> Result<Option<Project>> {
     let global = root == settings.dotpack_home;
     // A project's manifest and lock stay in it; the user-level ones are the user's own.
     let fence = (!global).then(|| crate::util::fence::Fence::project(root));
@@ -313,7 +327,11 @@ fn restored_project(settings: &Settings, root: &Path, writes: &[FileWrite]) -> R
         }
     };
     let manifest_path = root.join(MANIFEST_FILE);
-    let manifest = manifest::parse(&manifest_path, restored(MANIFEST_FILE)?.unwrap_or_default())?;
+    let manifest_text = restored(MANIFEST_FILE)?.unwrap_or_default();
+    if crate::util::conflict::has_markers(&manifest_text) {
+        return Ok(None);
+    }
+    let manifest = manifest::parse(&manifest_path, manifest_text)?;
     let lock_text = restored(LOCK_FILE)?;
     let lock = match &lock_text {
         Some(text) => crate::model::lock::parse(&root.join(LOCK_FILE), text)?,
@@ -330,8 +348,9 @@ fn restored_project(settings: &Settings, root: &Path, writes: &[FileWrite]) -> R
         user_claims: crate::model::claims::UserClaims::load(&settings.dotpack_home)?,
         owner: super::owner_id(root),
         manifest,
+        settled: Default::default(),
     };
-    Ok(project)
+    Ok(Some(project))
 }
 
 /// The user-scope host and resource files the restored project plans, as `dotpack install`
@@ -372,6 +391,7 @@ fn user_plan(
         // An entry of the restored state was written before, so one that needs a value
         // resolved was written with `--resolve-env`, whose claim this rollback may have undone.
         resolve_env: true,
+        starts: Default::default(),
     })?;
     // User-scope resource files too, planned the same way; what the restored manifest left out
     // before is left out again (nothing is refused as lossy here).

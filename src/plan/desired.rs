@@ -546,6 +546,9 @@ pub struct PlanRequest<'a> {
     pub mode: Mode,
     /// `--resolve-env` (see [`crate::model::resolved_env`]).
     pub resolve_env: bool,
+    /// Host files `dotpack merge` settled: the text each is planned from instead of the
+    /// conflicted bytes on disk.
+    pub starts: BTreeMap<PathBuf, String>,
 }
 
 /// Reads the current bytes of every target, loads the packages whose entries may change, and
@@ -553,6 +556,11 @@ pub struct PlanRequest<'a> {
 pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
     let placed = request.placed;
     let mut files = read_targets(&placed.targets)?;
+    for (path, start) in &request.starts {
+        if let Some(text) = files.get_mut(path) {
+            *text = Some(start.clone());
+        }
+    }
     redact_resolved(&placed.targets, &mut files, request.claims);
     let parsed = parse_targets(&placed.targets, &files);
     let sync = matches!(request.mode, Mode::Sync);

@@ -100,7 +100,11 @@ pub fn inspect(
             .unwrap_or_default();
         let entries: BTreeMap<String, serde_json::Value> =
             formats::list_entries(target.host.format, text, target.host.container)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", target.claim_file))?
+                .map_err(|e| {
+                    anyhow::Error::from(
+                        crate::plan::Problem::unreadable(&target.claim_file, text, e).error(),
+                    )
+                })?
                 .into_iter()
                 .collect();
         let file_claims: BTreeMap<&str, &Claim> = claims

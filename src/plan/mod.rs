@@ -179,6 +179,8 @@ pub struct PlanError(pub Vec<Problem>);
 pub enum Problem {
     /// A host file that does not parse, or whose container has the wrong type.
     File { file: String, error: FormatError },
+    /// A host file a git merge left with conflict markers (it does not parse with them).
+    Conflicted { file: String },
     /// A name in the file that dotpack does not own.
     Unclaimed {
         file: String,
@@ -332,6 +334,11 @@ impl Problem {
             Problem::File { file, error } => Error::new(format!("{file}: {error}"))
                 .help("fix the file by hand; dotpack never rewrites a file it cannot read")
                 .file(file),
+            Problem::Conflicted { file } => Error::new(format!(
+                "{file} has git merge conflict markers: a merge is not finished"
+            ))
+            .help("run `dotpack merge`: where the conflicting lines are only dotpack's entries it writes them again from the merged dotpack.toml and dotpack.lock; settle any other conflicting lines by hand first")
+            .file(file),
             Problem::Unclaimed {
                 file,
                 key,
@@ -389,6 +396,22 @@ impl Problem {
                     Some(fix) => outer.help(fix),
                     None => outer,
                 }
+            }
+        }
+    }
+}
+
+impl Problem {
+    /// A host file that does not parse: a merge left unfinished when it has conflict markers.
+    pub fn unreadable(file: &str, text: &str, error: FormatError) -> Problem {
+        if crate::util::conflict::has_markers(text) {
+            Problem::Conflicted {
+                file: file.to_string(),
+            }
+        } else {
+            Problem::File {
+                file: file.to_string(),
+                error,
             }
         }
     }
@@ -550,10 +573,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 match formats::list_entries(t.format(), text, t.container()) {
                     Ok(entries) => Cow::Owned(entries.into_iter().collect()),
                     Err(error) => {
-                        problems.push(Problem::File {
-                            file: t.claim_file.clone(),
-                            error,
-                        });
+                        problems.push(Problem::unreadable(&t.claim_file, text, error));
                         Cow::Owned(BTreeMap::new())
                     }
                 }

@@ -2,6 +2,7 @@
 //! own (atomic writes, reading inside a fenced folder, "did you mean"), and the one error type
 //! whose fix lives in a field.
 
+pub(crate) mod conflict;
 pub mod error;
 pub(crate) mod fence;
 pub(crate) mod fsutil;

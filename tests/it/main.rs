@@ -24,6 +24,7 @@ mod mcp_corpus;
 mod mcp_published;
 mod mcp_registry;
 mod mcp_statuses;
+mod merges;
 mod model;
 mod model_regressions;
 mod network;

@@ -781,56 +781,24 @@ fn status_lists_every_discrepancy_as_a_table() {
 
 // 8. A lock with merge conflict markers.
 
-/// `git ARGS` in the project, with no configuration of the machine or the user.
-fn git(env: &Env, args: &[&str]) -> std::process::Output {
-    std::process::Command::new("git")
-        .current_dir(&env.project)
-        .env("HOME", env.home.path())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args([
-            "-c",
-            "user.name=Test",
-            "-c",
-            "user.email=test@example.com",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .output()
-        .expect("git is installed")
-}
-
-fn git_ok(env: &Env, args: &[&str]) -> String {
-    let out = git(env, args);
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn a_lock_with_merge_conflict_markers_is_recovered_by_lock() {
     let env = Env::new();
     env.write("dotpack.toml", &manifest("[\"claude-code\"]", ""));
     env.write(".gitignore", ".dotpack/\n");
     dp(&env, &["lock"]).success();
-    git_ok(&env, &["init", "-q"]);
-    git_ok(&env, &["add", "-A"]);
-    git_ok(&env, &["commit", "-qm", "base"]);
-    git_ok(&env, &["checkout", "-qb", "other"]);
+    env.git_ok(&["init", "-q"]);
+    env.git_ok(&["add", "-A"]);
+    env.git_ok(&["commit", "-qm", "base"]);
+    env.git_ok(&["checkout", "-qb", "other"]);
     dp(&env, &["add", "time"]).success();
-    git_ok(&env, &["add", "-A"]);
-    git_ok(&env, &["commit", "-qm", "time"]);
-    git_ok(&env, &["checkout", "-q", "main"]);
+    env.git_ok(&["add", "-A"]);
+    env.git_ok(&["commit", "-qm", "time"]);
+    env.git_ok(&["checkout", "-q", "main"]);
     dp(&env, &["add", "fetch"]).success();
-    git_ok(&env, &["add", "-A"]);
-    git_ok(&env, &["commit", "-qm", "fetch"]);
-    let merge = git(&env, &["merge", "--no-edit", "other"]);
+    env.git_ok(&["add", "-A"]);
+    env.git_ok(&["commit", "-qm", "fetch"]);
+    let merge = env.git(&["merge", "--no-edit", "other"]);
     assert!(!merge.status.success(), "the merge conflicts");
     assert!(env.read("dotpack.lock").contains("<<<<<<<"));
 
@@ -840,7 +808,7 @@ fn a_lock_with_merge_conflict_markers_is_recovered_by_lock() {
         &manifest("[\"claude-code\"]", "fetch = \"^1.0\"\ntime = \"^1.0\"\n"),
     );
     let side = |rev: &str| -> serde_json::Value {
-        serde_json::from_str(&git_ok(&env, &["show", &format!("{rev}:.mcp.json")])).unwrap()
+        serde_json::from_str(&env.git_ok(&["show", &format!("{rev}:.mcp.json")])).unwrap()
     };
     let mut both = side("HEAD");
     let theirs = side("other");
@@ -854,7 +822,7 @@ fn a_lock_with_merge_conflict_markers_is_recovered_by_lock() {
         .code(1)
         .stderr(contains("merge conflict markers"));
     dp(&env, &["status"]).code(1).stdout(contains(
-        "dotpack.lock: has git merge conflict markers (`dotpack lock`)",
+        "dotpack.lock: has git merge conflict markers (`dotpack merge`)",
     ));
     dp(&env, &["lock"])
         .success()

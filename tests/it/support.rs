@@ -86,6 +86,39 @@ impl Env {
         path
     }
 
+    /// `git ARGS` in the project, with no configuration of the machine or the user.
+    pub fn git(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new("git")
+            .current_dir(&self.project)
+            .env("HOME", self.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .args([
+                "-c",
+                "user.name=Test",
+                "-c",
+                "user.email=test@example.com",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .output()
+            .expect("git is installed")
+    }
+
+    /// [`Env::git`], which must succeed; its stdout.
+    pub fn git_ok(&self, args: &[&str]) -> String {
+        let out = self.git(args);
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.project.join(rel)).expect("read file")
     }

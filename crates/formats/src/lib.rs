@@ -274,6 +274,13 @@ impl<'t> Document<'t> {
         self.inner.entries()
     }
 
+    /// What the document holds outside the container: at each level down to it, the members
+    /// other than the next key of the path, in order. Two texts that hold the same here and the
+    /// same entries read the same (the two sides of a merge conflict, for one).
+    pub fn outside(&self) -> Vec<Vec<(String, serde_json::Value)>> {
+        self.inner.outside()
+    }
+
     /// [`upsert_entry`] on the parsed text.
     pub fn upsert(&self, name: &str, value: &serde_json::Value) -> Result<Edit, FormatError> {
         entry_fields(value)?;

@@ -47,47 +47,9 @@ impl Recovered {
                 format!("; from one side only: {}", self.united.join(", "))
             }
         ))
-        .help("the next command that writes (e.g. `dotpack lock`) resolves it again and writes it without markers")
+        .help("the next command that writes (`dotpack merge` after a merge, or `dotpack lock`) resolves it again and writes it without markers")
         .file(path)
     }
-}
-
-/// The two sides of a text with conflict markers, or `None` when it has none.
-fn sides(text: &str) -> Option<(String, String, usize)> {
-    #[derive(PartialEq)]
-    enum At {
-        Both,
-        Ours,
-        Base,
-        Theirs,
-    }
-    let mut at = At::Both;
-    let (mut ours, mut theirs) = (String::new(), String::new());
-    let mut conflicts = 0;
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        if bare.starts_with("<<<<<<<") && at == At::Both {
-            at = At::Ours;
-            conflicts += 1;
-        } else if bare.starts_with("|||||||") && at == At::Ours {
-            at = At::Base;
-        } else if bare.starts_with("=======") && (at == At::Ours || at == At::Base) {
-            at = At::Theirs;
-        } else if bare.starts_with(">>>>>>>") && at == At::Theirs {
-            at = At::Both;
-        } else {
-            match at {
-                At::Both => {
-                    ours.push_str(line);
-                    theirs.push_str(line);
-                }
-                At::Ours => ours.push_str(line),
-                At::Theirs => theirs.push_str(line),
-                At::Base => {}
-            }
-        }
-    }
-    (conflicts > 0 && at == At::Both).then_some((ours, theirs, conflicts))
 }
 
 /// Recovers a lock with merge conflict markers; `Ok(None)` when `text` has none. `matches` tells
@@ -100,10 +62,15 @@ pub fn recover(
     text: &str,
     matches: &dyn Fn(&Claim) -> Option<bool>,
 ) -> Result<Option<Recovered>, Diagnostics> {
-    if !text.contains("<<<<<<<") {
+    if !crate::util::conflict::has_markers(text) {
         return Ok(None);
     }
-    let Some((ours, theirs, conflicts)) = sides(text) else {
+    let Some(crate::util::conflict::Sides {
+        ours,
+        theirs,
+        conflicts,
+    }) = crate::util::conflict::sides(text)
+    else {
         return Err(unreadable(
             path,
             "its merge conflict markers do not pair up",

@@ -32,6 +32,9 @@ pub fn check_manifest(path: &Path, text: &str) -> Vec<Diagnostic> {
     let doc = match toml_edit::Document::parse(text.to_string()) {
         Ok(doc) => doc,
         Err(e) => {
+            if let Some(conflict) = merge_conflict(path, text) {
+                return vec![conflict];
+            }
             return vec![
                 Diagnostic::error("toml-syntax", path, e.message().trim_end().to_string())
                     .at(text, e.span())
@@ -52,6 +55,35 @@ pub fn check_manifest(path: &Path, text: &str) -> Vec<Diagnostic> {
     let mut diags = checker.diags;
     diags.sort_by_key(|d| d.span.as_ref().map_or(usize::MAX, |s| s.start));
     diags
+}
+
+/// A manifest a merge left with conflict markers is named as that, at its first marker, with
+/// the command that settles it, rather than as the TOML error the markers make.
+fn merge_conflict(path: &Path, text: &str) -> Option<Diagnostic> {
+    if !crate::util::conflict::has_markers(text) {
+        return None;
+    }
+    let line = crate::util::conflict::first_marker_line(text).unwrap_or(1);
+    let at = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum::<usize>();
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Some(
+        Diagnostic::error(
+            "merge-conflict",
+            path,
+            format!("{file} has git merge conflict markers: a merge is not finished"),
+        )
+        .at(text, Some(at..at + 7))
+        .help(
+            "run `dotpack merge` to unite both sides and settle dotpack.lock and the host files (it stops where both sides changed one key), or remove the markers by hand",
+        ),
+    )
 }
 
 /// The keys of table `name` at the top level (declared inputs, registries).
