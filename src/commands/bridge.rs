@@ -66,8 +66,7 @@ pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
         timeout,
     };
     let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout().lock();
-    serve(config, stdin, stdout, std::io::stderr())?;
+    serve(config, stdin, std::io::stdout(), std::io::stderr())?;
     Ok(())
 }
 
