@@ -5,15 +5,18 @@
 //! them as `tools/list` and `tools/call`. An HTTP error status, a service that is down or an
 //! answer that is not JSON becomes a tool error (`isError: true`, with the status and body), and
 //! the bridge keeps serving: only the end of stdin ends it. Requests to the service run
-//! side by side, so a slow call holds up no other ([`serve`]).
+//! side by side, so a slow call holds up no other ([`serve`]), and the bridge serves only the
+//! tools its [`ToolFilter`] allows.
 //!
 //! The service's headers (often its credentials) go to the service's own origin only: a
 //! redirect is followed while it stays on that origin (scheme, host and port), and one to
 //! another origin is an error naming both. Messages show the URL without user information or
 //! query values, and never a header's value.
 
+mod filter;
 mod serve;
 
+pub use filter::ToolFilter;
 pub use serve::{MAX_IN_FLIGHT, serve};
 
 use std::collections::BTreeMap;
@@ -39,6 +42,8 @@ pub struct BridgeConfig {
     pub headers: BTreeMap<String, String>,
     /// How long one request to the service may take.
     pub timeout: Duration,
+    /// The tools served: `tools/list` lists only these, and `tools/call` of another is refused.
+    pub tools: ToolFilter,
 }
 
 /// The service's answer to one request.
@@ -207,6 +212,9 @@ impl Service {
                 return Err(format!(
                     "GET {url} listed the tool `{name}` twice; a client could not tell which one it calls"
                 ));
+            }
+            if !self.config.tools.allows(name) {
+                continue;
             }
             let schema = input_schema(item.get("schema"));
             tools.push(json!({

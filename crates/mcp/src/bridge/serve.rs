@@ -4,7 +4,7 @@
 //! A slow call does not hold up the others: each response is written when it is ready, whole,
 //! as one line, with its request's id, so responses may come in another order than their
 //! requests (JSON-RPC allows it; clients match them by id). Everything that does not reach the
-//! service (`initialize`, `ping`, notifications) is answered in order on the reading
+//! service (`initialize`, `ping`, notifications, refusals) is answered in order on the reading
 //! thread, before the next line is read: `initialize` is answered before any request after it.
 
 use std::io::{BufRead, Read, Write};
@@ -24,6 +24,8 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 pub const MAX_IN_FLIGHT: usize = 16;
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
+/// MCP's code for a call of a tool the server does not offer.
+const INVALID_PARAMS: i64 = -32602;
 
 /// Serves MCP on `input`/`output` until `input` ends and every call in flight is answered.
 /// Diagnostics go to `log` (stderr).
@@ -159,7 +161,21 @@ fn triage(service: &Service, text: &str) -> Work {
     let reply = match method.as_str() {
         "initialize" => jsonrpc::response(id, initialize_result(service, &params)),
         "ping" => jsonrpc::response(id, json!({})),
-        "tools/call" | "tools/list" => return Work::Service { id, method, params },
+        "tools/call" => {
+            let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+            if service.config.tools.allows(name) {
+                return Work::Service { id, method, params };
+            }
+            jsonrpc::error_response(
+                id,
+                INVALID_PARAMS,
+                &format!(
+                    "the tool `{name}` is not enabled: this server serves only the tools its \
+                     `enabled_tools` and `disabled_tools` allow"
+                ),
+            )
+        }
+        "tools/list" => return Work::Service { id, method, params },
         _ => jsonrpc::answer(id, &method),
     };
     Work::Answer(Some(reply))
