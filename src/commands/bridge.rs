@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use clap::Args;
 
-use crate::mcp::bridge::{BridgeConfig, serve};
+use crate::mcp::bridge::{BridgeConfig, ToolFilter, serve};
 use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
@@ -24,6 +24,14 @@ pub struct BridgeArgs {
     /// Text put before the value of a --header-env header: --header-prefix "Authorization=Bearer "
     #[arg(long = "header-prefix", value_name = "NAME=TEXT")]
     pub header_prefix: Vec<String>,
+    /// Serve only this tool of the service (repeatable; `*` and `?` are wildcards): how a
+    /// server's `enabled_tools` is written
+    #[arg(long = "enable-tool", value_name = "NAME")]
+    pub enable_tools: Vec<String>,
+    /// Do not serve this tool (repeatable; `*` and `?` are wildcards; applied after
+    /// --enable-tool): how a server's `disabled_tools` is written
+    #[arg(long = "disable-tool", value_name = "NAME")]
+    pub disable_tools: Vec<String>,
     /// Seconds one request to the service may take
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub timeout: f64,
@@ -64,10 +72,13 @@ pub fn run(args: BridgeArgs, printer: &Printer) -> Result<()> {
         url: args.url.clone(),
         headers,
         timeout,
+        tools: ToolFilter {
+            enabled: (!args.enable_tools.is_empty()).then(|| args.enable_tools.clone()),
+            disabled: args.disable_tools.clone(),
+        },
     };
     let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout().lock();
-    serve(config, stdin, stdout, std::io::stderr())?;
+    serve(config, stdin, std::io::stdout(), std::io::stderr())?;
     Ok(())
 }
 

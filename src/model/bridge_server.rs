@@ -77,11 +77,24 @@ pub fn header_var(name: &str) -> String {
 }
 
 /// `server` as the stdio server hosts run from a file at `scope`: unchanged when it declares no
-/// `bridge`.
+/// `bridge`. Its `enabled_tools` and `disabled_tools` become the bridge's `--enable-tool` and
+/// `--disable-tool` arguments and leave the entry: the bridge enforces them on every host, so
+/// a host that has no such field drops nothing, and every host's entry says the same.
 pub fn expand(server: &Server, scope: Scope) -> Server {
-    let Some(url) = url_of(server) else {
+    let Some(mut out) = expand_unfiltered(server, scope) else {
         return server.clone();
     };
+    let mut args = out.args.take().unwrap_or_default();
+    args.extend(filter_args(&mut out));
+    out.args = Some(args);
+    out
+}
+
+/// `server` as [`expand`] writes it but serving every tool of the service, its tool filters
+/// kept as fields: what `probe` and `verify` start, to see all the service's tools and check
+/// the filters' names against them. `None` when it declares no `bridge`.
+pub fn expand_unfiltered(server: &Server, scope: Scope) -> Option<Server> {
+    let url = url_of(server)?;
     let mut out = server.clone();
     out.extensions.remove(FIELD);
     let headers: BTreeMap<String, String> = match out.extensions.remove("http_headers") {
@@ -127,7 +140,42 @@ pub fn expand(server: &Server, scope: Scope) -> Server {
     out.command = Some(command(scope));
     out.args = Some(args);
     out.url = None;
-    out
+    Some(out)
+}
+
+/// The bridge's arguments for `server`'s `enabled_tools` and `disabled_tools`, which are taken
+/// out of it (a value that is not a list of strings, which `validate` refuses, stays). An empty
+/// `enabled_tools` enables no tool: `--disable-tool *`.
+fn filter_args(server: &mut Server) -> Vec<String> {
+    let mut names = |field: &str| -> Option<Vec<String>> {
+        let toml::Value::Array(items) = server.extensions.get(field)? else {
+            return None;
+        };
+        let names = items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>()?;
+        server.extensions.remove(field);
+        Some(names)
+    };
+    let enabled = names("enabled_tools");
+    let disabled = names("disabled_tools").unwrap_or_default();
+    let mut args = Vec::new();
+    match enabled {
+        Some(enabled) if enabled.is_empty() => {
+            args.extend(["--disable-tool".to_string(), "*".to_string()]);
+        }
+        Some(enabled) => {
+            for name in enabled {
+                args.extend(["--enable-tool".to_string(), name]);
+            }
+        }
+        None => {}
+    }
+    for name in disabled {
+        args.extend(["--disable-tool".to_string(), name]);
+    }
+    args
 }
 
 /// Header `name` read from `var`, passed through the environment under its own name.
@@ -174,14 +222,48 @@ enabled_tools = ["search"]
                 "X-Both=DOTPACK_HEADER_X_BOTH",
                 "--header",
                 "X-Team=blue",
+                "--enable-tool",
+                "search",
             ]
         );
         assert_eq!(out.env["TOKEN"], "{{env.TOKEN}}");
         assert_eq!(out.env["DOTPACK_HEADER_X_BOTH"], "{{env.A}}:{{env.B}}");
         assert!(!out.extensions.contains_key("bridge"));
         assert!(!out.extensions.contains_key("http_headers"));
-        assert!(out.extensions.contains_key("enabled_tools"));
+        assert!(!out.extensions.contains_key("enabled_tools"));
         assert!(out.command.is_some());
+        let probed = expand_unfiltered(&server, Scope::User).unwrap();
+        assert!(!probed.args.unwrap().contains(&"--enable-tool".to_string()));
+        assert!(probed.extensions.contains_key("enabled_tools"));
+    }
+
+    #[test]
+    fn tool_filters_become_bridge_arguments() {
+        let args = |toml: &str| {
+            let server: Server = toml::from_str(toml).unwrap();
+            let out = expand(&server, Scope::Project);
+            assert!(!out.extensions.contains_key("enabled_tools"), "{toml}");
+            assert!(!out.extensions.contains_key("disabled_tools"), "{toml}");
+            out.args.unwrap()[2..].to_vec()
+        };
+        assert_eq!(
+            args(
+                "bridge = \"http://x\"\nenabled_tools = [\"read_*\", \"search\"]\ndisabled_tools = [\"read_secret\"]"
+            ),
+            [
+                "--enable-tool",
+                "read_*",
+                "--enable-tool",
+                "search",
+                "--disable-tool",
+                "read_secret"
+            ]
+        );
+        assert_eq!(
+            args("bridge = \"http://x\"\nenabled_tools = []"),
+            ["--disable-tool", "*"]
+        );
+        assert!(args("bridge = \"http://x\"").is_empty());
     }
 
     #[test]

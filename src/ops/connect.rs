@@ -208,8 +208,14 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
 }
 
 fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
-    // Started here, by this dotpack: the absolute path of the running one.
-    let def = crate::model::bridge_server::expand(&located.def, crate::model::hosts::Scope::User);
+    // Started here, by this dotpack: the absolute path of the running one. A bridge serves
+    // every tool here, as any other server does, so `verify` checks the tool filters' names
+    // against all of them.
+    let def = crate::model::bridge_server::expand_unfiltered(
+        &located.def,
+        crate::model::hosts::Scope::User,
+    )
+    .unwrap_or_else(|| located.def.clone());
     let cx = crate::template::Context::new(&located.props);
     let def = crate::plan::keys::with_rendered_keys(&def, &cx)
         .map_err(|e| anyhow::anyhow!("server `{}`: `{}`: {}", located.server, e.field, e.reason))?

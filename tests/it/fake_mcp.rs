@@ -98,19 +98,42 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn start(respond: impl Fn(&Request) -> String + Send + 'static) -> Recorder {
+        let respond = Mutex::new(respond);
+        Recorder::listen(false, move |r| (respond.lock().expect("respond"))(r))
+    }
+
+    /// Like [`Recorder::start`], answering each connection on a thread of its own, so a slow
+    /// answer holds up no other.
+    pub fn concurrent(respond: impl Fn(&Request) -> String + Send + Sync + 'static) -> Recorder {
+        Recorder::listen(true, respond)
+    }
+
+    fn listen(
+        concurrent: bool,
+        respond: impl Fn(&Request) -> String + Send + Sync + 'static,
+    ) -> Recorder {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let addr = listener.local_addr().expect("addr");
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = Arc::clone(&requests);
+        let respond = Arc::new(respond);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let Some(request) = read_request(&mut stream) else {
-                    continue;
+                let (seen, respond) = (Arc::clone(&seen), Arc::clone(&respond));
+                let mut answer = move || {
+                    let Some(request) = read_request(&mut stream) else {
+                        return;
+                    };
+                    seen.lock().expect("requests").push(request.clone());
+                    let _ = stream.write_all(respond(&request).as_bytes());
+                    let _ = stream.flush();
                 };
-                seen.lock().expect("requests").push(request.clone());
-                let _ = stream.write_all(respond(&request).as_bytes());
-                let _ = stream.flush();
+                if concurrent {
+                    std::thread::spawn(answer);
+                } else {
+                    answer();
+                }
             }
         });
         Recorder { addr, requests }

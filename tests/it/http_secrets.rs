@@ -8,8 +8,8 @@ use serde_json::Value;
 use crate::fake_mcp::{Recorder, closed_port, mcp_answer, response};
 use crate::support::{Env, StaticServer, build_registry, package};
 
-/// Runs `dotpack bridge URL ARGS` over the JSON-RPC lines `input`; returns the responses and
-/// stderr.
+/// Runs `dotpack bridge URL ARGS` over the JSON-RPC lines `input`; returns the responses, in
+/// the order of their ids (the bridge writes each when it is ready), and stderr.
 fn bridge(env: &Env, url: &str, args: &[&str], input: &[Value]) -> (Vec<Value>, String) {
     let stdin: String = input.iter().map(|m| format!("{m}\n")).collect();
     let out = env
@@ -19,10 +19,11 @@ fn bridge(env: &Env, url: &str, args: &[&str], input: &[Value]) -> (Vec<Value>, 
         .write_stdin(stdin)
         .output()
         .unwrap();
-    let replies = String::from_utf8_lossy(&out.stdout)
+    let mut replies: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    replies.sort_by_key(|r| r["id"].as_u64());
     (replies, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 

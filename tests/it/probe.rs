@@ -509,7 +509,7 @@ fn installing_a_bridged_server_writes_dotpack_bridge_for_every_host() {
     let env = Env::new();
     env.write(
         "dotpack.toml",
-        "[project]\nhosts = [\"claude-code\", \"codex\"]\n\n[servers.svc]\nbridge = \"http://127.0.0.1:9/\"\nhttp_headers = { Authorization = \"Bearer {{env.SVC_TOKEN}}\" }\n",
+        "[project]\nhosts = [\"claude-code\", \"codex\"]\n\n[servers.svc]\nbridge = \"http://127.0.0.1:9/\"\nhttp_headers = { Authorization = \"Bearer {{env.SVC_TOKEN}}\" }\nenabled_tools = [\"search\"]\n",
     );
     env.dotpack().arg("install").assert().success();
     let claude: Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
@@ -524,11 +524,15 @@ fn installing_a_bridged_server_writes_dotpack_bridge_for_every_host() {
             "--header-env",
             "Authorization=SVC_TOKEN",
             "--header-prefix",
-            "Authorization=Bearer "
+            "Authorization=Bearer ",
+            "--enable-tool",
+            "search"
         ])
     );
     assert_eq!(entry["env"], json!({"SVC_TOKEN": "${SVC_TOKEN}"}));
     let codex = env.read(".codex/config.toml");
+    // The bridge enforces the tool filter on every host, Codex (which has the field) too.
+    assert!(!codex.contains("enabled_tools"), "{codex}");
     assert!(codex.contains("env_vars = [\"SVC_TOKEN\"]"), "{codex}");
     assert!(codex.contains("command = \"dotpack\""), "{codex}");
 

@@ -4,32 +4,35 @@
 //! `POST URL/call` takes `{tool, arguments}` and answers the result as JSON. The bridge serves
 //! them as `tools/list` and `tools/call`. An HTTP error status, a service that is down or an
 //! answer that is not JSON becomes a tool error (`isError: true`, with the status and body), and
-//! the bridge keeps serving: only the end of stdin ends it.
+//! the bridge keeps serving: only the end of stdin ends it. Requests to the service run
+//! side by side, so a slow call holds up no other ([`serve`]), and the bridge serves only the
+//! tools its [`ToolFilter`] allows.
 //!
 //! The service's headers (often its credentials) go to the service's own origin only: a
 //! redirect is followed while it stays on that origin (scheme, host and port), and one to
 //! another origin is an error naming both. Messages show the URL without user information or
 //! query values, and never a header's value.
 
+mod filter;
+mod serve;
+
+pub use filter::ToolFilter;
+pub use serve::{MAX_IN_FLIGHT, serve};
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, Read, Write};
+use std::io::Read;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::PROTOCOL_VERSIONS;
-use super::jsonrpc::{self, Incoming};
 use dotpack_urls::{self as urls, Secrets};
 
-/// The longest request line read from the host: 16 MiB.
-const MAX_LINE: usize = 16 * 1024 * 1024;
 /// The largest answer read from the service: 16 MiB.
 const MAX_BODY: u64 = 16 * 1024 * 1024;
 /// Most redirects followed for one request.
 const MAX_REDIRECTS: usize = 10;
 /// The JSON-RPC error code for a failure inside the bridge (the service could not list tools).
 const INTERNAL_ERROR: i64 = -32603;
-const PARSE_ERROR: i64 = -32700;
 
 /// Where the service is and how to talk to it.
 #[derive(Clone, Debug)]
@@ -39,6 +42,8 @@ pub struct BridgeConfig {
     pub headers: BTreeMap<String, String>,
     /// How long one request to the service may take.
     pub timeout: Duration,
+    /// The tools served: `tools/list` lists only these, and `tools/call` of another is refused.
+    pub tools: ToolFilter,
 }
 
 /// The service's answer to one request.
@@ -208,6 +213,9 @@ impl Service {
                     "GET {url} listed the tool `{name}` twice; a client could not tell which one it calls"
                 ));
             }
+            if !self.config.tools.allows(name) {
+                continue;
+            }
             let schema = input_schema(item.get("schema"));
             tools.push(json!({
                 "name": name,
@@ -263,96 +271,6 @@ impl Service {
 
 fn tool_error(text: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": text }], "isError": true })
-}
-
-/// Serves MCP on `input`/`output` until `input` ends. Diagnostics go to `log` (stderr).
-pub fn serve(
-    config: BridgeConfig,
-    input: impl BufRead,
-    mut output: impl Write,
-    mut log: impl Write,
-) -> std::io::Result<()> {
-    let service = Service::new(config);
-    let mut input = input;
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let n = (&mut input)
-            .take((MAX_LINE + 1) as u64)
-            .read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            return Ok(());
-        }
-        if buf.len() > MAX_LINE {
-            let _ = writeln!(
-                log,
-                "dotpack bridge: a request line is longer than 16 MiB; stopping"
-            );
-            return Ok(());
-        }
-        let text = String::from_utf8_lossy(&buf);
-        if text.trim().is_empty() {
-            continue;
-        }
-        let reply = match serde_json::from_str::<Value>(&text) {
-            Err(e) => Some(jsonrpc::error_response(
-                Value::Null,
-                PARSE_ERROR,
-                &format!("not JSON: {e}"),
-            )),
-            Ok(message) => handle(&service, message),
-        };
-        if let Some(reply) = reply {
-            let mut line = reply.to_string();
-            line.push('\n');
-            output.write_all(line.as_bytes())?;
-            output.flush()?;
-        }
-    }
-}
-
-/// The answer to one message, if it needs one.
-fn handle(service: &Service, message: Value) -> Option<Value> {
-    let (id, method, params) = match jsonrpc::classify(message) {
-        Ok(Incoming::Request { id, method, params }) => (id, method, params),
-        Ok(_) => return None,
-        Err(why) => {
-            return Some(jsonrpc::error_response(
-                Value::Null,
-                -32600,
-                &format!("invalid request: {why}"),
-            ));
-        }
-    };
-    Some(match method.as_str() {
-        "initialize" => {
-            let asked = params
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let version = if PROTOCOL_VERSIONS.contains(&asked) {
-                asked
-            } else {
-                PROTOCOL_VERSIONS[0]
-            };
-            jsonrpc::response(
-                id,
-                json!({
-                    "protocolVersion": version,
-                    "capabilities": { "tools": { "listChanged": false } },
-                    "serverInfo": { "name": "dotpack-bridge", "version": env!("CARGO_PKG_VERSION") },
-                    "instructions": format!("Tools of the HTTP tool service at {}", service.shown(&service.config.url)),
-                }),
-            )
-        }
-        "ping" => jsonrpc::response(id, json!({})),
-        "tools/list" => match service.list_tools() {
-            Ok(result) => jsonrpc::response(id, result),
-            Err(e) => jsonrpc::error_response(id, INTERNAL_ERROR, &e),
-        },
-        "tools/call" => jsonrpc::response(id, service.call_tool(&params)),
-        _ => jsonrpc::answer(id, &method),
-    })
 }
 
 /// A tool service's schema as MCP clients accept an `inputSchema`: an object schema. One

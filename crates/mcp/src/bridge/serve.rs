@@ -1,0 +1,249 @@
+//! The bridge's stdio loop: one thread reads requests, calls to the service run on their own
+//! threads (at most [`MAX_IN_FLIGHT`] at once), and one thread writes every response.
+//!
+//! A slow call does not hold up the others: each response is written when it is ready, whole,
+//! as one line, with its request's id, so responses may come in another order than their
+//! requests (JSON-RPC allows it; clients match them by id). Everything that does not reach the
+//! service (`initialize`, `ping`, notifications, refusals) is answered in order on the reading
+//! thread, before the next line is read: `initialize` is answered before any request after it.
+
+use std::io::{BufRead, Read, Write};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Condvar, Mutex, PoisonError};
+
+use serde_json::{Value, json};
+
+use super::{INTERNAL_ERROR, Service};
+use crate::PROTOCOL_VERSIONS;
+use crate::jsonrpc::{self, Incoming};
+
+/// The longest request line read from the host: 16 MiB.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+/// Most requests to the service in flight at once; reading the next request waits for one of
+/// them to finish.
+pub const MAX_IN_FLIGHT: usize = 16;
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+/// MCP's code for a call of a tool the server does not offer.
+const INVALID_PARAMS: i64 = -32602;
+
+/// Serves MCP on `input`/`output` until `input` ends and every call in flight is answered.
+/// Diagnostics go to `log` (stderr).
+pub fn serve(
+    config: super::BridgeConfig,
+    input: impl BufRead,
+    output: impl Write + Send,
+    mut log: impl Write,
+) -> std::io::Result<()> {
+    let service = Service::new(config);
+    let slots = Slots::new(MAX_IN_FLIGHT);
+    std::thread::scope(|scope| {
+        let (replies, written) = mpsc::channel::<Value>();
+        let writer = scope.spawn(move || write_lines(written, output));
+        let read = (|| -> std::io::Result<()> {
+            let mut lines = Lines::new(input);
+            while let Some(text) = lines.next(&mut log)? {
+                let sent = match triage(&service, &text) {
+                    Work::Answer(None) => Ok(()),
+                    Work::Answer(Some(reply)) => replies.send(reply),
+                    Work::Service { id, method, params } => {
+                        let slot = slots.take();
+                        let replies = replies.clone();
+                        let service = &service;
+                        scope.spawn(move || {
+                            let _slot = slot;
+                            // The writer is gone only when output failed; its error is returned.
+                            let _ =
+                                replies.send(answer_from_service(service, id, &method, &params));
+                        });
+                        Ok(())
+                    }
+                };
+                if sent.is_err() {
+                    // The writer stopped: output failed, and its error is what `serve` returns.
+                    break;
+                }
+            }
+            Ok(())
+        })();
+        drop(replies);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the bridge's writer stopped")));
+        read.and(written)
+    })
+}
+
+/// Writes each reply as one line, flushed, until every sender is gone.
+fn write_lines(replies: Receiver<Value>, mut output: impl Write) -> std::io::Result<()> {
+    for reply in replies {
+        let mut line = reply.to_string();
+        line.push('\n');
+        output.write_all(line.as_bytes())?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+/// Request lines from the host, blank ones skipped.
+struct Lines<R> {
+    input: R,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Lines<R> {
+    fn new(input: R) -> Self {
+        Lines {
+            input,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The next line; `None` at the end of input or after a line longer than [`MAX_LINE`].
+    fn next(&mut self, log: &mut impl Write) -> std::io::Result<Option<String>> {
+        loop {
+            self.buf.clear();
+            let n = (&mut self.input)
+                .take((MAX_LINE + 1) as u64)
+                .read_until(b'\n', &mut self.buf)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            if self.buf.len() > MAX_LINE {
+                let _ = writeln!(
+                    log,
+                    "dotpack bridge: a request line is longer than 16 MiB; stopping"
+                );
+                return Ok(None);
+            }
+            let text = String::from_utf8_lossy(&self.buf);
+            if !text.trim().is_empty() {
+                return Ok(Some(text.into_owned()));
+            }
+        }
+    }
+}
+
+/// What one message needs.
+enum Work {
+    /// Answered at once (or, for a notification, not at all).
+    Answer(Option<Value>),
+    /// Answered by the service, on a thread of its own.
+    Service {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+}
+
+fn triage(service: &Service, text: &str) -> Work {
+    let message = match serde_json::from_str::<Value>(text) {
+        Ok(message) => message,
+        Err(e) => {
+            return Work::Answer(Some(jsonrpc::error_response(
+                Value::Null,
+                PARSE_ERROR,
+                &format!("not JSON: {e}"),
+            )));
+        }
+    };
+    let (id, method, params) = match jsonrpc::classify(message) {
+        Ok(Incoming::Request { id, method, params }) => (id, method, params),
+        Ok(_) => return Work::Answer(None),
+        Err(why) => {
+            return Work::Answer(Some(jsonrpc::error_response(
+                Value::Null,
+                INVALID_REQUEST,
+                &format!("invalid request: {why}"),
+            )));
+        }
+    };
+    let reply = match method.as_str() {
+        "initialize" => jsonrpc::response(id, initialize_result(service, &params)),
+        "ping" => jsonrpc::response(id, json!({})),
+        "tools/call" => {
+            let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+            if service.config.tools.allows(name) {
+                return Work::Service { id, method, params };
+            }
+            jsonrpc::error_response(
+                id,
+                INVALID_PARAMS,
+                &format!(
+                    "the tool `{name}` is not enabled: this server serves only the tools its \
+                     `enabled_tools` and `disabled_tools` allow"
+                ),
+            )
+        }
+        "tools/list" => return Work::Service { id, method, params },
+        _ => jsonrpc::answer(id, &method),
+    };
+    Work::Answer(Some(reply))
+}
+
+fn initialize_result(service: &Service, params: &Value) -> Value {
+    let asked = params
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let version = if PROTOCOL_VERSIONS.contains(&asked) {
+        asked
+    } else {
+        PROTOCOL_VERSIONS[0]
+    };
+    json!({
+        "protocolVersion": version,
+        "capabilities": { "tools": { "listChanged": false } },
+        "serverInfo": { "name": "dotpack-bridge", "version": env!("CARGO_PKG_VERSION") },
+        "instructions": format!("Tools of the HTTP tool service at {}", service.shown(&service.config.url)),
+    })
+}
+
+/// The response to a request [`triage`] sent to the service.
+fn answer_from_service(service: &Service, id: Value, method: &str, params: &Value) -> Value {
+    match method {
+        "tools/list" => match service.list_tools() {
+            Ok(result) => jsonrpc::response(id, result),
+            Err(e) => jsonrpc::error_response(id, INTERNAL_ERROR, &e),
+        },
+        _ => jsonrpc::response(id, service.call_tool(params)),
+    }
+}
+
+/// A counting semaphore: at most `n` [`Slot`]s taken at once.
+struct Slots {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Slots {
+    fn new(n: usize) -> Slots {
+        Slots {
+            free: Mutex::new(n),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// A slot, once one is free; it is given back when dropped.
+    fn take(&self) -> Slot<'_> {
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        while *free == 0 {
+            free = self
+                .freed
+                .wait(free)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *free -= 1;
+        Slot(self)
+    }
+}
+
+struct Slot<'a>(&'a Slots);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut free = self.0.free.lock().unwrap_or_else(PoisonError::into_inner);
+        *free += 1;
+        self.0.freed.notify_one();
+    }
+}
