@@ -175,6 +175,7 @@ fn large_lock(packages: usize, claims: usize) -> String {
             created_dirs: 0,
             owners: Vec::new(),
             resolved_env: Vec::new(),
+            adopted: false,
             project: None,
         })
         .collect();

@@ -23,5 +23,7 @@ pub(super) fn run(
         scope
     };
     let source = Source::at_scope(host, scope, project.root(), &settings.host_env)?;
-    crate::ops::import_into::into(settings, printer, &project, vec![source], dry_run)
+    // Imported by name, a host's servers are meant for the project's other hosts too.
+    let personal = crate::ops::import_into::Personal::FansOut;
+    crate::ops::import_into::into(settings, printer, &project, vec![source], personal, dry_run)
 }

@@ -95,6 +95,16 @@ fn declare(
         for host in &hosts {
             changed |= editor.include(&name, Some(host))?;
         }
+        // A server that names its hosts is installed into a host given on the command line
+        // once that host joins its list.
+        for host in &options.hosts {
+            if editor.add_server_host(&name, host)? {
+                edits.push((
+                    "Adding".to_string(),
+                    format!("{host} to the hosts of server {name} in {file}"),
+                ));
+            }
+        }
         if changed {
             edits.push((
                 "Including".to_string(),

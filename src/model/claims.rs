@@ -64,6 +64,11 @@ pub struct Claim {
     /// (see [`crate::model::resolved_env`]), and the entry is translated with `--resolve-env` again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolved_env: Vec<String>,
+    /// The entry was in the file before dotpack claimed it (`adopt`, `import --into`, `init
+    /// --import`): the user wrote it. A rollback past its claim gives it back to the user (the
+    /// entry stays, the claim goes) instead of deleting it, and taking it out says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adopted: bool,
     /// Read from claims files written before `owners`: the one project that installed it.
     #[serde(default, skip_serializing)]
     pub project: Option<String>,
@@ -230,6 +235,9 @@ pub fn emit(claims: &[Claim]) -> String {
         }
         if !c.resolved_env.is_empty() {
             push_strings_field(&mut out, "resolved_env", c.resolved_env.iter());
+        }
+        if c.adopted {
+            out.push_str("adopted = true\n");
         }
     }
     out
@@ -438,6 +446,7 @@ mod tests {
             created_dirs: 0,
             owners: vec![],
             resolved_env: Vec::new(),
+            adopted: false,
             project: None,
         }
     }

@@ -267,6 +267,11 @@ pub struct Server {
     pub env: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The hosts (ids) this server of the project's own is written into; empty: every declared
+    /// host. `init --import` sets it on a server read from a user-scope file, so a personal
+    /// server does not spread into the project's other hosts unless the user adds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
     /// Every other field, keyed by canonical name.
     #[serde(flatten)]
     pub extensions: BTreeMap<String, toml::Value>,

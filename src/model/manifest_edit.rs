@@ -192,6 +192,27 @@ impl ManifestEditor {
         Ok(())
     }
 
+    /// Adds `host` to the `hosts` of the project's own server `name`, when it names its hosts
+    /// and `host` is not one of them; returns whether it did.
+    pub fn add_server_host(&mut self, name: &str, host: &str) -> Result<bool> {
+        let Some(list) = self
+            .doc
+            .get_mut("servers")
+            .and_then(|s| s.get_mut(name))
+            .and_then(|s| s.get_mut("hosts"))
+        else {
+            return Ok(false);
+        };
+        let Some(list) = list.as_array_mut() else {
+            bail!("`hosts` of server `{name}` must be a list of host ids");
+        };
+        if list.iter().any(|v| v.as_str() == Some(host)) {
+            return Ok(false);
+        }
+        list.push(host);
+        Ok(true)
+    }
+
     /// Adds `[SECTION.NAME] path = "PATH"` (a resource the project carries itself).
     pub fn add_resource(&mut self, section: &str, name: &str, path: &str) -> Result<()> {
         if self.doc.get(section).is_none() {

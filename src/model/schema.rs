@@ -142,6 +142,10 @@ mod derived {
             crate::model::bridge_server::FIELD.to_string(),
             json!({"type": "string", "description": "A plain HTTP tool service (GET /tools, POST /call) served to hosts through `dotpack bridge URL` (docs/probe.md)."}),
         );
+        properties.insert(
+            "hosts".to_string(),
+            json!({"type": "array", "items": {"type": "string", "enum": crate::model::hosts::ADAPTERS.iter().map(|h| h.id).collect::<Vec<_>>()}, "uniqueItems": true, "description": "The hosts this server is written into (default: every declared host); `init --import` sets it on a server read from a user-scope file."}),
+        );
         json!({
             "type": "object",
             "description": "One MCP server: `command` (+ `args`, `env`) for a local process, `url` for a remote one, or `bridge` for a plain HTTP tool service; every other field is a canonical name from the concept table (docs/host-matrix.md).",

@@ -43,6 +43,7 @@ pub fn plan_hosts(
         owner: &project.owner,
         force: options.force,
         keep_edited: options.keep_edited,
+        keep_adopted: false,
         lossy: &options.lossy,
         previous: project.lock.as_ref(),
         mode: mode.clone(),

@@ -133,6 +133,16 @@ pub fn conflict_error(conflicts: &[Conflict], sources: &[Source]) -> anyhow::Err
         .into()
 }
 
+/// Where a server read from a user-scope file goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Personal {
+    /// Only into the hosts it was read from (`hosts` on the server): `init --import`, which
+    /// takes in whatever the user's own files hold.
+    StaysInItsHost,
+    /// Into every declared host: `import HOST --into`, which the user asks for by name.
+    FansOut,
+}
+
 /// Makes the servers of `sources` the project's own and claims their entries, in one
 /// transaction; `dry_run` prints what would change.
 pub fn into(
@@ -140,6 +150,7 @@ pub fn into(
     printer: &Printer,
     project: &Project,
     sources: Vec<Source>,
+    personal: Personal,
     dry_run: bool,
 ) -> Result<()> {
     let claims = ops::all_claims(project);
@@ -166,7 +177,14 @@ pub fn into(
         text,
         edits,
         staged,
-    } = edit_manifest(settings, project, &sources, &candidates, &resources)?;
+    } = edit_manifest(
+        settings,
+        project,
+        &sources,
+        &candidates,
+        &resources,
+        personal,
+    )?;
     let manifest = &project.manifest;
     let updated = match manifest.with_text(&text) {
         Ok(updated) => updated,
@@ -260,6 +278,7 @@ fn edit_manifest(
     sources: &[Source],
     candidates: &BTreeMap<String, Candidate>,
     resources: &[(usize, Found)],
+    personal: Personal,
 ) -> Result<Edited> {
     let manifest = &project.manifest;
     let file = declare::manifest_name(manifest, settings.global);
@@ -274,11 +293,29 @@ fn edit_manifest(
         declare_host(settings, &mut editor, project, source, &mut edits)?;
     }
     for (name, c) in candidates {
-        editor.add_server(name, crate::plan::from_host::toml_table(&c.server.fields))?;
+        let mut table = crate::plan::from_host::toml_table(&c.server.fields);
+        let hosts = match personal {
+            Personal::StaysInItsHost => personal_hosts(settings, sources, c),
+            Personal::FansOut => Vec::new(),
+        };
+        if !hosts.is_empty() {
+            let list: toml_edit::Array = hosts.iter().collect();
+            table.insert("hosts", toml_edit::value(list));
+        }
+        editor.add_server(name, table)?;
         edits.push((
             "Adding".to_string(),
             format!("server {name} to [servers] in {file}"),
         ));
+        if !hosts.is_empty() {
+            edits.push((
+                "Keeping".to_string(),
+                format!(
+                    "{name} in {} only (`hosts` in [servers.{name}]): it was read from your own user-scope file; `dotpack install {name} --host HOST` adds another",
+                    hosts.join(", ")
+                ),
+            ));
+        }
     }
     let mut staged = Vec::new();
     for (_, r) in resources {
@@ -322,6 +359,26 @@ fn edit_manifest(
         edits,
         staged,
     })
+}
+
+/// The hosts a server read from user-scope files only stays in, for a project's manifest: a
+/// personal server (a path in the home folder, the user's own token) must not spread into the
+/// project's other hosts, whose files are committed. Empty for the user-level manifest, whose
+/// hosts are all the user's own, and for a server a project file holds too.
+fn personal_hosts(settings: &Settings, sources: &[Source], candidate: &Candidate) -> Vec<String> {
+    let all_user = candidate
+        .sources
+        .iter()
+        .all(|&i| sources[i].scope == Some(Scope::User));
+    if settings.global || !all_user {
+        return Vec::new();
+    }
+    let hosts: BTreeSet<String> = candidate
+        .sources
+        .iter()
+        .map(|&i| sources[i].host.id.to_string())
+        .collect();
+    hosts.into_iter().collect()
 }
 
 /// After the import: where each resource file was copied, and whether its file is claimed.

@@ -161,7 +161,16 @@ pub fn import(settings: &Settings, printer: &Printer, planned: Planned) -> Resul
         ..settings.clone()
     };
     let project = super::Project::load(&settings, printer)?;
-    super::import_into::into(&settings, printer, &project, planned.sources, false)
+    // What `init` finds in the user's own files stays in the hosts it was found in.
+    let personal = super::import_into::Personal::StaysInItsHost;
+    super::import_into::into(
+        &settings,
+        printer,
+        &project,
+        planned.sources,
+        personal,
+        false,
+    )
 }
 
 /// The host files `init --import` reads: each host's project file when it exists, else its user

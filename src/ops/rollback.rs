@@ -385,6 +385,8 @@ fn user_plan(
         owner: &project.owner,
         force: false,
         keep_edited: false,
+        // Rolling back past an adoption gives the entry back to the user: it was there before.
+        keep_adopted: true,
         lossy: &Default::default(),
         previous: project.lock.as_ref(),
         mode: Mode::Sync,

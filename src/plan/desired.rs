@@ -170,13 +170,19 @@ pub fn inputs_fingerprint(spec: Option<&DependencySpec>) -> String {
     )
 }
 
-/// The fingerprint of a server of the project's own `[servers]`: its whole definition and the
+/// The fingerprint of a server of the project's own `[servers]`: its definition and the
 /// manifest's `[inputs]`, with the translation revision. Its claims record it, so an entry is
 /// current until the definition changes (see [`Desired::keep_current`]).
 pub fn own_fingerprint(manifest: &Manifest, server: &crate::model::manifest::Server) -> String {
+    // Where the server goes (`hosts`) is not what it is: adding a host leaves the entries in
+    // the others as they are.
+    let what = crate::model::manifest::Server {
+        hosts: Vec::new(),
+        ..server.clone()
+    };
     crate::model::claims::entry_hash(&serde_json::json!({
         "rev": TRANSLATION_REVISION,
-        "server": server,
+        "server": what,
         "inputs": manifest.inputs,
     }))
 }
@@ -538,6 +544,8 @@ pub struct PlanRequest<'a> {
     pub owner: &'a str,
     pub force: bool,
     pub keep_edited: bool,
+    /// See [`crate::plan::PlanInput::keep_adopted`].
+    pub keep_adopted: bool,
     pub lossy: &'a LossyPolicy,
     /// The current `dotpack.lock`, which the entries on disk were written from: a package it
     /// pinned at the same version with another checksum (`dotpack update` took a republished
@@ -637,6 +645,7 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         owner: request.owner,
         force: request.force,
         keep_edited: request.keep_edited,
+        keep_adopted: request.keep_adopted,
         lossy: request.lossy,
         mode: request.mode,
         resolve_env: request.resolve_env,

@@ -474,6 +474,9 @@ pub struct PlanInput<'a> {
     pub force: bool,
     /// `--keep-edited`: see [`Action::Disown`].
     pub keep_edited: bool,
+    /// An adopted entry nothing declares any more is given back to the user, not removed
+    /// (`dotpack rollback` past the adoption: the entry was there before).
+    pub keep_adopted: bool,
     pub lossy: &'a LossyPolicy,
     pub mode: Mode,
     /// `--resolve-env`: at user scope, write a reference a host cannot express as the
@@ -682,8 +685,10 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         }
         let owners = self.owners_with_me(claim);
         let hash = entry_hash(entry);
-        self.claims
-            .push(self.make_claim(d, hash, Vec::new(), owners));
+        let mut adopted = self.make_claim(d, hash, Vec::new(), owners);
+        // Claimed where dotpack had not written it: the user's entry.
+        adopted.adopted |= claim.is_none();
+        self.claims.push(adopted);
         self.changes.push(change(d, Action::Adopt, Vec::new()));
     }
 
@@ -949,6 +954,22 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             self.changes.push(entry_change(Action::KeptEdited));
             return;
         }
+        if claim.adopted && self.input.keep_adopted {
+            self.warnings.push(format!(
+                "{}#{}: you wrote it before dotpack adopted it; left as it is, and dotpack no longer tracks it",
+                self.file,
+                self.key(server)
+            ));
+            self.changes.push(entry_change(Action::Disown));
+            return;
+        }
+        if claim.adopted {
+            self.warnings.push(format!(
+                "{}#{}: removing an entry you wrote before dotpack adopted it (`dotpack rollback` puts it back)",
+                self.file,
+                self.key(server)
+            ));
+        }
         self.edits.push(Pending::Remove(server.to_string()));
         self.changes.push(entry_change(Action::Remove));
     }
@@ -1016,6 +1037,11 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             created_dirs: 0,
             owners,
             resolved_env: Vec::new(),
+            // An entry the user wrote stays the user's while dotpack updates it.
+            adopted: self
+                .old_claims
+                .get(d.server.as_str())
+                .is_some_and(|c| c.adopted),
             project: None,
         }
     }

@@ -215,6 +215,14 @@ impl Layout {
         } else {
             package_scopes(manifest, lock)
         };
+        // A server of the project's own that names its hosts stays out of the others.
+        for (name, server) in manifest.servers.iter().filter(|(_, s)| !s.hosts.is_empty()) {
+            for host in hosts.iter_mut() {
+                if !server.hosts.iter().any(|id| id == host.host.id) {
+                    host.exclude.insert(name.clone());
+                }
+            }
+        }
         let exclude: BTreeSet<String> = project.exclude.iter().cloned().collect();
         for host in &mut hosts {
             let excluded: BTreeSet<String> = exclude.union(&host.exclude).cloned().collect();

@@ -157,6 +157,7 @@ impl Run {
             owner: self.owner,
             force: self.force,
             keep_edited: false,
+            keep_adopted: false,
             lossy: &self.lossy,
             mode: self.mode.clone(),
             resolve_env: false,

@@ -305,6 +305,7 @@ fn with_references(server: &Server) -> std::borrow::Cow<'_, Server> {
             .map(|(k, v)| (k.clone(), text(v)))
             .collect(),
         url: server.url.as_ref().map(text),
+        hosts: server.hosts.clone(),
         extensions: server
             .extensions
             .iter()
@@ -344,6 +345,7 @@ fn wrap_remote(host: &HostAdapter, server: &Server, transport: Transport) -> Opt
         args: Some(args),
         env: server.env.clone(),
         url: None,
+        hosts: server.hosts.clone(),
         extensions,
     })
 }

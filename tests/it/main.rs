@@ -4,6 +4,7 @@ mod fake_mcp;
 mod support;
 mod support_mcp;
 
+mod adopted_entries;
 mod bridge;
 mod command_output;
 mod completions;

@@ -78,6 +78,7 @@ struct Fields {
     created_dirs: Option<u32>,
     owners: Option<Vec<String>>,
     resolved_env: Option<Vec<String>>,
+    adopted: Option<bool>,
 }
 
 impl Fields {
@@ -100,6 +101,7 @@ impl Fields {
             "created_dirs" => once(&mut self.created_dirs, integer(value)?),
             "owners" => once(&mut self.owners, strings(value)?),
             "resolved_env" => once(&mut self.resolved_env, strings(value)?),
+            "adopted" => once(&mut self.adopted, boolean(value)?),
             _ => None,
         }
     }
@@ -122,6 +124,7 @@ impl Fields {
             created_dirs: self.created_dirs.unwrap_or(0),
             owners: self.owners.unwrap_or_default(),
             resolved_env: self.resolved_env.unwrap_or_default(),
+            adopted: self.adopted.unwrap_or(false),
             project: None,
         })
     }
@@ -323,6 +326,7 @@ mod tests {
                         created_dirs: cd,
                         owners,
                         resolved_env: Vec::new(),
+                        adopted: false,
                         project: None,
                     }
                 },

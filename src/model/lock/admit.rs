@@ -356,6 +356,7 @@ mod tests {
             created_dirs: 0,
             owners: Vec::new(),
             resolved_env: Vec::new(),
+            adopted: false,
             project: None,
         }
     }

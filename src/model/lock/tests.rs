@@ -52,6 +52,7 @@ fn sample() -> Lockfile {
             created_dirs: 0,
             owners: vec![],
             resolved_env: Vec::new(),
+            adopted: false,
             project: None,
         }],
         files: Vec::new(),

@@ -25,6 +25,55 @@ enum Transport {
 }
 
 impl Checker<'_> {
+    /// `hosts = ["claude-code"]` on a server: a list of known host ids, each once.
+    fn server_hosts(&mut self, item: &Item, at: &str) {
+        let Some(list) = item.as_array() else {
+            self.error(
+                "wrong-type",
+                "`hosts` must be a list of host ids",
+                item.span(),
+                at,
+                "write `hosts = [\"claude-code\"]`: the hosts this server is written into",
+            );
+            return;
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for value in list.iter() {
+            let Some(id) = value.as_str() else {
+                self.error(
+                    "wrong-type",
+                    format!("a host must be a host id, not {}", value.type_name()),
+                    value.span(),
+                    at,
+                    "write `hosts = [\"claude-code\"]`",
+                );
+                continue;
+            };
+            if !crate::model::hosts::is_known_host(id) {
+                let ids = crate::model::hosts::ADAPTERS.iter().map(|h| h.id);
+                let help = match super::did_you_mean(id, ids) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "`dotpack hosts` lists the host ids".to_string(),
+                };
+                self.error(
+                    "unknown-host",
+                    format!("unknown host `{id}`"),
+                    value.span(),
+                    at,
+                    help,
+                );
+            } else if !seen.insert(id) {
+                self.error(
+                    "duplicate-host",
+                    format!("host `{id}` is listed twice"),
+                    value.span(),
+                    at,
+                    "keep each host once",
+                );
+            }
+        }
+    }
+
     pub(super) fn server(&mut self, at: &str, key: &Key, item: &Item) {
         let Some(table) = self.expect_table(key, item, at) else {
             return;
@@ -44,6 +93,8 @@ impl Checker<'_> {
             }
             if name == crate::model::bridge_server::FIELD {
                 self.bridge_url(k, v, &key_path);
+            } else if name == "hosts" {
+                self.server_hosts(v, &key_path);
             } else if let Some(concept) = concept_of(normalised.unwrap_or(name)) {
                 if let Some(s) = v.as_str()
                     && let Some(issue) = host_values::typed_env(name, s, concept.kind)
