@@ -1,0 +1,183 @@
+//! pi's adapter (`pi-mcp-adapter`, hosts.md §12): its own options are fields of `[servers.NAME]`
+//! written in pi's spelling and imported back; its auth fields (`auth`, `oauth`, `bearerTokenEnv`)
+//! are written as pi reads them, not refused as lossy; and a server the project keeps from pi is
+//! switched off in pi's own file when pi would load it from a shared one.
+
+use serde_json::{Value, json};
+
+use crate::support::{Env, assert_success};
+
+fn json_file(env: &Env, rel: &str) -> Value {
+    serde_json::from_str(&env.read(rel)).unwrap()
+}
+
+fn import_pi(env: &Env) -> Value {
+    let out = env
+        .dotpack()
+        .args(["import", "pi", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const OPTIONS: &str = "[servers.files]\ncommand = \"files-mcp\"\nargs = []\nlifecycle = \"keep-alive\"\nidle_timeout_min = 15\ndirect_tools = [\"read_file\"]\napprove_tools = [\"delete_*\"]\ntool_prefix = \"short\"\nexpose_resources = false\nprotocol_version = \"auto\"\ndebug = true\n";
+
+#[test]
+fn pi_options_are_written_in_pis_spelling_and_imported_back() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = [\"pi\"]\n\n{OPTIONS}"),
+    );
+    let out = env.dotpack().arg("install").output().unwrap();
+    assert_success(&out);
+    assert_eq!(
+        json_file(&env, ".pi/mcp.json")["mcpServers"]["files"],
+        json!({
+            "command": "files-mcp",
+            "args": [],
+            "approveTools": ["delete_*"],
+            "lifecycle": "keep-alive",
+            "idleTimeout": 15,
+            "protocolVersion": "auto",
+            "directTools": ["read_file"],
+            "toolPrefix": "short",
+            "exposeResources": false,
+            "debug": true
+        })
+    );
+
+    let imported = import_pi(&env);
+    assert_eq!(
+        imported["servers"]["files"],
+        json!({
+            "command": "files-mcp",
+            "args": [],
+            "approve_tools": ["delete_*"],
+            "lifecycle": "keep-alive",
+            "idle_timeout_min": 15,
+            "protocol_version": "auto",
+            "direct_tools": ["read_file"],
+            "tool_prefix": "short",
+            "expose_resources": false,
+            "debug": true
+        }),
+        "{imported}"
+    );
+    assert!(
+        imported["warnings"].as_array().is_none_or(Vec::is_empty),
+        "{imported}"
+    );
+    // What was written is what the manifest asks for: nothing to change.
+    env.dotpack()
+        .args(["install", "--locked"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn pi_only_options_leave_other_hosts_quietly_but_approval_needs_naming() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = [\"pi\", \"cursor\"]\n\n{OPTIONS}"),
+    );
+    // Cursor cannot ask before a tool runs: leaving `approve_tools` out is a security drop.
+    let out = env.dotpack().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("approve_tools"), "{err}");
+    assert!(!err.contains("lifecycle"), "{err}");
+
+    let out = env
+        .dotpack()
+        .args(["install", "--allow-lossy=approve_tools"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert_eq!(
+        json_file(&env, ".cursor/mcp.json")["mcpServers"]["files"],
+        json!({"type": "stdio", "command": "files-mcp", "args": []})
+    );
+}
+
+#[test]
+fn pi_keeps_oauth_and_bearer_auth_without_allow_lossy() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"pi\"]\n\n[servers.linear]\nurl = \"https://mcp.linear.app/mcp\"\nauth = \"oauth\"\noauth = { client_id = \"dotpack\", client_secret = \"{{env.LINEAR_SECRET}}\", redirect_uri = \"http://localhost:3118/callback\" }\nscopes = [\"read\", \"write\"]\n\n[servers.api]\nurl = \"https://api.example/mcp\"\nbearer_token_env_var = \"API_TOKEN\"\n",
+    );
+    let out = env.dotpack().arg("install").output().unwrap();
+    assert_success(&out);
+    let file = json_file(&env, ".pi/mcp.json");
+    assert_eq!(
+        file["mcpServers"]["linear"],
+        json!({
+            "url": "https://mcp.linear.app/mcp",
+            "oauth": {
+                "clientId": "dotpack",
+                "clientSecret": "${LINEAR_SECRET}",
+                "redirectUri": "http://localhost:3118/callback",
+                "scope": "read write"
+            },
+            "auth": "oauth"
+        })
+    );
+    // pi sends `bearerTokenEnv` only in bearer mode.
+    assert_eq!(
+        file["mcpServers"]["api"],
+        json!({"url": "https://api.example/mcp", "bearerTokenEnv": "API_TOKEN", "auth": "bearer"})
+    );
+
+    let imported = import_pi(&env);
+    assert_eq!(
+        imported["servers"]["linear"]["oauth"],
+        json!({"client_id": "dotpack", "client_secret": "${LINEAR_SECRET}", "redirect_uri": "http://localhost:3118/callback"}),
+        "{imported}"
+    );
+    assert_eq!(
+        imported["servers"]["linear"]["scopes"],
+        json!(["read", "write"])
+    );
+    assert_eq!(imported["servers"]["linear"]["auth"], "oauth");
+    assert_eq!(
+        imported["servers"]["api"],
+        json!({"url": "https://api.example/mcp", "bearer_token_env_var": "API_TOKEN"}),
+        "{imported}"
+    );
+    env.dotpack()
+        .args(["install", "--locked"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_bearer_token_in_pis_file_is_imported_as_the_authorization_header() {
+    let env = Env::new();
+    env.write(
+        ".pi/mcp.json",
+        r#"{"mcpServers": {"api": {"url": "https://api.example/mcp", "auth": "bearer", "bearerToken": "${API_TOKEN}"}}}"#,
+    );
+    let imported = import_pi(&env);
+    assert_eq!(
+        imported["servers"]["api"],
+        json!({"url": "https://api.example/mcp", "http_headers": {"Authorization": "Bearer ${API_TOKEN}"}}),
+        "{imported}"
+    );
+}
+
+#[test]
+fn an_oauth_key_pi_has_no_name_for_is_refused_as_lossy() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"pi\"]\n\n[servers.linear]\nurl = \"https://mcp.linear.app/mcp\"\noauth = { client_id = \"dotpack\", callback_port = 3118 }\n",
+    );
+    let out = env.dotpack().arg("install").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("oauth"), "{err}");
+    assert!(!env.project.join(".pi/mcp.json").exists());
+}
