@@ -227,6 +227,33 @@ impl Layout {
         })
     }
 
+    /// The declared hosts that do not take server `server` of package `package` but would load
+    /// it anyway from a file it goes to (`places`, from [`Layout::places_of`]) that they also
+    /// read (pi reads `.mcp.json`): one `(host, scope)` per such host, at the scope of that file,
+    /// where the host's own file takes precedence over it. There the server is switched off.
+    pub fn switched_off_in(
+        &self,
+        package: &str,
+        server: &str,
+        places: &[(&'static HostAdapter, Scope)],
+    ) -> Vec<(&'static HostAdapter, Scope)> {
+        let mut out: Vec<(&'static HostAdapter, Scope)> = Vec::new();
+        for h in &self.hosts {
+            if !h.without.contains(package) && !h.exclude.contains(server) {
+                continue;
+            }
+            for (other, scope) in places {
+                if h.host.has_scope(*scope)
+                    && h.host.loads_file_of(other, *scope)
+                    && !out.iter().any(|(o, s)| o.id == h.host.id && s == scope)
+                {
+                    out.push((h.host, *scope));
+                }
+            }
+        }
+        out
+    }
+
     /// Where server `server` of package `package` goes: one `(host, scope)` per host that
     /// takes it.
     pub fn places_of(&self, package: &str, server: &str) -> Vec<(&'static HostAdapter, Scope)> {

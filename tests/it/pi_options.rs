@@ -181,3 +181,91 @@ fn an_oauth_key_pi_has_no_name_for_is_refused_as_lossy() {
     assert!(err.contains("oauth"), "{err}");
     assert!(!env.project.join(".pi/mcp.json").exists());
 }
+
+/// The claim of the entry `figma` in pi's project file, as `dotpack.lock` writes it.
+const PI_FIGMA_CLAIM: &str =
+    "file = \".pi/mcp.json\"\nhost = \"pi\"\nscope = \"project\"\nkey = \"mcpServers.figma\"";
+
+const SHARED: &str = "[servers.figma]\nurl = \"http://127.0.0.1:3845/mcp\"\n\n[servers.other]\ncommand = \"other-mcp\"\nargs = []\n";
+
+#[test]
+fn a_server_kept_from_pi_is_switched_off_in_pis_file_when_mcp_json_holds_it() {
+    let env = Env::new();
+    let excluded = format!(
+        "[project]\nhosts = [\"claude-code\", {{ host = \"pi\", exclude = [\"figma\"] }}]\n\n{SHARED}"
+    );
+    env.write("dotpack.toml", &excluded);
+    let out = env.dotpack().arg("install").output().unwrap();
+    assert_success(&out);
+    // Claude Code's `.mcp.json` holds figma, and pi reads it: pi's own file, which comes
+    // after it, switches figma off.
+    assert!(json_file(&env, ".mcp.json")["mcpServers"]["figma"].is_object());
+    let pi = json_file(&env, ".pi/mcp.json");
+    assert_eq!(pi["mcpServers"]["figma"], json!({"disabled": true}));
+    assert_eq!(pi["mcpServers"]["other"]["command"], "other-mcp");
+    let lock = env.read("dotpack.lock");
+    assert!(lock.contains(PI_FIGMA_CLAIM), "{lock}");
+    env.dotpack()
+        .args(["install", "--locked"])
+        .assert()
+        .success();
+    let out = env.dotpack().arg("status").output().unwrap();
+    assert_success(&out);
+
+    // Given back to pi, figma gets its whole entry there.
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = [\"claude-code\", \"pi\"]\n\n{SHARED}"),
+    );
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    assert_eq!(
+        json_file(&env, ".pi/mcp.json")["mcpServers"]["figma"],
+        json!({"url": "http://127.0.0.1:3845/mcp"})
+    );
+
+    // Kept from pi again and then uninstalled: the switch goes with the entry it switched off.
+    env.write("dotpack.toml", &excluded);
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    assert_success(&env.dotpack().args(["uninstall", "figma"]).output().unwrap());
+    assert!(
+        json_file(&env, ".mcp.json")["mcpServers"]
+            .get("figma")
+            .is_none()
+    );
+    assert!(
+        json_file(&env, ".pi/mcp.json")["mcpServers"]
+            .get("figma")
+            .is_none()
+    );
+}
+
+#[test]
+fn a_server_pi_does_not_read_elsewhere_is_simply_left_out_of_pis_file() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = [\"cursor\", {{ host = \"pi\", exclude = [\"figma\"] }}]\n\n{SHARED}"),
+    );
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    assert!(
+        json_file(&env, ".pi/mcp.json")["mcpServers"]
+            .get("figma")
+            .is_none()
+    );
+}
+
+#[test]
+fn pis_own_switch_for_a_shared_server_is_left_as_the_user_wrote_it() {
+    let env = Env::new();
+    let mine = "{\"mcpServers\": {\"figma\": {\"disabled\": true}}}\n";
+    env.write(".pi/mcp.json", mine);
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = [\"claude-code\", {{ host = \"pi\", exclude = [\"figma\", \"other\"] }}]\n\n{SHARED}"),
+    );
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    let pi = json_file(&env, ".pi/mcp.json");
+    assert_eq!(pi["mcpServers"]["figma"], json!({"disabled": true}));
+    assert_eq!(pi["mcpServers"]["other"], json!({"disabled": true}));
+    assert!(!env.read("dotpack.lock").contains(PI_FIGMA_CLAIM));
+}

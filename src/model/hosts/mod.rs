@@ -479,6 +479,24 @@ impl HostAdapter {
         }
     }
 
+    /// The other hosts' files this host loads servers from too, below its own in precedence
+    /// (pi reads the shared `.mcp.json` and `~/.config/mcp/mcp.json`): the files of its
+    /// [`CommandValues`] rule, the one host that reads others' files being the one that runs
+    /// values from them.
+    pub fn also_reads(&self) -> &'static [SharedFile] {
+        self.hooks
+            .command_values
+            .map_or(&[], |rule| rule.also_reads)
+    }
+
+    /// Whether this host loads the servers of `other`'s file at `scope` as well as its own.
+    pub fn loads_file_of(&self, other: &HostAdapter, scope: Scope) -> bool {
+        other.id != self.id
+            && other
+                .file_at(scope)
+                .is_some_and(|file| self.also_reads().contains(&file))
+    }
+
     /// The other hosts that read this host's file at `scope` and run some of its values as
     /// commands (pi reads the shared `.mcp.json`), each with the rule it runs them by.
     pub fn command_readers(&self, scope: Scope) -> Vec<(&'static HostAdapter, CommandValues)> {
