@@ -269,3 +269,77 @@ fn pis_own_switch_for_a_shared_server_is_left_as_the_user_wrote_it() {
     assert_eq!(pi["mcpServers"]["other"], json!({"disabled": true}));
     assert!(!env.read("dotpack.lock").contains(PI_FIGMA_CLAIM));
 }
+
+#[test]
+fn the_shared_files_pi_reads_are_known_to_hosts_init_and_doctor() {
+    let env = Env::new();
+    let agents = env.home.path().join(".agents/mcp.json");
+    std::fs::create_dir_all(agents.parent().unwrap()).unwrap();
+    std::fs::write(
+        &agents,
+        r#"{"mcpServers": {"vault": {"command": "vault-mcp", "args": [], "env": {"TOKEN": "!op read op://v/t"}}}}"#,
+    )
+    .unwrap();
+
+    let out = env.dotpack().args(["hosts", "--json"]).output().unwrap();
+    assert_success(&out);
+    let hosts: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pi = hosts["hosts"]
+        .as_array()
+        .and_then(|h| h.iter().find(|h| h["id"] == "pi"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(pi["detected"], true, "{pi}");
+    let also: Vec<(String, bool)> = pi["also_reads"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|f| {
+                    let file = f["file"].as_str().unwrap_or_default();
+                    let home = env.home.path().display().to_string();
+                    (file.replace(&home, "~"), f["exists"] == true)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        also.contains(&("~/.agents/mcp.json".to_string(), true)),
+        "{also:?}"
+    );
+    assert!(
+        also.contains(&("~/.agents/mcp/mcp.json".to_string(), false)),
+        "{also:?}"
+    );
+    assert!(
+        also.contains(&("~/.config/mcp/mcp.json".to_string(), false)),
+        "{also:?}"
+    );
+    assert!(
+        also.iter().any(|(f, _)| f.ends_with("/project/.mcp.json")),
+        "{also:?}"
+    );
+    let text = env.dotpack().arg("hosts").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("/.agents/mcp.json (exists, also read)"),
+        "{text}"
+    );
+
+    let out = env.dotpack().args(["doctor", "--json"]).output().unwrap();
+    let doctor: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = doctor["hosts"].as_array().cloned().unwrap_or_default();
+    assert!(
+        findings.iter().any(|f| f["code"] == "shared-command"
+            && f["host"] == "pi"
+            && f["server"] == "vault"
+            && f["file"]
+                .as_str()
+                .is_some_and(|p| p.ends_with(".agents/mcp.json"))),
+        "{doctor}"
+    );
+
+    let out = env.dotpack().arg("init").output().unwrap();
+    assert_success(&out);
+    let manifest = env.read("dotpack.toml");
+    assert!(manifest.contains("\"pi\""), "{manifest}");
+}

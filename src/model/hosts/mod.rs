@@ -244,6 +244,23 @@ pub enum SharedFile {
     User(UserPath),
 }
 
+impl SharedFile {
+    /// Where the file is for the project at `root` (the user's files: in `env`).
+    pub fn path(&self, root: &Path, env: &HostEnv) -> PathBuf {
+        match self {
+            SharedFile::Project(rel) => root.join(rel),
+            SharedFile::User(at) => at.resolve(env),
+        }
+    }
+
+    pub fn scope(&self) -> Scope {
+        match self {
+            SharedFile::Project(_) => Scope::Project,
+            SharedFile::User(_) => Scope::User,
+        }
+    }
+}
+
 impl fmt::Debug for EntryHooks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("EntryHooks")

@@ -35,11 +35,16 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         file: "mcp.json",
     }),
     project_markers: &[".pi"],
-    user_markers: &[UserPath::EnvDir {
-        var: "PI_CODING_AGENT_DIR",
-        default: ".pi/agent",
-        file: "",
-    }],
+    // The tool-agnostic `~/.agents` files are read by pi's adapter (hosts.md §12).
+    user_markers: &[
+        UserPath::EnvDir {
+            var: "PI_CODING_AGENT_DIR",
+            default: ".pi/agent",
+            file: "",
+        },
+        UserPath::Home(".agents/mcp.json"),
+        UserPath::Home(".agents/mcp/mcp.json"),
+    ],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
     also_expands: &[],
