@@ -24,6 +24,16 @@ struct HostRow {
     container: String,
     detected: bool,
     scopes: Vec<ScopeRow>,
+    /// Other hosts' and shared files this host loads servers from too (pi's `.mcp.json`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    also_reads: Vec<AlsoRead>,
+}
+
+#[derive(Serialize)]
+struct AlsoRead {
+    scope: Scope,
+    file: String,
+    exists: bool,
 }
 
 #[derive(Serialize)]
@@ -63,6 +73,18 @@ pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
                 container: host.container.display(),
                 detected: scopes.iter().any(|s| s.detected),
                 scopes,
+                also_reads: host
+                    .also_reads()
+                    .iter()
+                    .map(|shared| {
+                        let path = shared.path(&root, env);
+                        AlsoRead {
+                            scope: shared.scope(),
+                            exists: path.is_file(),
+                            file: path.display().to_string(),
+                        }
+                    })
+                    .collect(),
             }
         })
         .collect();
@@ -88,6 +110,15 @@ pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
                 "",
                 s.scope.to_string(),
                 s.file
+            ));
+        }
+        for a in &row.also_reads {
+            let state = if a.exists { "exists" } else { "absent" };
+            printer.out(format!(
+                "  {:width$}    {:7} {} ({state}, also read)",
+                "",
+                a.scope.to_string(),
+                a.file
             ));
         }
     }

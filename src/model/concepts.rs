@@ -38,6 +38,8 @@ pub enum ValueKind {
     BoolOrString,
     /// A string or a list of strings (Hermes `client_cert`).
     StringOrList,
+    /// A boolean or a list of strings (pi `directTools`: `true`, or the tools by name).
+    BoolOrList,
 }
 
 impl ValueKind {
@@ -54,6 +56,7 @@ impl ValueKind {
             ValueKind::List => "a list",
             ValueKind::BoolOrString => "a boolean or a string",
             ValueKind::StringOrList => "a string or a list of strings",
+            ValueKind::BoolOrList => "a boolean or a list of strings",
         }
     }
 }

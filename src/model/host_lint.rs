@@ -14,7 +14,7 @@ use crate::template::EnvSyntax;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// Stable: `settings-json-servers`, `vscode-servers-key`, `url-without-type`,
-    /// `desktop-remote`, `unexpanded-reference`, `resolved-secret`.
+    /// `desktop-remote`, `unexpanded-reference`, `resolved-secret`, `shared-command`.
     pub code: &'static str,
     pub host: &'static str,
     pub file: String,
@@ -158,6 +158,34 @@ pub fn check_all(
             }
         }
     }
+    // The shared files a host loads servers from too (pi's `~/.agents/mcp.json`), as that host
+    // reads them, where no host writes them; and in every one, a value it would run.
+    for host in ADAPTERS {
+        for shared in host.also_reads() {
+            let scope = shared.scope();
+            let path = match (scope, root) {
+                (Scope::Project, None) => continue,
+                (Scope::Project, Some(root)) => shared.path(root, env),
+                (Scope::User, _) => shared.path(env.home.as_path(), env),
+            };
+            let fence = match (scope, root) {
+                (Scope::Project, Some(root)) => Some(crate::util::fence::Fence::project(root)),
+                _ => None,
+            };
+            let Ok(Some(text)) = crate::util::fence::read_text(
+                &path,
+                fence.as_ref(),
+                crate::util::fence::USER_FILE_CAP,
+            ) else {
+                continue;
+            };
+            let file = path.display().to_string();
+            if seen.insert(path.clone()) {
+                out.extend(check_host_file(host, &file, &text));
+            }
+            out.extend(check_shared_commands(host, &file, &text));
+        }
+    }
     let claude_dir = env
         .vars
         .get("CLAUDE_CONFIG_DIR")
@@ -175,6 +203,50 @@ pub fn check_all(
         {
             out.extend(check_claude_settings(&path.display().to_string(), &text));
         }
+    }
+    out
+}
+
+/// Values of a shared file that `host` (pi) runs as a shell command, which the other hosts
+/// reading the file take literally.
+fn check_shared_commands(host: &HostAdapter, file: &str, text: &str) -> Vec<Finding> {
+    let Some(rule) = host.hooks.command_values else {
+        return Vec::new();
+    };
+    let Ok(entries) = formats::list_entries(host.format, text, host.container) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, entry) in entries {
+        let Value::Object(mut fields) = entry else {
+            continue;
+        };
+        let mut found = Vec::new();
+        rule.visit(&mut fields, &mut |path, text| {
+            if rule.runs(text) {
+                found.push(format!("`{path}`"));
+            }
+        });
+        if found.is_empty() {
+            continue;
+        }
+        out.push(Finding {
+            code: "shared-command",
+            host: host.id,
+            file: file.to_string(),
+            server: Some(name),
+            message: format!(
+                "{} starts with `{p}`: {} runs it as a shell command when it connects, and the other hosts reading this file take it literally",
+                found.join(", "),
+                host.name(),
+                p = rule.prefix
+            ),
+            fix: format!(
+                "move the server into {}'s own file, or give the value without a leading `{}`",
+                host.name(),
+                rule.prefix
+            ),
+        });
     }
     out
 }

@@ -117,6 +117,9 @@ mod derived {
             ValueKind::StringOrList => {
                 json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})
             }
+            ValueKind::BoolOrList => {
+                json!({"anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]})
+            }
         }
     }
 

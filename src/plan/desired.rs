@@ -43,6 +43,10 @@ pub struct Placed {
     pub targets: Vec<Target>,
     /// `(target index, slot index)` for every server a target takes.
     pub assignments: Vec<(usize, usize)>,
+    /// `(target index, slot index)` for every server a target's host would load from a shared
+    /// file it also reads, though the project keeps the server from that host: its entry there
+    /// only switches the server off ([`Layout::switched_off_in`]).
+    pub overrides: Vec<(usize, usize)>,
     pub slots: Vec<Slot>,
     /// User-scope claims of `$DOTPACK_HOME/claims.toml` that name a file dotpack does not write
     /// for that host now (its location moved, as with `CODEX_HOME`): ignored, and said. A lock's
@@ -69,11 +73,15 @@ impl Placed {
                 Some(i)
             })
             .collect();
-        self.assignments = std::mem::take(&mut self.assignments)
-            .into_iter()
-            .filter(|(t, _)| keep[*t])
-            .map(|(t, s)| (index[t], s))
-            .collect();
+        let renumber = |pairs: Vec<(usize, usize)>| -> Vec<(usize, usize)> {
+            pairs
+                .into_iter()
+                .filter(|(t, _)| keep[*t])
+                .map(|(t, s)| (index[t], s))
+                .collect()
+        };
+        self.assignments = renumber(std::mem::take(&mut self.assignments));
+        self.overrides = renumber(std::mem::take(&mut self.overrides));
         let mut kept = keep.iter();
         self.targets
             .retain(|_| kept.next().copied().unwrap_or(false));
@@ -121,9 +129,14 @@ pub fn place(w: &Where<'_>) -> Result<Placed> {
         });
     }
     for (i, slot) in placed.slots.iter().enumerate() {
-        for (host, scope) in layout.places_of(&slot.package, &slot.server) {
+        let places = layout.places_of(&slot.package, &slot.server);
+        for &(host, scope) in &places {
             let t = set.place(host, scope, root, w.env)?;
             placed.assignments.push((t, i));
+        }
+        for (host, scope) in layout.switched_off_in(&slot.package, &slot.server, &places) {
+            let t = set.place(host, scope, root, w.env)?;
+            placed.overrides.push((t, i));
         }
     }
     for claim in w.claims.iter().filter(|c| c.is_owned_by(w.owner)) {
@@ -332,6 +345,7 @@ pub fn desired(
                 false => spec.map(|s| s.allow_lossy().to_vec()).unwrap_or_default(),
             },
             keep_current: own,
+            switched_off: false,
         });
     }
     Ok(out)
@@ -634,8 +648,19 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
             desired: Vec::new(),
         })
         .collect();
+    let switched_off: Vec<Desired> = placed
+        .overrides
+        .iter()
+        .map(|(_, s)| Desired {
+            switched_off: true,
+            ..desired[*s].clone()
+        })
+        .collect();
     for (t, s) in &placed.assignments {
         inputs[*t].desired.push(&desired[*s]);
+    }
+    for ((t, _), d) in placed.overrides.iter().zip(&switched_off) {
+        inputs[*t].desired.push(d);
     }
     let input = PlanInput {
         targets: &inputs,

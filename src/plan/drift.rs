@@ -121,7 +121,12 @@ pub fn inspect(
             state,
         };
         let mut declared = BTreeSet::new();
-        for (_, s) in placed.assignments.iter().filter(|(at, _)| *at == t) {
+        for (_, s) in placed
+            .assignments
+            .iter()
+            .chain(&placed.overrides)
+            .filter(|(at, _)| *at == t)
+        {
             let slot = &placed.slots[*s];
             declared.insert(slot.server.as_str());
             let entry = entries.get(&slot.server);

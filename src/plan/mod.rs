@@ -73,6 +73,9 @@ pub struct Desired {
     /// their whole definition, and an entry adopted for one (`dotpack import --into`) is the
     /// definition, in the host's own words, which translating back may spell differently.
     pub keep_current: bool,
+    /// The host would load the server from a shared file it also reads, though the project
+    /// keeps it from this host: its entry here only switches it off (pi's `"disabled": true`).
+    pub switched_off: bool,
 }
 
 /// `--allow-lossy`: absent, bare (drop anything that is not security-relevant), or a list of
@@ -713,6 +716,10 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 .push(change(d, Action::Unchanged, c.dropped.clone()));
             return;
         }
+        if d.switched_off {
+            self.switch_off(d, claim);
+            return;
+        }
         let Some(def) = &d.def else {
             // Not loaded: the caller saw that this entry is current (see `is_current`).
             if let Some(claim) = claim {
@@ -791,6 +798,34 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         made.resolved_env = translation.resolved;
         self.claims.push(made);
         self.changes.push(change(d, action, dropped));
+    }
+
+    /// Makes the file hold the entry that switches `d` off in this host, which would otherwise
+    /// load it from a shared file. An entry of the user's that switches it off already is left
+    /// as it is (`/mcp disable` in pi writes one), unclaimed.
+    fn switch_off(&mut self, d: &Desired, claim: Option<&Claim>) {
+        let Some(entry) = switched_off_entry(self.target.host) else {
+            return;
+        };
+        if claim.is_none()
+            && self
+                .existing
+                .get(&d.server)
+                .is_some_and(|e| switched_off_entry_of(self.target.host, e))
+        {
+            return;
+        }
+        let new_hash = entry_hash(&entry);
+        let Some(action) = self.sync_action(d, claim, &new_hash) else {
+            return;
+        };
+        if matches!(action, Action::Add | Action::Update) {
+            self.edits.push(Pending::Upsert(d.server.clone(), entry));
+        }
+        let owners = self.owners_with_me(claim);
+        let made = self.make_claim(d, new_hash, Vec::new(), owners);
+        self.claims.push(made);
+        self.changes.push(change(d, action, Vec::new()));
     }
 
     /// Refuses fields the host cannot express unless allowed: by `--allow-lossy`, by the
@@ -1169,6 +1204,15 @@ pub fn is_current(
 ) -> bool {
     written_for(claim, package, version, inputs)
         && on_disk.is_some_and(|entry| entry_hash(entry) == claim.entry)
+        && !claims_switch_off(claim)
+}
+
+/// Whether `claim` is of an entry that only switches its server off ([`Desired::switched_off`]):
+/// never the entry of the server itself, which has a transport.
+fn claims_switch_off(claim: &Claim) -> bool {
+    crate::model::hosts::adapter(&claim.host)
+        .and_then(switched_off_entry)
+        .is_some_and(|off| entry_hash(&off) == claim.entry)
 }
 
 /// Whether `claim` was written for this package, version and inputs.
@@ -1178,3 +1222,28 @@ fn written_for(claim: &Claim, package: &str, version: &Version, inputs: &str) ->
 
 #[cfg(test)]
 mod tests;
+
+/// The entry that switches a server off in `host`, by its spelling of `enabled` (pi:
+/// `{"disabled": true}`); `None` when it has none.
+fn switched_off_entry(host: &crate::model::hosts::HostAdapter) -> Option<serde_json::Value> {
+    let cell = crate::model::concepts::concept_of("enabled").and_then(|c| host.spelling(c))?;
+    let off = match cell.form {
+        crate::model::concepts::Form::Inverted => true,
+        crate::model::concepts::Form::Same => false,
+        _ => return None,
+    };
+    let mut entry = serde_json::Map::new();
+    entry.insert(cell.field.to_string(), serde_json::Value::Bool(off));
+    Some(serde_json::Value::Object(entry))
+}
+
+/// Whether `entry` switches its server off in `host`, whatever else it holds.
+fn switched_off_entry_of(
+    host: &crate::model::hosts::HostAdapter,
+    entry: &serde_json::Value,
+) -> bool {
+    let Some(serde_json::Value::Object(off)) = switched_off_entry(host) else {
+        return false;
+    };
+    off.iter().all(|(k, v)| entry.get(k) == Some(v))
+}

@@ -235,6 +235,39 @@ impl Layout {
         })
     }
 
+    /// The declared hosts that do not take server `server` of package `package` but would load
+    /// it anyway from a file it goes to (`places`, from [`Layout::places_of`]) that they also
+    /// read (pi reads `.mcp.json`): one `(host, scope)` per such host, for the host's own file
+    /// that is read after that one, where the server is switched off. That is the host's
+    /// project file (pi's `.pi/mcp.json`, read last), unless both the host and the shared file
+    /// are at user scope: pi's `~/.pi/agent/mcp.json` comes after the user's shared files only.
+    pub fn switched_off_in(
+        &self,
+        package: &str,
+        server: &str,
+        places: &[(&'static HostAdapter, Scope)],
+    ) -> Vec<(&'static HostAdapter, Scope)> {
+        let mut out: Vec<(&'static HostAdapter, Scope)> = Vec::new();
+        for h in &self.hosts {
+            if !h.without.contains(package) && !h.exclude.contains(server) {
+                continue;
+            }
+            for (other, scope) in places {
+                let at = match (h.scope, *scope) {
+                    (Scope::User, Scope::User) => Scope::User,
+                    _ => Scope::Project,
+                };
+                if h.host.has_scope(at)
+                    && h.host.loads_file_of(other, *scope)
+                    && !out.iter().any(|(o, s)| o.id == h.host.id && *s == at)
+                {
+                    out.push((h.host, at));
+                }
+            }
+        }
+        out
+    }
+
     /// Where server `server` of package `package` goes: one `(host, scope)` per host that
     /// takes it.
     pub fn places_of(&self, package: &str, server: &str) -> Vec<(&'static HostAdapter, Scope)> {
@@ -454,5 +487,49 @@ mod tests {
             at("y"),
             [("claude-code", Scope::User), ("codex", Scope::User)]
         );
+    }
+
+    #[test]
+    fn a_server_kept_from_pi_is_switched_off_in_the_pi_file_read_after_the_shared_one() {
+        let lock = lock(&[("x", &[]), ("y", &[])]);
+        let switched = |hosts: &str, package: &str| -> Vec<(&'static str, Scope)> {
+            let m = manifest(&format!(
+                "[project]\nhosts = {hosts}\n\n[dependencies]\nx = \"^1\"\ny = {{ version = \"^1\", scope = \"user\" }}\n"
+            ));
+            let layout = Layout::new(&m, Some(&lock), false).unwrap();
+            let places = layout.places_of(package, package);
+            layout
+                .switched_off_in(package, package, &places)
+                .into_iter()
+                .map(|(h, s)| (h.id, s))
+                .collect()
+        };
+        let pi_without_x = "{ host = \"pi\", exclude = [\"x\", \"y\"] }";
+        // `.mcp.json` (Claude Code's): pi's project file comes after it.
+        assert_eq!(
+            switched(&format!("[\"claude-code\", {pi_without_x}]"), "x"),
+            [("pi", Scope::Project)]
+        );
+        // A file pi does not read: nothing to switch off.
+        assert!(switched(&format!("[\"cursor\", {pi_without_x}]"), "x").is_empty());
+        // `~/.config/mcp/mcp.json` for the user-scope package: still pi's project file, as pi
+        // is declared for the project...
+        assert_eq!(
+            switched(&format!("[\"mcp-json\", {pi_without_x}]"), "y"),
+            [("pi", Scope::Project)]
+        );
+        // ...and pi's user file when pi is declared at user scope.
+        let pi_user = "{ host = \"pi\", scope = \"user\", exclude = [\"x\", \"y\"] }";
+        assert_eq!(
+            switched(&format!("[\"mcp-json\", {pi_user}]"), "y"),
+            [("pi", Scope::User)]
+        );
+        // `.mcp.json` comes after pi's user file: the switch goes to pi's project file.
+        assert_eq!(
+            switched(&format!("[\"claude-code\", {pi_user}]"), "x"),
+            [("pi", Scope::Project)]
+        );
+        // Taken by pi itself: nothing to switch off.
+        assert!(switched("[\"claude-code\", \"pi\"]", "x").is_empty());
     }
 }

@@ -83,6 +83,7 @@ fn desired(s: S, allow_lossy: &[&str]) -> Desired {
         def: Some(def),
         props: Props::new(),
         inputs: String::new(),
+        switched_off: false,
         allow_lossy: allow_lossy.iter().map(|f| f.to_string()).collect(),
         keep_current: false,
     }

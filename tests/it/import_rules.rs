@@ -121,7 +121,7 @@ fn fields_a_host_documents_are_not_called_unknown() {
     );
     env.write(
         ".pi/mcp.json",
-        r#"{"mcpServers": {"files": {"command": "files-mcp", "args": [], "lifecycle": "eager"}}}"#,
+        r#"{"mcpServers": {"files": {"command": "files-mcp", "args": [], "trace": true}}}"#,
     );
     write(
         &env.home.path().join(".hermes/config.yaml"),
@@ -130,7 +130,7 @@ fn fields_a_host_documents_are_not_called_unknown() {
     for (host, scope, server, field) in [
         ("opencode", Scope::Project, "web", "timeout"),
         ("zed", Scope::Project, "files", "settings"),
-        ("pi", Scope::Project, "files", "lifecycle"),
+        ("pi", Scope::Project, "files", "trace"),
         ("hermes", Scope::User, "files", "tools"),
     ] {
         let doc = import_json(&env, host, scope);

@@ -33,6 +33,7 @@ mod network;
 mod opencode_jsonc;
 mod output;
 mod pi_commands;
+mod pi_options;
 mod probe;
 mod project_cmds;
 mod publish;

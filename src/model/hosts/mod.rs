@@ -244,6 +244,23 @@ pub enum SharedFile {
     User(UserPath),
 }
 
+impl SharedFile {
+    /// Where the file is for the project at `root` (the user's files: in `env`).
+    pub fn path(&self, root: &Path, env: &HostEnv) -> PathBuf {
+        match self {
+            SharedFile::Project(rel) => root.join(rel),
+            SharedFile::User(at) => at.resolve(env),
+        }
+    }
+
+    pub fn scope(&self) -> Scope {
+        match self {
+            SharedFile::Project(_) => Scope::Project,
+            SharedFile::User(_) => Scope::User,
+        }
+    }
+}
+
 impl fmt::Debug for EntryHooks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("EntryHooks")
@@ -477,6 +494,24 @@ impl HostAdapter {
             Scope::Project => self.project_file.map(SharedFile::Project),
             Scope::User => self.user_file.map(SharedFile::User),
         }
+    }
+
+    /// The other hosts' files this host loads servers from too, below its own in precedence
+    /// (pi reads the shared `.mcp.json` and `~/.config/mcp/mcp.json`): the files of its
+    /// [`CommandValues`] rule, the one host that reads others' files being the one that runs
+    /// values from them.
+    pub fn also_reads(&self) -> &'static [SharedFile] {
+        self.hooks
+            .command_values
+            .map_or(&[], |rule| rule.also_reads)
+    }
+
+    /// Whether this host loads the servers of `other`'s file at `scope` as well as its own.
+    pub fn loads_file_of(&self, other: &HostAdapter, scope: Scope) -> bool {
+        other.id != self.id
+            && other
+                .file_at(scope)
+                .is_some_and(|file| self.also_reads().contains(&file))
     }
 
     /// The other hosts that read this host's file at `scope` and run some of its values as

@@ -369,6 +369,13 @@ impl Checker<'_> {
                     return self.string_list(key, item, at, kind);
                 }
             }
+            ValueKind::BoolOrList => {
+                if item.as_bool().is_some() {
+                    true
+                } else {
+                    return self.string_list(key, item, at, kind);
+                }
+            }
         };
         if !ok {
             self.wrong_kind(
