@@ -93,7 +93,14 @@ fn cli(bin: &str, package: &str) -> Option<PathBuf> {
         .expect("run --version");
     let version = String::from_utf8_lossy(&out.stdout);
     let wanted = version_of(package);
-    if !out.status.success() || !version.contains(wanted) {
+    // A CLI may print its own version, not its npm package's, and exit 1 saying it (taplo's npm
+    // 0.7.0 is taplo 0.9.0): the package npm installed says which one it is.
+    let installed =
+        std::fs::read_to_string(dir.join("node_modules").join(package).join("package.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .is_some_and(|p| p["version"] == wanted);
+    if !(installed || (out.status.success() && version.contains(wanted))) {
         return skip(format!(
             "`{bin} --version` printed {:?}, not the pinned {wanted}",
             version.trim()
@@ -504,4 +511,54 @@ fn gemini_cli_reads_and_starts_what_dotpack_wrote_at_each_scope() {
         );
         assert_eq!(header("x-client").as_deref(), Some("dotpack"), "{post}");
     }
+}
+
+/// An editor-grade validator reads the schema the `#:schema` line of a new manifest names: taplo
+/// (the engine of Even Better TOML and taplo's language server) accepts a real manifest after
+/// `init` and `add`, and flags a host id that does not exist, so the schema is the one it used.
+#[test]
+fn taplo_validates_a_new_manifest_against_the_schema_dotpack_writes() {
+    let Some(taplo) = cli("taplo", "@taplo/cli") else {
+        return;
+    };
+    let w = World::new();
+    let dotpack = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
+        isolate(&mut cmd, &w.root(), &w.project);
+        Command::from_std(cmd)
+            .env("DOTPACK_HOME", w.root().join(".dotpack"))
+            .env("NO_COLOR", "1")
+            .args(args)
+            .timeout(TIMEOUT)
+            .assert()
+            .success();
+    };
+    std::fs::create_dir_all(w.project.join(".cursor")).expect("cursor folder");
+    dotpack(&["init"]);
+    dotpack(&["add", "time"]);
+    let manifest = std::fs::read_to_string(w.project.join("dotpack.toml")).expect("manifest");
+    assert!(
+        manifest.starts_with("#:schema .dotpack/dotpack.schema.json\n"),
+        "{manifest}"
+    );
+    let lint = |text: &str| {
+        std::fs::write(w.project.join("dotpack.toml"), text).expect("write manifest");
+        let out = host_command(&taplo, &w.root(), &w.project)
+            .args(["lint", "--no-auto-config", "dotpack.toml"])
+            .output()
+            .expect("run taplo");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (ok, out) = lint(&manifest);
+    assert!(ok, "taplo rejects the manifest dotpack wrote:\n{out}");
+    let (ok, out) = lint(&manifest.replace("\"cursor\"", "\"cursr\""));
+    assert!(
+        !ok,
+        "taplo accepts an unknown host id, so it read no schema:\n{out}"
+    );
 }

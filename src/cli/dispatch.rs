@@ -21,6 +21,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
             | Command::Completions(_)
             | Command::Man(_)
             | Command::CompletePackages
+            | Command::Schema
             | Command::Bridge(_)
     ) {
         recover(settings, access(&command), printer)?;
@@ -65,6 +66,10 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Yank(args) => yank::yank(settings, &args, printer),
         Command::Doctor(args) => doctor::run(settings, args, printer),
         Command::Hosts => hosts::run(settings, printer),
+        Command::Schema => {
+            printer.out_bytes(crate::ops::schema_file::TEXT.as_bytes());
+            Ok(())
+        }
         Command::Trust(args) => trust::run(settings, &args, printer),
         Command::Completions(args) => completions::completions(
             args,

@@ -233,6 +233,11 @@ pub enum Command {
         after_help = "Examples:\n  dotpack yank weather@1.2.0 --index ../registry\n  dotpack yank weather@1.2.0 --index ../registry --undo"
     )]
     Yank(YankArgs),
+    /// Print the JSON Schema of dotpack.toml (the file a new manifest's `#:schema` line names)
+    #[command(
+        after_help = "Examples:\n  dotpack schema > dotpack.schema.json\n  taplo lint --schema file://$PWD/dotpack.schema.json dotpack.toml"
+    )]
+    Schema,
     /// List every host dotpack can write: whether it is in use here and its file at each scope
     #[command(after_help = "Examples:\n  dotpack hosts\n  dotpack hosts --json")]
     Hosts,

@@ -597,7 +597,7 @@ pub fn initial_global_manifest(hosts: &[&str]) -> String {
          scope = \"user\"\n\
          \n\
          [dependencies]\n",
-        crate::model::schema::directive(),
+        crate::model::schema::directive(true),
         list.join(", ")
     )
 }
@@ -631,7 +631,7 @@ pub fn initial_manifest(hosts: &[&str], known: &[&str]) -> String {
          scope = \"project\"\n\
          \n\
          [dependencies]\n",
-        crate::model::schema::directive(),
+        crate::model::schema::directive(false),
         known.join(", "),
         list.join(", ")
     )

@@ -6,19 +6,29 @@
 //! cannot say comes from the data it is built from, here: server fields from the concept table,
 //! host ids from the host list, `allow_lossy` names from [`crate::model::concepts::lossy_names`].
 //! `tools/docgen` generates `docs/dotpack.schema.json` and checks it is current; the library
-//! itself only knows where the schema is published.
+//! embeds that file and writes it beside its state, where the `#:schema` line points.
 //!
 //! The schema says what an editor can check cheaply; `dotpack validate` remains the judge (it
 //! also checks templates, secrets and transports against each field).
 
-/// Where the schema is published: the checked-in file on the main branch.
-pub const SCHEMA_URL: &str =
-    "https://raw.githubusercontent.com/dotpack/dotpack/main/docs/dotpack.schema.json";
+/// The schema's file name: beside dotpack's state, in the project's `.dotpack/` (or in
+/// `$DOTPACK_HOME` for the user-level manifest), where every transaction puts the schema of the
+/// dotpack that ran it (see `ops::schema_file`).
+pub const SCHEMA_FILE: &str = "dotpack.schema.json";
 
-/// The line that points taplo at [`SCHEMA_URL`]; `dotpack init` writes it first.
-pub fn directive() -> String {
-    format!("#:schema {SCHEMA_URL}")
+/// The `#:schema` line `dotpack init` writes first: a path relative to the manifest (taplo reads
+/// it so), the same on every machine, and a file that exists wherever dotpack has run. `global`:
+/// the user-level manifest, which sits in `$DOTPACK_HOME` itself.
+pub fn directive(global: bool) -> String {
+    match global {
+        true => format!("#:schema {SCHEMA_FILE}"),
+        false => format!("#:schema .dotpack/{SCHEMA_FILE}"),
+    }
 }
+
+/// The line `init` once wrote, pointing at a URL that does not exist; `validate` says to replace it.
+pub const OLD_DIRECTIVE: &str =
+    "#:schema https://raw.githubusercontent.com/dotpack/dotpack/main/docs/dotpack.schema.json";
 
 /// Names of packages, servers, inputs and registries (as `validate::is_valid_name` checks).
 pub const NAME_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9_-]*$";

@@ -628,7 +628,9 @@ fn apply_writes(
         keep: keep_generations(&project.manifest),
         ..crate::txn::Meta::default()
     };
-    crate::txn::apply(&places, writes, meta, settings.wait, printer)
+    let id = crate::txn::apply(&places, writes, meta, settings.wait, printer)?;
+    super::schema_file::refresh(&places.state);
+    Ok(id)
 }
 
 /// After the commit: the manifest created, its edits, the lock's changes, the host files'

@@ -136,6 +136,7 @@ pub fn apply(settings: &Settings, printer: &Printer, planned: &Planned) -> Resul
         ..crate::txn::Meta::default()
     };
     let id = crate::txn::apply(&places, writes, meta, settings.wait, printer)?;
+    super::schema_file::refresh(&places.state);
     if !planned.global && planned.sources.is_empty() {
         // A project made here starts as the user's own: their next commands are their consent.
         // One that imports host files does not: a repository may have shipped them.

@@ -39,6 +39,7 @@ mod relock;
 mod replan;
 pub(crate) mod report;
 pub(crate) mod rollback;
+pub(crate) mod schema_file;
 pub(crate) mod search;
 mod starts;
 pub mod tokens;

@@ -16,13 +16,35 @@ fn init_creates_a_manifest_and_refuses_to_overwrite() {
     init(&env);
     let text = env.read("dotpack.toml");
     assert!(text.contains("[dependencies]"));
-    // Taplo-based editors (Even Better TOML) check the file against the published schema.
+    // Taplo-based editors (Even Better TOML) check the file against the schema dotpack writes
+    // beside its state, which `dotpack schema` prints too.
     assert_eq!(
         text.lines().next(),
-        Some(
-            "#:schema https://raw.githubusercontent.com/dotpack/dotpack/main/docs/dotpack.schema.json"
-        )
+        Some("#:schema .dotpack/dotpack.schema.json")
     );
+    let schema = std::fs::read_to_string(env.project.join(".dotpack/dotpack.schema.json")).unwrap();
+    let published =
+        std::fs::read_to_string(crate::support::repo_root().join("docs/dotpack.schema.json"))
+            .unwrap();
+    assert_eq!(schema, published);
+    let printed = env.dotpack().arg("schema").assert().success();
+    assert_eq!(
+        String::from_utf8_lossy(&printed.get_output().stdout),
+        published
+    );
+    // A manifest with the line `init` once wrote is told to replace it.
+    let old = text.replacen(
+        "#:schema .dotpack/dotpack.schema.json",
+        "#:schema https://raw.githubusercontent.com/dotpack/dotpack/main/docs/dotpack.schema.json",
+        1,
+    );
+    env.write("dotpack.toml", &old);
+    env.dotpack().arg("validate").assert().success().stderr(
+        contains("the `#:schema` line points at a URL that does not exist").and(contains(
+            "replace it with `#:schema .dotpack/dotpack.schema.json`",
+        )),
+    );
+    env.write("dotpack.toml", &text);
     env.dotpack()
         .arg("init")
         .assert()

@@ -53,6 +53,21 @@ pub fn check_manifest(path: &Path, text: &str) -> Vec<Diagnostic> {
     };
     checker.top_level(root);
     let mut diags = checker.diags;
+    if let Some(at) = text.find(crate::model::schema::OLD_DIRECTIVE) {
+        let end = at + crate::model::schema::OLD_DIRECTIVE.len();
+        diags.push(
+            Diagnostic::warning(
+                "schema-line",
+                path,
+                "the `#:schema` line points at a URL that does not exist, so editors find no schema",
+            )
+            .at(text, Some(at..end))
+            .help(format!(
+                "replace it with `{}`: the schema dotpack writes beside its state on every machine",
+                crate::model::schema::directive(false)
+            )),
+        );
+    }
     diags.sort_by_key(|d| d.span.as_ref().map_or(usize::MAX, |s| s.start));
     diags
 }

@@ -9,7 +9,6 @@ use schemars::transform::{Transform, transform_subschemas};
 use serde_json::Value;
 
 use dotpack::model::manifest::Manifest;
-use dotpack::model::schema::SCHEMA_URL;
 
 /// The schema of `dotpack.toml`, draft-07 (what taplo reads).
 pub fn manifest_schema() -> Value {
@@ -17,11 +16,7 @@ pub fn manifest_schema() -> Value {
         .into_generator()
         .into_root_schema_for::<Manifest>();
     Tidy.transform(&mut schema);
-    let mut value = schema.to_value();
-    if let Value::Object(map) = &mut value {
-        map.insert("$id".into(), Value::String(SCHEMA_URL.into()));
-    }
-    value
+    schema.to_value()
 }
 
 /// The schema as `docs/dotpack.schema.json` holds it: pretty, two-space indent, final newline.

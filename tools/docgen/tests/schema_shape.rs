@@ -195,9 +195,10 @@ fn every_spelling_of_the_concept_table_is_a_server_property() {
         .as_object()
         .unwrap();
     let fields: Vec<&str> = dotpack::model::concepts::canonical_fields().collect();
-    // Plus `bridge`, a server kind of its own.
-    assert_eq!(properties.len(), fields.len() + 1);
+    // Plus `bridge`, a server kind of its own, and `hosts`, where a server goes.
+    assert_eq!(properties.len(), fields.len() + 2);
     assert!(properties.contains_key(dotpack::model::bridge_server::FIELD));
+    assert!(properties.contains_key("hosts"));
     for field in fields {
         assert!(properties.contains_key(field), "{field}");
     }
