@@ -16,7 +16,7 @@
 mod filter;
 mod serve;
 
-pub use filter::ToolFilter;
+pub use filter::{ToolFilter, matches as tool_pattern_matches};
 pub use serve::{MAX_IN_FLIGHT, serve};
 
 use std::collections::BTreeMap;

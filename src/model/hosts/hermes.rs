@@ -130,38 +130,10 @@ fn is_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-/// `*` and `?` wildcards, as Hermes' tool filters read them (fnmatch); `[` matches itself.
-/// Linear in the pattern times the text at worst (the classic two-pointer matcher that only
-/// backtracks to the last `*`): patterns and names come from packages, so a recursive matcher
-/// that tries every split would let one 40-character name take seconds.
+/// `*` and `?` wildcards, as Hermes' tool filters read them (fnmatch); `[` matches itself: the
+/// bridge's tool-name matcher, which reads patterns the same way.
 fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0, 0);
-    // Where the last `*` was, and the text position it is trying to absorb up to.
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ti));
-                pi += 1;
-            }
-            Some(&c) if c == '?' || c == t[ti] => {
-                pi += 1;
-                ti += 1;
-            }
-            _ => match star {
-                // Let the last `*` take one more character and try again from there.
-                Some((sp, st)) => {
-                    pi = sp + 1;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
+    crate::mcp::bridge::tool_pattern_matches(pattern, text)
 }
 
 #[cfg(test)]
