@@ -100,19 +100,17 @@ pub fn settle(settings: &Settings) -> Result<(Settled, Vec<(String, String)>)> {
     let file = crate::model::manifest::MANIFEST_FILE;
     let mut declared = BTreeSet::new();
     if let Some(text) = read(&path, crate::util::fence::PROJECT_FILE_CAP)? {
-        let merged = match conflict::has_markers(&text) {
-            true => {
-                let (united, line) = unite_manifest(&path, &text)?;
-                edits.push(("Merged".to_string(), format!("{file}: {line}")));
-                settled.manifest = Some(UnitedManifest {
-                    on_disk: text,
-                    united: united.clone(),
-                });
-                united
-            }
-            false => text,
-        };
-        declared = declared_entries(&path, merged);
+        if conflict::has_markers(&text) {
+            let (united, line, merged) = unite_manifest(&path, &text)?;
+            edits.push(("Merged".to_string(), format!("{file}: {line}")));
+            declared = declared_entries(&merged.manifest);
+            settled.manifest = Some(UnitedManifest {
+                on_disk: text,
+                united,
+            });
+        } else if let Ok(loaded) = crate::model::manifest::parse(&path, text) {
+            declared = declared_entries(&loaded.manifest);
+        }
     }
     let lock_path = root.join(LOCK_FILE);
     let claims = match read(&lock_path, crate::util::fence::LOCK_CAP)? {
@@ -182,11 +180,7 @@ pub fn settle(settings: &Settings) -> Result<(Settled, Vec<(String, String)>)> {
 /// name and the entry names it gives its servers. A lock that git did not conflict (or that
 /// `dotpack rollback` put back as dotpack wrote it) may not claim the other branch's entries
 /// yet; these are dotpack's to write all the same.
-fn declared_entries(path: &Path, text: String) -> BTreeSet<String> {
-    let Ok(loaded) = crate::model::manifest::parse(path, text) else {
-        return BTreeSet::new();
-    };
-    let manifest = &loaded.manifest;
+fn declared_entries(manifest: &crate::model::manifest::Manifest) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = manifest.servers.keys().cloned().collect();
     for (name, spec) in &manifest.dependencies {
         names.insert(name.clone());
@@ -210,9 +204,12 @@ fn lock_claims(path: &Path, text: &str) -> Vec<Claim> {
 }
 
 /// The manifest's sides united line by line ([`conflict::union`]), with the status line that
-/// says what came from where. A key both sides set to different values is a conflict only the
+/// says what came from where and the united manifest parsed. A key both sides set to different values is a conflict only the
 /// user can settle: every one is named with both values.
-fn unite_manifest(path: &Path, text: &str) -> Result<(String, String)> {
+fn unite_manifest(
+    path: &Path,
+    text: &str,
+) -> Result<(String, String, crate::model::manifest::LoadedManifest)> {
     let file = crate::model::manifest::MANIFEST_FILE;
     let settle_by_hand = |why: String| -> anyhow::Error {
         Error::new(format!("{file}: {why}"))
@@ -251,11 +248,14 @@ fn unite_manifest(path: &Path, text: &str) -> Result<(String, String)> {
             list.concat()
         )));
     }
-    if let Err(diags) = crate::model::manifest::parse(path, united.clone()) {
-        return Err(settle_by_hand(format!(
-            "its two sides united do not make a valid manifest: {diags}"
-        )));
-    }
+    let merged = match crate::model::manifest::parse(path, united.clone()) {
+        Ok(merged) => merged,
+        Err(diags) => {
+            return Err(settle_by_hand(format!(
+                "its two sides united do not make a valid manifest: {diags}"
+            )));
+        }
+    };
     let from_theirs = match walk.only_theirs.is_empty() {
         true => String::new(),
         false => format!("; from the merged branch: {}", walk.only_theirs.join(", ")),
@@ -265,7 +265,7 @@ fn unite_manifest(path: &Path, text: &str) -> Result<(String, String)> {
         sides.conflicts,
         if sides.conflicts == 1 { "" } else { "s" },
     );
-    Ok((united, line))
+    Ok((united, line, merged))
 }
 
 /// Two sides of a manifest compared key by key, tables walked into.

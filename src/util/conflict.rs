@@ -35,11 +35,16 @@ fn is_marker(line: &str, marker: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
 }
 
-/// The 1-based line of the first conflict marker, for a diagnostic.
-pub fn first_marker_line(text: &str) -> Option<usize> {
-    text.split('\n')
-        .position(|line| is_marker(line.trim_end_matches('\r'), "<<<<<<<"))
-        .map(|i| i + 1)
+/// The byte offset of the first conflict marker, for a diagnostic.
+pub fn first_marker(text: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if is_marker(line.trim_end_matches(['\n', '\r']), "<<<<<<<") {
+            return Some(at);
+        }
+        at += line.len();
+    }
+    None
 }
 
 /// Cuts `text` into common lines and hunks; `None` when it has no markers or they do not pair
@@ -168,7 +173,7 @@ mod tests {
     fn markers_are_found_only_at_the_start_of_a_line() {
         assert!(has_markers(TWO_ADDS));
         assert!(!has_markers("a = \"<<<<<<< not a marker\"\n"));
-        assert_eq!(first_marker_line(TWO_ADDS), Some(3));
+        assert_eq!(first_marker(TWO_ADDS), TWO_ADDS.find("<<<<<<<"));
     }
 
     #[test]

@@ -78,12 +78,7 @@ fn merge_conflict(path: &Path, text: &str) -> Option<Diagnostic> {
     if !crate::util::conflict::has_markers(text) {
         return None;
     }
-    let line = crate::util::conflict::first_marker_line(text).unwrap_or(1);
-    let at = text
-        .split_inclusive('\n')
-        .take(line - 1)
-        .map(str::len)
-        .sum::<usize>();
+    let at = crate::util::conflict::first_marker(text).unwrap_or(0);
     let file = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
