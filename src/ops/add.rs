@@ -14,7 +14,7 @@ use crate::registry::IndexLine;
 use crate::resolve::RegistrySet;
 use crate::ui::printer::Printer;
 
-use super::add_inputs::{SetArg, check_inputs, typed_inputs};
+use super::add_inputs::{SetArg, ask_missing, check_inputs, typed_inputs};
 use super::declare::{self, Edits};
 use super::packages::{mcp_registries, refused_message, unknown_package, versions_list};
 use super::{InstallOptions, Project, RegistryFlag, Relock, Settings};
@@ -39,7 +39,7 @@ pub fn add(
 ) -> Result<Vec<(String, String)>> {
     let AddOptions {
         packages,
-        inputs,
+        mut inputs,
         entry,
         install,
     } = options;
@@ -87,10 +87,14 @@ pub fn add(
         Some(registries),
         relock,
         |r, lock, relock| {
-            if let Some(name) = added.first()
-                && !inputs.is_empty()
-            {
-                record_inputs(project, r, lock, relock, &mut editor, name, &inputs)?;
+            let mut given = ask_missing(printer, r, &relock.manifest, lock, &added, &inputs)?;
+            if let Some(name) = added.first() {
+                let mut first = std::mem::take(&mut inputs);
+                first.extend(given.remove(name).unwrap_or_default());
+                given.insert(name.clone(), first);
+            }
+            for (name, sets) in given.iter().filter(|(_, sets)| !sets.is_empty()) {
+                record_inputs(project, r, lock, relock, &mut editor, name, sets)?;
             }
             check_inputs(r, &relock.manifest, lock, &added)?;
             // What the user names is their choice; with `--scope user` they also chose the user

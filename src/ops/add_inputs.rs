@@ -155,3 +155,79 @@ pub fn check_inputs(
         None => Ok(()),
     }
 }
+
+/// On a terminal, asks for each required input of the `added` packages that has no value yet
+/// (neither set in dotpack.toml, nor a default, nor given with `--set`), and returns the answers
+/// as `--set`s, by package. An empty answer leaves the input unset, so the command fails as it
+/// would without a terminal, naming the `--set` to pass. Secret inputs are not asked here:
+/// their values never land in a file.
+pub fn ask_missing(
+    printer: &crate::ui::printer::Printer,
+    registries: &crate::resolve::RegistrySet,
+    manifest: &crate::model::manifest::LoadedManifest,
+    lock: &Lockfile,
+    added: &[String],
+    given: &[SetArg],
+) -> Result<BTreeMap<String, Vec<SetArg>>> {
+    let mut answers: BTreeMap<String, Vec<SetArg>> = BTreeMap::new();
+    if !crate::ui::ask::can_ask(printer) {
+        return Ok(answers);
+    }
+    for (index, name) in added.iter().enumerate() {
+        let Some(locked) = lock.get(name) else {
+            continue;
+        };
+        let Some(source) = registries.by_source(&locked.source) else {
+            continue;
+        };
+        let package = crate::registry::load_package(source, name, &locked.version)?;
+        let set = manifest
+            .manifest
+            .dependencies
+            .get(name)
+            .and_then(|d| d.set());
+        for (input, def) in &package.inputs {
+            let has_value = def.default.is_some()
+                || set.is_some_and(|s| s.contains_key(input))
+                || (index == 0 && given.iter().any(|g| g.key == *input));
+            if !def.required || def.secret || has_value {
+                continue;
+            }
+            if let Some(value) = ask_one(printer, name, input, def) {
+                answers.entry(name.clone()).or_default().push(SetArg {
+                    key: input.clone(),
+                    value,
+                    append: false,
+                });
+            }
+        }
+    }
+    Ok(answers)
+}
+
+/// Asks for input `input` of `name` until the answer keeps the input's rules (three tries).
+fn ask_one(
+    printer: &crate::ui::printer::Printer,
+    name: &str,
+    input: &str,
+    def: &crate::model::manifest::Input,
+) -> Option<String> {
+    let about = def
+        .description
+        .as_deref()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    let kind = crate::model::inputs::type_of(def).name();
+    let question = format!("{name} needs a value for input `{input}`{about}, a {kind}: ");
+    for _ in 0..3 {
+        let answer = crate::ui::ask::line(printer, &question)?;
+        let value = crate::model::inputs::coerce(def, &toml::Value::String(answer.clone()))
+            .map(|v| crate::model::inputs::check(def, &v))
+            .unwrap_or_else(|why| vec![why]);
+        if value.is_empty() {
+            return Some(answer);
+        }
+        printer.warning(format!("input `{input}`: {}", value.join("; ")));
+    }
+    None
+}

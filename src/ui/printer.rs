@@ -109,6 +109,18 @@ impl Printer {
         }
     }
 
+    /// A question on stderr with no newline after it, so the answer is typed on the same line.
+    pub fn prompt(&self, question: &str) {
+        let choice = if self.color {
+            anstream::ColorChoice::AlwaysAnsi
+        } else {
+            anstream::ColorChoice::Never
+        };
+        let mut stderr = anstream::AutoStream::new(std::io::stderr().lock(), choice);
+        let _ = write!(stderr, "{}", safe(question));
+        let _ = stderr.flush();
+    }
+
     /// A diagnostic with a source excerpt when the file can be read. Warnings obey `--quiet`.
     pub fn diagnostic(&self, diag: &Diagnostic) {
         if self.quiet && diag.severity == Severity::Warning {

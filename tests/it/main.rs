@@ -36,6 +36,7 @@ mod pi_commands;
 mod pi_options;
 mod probe;
 mod project_cmds;
+mod prompts;
 mod publish;
 mod registry;
 mod registry_trust;

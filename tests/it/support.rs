@@ -71,6 +71,42 @@ impl Env {
 
     /// `dotpack ARGS...` in the project folder with REG as the environment's default registry
     /// (`DOTPACK_REGISTRY`, which is not recorded in dotpack.toml, unlike `--registry` on `add`).
+    /// Runs `cmd` on a pseudo-terminal (util-linux `script`), so stdin and stderr are
+    /// terminals, typing `answer` into it. What the terminal showed (stdout and stderr, merged,
+    /// with `\r\n` line ends) is in the output's stdout.
+    pub fn on_terminal(&self, cmd: std::process::Command, answer: &str) -> std::process::Output {
+        use std::io::Write;
+        let quote =
+            |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', "'\\''"));
+        let line: Vec<String> = std::iter::once(cmd.get_program())
+            .chain(cmd.get_args())
+            .map(quote)
+            .collect();
+        let mut script = std::process::Command::new("script");
+        script.args(["-qec", &line.join(" "), "/dev/null"]);
+        if let Some(dir) = cmd.get_current_dir() {
+            script.current_dir(dir);
+        }
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(value) => script.env(key, value),
+                None => script.env_remove(key),
+            };
+        }
+        script
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = script.spawn().expect("script (util-linux) runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin is piped")
+            .write_all(answer.as_bytes())
+            .expect("the answer is written");
+        child.wait_with_output().expect("script finishes")
+    }
+
     pub fn with_registry(&self, registry: &Path, args: &[&str]) -> Command {
         let mut cmd = self.dotpack();
         cmd.env("DOTPACK_REGISTRY", registry).args(args);

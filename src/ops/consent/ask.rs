@@ -1,20 +1,13 @@
 //! Asking on a terminal: when both stdin and stderr are terminals (and output is for people), a
 //! refusal can become a question. Elsewhere (scripts, CI, `--json`) nothing is asked.
 
-use std::io::{BufRead, IsTerminal};
+use std::io::BufRead;
 
 use crate::ui::printer::Printer;
 
 use super::Request;
 
-/// Whether the user can be asked: a terminal on stdin and stderr, and neither `--json` nor
-/// `--quiet`.
-pub fn can_ask(printer: &Printer) -> bool {
-    !printer.json
-        && !printer.quiet
-        && std::io::stdin().is_terminal()
-        && std::io::stderr().is_terminal()
-}
+pub use crate::ui::ask::can_ask;
 
 /// Shows what `source` asks for and asks whether to approve it for this folder; `true` only for
 /// an answer starting with `y`. End of input or an error is a no.
