@@ -428,6 +428,32 @@ impl ManifestEditor {
         Ok(true)
     }
 
+    /// Adds `name` to dependency `dep`'s `allow_lossy` (a plain requirement becomes
+    /// `{ version = …, allow_lossy = [...] }`); returns whether it was not there yet.
+    pub fn allow_lossy_for_dependency(&mut self, dep: &str, name: &str) -> Result<bool> {
+        let deps = self.dependencies_mut()?;
+        let Some(item) = deps.get_mut(dep) else {
+            bail!("dependency `{dep}` is not in [dependencies]");
+        };
+        inline_dependency(item);
+        let table = match item {
+            Item::Value(toml_edit::Value::InlineTable(t)) => t as &mut dyn toml_edit::TableLike,
+            Item::Table(t) => t as &mut dyn toml_edit::TableLike,
+            _ => bail!("dependency `{dep}` has an unexpected shape"),
+        };
+        if table.get("allow_lossy").is_none() {
+            table.insert("allow_lossy", toml_edit::value(toml_edit::Array::new()));
+        }
+        let Some(list) = table.get_mut("allow_lossy").and_then(Item::as_array_mut) else {
+            bail!("`allow_lossy` of dependency `{dep}` must be a list of names");
+        };
+        if list.iter().any(|v| v.as_str() == Some(name)) {
+            return Ok(false);
+        }
+        list.push(name);
+        Ok(true)
+    }
+
     /// Takes `name` out of the `exclude` list of host `host` (`None`: of the whole project);
     /// returns whether it was there.
     pub fn include(&mut self, name: &str, host: Option<&str>) -> Result<bool> {

@@ -74,6 +74,7 @@ pub fn plan_hosts(
         })?;
     plan.files.extend(resources.files);
     plan.warnings.extend(resources.warnings);
+    plan.allowed.extend(resources.allowed);
     plan.resources = Some(resources.claims);
     Ok((plan, placed))
 }
@@ -217,8 +218,12 @@ pub fn finish(
         finish.manifest,
         &finish.lock,
         finish.options,
-        finish.mode,
+        finish.mode.clone(),
     )?;
+    let mut finish = finish;
+    if !settings.locked {
+        record_lossy_choices(&plan.allowed, &mut finish)?;
+    }
     for claim in &placed.ignored_claims {
         printer.warning(format!(
             "{} claims {claim}, which is not a file dotpack writes for that host now; ignored",
@@ -276,6 +281,53 @@ pub fn finish(
         let outside = outside_requests(&placed, project.root());
         let outside: Vec<&crate::ops::consent::Request> = outside.iter().map(|(_, r)| r).collect();
         super::approve::record_more(settings, &project.owner, &outside)?;
+    }
+    Ok(())
+}
+
+/// Writes what only `--allow-lossy` let the plan leave out into dotpack.toml, where the thing
+/// lives: the dependency's `allow_lossy`, or `[project] allow_lossy` for the project's own
+/// servers and resources. The next command then agrees without the flag. Under `--locked` the
+/// committed files are not changed, and the flag is needed each time.
+fn record_lossy_choices(
+    allowed: &std::collections::BTreeSet<(String, String)>,
+    finish: &mut Finish<'_>,
+) -> Result<()> {
+    if allowed.is_empty() {
+        return Ok(());
+    }
+    let manifest = finish.manifest;
+    let text = finish.manifest_text.as_deref().unwrap_or(&manifest.text);
+    let mut editor = crate::model::manifest_edit::ManifestEditor::parse(&manifest.path, text)?;
+    let file = manifest
+        .path
+        .file_name()
+        .map_or_else(|| "dotpack.toml".into(), |n| n.to_string_lossy());
+    let mut changed = false;
+    for (package, name) in allowed {
+        let own = package == crate::plan::desired::LOCAL_PACKAGE;
+        let added = if own {
+            editor.allow_lossy_for_project(name)?
+        } else if manifest.manifest.dependencies.contains_key(package) {
+            editor.allow_lossy_for_dependency(package, name)?
+        } else {
+            false
+        };
+        if added {
+            changed = true;
+            let place = if own {
+                "[project] allow_lossy".to_string()
+            } else {
+                format!("{package}'s allow_lossy")
+            };
+            finish.edits.push((
+                "Allowing".to_string(),
+                format!("{name} to be left out where a host cannot keep it ({place} in {file})"),
+            ));
+        }
+    }
+    if changed {
+        finish.manifest_text = Some(editor.render());
     }
     Ok(())
 }

@@ -95,6 +95,26 @@ impl LossyPolicy {
             || per_dependency.iter().any(names)
             || (self.bare && !dropped.security)
     }
+
+    /// Whether the command line alone allows `dropped`: what the dependency's `allow_lossy`
+    /// does not already allow. Such a choice is recorded in dotpack.toml, so the next command
+    /// agrees without the flag.
+    pub fn allows_by_flag_only(&self, dropped: &Dropped, per_dependency: &[String]) -> bool {
+        self.allows(dropped, &[]) && !LossyPolicy::default().allows(dropped, per_dependency)
+    }
+}
+
+/// The name a recorded `allow_lossy` gives a dropped field: the field when `allow_lossy`
+/// accepts it, else its root (`env` for `env.API_KEY`), else its concept.
+pub fn recorded_lossy_name(dropped: &Dropped) -> String {
+    let root = field_root(&dropped.field);
+    if crate::model::concepts::is_lossy_name(&dropped.field) {
+        dropped.field.clone()
+    } else if crate::model::concepts::is_lossy_name(root) {
+        root.to_string()
+    } else {
+        dropped.concept.to_string()
+    }
 }
 
 /// `env.API_KEY` is allowed by naming `env` too.
@@ -169,6 +189,10 @@ pub struct Plan {
     /// The full new set of claims for the planned scope (old claims on other files kept).
     pub claims: Vec<Claim>,
     pub warnings: Vec<String>,
+    /// What only the command's `--allow-lossy` let the plan leave out, as (package, name): the
+    /// command records each in dotpack.toml (the dependency's `allow_lossy`, or `[project]
+    /// allow_lossy` for the project's own servers and resources).
+    pub allowed: BTreeSet<(String, String)>,
     /// The new project-scope resource file claims, when the command planned resources (`None`:
     /// the lock's stay as they are).
     pub resources: Option<Vec<crate::model::resources::FileClaim>>,
@@ -309,12 +333,15 @@ fn lossy_error(lossy: &[&Problem]) -> Error {
     }
     let mut help = Vec::new();
     if !plain.is_empty() {
-        help.push("`--allow-lossy` to drop the fields that are not security-relevant".to_string());
+        help.push(
+            "`--allow-lossy` to drop the fields that are not security-relevant (recorded in dotpack.toml)"
+                .to_string(),
+        );
     }
     if !security.is_empty() {
         let names: Vec<String> = security.into_iter().collect();
         help.push(format!(
-            "`--allow-lossy={}` to drop security-relevant fields (they must be named)",
+            "`--allow-lossy={}` to drop security-relevant fields (they must be named; recorded in dotpack.toml)",
             names.join(",")
         ));
     }
@@ -506,10 +533,11 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
         let mut file = FileEdit::new(input, target);
         file.run(target);
         match file.finish() {
-            Ok((file_plan, claims, mut warnings)) => {
+            Ok((file_plan, claims, mut warnings, mut allowed)) => {
                 plan.files.push(file_plan);
                 plan.claims.extend(claims);
                 plan.warnings.append(&mut warnings);
+                plan.allowed.append(&mut allowed);
             }
             Err(mut more) => problems.append(&mut more),
         }
@@ -549,7 +577,17 @@ struct FileEdit<'i, 'a> {
     claims: Vec<Claim>,
     problems: Vec<Problem>,
     warnings: Vec<String>,
+    /// See [`Plan::allowed`].
+    allowed: BTreeSet<(String, String)>,
 }
+
+/// A file's plan, its claims, its warnings and what only the flag allowed leaving out.
+type FileOutcome = (
+    FilePlan,
+    Vec<Claim>,
+    Vec<String>,
+    BTreeSet<(String, String)>,
+);
 
 impl<'i, 'a> FileEdit<'i, 'a> {
     fn new(input: &'i PlanInput<'a>, target: &'i TargetInput<'a>) -> Self {
@@ -601,6 +639,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             claims: Vec::new(),
             problems,
             warnings: Vec::new(),
+            allowed: BTreeSet::new(),
         }
     }
 
@@ -836,9 +875,14 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             .map(|c| c.dropped.as_slice())
             .unwrap_or_default();
         for drop in dropped {
-            if !self.input.lossy.allows(drop, &d.allow_lossy)
-                && !allowed_before.contains(&drop.field)
-            {
+            if allowed_before.contains(&drop.field) {
+                continue;
+            }
+            if self.input.lossy.allows_by_flag_only(drop, &d.allow_lossy) {
+                self.allowed
+                    .insert((d.package.clone(), recorded_lossy_name(drop)));
+            }
+            if !self.input.lossy.allows(drop, &d.allow_lossy) {
                 self.problems.push(Problem::Lossy {
                     file: self.file.clone(),
                     host: self.target.host.id.to_string(),
@@ -1082,7 +1126,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
     }
 
     /// The file's plan, its claims and warnings; or every problem found in it.
-    fn finish(self) -> Result<(FilePlan, Vec<Claim>, Vec<String>), Vec<Problem>> {
+    fn finish(self) -> Result<FileOutcome, Vec<Problem>> {
         if !self.problems.is_empty() {
             return Err(self.problems);
         }
@@ -1147,6 +1191,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             },
             claims,
             self.warnings,
+            self.allowed,
         ))
     }
 }

@@ -933,3 +933,25 @@ fn the_lossy_policy_matches_field_concept_and_root() {
         assert_eq!(lossy.allows(dropped, &per), *want, "{name}");
     }
 }
+
+#[test]
+fn only_what_the_flag_alone_allows_is_recorded_and_under_a_name_allow_lossy_takes() {
+    let env_key = Dropped {
+        field: "env.API_KEY".into(),
+        concept: "env",
+        security: false,
+        supported_on: vec![],
+    };
+    let bare = policy(true, &[]);
+    assert!(bare.allows_by_flag_only(&env_key, &[]));
+    assert!(!bare.allows_by_flag_only(&env_key, &["env".to_string()]));
+    assert!(!LossyPolicy::default().allows_by_flag_only(&env_key, &[]));
+    assert_eq!(crate::plan::recorded_lossy_name(&env_key), "env");
+    let cwd = Dropped {
+        field: "cwd".into(),
+        concept: "cwd",
+        security: false,
+        supported_on: vec![],
+    };
+    assert_eq!(crate::plan::recorded_lossy_name(&cwd), "cwd");
+}

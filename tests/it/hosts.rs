@@ -215,6 +215,14 @@ fn a_lossy_field_refuses_without_the_flag_and_is_recorded_with_it() {
             "{}",
             host.id
         );
+        // The choice is recorded on the dependency: the next command agrees without the flag.
+        assert!(
+            env.read("dotpack.toml")
+                .contains("beta = { version = \"^1.0\", allow_lossy = [\"cwd\"] }"),
+            "{}: {}",
+            host.id,
+            env.read("dotpack.toml")
+        );
     }
 }
 
@@ -238,7 +246,15 @@ fn a_security_field_is_dropped_only_when_named() {
         dp(&env, &reg, &["add", "gamma", "--allow-lossy"])
             .code(1)
             .stderr(contains("security-relevant").and(contains("--allow-lossy=enabled_tools")));
-        dp(&env, &reg, &["add", "gamma", "--allow-lossy=enabled_tools"]).success();
+        dp(&env, &reg, &["add", "gamma", "--allow-lossy=enabled_tools"])
+            .success()
+            .stderr(contains("Allowing enabled_tools to be left out"));
+        assert!(
+            env.read("dotpack.toml")
+                .contains("allow_lossy = [\"enabled_tools\"]"),
+            "{}",
+            host.id
+        );
         assert!(
             env.read("dotpack.lock")
                 .contains("dropped = [\"enabled_tools\"]"),

@@ -29,6 +29,8 @@ pub struct PlanOutput {
     /// The new project-scope file claims, complete.
     pub claims: Vec<FileClaim>,
     pub warnings: Vec<String>,
+    /// What only `--allow-lossy` let the plan leave out (see [`crate::plan::Plan::allowed`]).
+    pub allowed: std::collections::BTreeSet<(String, String)>,
 }
 
 /// Everything a resource plan is computed from.

@@ -150,7 +150,14 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         };
         let wants: Vec<Want<'_>> = wants.iter().filter(|w| w.scope == scope).cloned().collect();
         let mut problems = Vec::new();
-        let desired = desired_files(&wants, lossy, claims, &mut problems, &mut out.warnings);
+        let desired = desired_files(
+            &wants,
+            lossy,
+            claims,
+            &mut problems,
+            &mut out.warnings,
+            &mut out.allowed,
+        );
         if let Some(problems) = crate::util::error::Error::all(problems) {
             return Err(problems.into());
         }
@@ -173,6 +180,10 @@ pub fn plan_project(req: &Request<'_>) -> Result<PlanOutput> {
         out.files.extend(planned.files);
         out.claims.extend(planned.claims);
         out.warnings.extend(planned.warnings);
+    }
+    if !matches!(req.mode, Mode::Sync) {
+        // Nothing was chosen: the other modes keep whatever is there.
+        out.allowed.clear();
     }
     Ok(out)
 }

@@ -9,8 +9,8 @@ use crate::model::hosts::Scope;
 use crate::model::resources::claim::FileClaim;
 use crate::model::resources::layout::{Shape, hosts_with, layout_of};
 use crate::model::resources::{Kind, Resource, label, render};
-use crate::plan::LossyPolicy;
 use crate::plan::to_host::Dropped;
+use crate::plan::{LossyPolicy, recorded_lossy_name};
 use crate::util::error::Error;
 
 /// One resource of one package, wanted at one host and scope.
@@ -57,6 +57,7 @@ pub fn desired_files(
     claims: &[FileClaim],
     problems: &mut Vec<Error>,
     warnings: &mut Vec<String>,
+    allowed: &mut BTreeSet<(String, String)>,
 ) -> Vec<DesiredFile> {
     let mut lossy_lines = Vec::new();
     let mut lossy_names = BTreeSet::new();
@@ -72,6 +73,9 @@ pub fn desired_files(
         });
         let (Some(row), Some(place)) = (row, place) else {
             let drop = kind_dropped(r.kind, want.scope);
+            if lossy.allows_by_flag_only(&drop, want.allow_lossy) {
+                allowed.insert((want.package.to_string(), recorded_lossy_name(&drop)));
+            }
             if lossy.allows(&drop, want.allow_lossy) {
                 warnings.push(format!(
                     "{}: {} `{}` of package `{}` left out: {} has no {}-scope {}",
@@ -113,6 +117,9 @@ pub fn desired_files(
         };
         for field in &output.dropped {
             let drop = field_dropped(r.kind, field);
+            if lossy.allows_by_flag_only(&drop, want.allow_lossy) && !allowed_before(field) {
+                allowed.insert((want.package.to_string(), recorded_lossy_name(&drop)));
+            }
             if !lossy.allows(&drop, want.allow_lossy) && !allowed_before(field) {
                 refused = true;
                 lossy_names.insert(field.clone());
@@ -178,7 +185,7 @@ pub fn desired_files(
     if !lossy_lines.is_empty() {
         let names: Vec<String> = lossy_names.iter().map(|n| format!("\"{n}\"")).collect();
         let record = crate::plan::where_to_record_lossy(&lossy_packages, &names.join(", "));
-        problems.push(Error::new(format!("installing would leave out resources these hosts cannot keep:\n{}", lossy_lines.join("\n"))).help(format!("use `--allow-lossy` to leave them out; {record}; or `--host` to leave those hosts out")));
+        problems.push(Error::new(format!("installing would leave out resources these hosts cannot keep:\n{}", lossy_lines.join("\n"))).help(format!("use `--allow-lossy` to leave them out (recorded in dotpack.toml); {record}; or `--host` to leave those hosts out")));
     }
     out
 }
