@@ -119,12 +119,18 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dotpack add figma\n  dotpack add github@^1.0 context7\n  dotpack add figma --set port=4000"
     )]
+    #[command(
+        mut_arg("hosts", |a| a.help("Install the added packages into this host too, and add it to `[project] hosts` (repeatable). Default: every host of `[project] hosts`")),
+        mut_arg("scope", |a| a.help("Where the added packages go, recorded on each of them: project files (.mcp.json, ...) or your own (~/.claude.json, ...)")),
+        mut_arg("force", |a| a.help("Replace an entry of the same name that dotpack does not own, or one edited by hand"))
+    )]
     Add(AddArgs),
     /// Remove packages from dotpack.toml, the lock and the target hosts
     #[command(
         visible_alias = "rm",
         after_help = "Examples:\n  dotpack remove figma\n  dotpack rm figma github --dry-run"
     )]
+    #[command(mut_arg("hosts", |a| a.hide(true)), mut_arg("scope", |a| a.hide(true)))]
     Remove(RemoveArgs),
     /// Resolve dependencies and write dotpack.lock
     #[command(
@@ -141,6 +147,7 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dotpack update               # every package, within its requirement\n  dotpack update github        # only github\n  dotpack --refresh update     # see versions published in the last few minutes"
     )]
+    #[command(mut_arg("hosts", |a| a.hide(true)), mut_arg("scope", |a| a.hide(true)))]
     Update(UpdateArgs),
     /// Search the registry by name, description and keywords
     #[command(
@@ -156,16 +163,28 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  dotpack install              # make every host file match dotpack.toml and dotpack.lock\n  dotpack install --locked     # a teammate's clone, exactly as committed\n  dotpack install --host cursor --scope user\n  dotpack install --dry-run    # show the diff only"
     )]
+    #[command(
+        mut_arg("hosts", |a| a.help("Install into this host, and add it to `[project] hosts` (repeatable). Default: every host of `[project] hosts`")),
+        mut_arg("scope", |a| a.help("The scope of the hosts given with --host (else of the whole project), recorded in dotpack.toml: project files (.mcp.json, ...) or your own (~/.claude.json, ...)"))
+    )]
     Install(InstallCmdArgs),
     /// Take entries out of the host config files and record that in dotpack.toml; the packages
     /// stay declared and locked
     #[command(
         after_help = "Examples:\n  dotpack uninstall figma              # out of every host; still declared\n  dotpack uninstall figma --host codex\n  dotpack uninstall --host cursor      # the host leaves [project] hosts"
     )]
+    #[command(
+        mut_arg("hosts", |a| a.help("Take the entries out of this host only (repeatable); with no NAME, the host leaves `[project] hosts`. Default: every host")),
+        mut_arg("scope", |a| a.help("Only entries at this scope: project files (.mcp.json, ...) or your own (~/.claude.json, ...)"))
+    )]
     Uninstall(UninstallArgs),
     /// Take ownership of an existing host entry as it is
     #[command(
         after_help = "Examples:\n  dotpack adopt github         # claim the entry as it is, edits and all\n  dotpack adopt github --host cursor"
+    )]
+    #[command(
+        mut_arg("hosts", |a| a.help("The host whose file holds the entry (repeatable); it joins `[project] hosts`")),
+        mut_arg("scope", |a| a.help("The scope of the file that holds the entry, for the hosts given with --host"))
     )]
     Adopt(AdoptArgs),
     /// Read the MCP servers (and project resource files) a host already has and print them in
@@ -176,11 +195,19 @@ pub enum Command {
     Import(ImportArgs),
     /// Show what dotpack installed where
     #[command(after_help = "Examples:\n  dotpack list\n  dotpack list --host claude-code --json")]
+    #[command(
+        mut_arg("hosts", |a| a.help("Show only this host's entries (repeatable)")),
+        mut_arg("scope", |a| a.help("Show only entries at this scope: project files (.mcp.json, ...) or your own (~/.claude.json, ...)"))
+    )]
     List(TargetArgs),
     /// Check that every declared server is installed as locked; exit 1 and list every
     /// discrepancy otherwise
     #[command(
         after_help = "Examples:\n  dotpack status               # exit 1 and list every discrepancy\n  dotpack status --scope user --json"
+    )]
+    #[command(
+        mut_arg("hosts", |a| a.help("Check only this host (repeatable)")),
+        mut_arg("scope", |a| a.help("Check only entries at this scope: project files (.mcp.json, ...) or your own (~/.claude.json, ...)"))
     )]
     Status(TargetArgs),
     /// Check a dotpack.toml and print every problem with its line

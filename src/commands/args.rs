@@ -88,13 +88,12 @@ pub struct DryRunArgs {
 /// Which host files a command works on.
 #[derive(Debug, Args, Clone, Default)]
 pub struct TargetArgs {
-    /// A host (repeatable). `add` and `install` add it to `[project] hosts`; `uninstall` takes it
-    /// out; `list` and `status` show only it. Default: every host of `[project] hosts`
+    /// A host (repeatable); each command says what it does with it. Default: every host of
+    /// `[project] hosts`
     #[arg(long = "host", value_name = "HOST")]
     pub hosts: Vec<String>,
-    /// Project files (.mcp.json, ...) or the user's own (~/.claude.json, ...). `add`: where the
-    /// added packages go; `install`: the scope of the hosts given with --host (or of the
-    /// project); `uninstall`, `list`, `status`: only entries at this scope
+    /// Project files (.mcp.json, ...) or the user's own (~/.claude.json, ...); each command says
+    /// what it does with it
     #[arg(long, value_enum, value_name = "SCOPE")]
     pub scope: Option<crate::model::hosts::Scope>,
 }

@@ -27,6 +27,13 @@ pub fn run(settings: &Settings, args: UpdateArgs, printer: &Printer) -> Result<(
         resolve_env: args.resolve.resolve_env,
         ..args.install.options()?
     };
+    if !options.hosts.is_empty() || options.scope.is_some() {
+        return Err(crate::util::error::Error::usage(
+            "`update` moves the locked versions for every host that holds them",
+        )
+        .help("to install into a host or at a scope, use `dotpack install --host HOST [--scope SCOPE]`")
+        .into());
+    }
     let project = Project::load(settings, printer)?;
     let mut preferred = project.locked_versions();
     if args.packages.is_empty() {

@@ -64,3 +64,56 @@ fn every_command_that_does_something_shows_examples() {
     }
     assert_eq!(missing, Vec::<String>::new());
 }
+
+/// A flag many commands share says, in each command's help, what it does for that command; a
+/// command that refuses it does not list it.
+#[test]
+fn shared_flags_say_what_they_do_for_each_command() {
+    let help = |command: &str| {
+        let out = Env::new()
+            .dotpack()
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let host_lines = [
+        ("add", "Install the added packages into this host too"),
+        (
+            "install",
+            "Install into this host, and add it to `[project] hosts`",
+        ),
+        ("uninstall", "Take the entries out of this host only"),
+        ("adopt", "The host whose file holds the entry"),
+        ("list", "Show only this host's entries"),
+        ("status", "Check only this host"),
+    ];
+    for (command, line) in host_lines {
+        assert!(help(command).contains(line), "{command}: {}", help(command));
+        assert!(!help(command).contains("each command says"), "{command}");
+    }
+    for command in ["remove", "update"] {
+        assert!(!help(command).contains("--host"), "{command}");
+        assert!(!help(command).contains("--scope"), "{command}");
+    }
+}
+
+#[test]
+fn update_refuses_host_and_scope_as_remove_does() {
+    let env = Env::new();
+    env.write("dotpack.toml", "[project]\nhosts = [\"claude-code\"]\n");
+    env.dotpack()
+        .args(["update", "--host", "cursor"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("dotpack install --host HOST"));
+    assert!(!env.project.join(".cursor").exists());
+    assert_eq!(
+        env.read("dotpack.toml"),
+        "[project]\nhosts = [\"claude-code\"]\n"
+    );
+}
