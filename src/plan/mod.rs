@@ -790,6 +790,13 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
         // A bridged server runs `dotpack bridge URL`: `dotpack` from the PATH in a project's
         // files, this dotpack's own path in the user's.
+        let listed;
+        let def = if crate::model::bridge_server::url_of(def).is_some() {
+            listed = to_host::with_filter_lists(self.target.host, def, &d.props);
+            &listed
+        } else {
+            def
+        };
         let expanded = crate::model::bridge_server::expand(def, self.target.scope);
         if crate::model::bridge_server::url_of(def).is_some()
             && expanded.command.as_deref() == Some(crate::model::bridge_server::PORTABLE_COMMAND)

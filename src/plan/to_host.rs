@@ -130,6 +130,29 @@ fn host_command(
     .file(file)
 }
 
+/// A bridged server's tool filters given as one expression (`enabled_tools =
+/// "{{props.tools}}"`) with their list values, so the bridge enforces them as it does a list
+/// written out. A filter whose expression gives no list stays as it is, for translation to
+/// refuse with its reason.
+pub fn with_filter_lists(host: &HostAdapter, server: &Server, props: &Props) -> Server {
+    let mut out = server.clone();
+    let cx = Context::for_host(props, host.id);
+    for field in ["enabled_tools", "disabled_tools"] {
+        let Some(toml::Value::String(s)) = out.extensions.get(field) else {
+            continue;
+        };
+        if let Ok(Some(Value::Array(items))) = value_of(s, &cx) {
+            let list = items
+                .iter()
+                .map(|item| toml::Value::String(value_text(item)))
+                .collect();
+            out.extensions
+                .insert(field.to_string(), toml::Value::Array(list));
+        }
+    }
+    out
+}
+
 /// Translates server `server_name` (`server`) for `host`, rendering templates with `props`.
 pub fn translate(
     host: &HostAdapter,

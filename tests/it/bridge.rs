@@ -249,3 +249,35 @@ fn a_bridged_servers_enabled_tools_hold_on_a_host_without_the_field() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn enabled_tools_given_as_one_expression_are_enforced_by_the_bridge_too() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\", \"codex\"]\n\n[inputs.tools]\ntype = \"array\"\ndefault = [\"search\", \"list_*\"]\n\n[servers.svc]\nbridge = \"http://127.0.0.1:9/mcp\"\nenabled_tools = \"{{props.tools}}\"\n",
+    );
+    env.dotpack()
+        .arg("install")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("lossy").not());
+    let written: Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
+    let entry = &written["mcpServers"]["svc"];
+    assert_eq!(
+        entry["args"],
+        json!([
+            "bridge",
+            "http://127.0.0.1:9/mcp",
+            "--enable-tool",
+            "search",
+            "--enable-tool",
+            "list_*"
+        ])
+    );
+    assert!(entry.get("enabled_tools").is_none(), "{entry}");
+    // Every host's entry says the same: Codex's own `enabled_tools` is not written either.
+    let codex = env.read(".codex/config.toml");
+    assert!(!codex.contains("enabled_tools"), "{codex}");
+    assert!(codex.contains("\"--enable-tool\", \"list_*\""), "{codex}");
+}
