@@ -380,6 +380,12 @@ impl UserClaims {
                     )]));
                 }
             };
+        Self::from_text(path, text)
+    }
+
+    /// The claims file at `path` whose text is `text` (as [`UserClaims::load`] reads it, or as
+    /// a generation recorded it).
+    pub fn from_text(path: PathBuf, text: String) -> Result<UserClaims, Diagnostics> {
         if let Some((claims, files)) = read_canonical(&text) {
             return Ok(UserClaims {
                 path,

@@ -44,6 +44,7 @@ pub fn plan_hosts(
         force: options.force,
         keep_edited: options.keep_edited,
         keep_adopted: false,
+        originals: &Default::default(),
         lossy: &options.lossy,
         previous: project.lock.as_ref(),
         mode: mode.clone(),

@@ -54,7 +54,7 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &RollbackOptions) -
     };
     let mut plan = rollback::plan(&places, &generations, target)?;
     let root = project_root(settings, &places.state);
-    drop_user_writes(settings, root.as_deref(), &mut plan);
+    let user_state = drop_user_writes(settings, root.as_deref(), &mut plan);
     if let Some(edited) = plan.overwritten.iter().find(|f| f.ends_with(MANIFEST_FILE))
         && !options.force
     {
@@ -66,7 +66,12 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &RollbackOptions) -
     if let Some(root) = &root {
         remove_created_dirs(root, &mut plan.writes);
         let dry_run = options.dry_run;
-        let mut user = user_scope_writes(settings, printer, root, &plan.writes, dry_run)?;
+        let restoring = Restoring {
+            writes: &plan.writes,
+            user_state: &user_state,
+            dry_run,
+        };
+        let mut user = user_scope_writes(settings, printer, root, &restoring)?;
         if !user.is_empty() && !places.locks.contains(&settings.dotpack_home) {
             places.locks.push(settings.dotpack_home.clone());
             if !dry_run {
@@ -85,8 +90,13 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &RollbackOptions) -
 }
 
 /// User-scope files are shared: they are planned from the restored manifest, not restored by
-/// bytes, so their writes (and what was said of them) leave the plan.
-fn drop_user_writes(settings: &Settings, root: Option<&Path>, plan: &mut rollback::RollbackPlan) {
+/// bytes, so their writes (and what was said of them) leave the plan. Returns those writes: the
+/// user-scope state the rollback restores, which adopted entries come back from.
+fn drop_user_writes(
+    settings: &Settings,
+    root: Option<&Path>,
+    plan: &mut rollback::RollbackPlan,
+) -> Vec<UserState> {
     let user_claims = settings.dotpack_home.join("claims.toml");
     let is_user = |path: &Path, host: bool| {
         path == user_claims || (host && !root.is_some_and(|r| path.starts_with(r)))
@@ -97,9 +107,37 @@ fn drop_user_writes(settings: &Settings, root: Option<&Path>, plan: &mut rollbac
         .filter(|w| is_user(&w.path, w.host.is_some()))
         .map(|w| w.display.clone())
         .collect();
-    plan.writes.retain(|w| !is_user(&w.path, w.host.is_some()));
+    let (user, project): (Vec<FileWrite>, Vec<FileWrite>) = std::mem::take(&mut plan.writes)
+        .into_iter()
+        .partition(|w| is_user(&w.path, w.host.is_some()));
+    plan.writes = project;
+    let state = user
+        .into_iter()
+        .map(|write| UserState {
+            // Not merged: the file is as dotpack last left it, and `after` is the generation's
+            // exact bytes.
+            as_left: !plan.merged.contains(&write.display),
+            write,
+        })
+        .collect();
     plan.merged.retain(|f| !user_names.contains(f));
     plan.overwritten.retain(|f| !user_names.contains(f));
+    state
+}
+
+/// A user-scope file as the generation a rollback restores left it.
+struct UserState {
+    write: FileWrite,
+    /// The file is as dotpack last left it now, so nobody else's edits are in it.
+    as_left: bool,
+}
+
+/// What a rollback restores: the project's files by bytes (`writes`), and the user-scope state
+/// of the generation (`user_state`), planned again rather than written.
+struct Restoring<'a> {
+    writes: &'a [FileWrite],
+    user_state: &'a [UserState],
+    dry_run: bool,
 }
 
 /// Commits a planned rollback as a new generation. Returns its id (`None`: nothing changed).
@@ -269,10 +307,10 @@ fn user_scope_writes(
     settings: &Settings,
     printer: &Printer,
     root: &Path,
-    writes: &[FileWrite],
-    dry_run: bool,
+    restoring: &Restoring<'_>,
 ) -> Result<Vec<FileWrite>> {
-    let Some(project) = restored_project(settings, root, writes)? else {
+    let dry_run = restoring.dry_run;
+    let Some(project) = restored_project(settings, root, restoring.writes)? else {
         let owner = super::owner_id(root);
         let user = crate::model::claims::UserClaims::load(&settings.dotpack_home)?;
         if user.claims.iter().any(|c| c.owners.contains(&owner)) {
@@ -283,7 +321,7 @@ fn user_scope_writes(
         return Ok(Vec::new());
     };
     let registries = super::registries(settings, Some(&project.manifest))?;
-    let plan = user_plan(settings, &project, &registries)?;
+    let plan = user_plan(settings, &project, &registries, restoring.user_state)?;
     for warning in &plan.warnings {
         printer.warning(warning);
     }
@@ -359,6 +397,7 @@ fn user_plan(
     settings: &Settings,
     project: &Project,
     registries: &crate::resolve::RegistrySet,
+    user_state: &[UserState],
 ) -> Result<crate::plan::Plan> {
     let manifest = &project.manifest;
     let empty = Lockfile::empty();
@@ -376,6 +415,7 @@ fn user_plan(
         global,
     })?
     .at_scope(Scope::User);
+    let originals = adopted_originals(settings, &project.owner, &placed, user_state);
     let mut plan = crate::plan::desired::plan_targets(crate::plan::desired::PlanRequest {
         placed: &placed,
         lock,
@@ -387,6 +427,7 @@ fn user_plan(
         keep_edited: false,
         // Rolling back past an adoption gives the entry back to the user: it was there before.
         keep_adopted: true,
+        originals: &originals,
         lossy: &Default::default(),
         previous: project.lock.as_ref(),
         mode: Mode::Sync,
@@ -395,6 +436,22 @@ fn user_plan(
         resolve_env: true,
         starts: Default::default(),
     })?;
+    // A file dotpack alone changed since, planned to read as it did then, gets its bytes back:
+    // an adopted entry comes back spaced as the user wrote it.
+    for file in &mut plan.files {
+        let Some(state) = user_state
+            .iter()
+            .find(|s| s.as_left && s.write.path == file.target.path)
+        else {
+            continue;
+        };
+        if let (Some(planned), Some(then)) = (&file.after, &state.write.after)
+            && planned != then
+            && file.target.reads_the_same(planned, then)
+        {
+            file.after = Some(then.clone());
+        }
+    }
     // User-scope resource files too, planned the same way; what the restored manifest left out
     // before is left out again (nothing is refused as lossy here).
     let keep_out = crate::plan::LossyPolicy {
@@ -434,6 +491,58 @@ fn user_plan(
             .collect(),
     );
     Ok(plan)
+}
+
+/// The entries this project had adopted in the user-scope state the rollback restores, with
+/// their values there: an adopted entry an uninstall took out comes back as the user wrote it.
+/// A state that cannot be read gives none, and the entries are written from their definitions.
+fn adopted_originals(
+    settings: &Settings,
+    owner: &str,
+    placed: &crate::plan::desired::Placed,
+    user_state: &[UserState],
+) -> crate::plan::Originals {
+    let mut originals = crate::plan::Originals::new();
+    let claims_path = settings.dotpack_home.join("claims.toml");
+    let Some(text) = user_state
+        .iter()
+        .find(|s| s.write.path == claims_path)
+        .and_then(|s| s.write.after.clone())
+    else {
+        return originals;
+    };
+    let Ok(restored) = crate::model::claims::UserClaims::from_text(claims_path, text) else {
+        return originals;
+    };
+    for target in &placed.targets {
+        let adopted: Vec<&crate::model::claims::Claim> = restored
+            .claims
+            .iter()
+            .filter(|c| c.adopted && c.file == target.claim_file && c.is_owned_by(owner))
+            .collect();
+        let Some(after) = adopted
+            .first()
+            .and_then(|_| user_state.iter().find(|s| s.write.path == target.path))
+            .and_then(|s| s.write.after.as_deref())
+        else {
+            continue;
+        };
+        let Some(entries) = target.entries_in(after) else {
+            continue;
+        };
+        for claim in adopted {
+            if let Some((_, entry)) = entries.iter().find(|(name, _)| *name == claim.server) {
+                originals.insert(
+                    (claim.file.clone(), claim.server.clone()),
+                    crate::plan::Original {
+                        entry: entry.clone(),
+                        claim: claim.clone(),
+                    },
+                );
+            }
+        }
+    }
+    originals
 }
 
 /// The verb (and its infinitive, for "Would …") and the words for one package change a rollback

@@ -560,6 +560,8 @@ pub struct PlanRequest<'a> {
     pub keep_edited: bool,
     /// See [`crate::plan::PlanInput::keep_adopted`].
     pub keep_adopted: bool,
+    /// See [`crate::plan::Originals`].
+    pub originals: &'a crate::plan::Originals,
     pub lossy: &'a LossyPolicy,
     /// The current `dotpack.lock`, which the entries on disk were written from: a package it
     /// pinned at the same version with another checksum (`dotpack update` took a republished
@@ -671,6 +673,7 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         force: request.force,
         keep_edited: request.keep_edited,
         keep_adopted: request.keep_adopted,
+        originals: request.originals,
         lossy: request.lossy,
         mode: request.mode,
         resolve_env: request.resolve_env,

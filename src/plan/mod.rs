@@ -49,6 +49,21 @@ impl Target {
     fn format(&self) -> formats::Format {
         self.host.format
     }
+
+    /// Whether texts `a` and `b` of this target's file read the same: the same entries and the
+    /// same settings outside them, however they are spaced. `false` when either does not parse.
+    pub fn reads_the_same(&self, a: &str, b: &str) -> bool {
+        let parse = |text| formats::Document::parse(self.format(), text, self.container()).ok();
+        match (parse(a), parse(b)) {
+            (Some(a), Some(b)) => a.entries() == b.entries() && a.outside() == b.outside(),
+            _ => false,
+        }
+    }
+
+    /// The entries `text` (this target's file) holds, by name; `None` when it does not parse.
+    pub fn entries_in(&self, text: &str) -> Option<Vec<(String, serde_json::Value)>> {
+        formats::list_entries(self.format(), text, self.container()).ok()
+    }
 }
 
 /// A server dotpack should own in the targets that take it.
@@ -76,6 +91,20 @@ pub struct Desired {
     /// The host would load the server from a shared file it also reads, though the project
     /// keeps it from this host: its entry here only switches it off (pi's `"disabled": true`).
     pub switched_off: bool,
+}
+
+/// Entries the user wrote before dotpack adopted them, as they were in the state a rollback
+/// restores, keyed by (claim file, server) with the claim they had there. An entry of these
+/// that the plan adds again while its definition is unchanged (same package and inputs) is
+/// written with its own value, not translated again, and stays adopted: the user's bytes come
+/// back.
+pub type Originals = BTreeMap<(String, String), Original>;
+
+/// One entry of [`Originals`].
+#[derive(Clone, Debug)]
+pub struct Original {
+    pub entry: serde_json::Value,
+    pub claim: Claim,
 }
 
 /// `--allow-lossy`: absent, bare (drop anything that is not security-relevant), or a list of
@@ -507,6 +536,8 @@ pub struct PlanInput<'a> {
     /// An adopted entry nothing declares any more is given back to the user, not removed
     /// (`dotpack rollback` past the adoption: the entry was there before).
     pub keep_adopted: bool,
+    /// Adopted entries a rollback brings back, as they were: see [`Originals`].
+    pub originals: &'a Originals,
     pub lossy: &'a LossyPolicy,
     pub mode: Mode,
     /// `--resolve-env`: at user scope, write a reference a host cannot express as the
@@ -784,6 +815,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 .push(change(d, Action::Unchanged, c.dropped.clone()));
             return;
         }
+        if claim.is_none() && self.restore_original(d) {
+            return;
+        }
         // The user's `--resolve-env` is remembered by the claim: the entry is written the same
         // way when it is updated later.
         let resolve = self.target.scope == crate::model::hosts::Scope::User
@@ -844,6 +878,33 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         made.resolved_env = translation.resolved;
         self.claims.push(made);
         self.changes.push(change(d, action, dropped));
+    }
+
+    /// Writes `d`'s entry back as the user had it before (see [`Originals`]), when the state a
+    /// rollback restores held it adopted, with the same definition, and nothing holds the name
+    /// now. Returns whether it did.
+    fn restore_original(&mut self, d: &Desired) -> bool {
+        let key = (self.target.claim_file.clone(), d.server.clone());
+        let Some(original) = self.input.originals.get(&key) else {
+            return false;
+        };
+        let was = &original.claim;
+        if !was.adopted
+            || was.package != d.package
+            || was.inputs != d.inputs
+            || self.existing.contains_key(&d.server)
+        {
+            return false;
+        }
+        self.edits
+            .push(Pending::Upsert(d.server.clone(), original.entry.clone()));
+        let owners = self.owners_with_me(None);
+        let mut made = self.make_claim(d, entry_hash(&original.entry), was.dropped.clone(), owners);
+        made.adopted = true;
+        self.claims.push(made);
+        self.changes
+            .push(change(d, Action::Add, was.dropped.clone()));
+        true
     }
 
     /// Makes the file hold the entry that switches `d` off in this host, which would otherwise

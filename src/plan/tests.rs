@@ -159,6 +159,7 @@ impl Run {
             force: self.force,
             keep_edited: false,
             keep_adopted: false,
+            originals: &Default::default(),
             lossy: &self.lossy,
             mode: self.mode.clone(),
             resolve_env: false,

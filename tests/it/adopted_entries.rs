@@ -96,3 +96,40 @@ fn a_servers_hosts_must_be_known_host_ids() {
             .and(contains("host `cursor` is listed twice")),
     );
 }
+
+#[test]
+fn an_uninstalled_adopted_entry_comes_back_byte_identical_with_rollback() {
+    let env = imported();
+    dp(&env, &["uninstall", "personal"]).success().stderr(contains(
+        "removing an entry you wrote before dotpack adopted it (`dotpack rollback` puts it back)",
+    ));
+    assert!(!claude_json(&env).contains("personal"));
+    // The rollback the warning names gives back the user's own bytes, not dotpack's rendering
+    // (which would add `"type": "stdio"` and space it otherwise), and the entry stays adopted.
+    // (A project `init --import` made is not the user's own yet: writing their user-scope file
+    // needs their consent, given here with `--trust`.)
+    dp(&env, &["--trust", "rollback"]).success();
+    assert_eq!(claude_json(&env), CLAUDE_JSON);
+    dp(&env, &["status"]).success();
+    dp(&env, &["install"]).success();
+    assert_eq!(claude_json(&env), CLAUDE_JSON);
+    dp(&env, &["uninstall", "personal", "--dry-run"])
+        .success()
+        .stderr(contains(
+            "removing an entry you wrote before dotpack adopted it",
+        ));
+    // A file someone else changed since is not given old bytes: the entry comes back (its own
+    // value, in its own key order), and their edit stays.
+    dp(&env, &["uninstall", "personal"]).success();
+    let edited = claude_json(&env).replace("\"numStartups\": 3", "\"numStartups\": 4");
+    std::fs::write(env.home.path().join(".claude.json"), &edited).unwrap();
+    dp(&env, &["--trust", "rollback"]).success();
+    let now: serde_json::Value = serde_json::from_str(&claude_json(&env)).unwrap();
+    assert_eq!(now["numStartups"], 4);
+    let entry = &now["mcpServers"]["personal"];
+    assert_eq!(
+        entry,
+        &serde_json::json!({"command": "my-notes", "args": ["--dir", "/home/me/notes"]})
+    );
+    dp(&env, &["status"]).success();
+}
