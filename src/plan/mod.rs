@@ -1218,10 +1218,13 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         for claim in &mut claims {
             claim.created = created.clone();
             claim.created_file = self.created_file;
-            claim.created_dirs = if self.created_file {
-                self.created_dirs.max(self.target.missing_dirs)
-            } else {
-                0
+            // How many folders dotpack created for the file is recorded once, when it creates
+            // the file: a teammate whose clone lacks the folder (`.cursor/`) installs the same
+            // lock, so the lock does not depend on which folders a machine had.
+            claim.created_dirs = match (self.created_file, self.old_claims.is_empty()) {
+                (false, _) => 0,
+                (true, true) => self.target.missing_dirs,
+                (true, false) => self.created_dirs,
             };
         }
         // A file dotpack created goes when nothing is left in it, even while a claim remains

@@ -291,6 +291,37 @@ fn a_teammates_clone_installs_cleanly_from_the_committed_lock() {
     }
 }
 
+/// Host files are often left out of git (`.cursor/` in `.gitignore`): a teammate's clone has the
+/// manifest and the lock only, and not the folders the author's machine had. `install --locked`
+/// writes the author's files and the lock stays as committed.
+#[test]
+fn a_teammate_without_the_host_files_or_their_folders_installs_the_committed_lock() {
+    for host in HOSTS {
+        let env = Env::new();
+        let reg = registry(&env);
+        project(&env, host);
+        if let Some(folder) = std::path::Path::new(host.file).parent() {
+            std::fs::create_dir_all(env.project.join(folder)).unwrap();
+        }
+        dp(&env, &reg, &["add", "alpha"]).success();
+        let mate = Env::new();
+        for file in ["dotpack.toml", "dotpack.lock"] {
+            mate.write(file, &env.read(file));
+        }
+        mate.with_registry(&reg, &["install", "--locked"])
+            .assert()
+            .success();
+        assert_eq!(mate.read(host.file), env.read(host.file), "{}", host.id);
+        assert_eq!(
+            mate.read("dotpack.lock"),
+            env.read("dotpack.lock"),
+            "{}",
+            host.id
+        );
+        mate.with_registry(&reg, &["status"]).assert().success();
+    }
+}
+
 #[test]
 fn a_hand_edit_is_reported_and_kept_unless_forced() {
     let host = &HOSTS[0];
