@@ -1,4 +1,5 @@
-//! What the real hosts read from the files dotpack writes. Claude Code, Codex and Gemini CLI, at
+//! What the real hosts read from the files dotpack writes. Claude Code, Codex and Gemini CLI (and
+//! the Continue CLI, taplo for the manifest schema), at
 //! the versions pinned in `tests/real_hosts/versions.txt`, are asked through their own list/get
 //! commands which servers they see, after `dotpack install` wrote two servers (a stdio server with
 //! args and env including an `{{env.TOKEN}}` reference, a remote server with headers and a bearer
@@ -560,5 +561,94 @@ fn taplo_validates_a_new_manifest_against_the_schema_dotpack_writes() {
     assert!(
         !ok,
         "taplo accepts an unknown host id, so it read no schema:\n{out}"
+    );
+}
+
+/// `command` run where nothing can leave the machine: as root, in a new network namespace whose
+/// only interface is loopback; elsewhere with every proxy variable pointing at a closed loopback
+/// port, so a program that phones home at start (Continue resolves its service) gets nowhere.
+fn offline(mut command: std::process::Command) -> std::process::Command {
+    let namespace = rustix::process::geteuid().is_root()
+        && std::process::Command::new("unshare")
+            .args(["--net", "true"])
+            .status()
+            .is_ok_and(|s| s.success());
+    if !namespace {
+        for var in [
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+        ] {
+            command.env(var, "http://127.0.0.1:9");
+        }
+        return command;
+    }
+    let mut wrapped = std::process::Command::new("unshare");
+    wrapped
+        .args([
+            "--net",
+            "sh",
+            "-c",
+            "ip link set lo up 2>/dev/null; exec \"$0\" \"$@\"",
+        ])
+        .arg(command.get_program())
+        .args(command.get_args());
+    if let Some(dir) = command.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    wrapped.env_clear();
+    for (key, value) in command.get_envs() {
+        if let Some(value) = value {
+            wrapped.env(key, value);
+        }
+    }
+    wrapped
+}
+
+#[test]
+fn continue_cli_parses_the_config_dotpack_created_from_nothing() {
+    let Some(cn) = cli("cn", "@continuedev/cli") else {
+        return;
+    };
+    let w = World::new();
+    std::fs::write(
+        w.project.join("dotpack.toml"),
+        "[project]\nhosts = [\"continue\"]\n\n[servers.notes]\ncommand = \"node\"\nargs = [\"notes.js\"]\n",
+    )
+    .expect("manifest");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
+    isolate(&mut cmd, &w.root(), &w.project);
+    Command::from_std(cmd)
+        .env("DOTPACK_HOME", w.root().join(".dotpack"))
+        .env("NO_COLOR", "1")
+        .args(["--trust", "install"])
+        .timeout(TIMEOUT)
+        .assert()
+        .success();
+    let config = w.root().join(".continue/config.yaml");
+    let text = std::fs::read_to_string(&config).expect("dotpack created config.yaml");
+    // Asked for one answer with no model configured, Continue reads the config first: it fails
+    // on the missing model, not on the file.
+    let mut run = std::process::Command::new(&cn);
+    isolate(&mut run, &w.root(), &w.project);
+    run.args(["-p", "hi", "--config"]).arg(&config);
+    let out = Command::from_std(offline(run))
+        .env("CI", "1")
+        .env("NO_COLOR", "1")
+        .timeout(TIMEOUT)
+        .output()
+        .expect("run cn");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!said.contains("Failed to parse config"), "{said}\n{text}");
+    assert_has(
+        &said,
+        "No model specified",
+        "Continue past reading the config",
     );
 }

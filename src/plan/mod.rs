@@ -1137,10 +1137,11 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             .collect();
         let t = self.target;
         let edit = match self.document {
-            Some(document) => document.apply(&ops),
-            None => formats::apply_ops(
+            Some(document) if self.before.is_some() => document.apply(&ops),
+            // A file created from nothing starts as the host needs it.
+            _ => formats::apply_ops(
                 t.format(),
-                self.before.as_deref().unwrap_or_default(),
+                self.before.as_deref().unwrap_or(t.host.new_file),
                 t.container(),
                 &ops,
             ),
@@ -1231,11 +1232,8 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         // for an entry someone deleted by hand (an empty file is not valid JSON).
         let gone = self.before.is_none() || self.created_file;
         let text = edited.unwrap_or_else(|| self.before.clone().unwrap_or_default());
-        let after = if text.is_empty() && gone {
-            None
-        } else {
-            Some(text)
-        };
+        let emptied = text.is_empty() || (gone && text == self.target.host.new_file);
+        let after = if emptied && gone { None } else { Some(text) };
         let remove_dirs = if after.is_none() && self.before.is_some() {
             self.created_dirs
         } else {

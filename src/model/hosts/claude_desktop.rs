@@ -32,4 +32,5 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     also_named: None,
     own_fields: &[],
     hooks: EntryHooks::NONE,
+    new_file: "",
 };

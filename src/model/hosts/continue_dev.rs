@@ -36,6 +36,9 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     also_named: None,
     own_fields: &[],
     hooks: EntryHooks::NONE,
+    // Continue refuses a config.yaml without `name` and `version` ("name: Required"); these
+    // are the lines of the file Continue itself writes first.
+    new_file: "name: Local Config\nversion: 1.0.0\nschema: v1\n",
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

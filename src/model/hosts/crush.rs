@@ -34,6 +34,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     also_named: None,
     own_fields: &[],
     hooks: EntryHooks::NONE,
+    new_file: "",
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

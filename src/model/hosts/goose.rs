@@ -44,6 +44,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         value_from_host: |_, _| None,
         command_values: None,
     },
+    new_file: "",
 };
 
 /// Its spellings, in concept-table order.

@@ -51,6 +51,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         value_from_host,
         ..EntryHooks::NONE
     },
+    new_file: "",
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -332,6 +332,10 @@ pub struct HostAdapter {
     pub own_fields: &'static [(&'static str, &'static str)],
     /// Whole-entry conversions beyond the concept table, both directions.
     pub hooks: EntryHooks,
+    /// What a file dotpack creates from nothing starts with, for a host that refuses a file
+    /// without it (Continue's `name` and `version`); `""` for most. A created file holding only
+    /// this once its last entry goes is deleted, as an empty one is.
+    pub new_file: &'static str,
 }
 
 #[cfg(test)]
@@ -359,6 +363,7 @@ impl HostAdapter {
             also_named: None,
             own_fields: &[],
             hooks: EntryHooks::NONE,
+            new_file: "",
         }
     }
 }

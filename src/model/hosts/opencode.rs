@@ -40,6 +40,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         "how long OpenCode waits for the server's tool list, in milliseconds",
     )],
     hooks: EntryHooks::NONE,
+    new_file: "",
 };
 
 /// Its spellings, in concept-table order.

@@ -73,6 +73,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         value_from_host,
         command_values: Some(COMMANDS),
     },
+    new_file: "",
 };
 
 /// Its spellings beyond the stdio core, in concept-table order. Claude Code's and Codex's

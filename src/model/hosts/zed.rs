@@ -39,6 +39,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         from_host,
         ..EntryHooks::NONE
     },
+    new_file: "",
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.
