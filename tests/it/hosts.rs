@@ -562,3 +562,35 @@ fn the_projects_own_servers_are_installed_and_removed_too() {
     dp(&env, &reg, &["install"]).success();
     assert!(!env.project.join(".mcp.json").exists());
 }
+
+/// Hermes reads `$HERMES_HOME/config.yaml` when the variable is set: dotpack writes there, and
+/// `hosts` and `status` name that file.
+#[test]
+fn hermes_home_moves_the_file_dotpack_writes() {
+    let env = Env::new();
+    let moved = env.home.path().join("hermes-elsewhere");
+    std::fs::create_dir_all(&moved).unwrap();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"hermes\"]\n\n[servers.notes]\ncommand = \"notes-mcp\"\nargs = []\n",
+    );
+    env.dotpack()
+        .env("HERMES_HOME", &moved)
+        .args(["--trust", "install"])
+        .assert()
+        .success();
+    let written = std::fs::read_to_string(moved.join("config.yaml")).unwrap();
+    assert!(written.contains("notes-mcp"), "{written}");
+    assert!(!env.home.path().join(".hermes").exists());
+    env.dotpack()
+        .env("HERMES_HOME", &moved)
+        .arg("status")
+        .assert()
+        .success();
+    env.dotpack()
+        .env("HERMES_HOME", &moved)
+        .args(["hosts", "--json"])
+        .assert()
+        .success()
+        .stdout(contains(moved.join("config.yaml").display().to_string()));
+}

@@ -24,9 +24,18 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Yaml,
     container: Container::new(&["mcp_servers"]),
     project_file: None,
-    user_file: Some(UserPath::Home(".hermes/config.yaml")),
+    // Hermes reads `$HERMES_HOME/config.yaml` when the variable is set.
+    user_file: Some(UserPath::EnvDir {
+        var: "HERMES_HOME",
+        default: ".hermes",
+        file: "config.yaml",
+    }),
     project_markers: &[],
-    user_markers: &[UserPath::Home(".hermes")],
+    user_markers: &[UserPath::EnvDir {
+        var: "HERMES_HOME",
+        default: ".hermes",
+        file: "",
+    }],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
     also_expands: &[EnvSyntax::EnvColon],

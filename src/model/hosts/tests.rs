@@ -108,6 +108,16 @@ fn codex_user_file_follows_codex_home() {
 }
 
 #[test]
+fn hermes_follows_hermes_home() {
+    assert_eq!(
+        paths("hermes", &fake_env()).1,
+        some("/home/u/.hermes/config.yaml")
+    );
+    let env = fake_env().with_var("HERMES_HOME", "/srv/hermes");
+    assert_eq!(paths("hermes", &env).1, some("/srv/hermes/config.yaml"));
+}
+
+#[test]
 fn gemini_and_cursor_paths() {
     let env = fake_env();
     assert_eq!(
