@@ -682,7 +682,20 @@ fn apply_writes(
         ..crate::txn::Meta::default()
     };
     let id = crate::txn::apply(&places, writes, meta, settings.wait, printer)?;
-    super::schema_file::refresh(&places.state);
+    // A teammate's `install --locked` may change nothing, yet the manifest's `#:schema` line
+    // names a file in the state folder: it is made then too (best effort, never in a folder
+    // dotpack does not trust).
+    let named = project
+        .manifest
+        .text
+        .lines()
+        .next()
+        .is_some_and(|line| line.trim() == crate::model::schema::directive(project.global));
+    if id.is_some()
+        || (named && crate::txn::trust::prepare(&places.state, &settings.dotpack_home).is_ok())
+    {
+        super::schema_file::refresh(&places.state);
+    }
     Ok(id)
 }
 

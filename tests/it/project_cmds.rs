@@ -470,3 +470,60 @@ fn add_says_which_environment_variables_a_server_reads_that_are_unset() {
         .success()
         .stderr(contains("CONTEXT7_API_KEY").not());
 }
+
+/// A teammate's clone holds no `.dotpack/`: their `install --locked` changes nothing, and still
+/// makes the schema file the manifest's `#:schema` line names. A cloned `.dotpack/` dotpack does
+/// not trust gets nothing written into it.
+#[test]
+fn a_teammates_install_that_changes_nothing_still_makes_the_schema_file() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.project.join(".cursor")).unwrap();
+    env.dotpack().arg("init").assert().success();
+    env.dotpack().args(["add", "time"]).assert().success();
+    let mate = Env::new();
+    for file in [
+        "dotpack.toml",
+        "dotpack.lock",
+        ".mcp.json",
+        ".cursor/mcp.json",
+    ] {
+        if env.project.join(file).exists() {
+            mate.write(file, &env.read(file));
+        }
+    }
+    mate.dotpack()
+        .args(["install", "--locked"])
+        .assert()
+        .success()
+        .stderr(contains("nothing to change"));
+    assert_eq!(
+        mate.read(".dotpack/dotpack.schema.json"),
+        env.read(".dotpack/dotpack.schema.json")
+    );
+    // A state folder that came with the clone is not dotpack's: the install refuses it, as every
+    // writing command does, and nothing goes into it.
+    let hostile = Env::new();
+    for file in [
+        "dotpack.toml",
+        "dotpack.lock",
+        ".mcp.json",
+        ".cursor/mcp.json",
+    ] {
+        if env.project.join(file).exists() {
+            hostile.write(file, &env.read(file));
+        }
+    }
+    hostile.write(".dotpack/planted.txt", "from the repository\n");
+    hostile
+        .dotpack()
+        .args(["install", "--locked"])
+        .assert()
+        .code(1)
+        .stderr(contains("dotpack doctor --repair"));
+    assert!(
+        !hostile
+            .project
+            .join(".dotpack/dotpack.schema.json")
+            .exists()
+    );
+}
