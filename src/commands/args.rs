@@ -158,12 +158,7 @@ pub struct RegistryBuildArgs {
 impl InstallArgs {
     /// The library's view of these flags: hosts, scope, force, lossy policy and dry run.
     pub fn options(&self) -> Result<InstallOptions, crate::util::error::Error> {
-        let hosts: Vec<String> = self
-            .targets
-            .hosts
-            .iter()
-            .map(|h| h.trim().to_ascii_lowercase())
-            .collect();
+        let hosts = known_hosts(&self.targets.hosts)?;
         Ok(InstallOptions {
             grant: crate::ops::consent::Grant {
                 hosts: hosts.iter().cloned().collect(),
@@ -184,17 +179,26 @@ impl InstallArgs {
 
 impl TargetArgs {
     /// Hosts and scope only, for commands that read (list, status).
-    pub fn options(&self) -> InstallOptions {
-        InstallOptions {
-            hosts: self
-                .hosts
-                .iter()
-                .map(|h| h.trim().to_ascii_lowercase())
-                .collect(),
+    pub fn options(&self) -> Result<InstallOptions, crate::util::error::Error> {
+        Ok(InstallOptions {
+            hosts: known_hosts(&self.hosts)?,
             scope: self.scope,
             ..InstallOptions::default()
-        }
+        })
     }
+}
+
+/// The `--host` values, lowercase, each one a host dotpack knows: an unknown one is a usage
+/// error (exit code 2), as every flag given a value it does not take.
+pub(crate) fn known_hosts(given: &[String]) -> Result<Vec<String>, crate::util::error::Error> {
+    given
+        .iter()
+        .map(|h| h.trim().to_ascii_lowercase())
+        .map(|h| match crate::model::hosts::adapter(&h) {
+            Some(_) => Ok(h),
+            None => Err(crate::plan::targets::unknown_host(&h).code(crate::util::error::USAGE)),
+        })
+        .collect()
 }
 
 /// `--allow-lossy` occurrences: an empty value is the bare flag, the rest name fields or

@@ -12,7 +12,6 @@ use crate::ops::Settings;
 use crate::ops::import_resources::Scan;
 use crate::ops::import_source::{Source, json_report, print_warnings};
 use crate::plan::from_host::Imported;
-use crate::plan::targets::host_adapter;
 use crate::ui::printer::Printer;
 
 #[derive(Debug, Args, Clone)]
@@ -38,7 +37,9 @@ pub struct ImportArgs {
 }
 
 pub fn run(settings: &Settings, args: ImportArgs, printer: &Printer) -> Result<()> {
-    let host = host_adapter(&args.host.trim().to_ascii_lowercase())?;
+    let id = args.host.trim().to_ascii_lowercase();
+    let host = crate::model::hosts::adapter(&id)
+        .ok_or_else(|| crate::plan::targets::unknown_host(&id).code(crate::util::error::USAGE))?;
     if args.into {
         return super::import_into::run(settings, host, args.scope, args.dry_run, printer);
     }

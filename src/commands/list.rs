@@ -14,7 +14,7 @@ use crate::plan::drift::Row;
 use crate::ui::printer::Printer;
 
 pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer) -> Result<()> {
-    let options = args.options();
+    let options = args.options()?;
     let project = Project::load(settings, printer)?;
     let empty = crate::model::lock::Lockfile::empty();
     let lock = project.lock.as_ref().unwrap_or(&empty);

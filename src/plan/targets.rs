@@ -134,18 +134,18 @@ pub fn scope_of(host: &HostAdapter, own: Option<Scope>, project: Option<Scope>) 
 
 /// The adapter of host `id`, or an error listing the hosts (with a close match).
 pub fn host_adapter(id: &str) -> Result<&'static HostAdapter> {
-    if let Some(host) = hosts::adapter(id) {
-        return Ok(host);
-    }
+    hosts::adapter(id).ok_or_else(|| unknown_host(id).into())
+}
+
+/// The error for a host id dotpack does not know, listing the hosts (with a close match).
+pub fn unknown_host(id: &str) -> crate::util::error::Error {
     let known: Vec<&str> = hosts::ADAPTERS.iter().map(|a| a.id).collect();
     let hint = match crate::util::suggest::closest(id, known.iter().copied()) {
         Some(close) => format!("did you mean `{close}`? "),
         None => String::new(),
     };
-    crate::bail_help!(
-        help = format!("{hint}hosts are: {}", known.join(", ")),
-        "`{id}` is not a host dotpack can install into"
-    )
+    crate::util::error::Error::new(format!("`{id}` is not a host dotpack can install into"))
+        .help(format!("{hint}hosts are: {}", known.join(", ")))
 }
 
 /// A declared host, resolved: its adapter, its scope and what it does not get.

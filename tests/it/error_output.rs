@@ -32,7 +32,7 @@ const ROWS: &[Row] = &[
         "unknown_host",
         &[("dotpack.toml", CLAUDE)],
         &["add", "time", "--host", "claude"],
-        1,
+        2,
     ),
     (
         "unknown_host_in_manifest",
@@ -189,7 +189,7 @@ const ROWS: &[Row] = &[
         &["rollback"],
         1,
     ),
-    ("import_unknown_host", &[], &["import", "claud-code"], 1),
+    ("import_unknown_host", &[], &["import", "claud-code"], 2),
     ("unknown_command", &[], &["instal"], 2),
     (
         "unknown_flag",

@@ -43,8 +43,9 @@ fn help(error: &Value) -> &str {
 fn an_unknown_host_names_the_hosts_in_help() {
     let env = Env::new();
     env.dotpack().args(["init", "-q"]).assert().success();
-    let error = failed(&env, &["install", "--host", "nope"], 1);
-    assert_eq!(error["code"], "error");
+    // A flag given a value it does not take: bad usage, exit code 2.
+    let error = failed(&env, &["install", "--host", "nope"], 2);
+    assert_eq!(error["code"], "usage");
     assert_eq!(
         error["message"],
         "`nope` is not a host dotpack can install into"

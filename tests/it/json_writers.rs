@@ -56,10 +56,10 @@ fn a_failed_command_under_json_prints_its_error_as_one_document() {
         .args(["install", "--host", "nope", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     assert_eq!(doc["schema"], 1);
-    assert_eq!(doc["error"]["code"], "error");
+    assert_eq!(doc["error"]["code"], "usage");
     assert!(
         doc["error"]["message"]
             .as_str()
