@@ -74,14 +74,11 @@ pub fn launcher_args(command: &str, args: &[String], secrets: &[String]) -> Vec<
     out
 }
 
-/// Whether `name` can name a secret: an environment variable's name as shells write them, an
-/// ASCII letter or `_` and then letters, digits and `_`, at most 128 characters. The launcher sets
-/// the secret under this name in the server's environment.
+/// Whether `name` can name a secret: an environment variable's name as the templates read them
+/// (`{{env.NAME}}`: an ASCII letter or `_`, then letters, digits and `_`), at most 128
+/// characters. The launcher sets the secret under this name in the server's environment.
 pub fn is_secret_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.len() <= 128
+    crate::template::is_env_name(name) && name.len() <= 128
 }
 
 #[cfg(test)]

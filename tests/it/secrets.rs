@@ -15,11 +15,12 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
-/// The server: records the TOKEN it received in `file`, and nothing else.
+/// The server: records the TOKEN it received in `file`, and its own command line (what `ps`
+/// shows) in `file.cmdline`.
 fn recorder(file: &Path) -> Vec<String> {
     strings(&[
         "-c",
-        "printf %s \"$TOKEN\" > \"$1\"",
+        "printf %s \"$TOKEN\" > \"$1\"; cat /proc/$$/cmdline > \"$1.cmdline\"",
         "recorder",
         &file.display().to_string(),
     ])
@@ -127,6 +128,8 @@ fn run_gives_the_server_its_secret_from_the_store() {
     assert!(out.status.success(), "{out:?}");
     assert_no_value(&out);
     assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE);
+    let cmdline = std::fs::read(env.project.join("received.cmdline")).unwrap();
+    assert!(String::from_utf8_lossy(&cmdline).contains("recorder"));
     assert_eq!(
         files_containing(env.home.path(), VALUE, std::slice::from_ref(&record)),
         Vec::<std::path::PathBuf>::new(),
