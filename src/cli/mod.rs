@@ -362,6 +362,9 @@ impl GlobalArgs {
 
 /// Runs the command line and returns the process exit code: 0 done, 1 failed, 2 bad usage.
 pub fn main() -> ExitCode {
+    if let Some(args) = launcher_args() {
+        return run_launcher(args, &Printer::new(false, false, ColorChoice::Auto));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -403,6 +406,37 @@ pub fn main() -> ExitCode {
             ExitCode::from(crate::commands::exit_code(&err))
         }
     }
+}
+
+/// Only the launcher's arguments, parsed alone, for `dotpack run ...` as dotpack writes it
+/// (`run` first, its own flags, `--`): building the whole command line's parser costs more than
+/// the rest of the launcher's start. `None` for anything else, `--help` included, and for
+/// arguments the small parser rejects, which the whole one then explains.
+fn launcher_args() -> Option<RunArgs> {
+    #[derive(Parser)]
+    #[command(
+        name = "dotpack run",
+        disable_help_flag = true,
+        disable_version_flag = true
+    )]
+    struct RunOnly {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next()? != "run" {
+        return None;
+    }
+    let mut argv: Vec<std::ffi::OsString> = argv.collect();
+    let before_command = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    if argv[..before_command]
+        .iter()
+        .any(|a| a == "-h" || a == "--help")
+    {
+        return None;
+    }
+    argv.insert(0, "dotpack run".into());
+    RunOnly::try_parse_from(argv).ok().map(|r| r.args)
 }
 
 /// `dotpack run`: returns only when the server could not start, or with its exit code where the
