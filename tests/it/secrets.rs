@@ -161,6 +161,38 @@ fn run_with_an_empty_environment_finds_the_bus_in_the_runtime_dir() {
     assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE);
 }
 
+/// An address set but empty is no address: the bus is looked for as if it were unset, and the
+/// server's environment does not gain the address found.
+#[test]
+fn run_with_an_empty_bus_address_finds_the_bus_and_keeps_it_from_the_server() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.project.join("received");
+    let script = strings(&[
+        "-c",
+        "printf '%s|%s' \"$TOKEN\" \"${DBUS_SESSION_BUS_ADDRESS-unset}\" > \"$1\"",
+        "recorder",
+        &record.display().to_string(),
+    ]);
+    let args = launcher_args("/bin/sh", &script, &strings(&["TOKEN"]));
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
+        .args(&args)
+        .env_clear()
+        .env("HOME", env.home.path())
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .env("DBUS_SESSION_BUS_ADDRESS", "")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap(),
+        format!("{VALUE}|unset")
+    );
+}
+
 #[test]
 fn run_refuses_a_command_that_is_not_the_pinned_one() {
     let env = Env::new();
