@@ -28,7 +28,9 @@ pub use crate::commands::package::PackageArgs;
 pub use crate::commands::publish::PublishArgs;
 pub use crate::commands::remove::RemoveArgs;
 pub use crate::commands::rollback::RollbackArgs;
+pub use crate::commands::run::RunArgs;
 pub use crate::commands::search::SearchArgs;
+pub use crate::commands::secret::SecretCommand;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
 pub use crate::commands::trust::TrustArgs;
@@ -315,6 +317,19 @@ pub enum Command {
         after_help = "Examples:\n  dotpack bridge http://127.0.0.1:8000\n  dotpack bridge https://tools.example/api --header-env Authorization=TOKEN --header-prefix 'Authorization=Bearer '"
     )]
     Bridge(BridgeArgs),
+    /// Keep secrets in the OS credential store (Secret Service, Keychain, Credential Manager)
+    /// for the servers `dotpack run` starts: set, list names, rm
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  dotpack secret set GITHUB_PERSONAL_ACCESS_TOKEN   # asks for the value, not shown\n  dotpack secret list\n  dotpack secret rm GITHUB_PERSONAL_ACCESS_TOKEN"
+    )]
+    Secret(SecretCommand),
+    /// Start a server with its secrets from the credential store (else the environment), in
+    /// this process's place; what hosts run for a server whose secrets they cannot pass
+    #[command(
+        after_help = "The entry dotpack writes is\n  dotpack run --pin sha256:HEX --secret NAME... -- COMMAND ARGS...\nThe pin is a sha256 over COMMAND, ARGS and the secret names: when they differ from what\nthe entry was written with, dotpack run refuses to start and `dotpack install` rewrites it.\nIt reads no project, and prints nothing but its errors (on stderr).\n\nExamples:\n  dotpack run --secret GITHUB_PERSONAL_ACCESS_TOKEN -- npx -y @modelcontextprotocol/server-github"
+    )]
+    Run(RunArgs),
 }
 
 impl GlobalArgs {
@@ -374,6 +389,9 @@ impl GlobalArgs {
 
 /// Runs the command line and returns the process exit code: 0 done, 1 failed, 2 bad usage.
 pub fn main() -> ExitCode {
+    if let Some(args) = launcher_args() {
+        return run_launcher(args, &Printer::new(false, false, ColorChoice::Auto));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -384,6 +402,12 @@ pub fn main() -> ExitCode {
     };
     let color = forced_color(cli.global.color, |name| std::env::var_os(name));
     let printer = Printer::new(cli.global.quiet, cli.global.json, color);
+    // The launcher is on the path of every server a host starts: no settings, logging or
+    // recovery, nothing read before it replaces this process.
+    let cli = match cli.command {
+        Command::Run(args) => return run_launcher(args, &printer),
+        command => Cli { command, ..cli },
+    };
     printer.start_logging(cli.global.verbose);
     let settings = match cli.global.settings() {
         Ok(mut settings) => {
@@ -406,6 +430,49 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             crate::commands::report_error(&printer, &err);
+            ExitCode::from(crate::commands::exit_code(&err))
+        }
+    }
+}
+
+/// Only the launcher's arguments, parsed alone, for `dotpack run ...` as dotpack writes it
+/// (`run` first, its own flags, `--`): building the whole command line's parser costs more than
+/// the rest of the launcher's start. `None` for anything else, `--help` included, and for
+/// arguments the small parser rejects, which the whole one then explains.
+fn launcher_args() -> Option<RunArgs> {
+    #[derive(Parser)]
+    #[command(
+        name = "dotpack run",
+        disable_help_flag = true,
+        disable_version_flag = true
+    )]
+    struct RunOnly {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next()? != "run" {
+        return None;
+    }
+    let mut argv: Vec<std::ffi::OsString> = argv.collect();
+    let before_command = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+    if argv[..before_command]
+        .iter()
+        .any(|a| a == "-h" || a == "--help")
+    {
+        return None;
+    }
+    argv.insert(0, "dotpack run".into());
+    RunOnly::try_parse_from(argv).ok().map(|r| r.args)
+}
+
+/// `dotpack run`: returns only when the server could not start, or with its exit code where the
+/// launcher waits for it (not Unix).
+fn run_launcher(args: RunArgs, printer: &Printer) -> ExitCode {
+    match crate::commands::run::run(args) {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Err(err) => {
+            crate::commands::report_error(printer, &err);
             ExitCode::from(crate::commands::exit_code(&err))
         }
     }

@@ -8,6 +8,7 @@ pub mod concepts;
 pub(crate) mod host_lint;
 pub mod hosts;
 pub(crate) mod inputs;
+pub mod launcher;
 pub mod lock;
 pub mod manifest;
 pub(crate) mod manifest_edit;

@@ -2,6 +2,8 @@
 
 mod fake_mcp;
 mod support;
+#[cfg(target_os = "linux")]
+mod support_keyring;
 mod support_mcp;
 
 mod adopted_entries;
@@ -44,6 +46,8 @@ mod resolve_env;
 mod resources;
 mod resources_import;
 mod search_info;
+#[cfg(target_os = "linux")]
+mod secrets;
 mod server_env;
 mod server_spellings;
 mod state_model;

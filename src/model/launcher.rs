@@ -1,0 +1,198 @@
+//! The launcher's entry: the arguments of `dotpack run` that a host starts instead of a server,
+//! and the pin that ties them to one command.
+//!
+//! A host asks its user once to approve a project's servers; an entry that says `dotpack run`
+//! must then not start a different program because `dotpack.toml` changed. The pin is a sha256
+//! over a canonical encoding of the command, its arguments and the names of the secrets the
+//! launcher puts into its environment, computed when the entry is written and checked by
+//! `dotpack run` at start. Pure: the planner builds entries with [`launcher_args`], the launcher
+//! checks them with [`pin`].
+
+use sha2::{Digest, Sha256};
+
+/// What every pin starts with: the digest and the version of the encoding.
+pub const PIN_PREFIX: &str = "sha256:";
+
+/// The version tag hashed first, so that a later encoding cannot collide with this one.
+const ENCODING: &[u8] = b"dotpack-run-pin-v1";
+
+/// The pin of `command ARGS...` started with the secrets `secrets` (their order and repeats do
+/// not matter: the launcher sets each once). `sha256:` and 64 lowercase hex digits.
+///
+/// Each part is hashed with its length before it (eight bytes, big-endian), so no two different
+/// commands encode to the same bytes: `["a b"]` and `["a", "b"]` differ.
+pub fn pin(command: &str, args: &[String], secrets: &[String]) -> String {
+    let mut names: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut hash = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        hash.update((bytes.len() as u64).to_be_bytes());
+        hash.update(bytes);
+    };
+    part(ENCODING);
+    part(b"command");
+    part(command.as_bytes());
+    part(b"args");
+    part(&(args.len() as u64).to_be_bytes());
+    for arg in args {
+        part(arg.as_bytes());
+    }
+    part(b"secrets");
+    part(&(names.len() as u64).to_be_bytes());
+    for name in names {
+        part(name.as_bytes());
+    }
+    let digest = hash.finalize();
+    let mut text = String::with_capacity(PIN_PREFIX.len() + 64);
+    text.push_str(PIN_PREFIX);
+    for byte in digest {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text
+}
+
+/// The arguments after `dotpack` of the entry that runs `command ARGS...` through the launcher
+/// with the secrets `secrets`: `run --pin DIGEST [--secret NAME]... -- COMMAND ARGS...`. The
+/// entry's own command is `dotpack` (or its absolute path, in a user-scope file of a host whose
+/// PATH would not find it). Secret names come out sorted and once each, as the pin counts them.
+pub fn launcher_args(command: &str, args: &[String], secrets: &[String]) -> Vec<String> {
+    let mut names: Vec<&String> = secrets.iter().collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut out = Vec::with_capacity(5 + 2 * names.len() + args.len());
+    out.push("run".to_string());
+    out.push("--pin".to_string());
+    out.push(pin(command, args, secrets));
+    for name in names {
+        out.push("--secret".to_string());
+        out.push(name.clone());
+    }
+    out.push("--".to_string());
+    out.push(command.to_string());
+    out.extend(args.iter().cloned());
+    out
+}
+
+/// Whether `name` can name a secret: an environment variable's name as the templates read them
+/// (`{{env.NAME}}`: an ASCII letter or `_`, then letters, digits and `_`), at most 128
+/// characters. The launcher sets the secret under this name in the server's environment.
+pub fn is_secret_name(name: &str) -> bool {
+    crate::template::is_env_name(name) && name.len() <= 128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn pin_is_sha256_hex_and_stable() {
+        let pin = pin("npx", &strings(&["-y", "server"]), &strings(&["TOKEN"]));
+        assert!(pin.starts_with(PIN_PREFIX));
+        let hex = &pin[PIN_PREFIX.len()..];
+        assert_eq!(hex.len(), 64);
+        assert!(
+            hex.chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        );
+        // The encoding is a promise to entries already written: it must not change by accident
+        // (benches/launcher.sh computes the same digest in Python).
+        assert_eq!(
+            pin,
+            "sha256:7ab25ab94b567ec0d01b8a14731c51073ca3a7414afcf9933ffb7cccae8b9476"
+        );
+    }
+
+    #[test]
+    fn pin_changes_with_command_args_and_secret_names() {
+        let base = pin("npx", &strings(&["-y", "server"]), &strings(&["TOKEN"]));
+        assert_ne!(
+            base,
+            pin("npm", &strings(&["-y", "server"]), &strings(&["TOKEN"]))
+        );
+        assert_ne!(
+            base,
+            pin("npx", &strings(&["-y", "other"]), &strings(&["TOKEN"]))
+        );
+        assert_ne!(
+            base,
+            pin("npx", &strings(&["-y", "server"]), &strings(&["OTHER"]))
+        );
+        assert_ne!(base, pin("npx", &strings(&["-y", "server"]), &[]));
+        assert_ne!(
+            base,
+            pin("npx", &strings(&["-y server"]), &strings(&["TOKEN"]))
+        );
+    }
+
+    #[test]
+    fn pin_does_not_confuse_arguments_with_secret_names() {
+        assert_ne!(
+            pin("x", &strings(&["A"]), &[]),
+            pin("x", &[], &strings(&["A"]))
+        );
+        assert_ne!(
+            pin("x", &strings(&["a", "b"]), &[]),
+            pin("x", &strings(&["ab"]), &[])
+        );
+    }
+
+    #[test]
+    fn pin_ignores_the_order_and_repeats_of_secret_names() {
+        assert_eq!(
+            pin("x", &[], &strings(&["B", "A", "B"])),
+            pin("x", &[], &strings(&["A", "B"]))
+        );
+    }
+
+    #[test]
+    fn launcher_args_run_the_command_after_the_pin_and_secrets() {
+        let args = launcher_args(
+            "npx",
+            &strings(&["-y", "--token-from-env"]),
+            &strings(&["Z_TOKEN", "A_TOKEN"]),
+        );
+        let pin = pin(
+            "npx",
+            &strings(&["-y", "--token-from-env"]),
+            &strings(&["A_TOKEN", "Z_TOKEN"]),
+        );
+        assert_eq!(
+            args,
+            strings(&[
+                "run",
+                "--pin",
+                &pin,
+                "--secret",
+                "A_TOKEN",
+                "--secret",
+                "Z_TOKEN",
+                "--",
+                "npx",
+                "-y",
+                "--token-from-env",
+            ])
+        );
+    }
+
+    #[test]
+    fn launcher_args_without_secrets() {
+        let args = launcher_args("/bin/true", &[], &[]);
+        assert_eq!(args[0..2], strings(&["run", "--pin"]));
+        assert_eq!(args[3..], strings(&["--", "/bin/true"]));
+    }
+
+    #[test]
+    fn secret_names_are_environment_variable_names() {
+        for good in ["TOKEN", "_X", "GITHUB_PERSONAL_ACCESS_TOKEN", "a1"] {
+            assert!(is_secret_name(good), "{good}");
+        }
+        for bad in ["", "1A", "A-B", "A B", "A=B", "É", "a.b", &"A".repeat(129)] {
+            assert!(!is_secret_name(bad), "{bad}");
+        }
+    }
+}

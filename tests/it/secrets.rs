@@ -1,0 +1,294 @@
+//! `dotpack secret` and `dotpack run` against the real Secret Service: a private session bus and
+//! an unlocked gnome-keyring-daemon (see `support_keyring`). The value must reach the server and
+//! no file, output or argument besides.
+
+use std::path::Path;
+
+use dotpack::model::launcher::launcher_args;
+
+use crate::support::Env;
+use crate::support_keyring::{Keyring, files_containing};
+
+const VALUE: &str = "ghp_s3cr3t-Value-7f3a9c";
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// The server: records the TOKEN it received in `file`, and its own command line (what `ps`
+/// shows) in `file.cmdline`.
+fn recorder(file: &Path) -> Vec<String> {
+    strings(&[
+        "-c",
+        "printf %s \"$TOKEN\" > \"$1\"; cat /proc/$$/cmdline > \"$1.cmdline\"",
+        "recorder",
+        &file.display().to_string(),
+    ])
+}
+
+fn set_secret(env: &Env, keyring: &Keyring, name: &str, value: &str) {
+    let mut cmd = env.dotpack();
+    keyring.apply(&mut cmd);
+    let out = cmd
+        .args(["secret", "set", name])
+        .write_stdin(format!("{value}\n"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_no_value(&out);
+}
+
+fn assert_no_value(out: &std::process::Output) {
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!all.contains(VALUE), "the value is in the output: {all}");
+}
+
+/// A dotpack pointed at a bus where nothing answers.
+fn without_store(env: &Env) -> assert_cmd::Command {
+    let mut cmd = env.dotpack();
+    cmd.env(
+        "DBUS_SESSION_BUS_ADDRESS",
+        format!("unix:path={}", env.home.path().join("no-bus").display()),
+    )
+    .env("XDG_RUNTIME_DIR", env.home.path());
+    cmd
+}
+
+#[test]
+fn secret_set_list_rm_keep_the_value_in_the_store_only() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "GITHUB_TOKEN", VALUE);
+    set_secret(&env, &keyring, "A_TOKEN", "other-value");
+    // Setting again replaces the value and lists the name once.
+    set_secret(&env, &keyring, "GITHUB_TOKEN", VALUE);
+
+    let mut list = env.dotpack();
+    keyring.apply(&mut list);
+    let out = list.args(["secret", "list"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "A_TOKEN\nGITHUB_TOKEN\n"
+    );
+    assert_no_value(&out);
+
+    let mut json = env.dotpack();
+    keyring.apply(&mut json);
+    let out = json.args(["--json", "secret", "list"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["secrets"],
+        serde_json::json!(["A_TOKEN", "GITHUB_TOKEN"])
+    );
+
+    assert_eq!(
+        files_containing(env.home.path(), VALUE, &[]),
+        Vec::<std::path::PathBuf>::new(),
+        "the value is in a file"
+    );
+
+    let mut rm = env.dotpack();
+    keyring.apply(&mut rm);
+    rm.args(["secret", "rm", "GITHUB_TOKEN"]).assert().success();
+    let mut list = env.dotpack();
+    keyring.apply(&mut list);
+    list.args(["secret", "list"])
+        .assert()
+        .success()
+        .stdout("A_TOKEN\n");
+
+    let mut again = env.dotpack();
+    keyring.apply(&mut again);
+    again
+        .args(["secret", "rm", "GITHUB_TOKEN"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("there is no secret GITHUB_TOKEN"));
+}
+
+#[test]
+fn run_gives_the_server_its_secret_from_the_store() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.project.join("received");
+    let args = launcher_args("sh", &recorder(&record), &strings(&["TOKEN"]));
+    let mut cmd = env.dotpack();
+    keyring.apply(&mut cmd);
+    let out = cmd.args(&args).env_remove("TOKEN").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_no_value(&out);
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE);
+    let cmdline = std::fs::read(env.project.join("received.cmdline")).unwrap();
+    assert!(String::from_utf8_lossy(&cmdline).contains("recorder"));
+    assert_eq!(
+        files_containing(env.home.path(), VALUE, std::slice::from_ref(&record)),
+        Vec::<std::path::PathBuf>::new(),
+        "the value is in a file besides the server's record"
+    );
+}
+
+/// A GUI host may start the launcher with little more than HOME: no DBUS_SESSION_BUS_ADDRESS,
+/// no PATH. The bus is found at `$XDG_RUNTIME_DIR/bus`.
+#[test]
+fn run_with_an_empty_environment_finds_the_bus_in_the_runtime_dir() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.project.join("received");
+    let args = launcher_args("/bin/sh", &recorder(&record), &strings(&["TOKEN"]));
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
+        .args(&args)
+        .current_dir(&env.project)
+        .env_clear()
+        .env("HOME", env.home.path())
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_no_value(&out);
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE);
+}
+
+/// An address set but empty is no address: the bus is looked for as if it were unset, and the
+/// server's environment does not gain the address found.
+#[test]
+fn run_with_an_empty_bus_address_finds_the_bus_and_keeps_it_from_the_server() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.project.join("received");
+    let script = strings(&[
+        "-c",
+        "printf '%s|%s' \"$TOKEN\" \"${DBUS_SESSION_BUS_ADDRESS-unset}\" > \"$1\"",
+        "recorder",
+        &record.display().to_string(),
+    ]);
+    let args = launcher_args("/bin/sh", &script, &strings(&["TOKEN"]));
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
+        .args(&args)
+        .env_clear()
+        .env("HOME", env.home.path())
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .env("DBUS_SESSION_BUS_ADDRESS", "")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap(),
+        format!("{VALUE}|unset")
+    );
+}
+
+#[test]
+fn run_refuses_a_command_that_is_not_the_pinned_one() {
+    let env = Env::new();
+    let record = env.project.join("received");
+    let mut args = launcher_args("sh", &recorder(&record), &[]);
+    // The entry as written, then its command changed (dotpack.toml changed, no install since).
+    let last = args.len() - 1;
+    args[last] = env.project.join("elsewhere").display().to_string();
+    let out = without_store(&env).args(&args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("dotpack.toml changed"), "{stderr}");
+    assert!(stderr.contains("dotpack install"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(!record.exists() && !env.project.join("elsewhere").exists());
+}
+
+#[test]
+fn run_takes_a_secret_the_store_lacks_from_the_environment() {
+    let env = Env::new();
+    let record = env.project.join("received");
+    let args = launcher_args("sh", &recorder(&record), &strings(&["TOKEN"]));
+    let out = without_store(&env)
+        .args(&args)
+        .env("TOKEN", VALUE)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE);
+}
+
+#[test]
+fn run_names_a_missing_secret_and_how_to_store_it() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    let record = env.project.join("received");
+    let args = launcher_args("sh", &recorder(&record), &strings(&["TOKEN"]));
+    let mut cmd = env.dotpack();
+    keyring.apply(&mut cmd);
+    let out = cmd.args(&args).env_remove("TOKEN").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("the secret TOKEN is neither in the credential store nor in the environment"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("dotpack secret set TOKEN"), "{stderr}");
+    assert!(!record.exists());
+}
+
+#[test]
+fn secret_set_without_a_store_says_so_and_writes_no_file() {
+    let env = Env::new();
+    let out = without_store(&env)
+        .args(["secret", "set", "TOKEN"])
+        .write_stdin(VALUE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no credential store answered"), "{stderr}");
+    assert!(stderr.contains("gnome-keyring"), "{stderr}");
+    assert!(stderr.contains("--resolve-env"), "{stderr}");
+    assert_no_value(&out);
+    assert_eq!(
+        files_containing(env.home.path(), VALUE, &[]),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
+
+#[test]
+fn secret_names_must_be_environment_variable_names() {
+    let env = Env::new();
+    for bad in ["1TOKEN", "MY-TOKEN", "A=B"] {
+        without_store(&env)
+            .args(["secret", "set", bad])
+            .write_stdin(VALUE)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("is not a secret name"));
+    }
+    without_store(&env)
+        .args(["run", "--secret", "MY-TOKEN", "--", "true"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn run_needs_its_command_after_a_double_dash() {
+    let env = Env::new();
+    without_store(&env).args(["run"]).assert().code(2);
+    without_store(&env)
+        .args(["run", "--secret", "TOKEN", "sh"])
+        .assert()
+        .code(2);
+}
