@@ -74,6 +74,16 @@ pub fn launcher_args(command: &str, args: &[String], secrets: &[String]) -> Vec<
     out
 }
 
+/// Whether `command ARGS...` is a launcher entry as dotpack writes it: `dotpack` (or a path to
+/// it) running `run --pin …`.
+pub fn is_entry(command: Option<&str>, args: Option<&[String]>) -> bool {
+    let named_dotpack = command.is_some_and(|c| {
+        let base = c.rsplit(['/', '\\']).next().unwrap_or(c);
+        base.strip_suffix(".exe").unwrap_or(base) == "dotpack"
+    });
+    named_dotpack && args.is_some_and(|a| a.len() > 2 && a[0] == "run" && a[1] == "--pin")
+}
+
 /// Whether `name` can name a secret: an environment variable's name as the templates read them
 /// (`{{env.NAME}}`: an ASCII letter or `_`, then letters, digits and `_`), at most 128
 /// characters. The launcher sets the secret under this name in the server's environment.

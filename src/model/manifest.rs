@@ -133,6 +133,11 @@ pub struct ProjectSettings {
         schemars(schema_with = "crate::model::schema::lossy_names")
     )]
     pub allow_lossy: Vec<String>,
+    /// Every stdio server of the project starts through `dotpack run`, which gives it its
+    /// secrets from the OS credential store (see docs/secrets.md); a dependency may ask for it
+    /// alone with its own `launcher = true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub launcher: bool,
 }
 
 /// One entry of `[project] hosts`.
@@ -358,6 +363,10 @@ pub struct DetailedDependency {
         schemars(schema_with = "crate::model::schema::lossy_names")
     )]
     pub allow_lossy: Vec<String>,
+    /// This package's stdio servers start through `dotpack run`, which gives them their
+    /// secrets from the OS credential store (see docs/secrets.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub launcher: bool,
     /// Scope to install this package's servers into instead of each host's (`dotpack add NAME
     /// --scope user`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -474,6 +483,16 @@ impl RegistryKind {
 impl Manifest {
     /// What the project accepts leaving out for its own servers and resources
     /// (`[project] allow_lossy`).
+    /// Whether the servers of `package` (`dotpack.toml` for the project's own) start
+    /// through `dotpack run`: `[project] launcher`, or the dependency's own `launcher`.
+    pub fn uses_launcher(&self, package: &str) -> bool {
+        self.project.as_ref().is_some_and(|p| p.launcher)
+            || matches!(
+                self.dependencies.get(package),
+                Some(DependencySpec::Detailed(d)) if d.launcher
+            )
+    }
+
     pub fn own_allow_lossy(&self) -> &[String] {
         self.project
             .as_ref()

@@ -148,6 +148,7 @@ pub fn from_registry(
             .map(|(k, v)| (k, toml::Value::String(v)))
             .collect(),
         allow_lossy: Vec::new(),
+        launcher: false,
         scope: None,
         entries: BTreeMap::new(),
     });

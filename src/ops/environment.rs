@@ -16,9 +16,12 @@ pub fn environment_needed(
 ) -> Vec<(String, String)> {
     let mut needed = Vec::new();
     let mut push = |name: &str, vars: Vec<String>| {
+        // A server that starts through the launcher gets what the credential store holds.
+        let launched = manifest.manifest.uses_launcher(name);
         needed.extend(
             vars.into_iter()
                 .filter(|var| std::env::var_os(var).is_none())
+                .filter(|var| !(launched && matches!(super::secrets::get(var), Ok(Some(_)))))
                 .map(|var| (name.to_string(), var)),
         );
     };
@@ -51,7 +54,9 @@ pub fn print_environment_needed(
 ) {
     for (package, var) in needed {
         printer.note(format!(
-            "note: {package} reads {var} from the environment, which is not set here"
+            "note: {package} reads {var} from the environment, which is not set here \
+             (`dotpack secret set {var}` keeps it in the OS credential store for servers that \
+             start through the launcher, `launcher = true`)"
         ));
     }
 }

@@ -172,15 +172,19 @@ pub fn filter_targets(placed: &mut Placed, hosts: &[String], scope: Option<Scope
 const TRANSLATION_REVISION: u32 = 1;
 
 /// The fingerprint of what, besides the package version, decides a package's entries: the inputs
-/// set in `dotpack.toml` and the translation revision.
-pub fn inputs_fingerprint(spec: Option<&DependencySpec>) -> String {
+/// set in `dotpack.toml`, whether its servers start through the launcher, and the translation
+/// revision.
+pub fn inputs_fingerprint(spec: Option<&DependencySpec>, launcher: bool) -> String {
     let set = match spec {
         Some(DependencySpec::Detailed(d)) => d.set.clone(),
         _ => BTreeMap::new(),
     };
-    crate::model::claims::entry_hash(
-        &serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }),
-    )
+    let what = match launcher {
+        // Only when asked for, so the fingerprints written before the launcher stay the same.
+        true => serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set, "launcher": true }),
+        false => serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }),
+    };
+    crate::model::claims::entry_hash(&what)
 }
 
 /// The fingerprint of a server of the project's own `[servers]`: its definition and the
@@ -193,11 +197,15 @@ pub fn own_fingerprint(manifest: &Manifest, server: &crate::model::manifest::Ser
         hosts: Vec::new(),
         ..server.clone()
     };
-    crate::model::claims::entry_hash(&serde_json::json!({
+    let mut fingerprint = serde_json::json!({
         "rev": TRANSLATION_REVISION,
         "server": what,
         "inputs": manifest.inputs,
-    }))
+    });
+    if manifest.uses_launcher(LOCAL_PACKAGE) {
+        fingerprint["launcher"] = serde_json::Value::Bool(true);
+    }
+    crate::model::claims::entry_hash(&fingerprint)
 }
 
 /// The inputs fingerprint of server `server` of `package` (see [`inputs_fingerprint`] and
@@ -205,7 +213,10 @@ pub fn own_fingerprint(manifest: &Manifest, server: &crate::model::manifest::Ser
 pub fn fingerprint_of(manifest: &Manifest, package: &str, server: &str) -> String {
     match manifest.servers.get(server) {
         Some(def) if package == LOCAL_PACKAGE => own_fingerprint(manifest, def),
-        _ => inputs_fingerprint(manifest.dependencies.get(package)),
+        _ => inputs_fingerprint(
+            manifest.dependencies.get(package),
+            manifest.uses_launcher(package),
+        ),
     }
 }
 
@@ -232,7 +243,10 @@ pub fn desired(
     for locked in &lock.packages {
         let spec = manifest.dependencies.get(&locked.name);
         if !placed_packages.contains(locked.name.as_str())
-            || is_current(locked, &inputs_fingerprint(spec))
+            || is_current(
+                locked,
+                &inputs_fingerprint(spec, manifest.uses_launcher(&locked.name)),
+            )
         {
             continue;
         }
@@ -331,7 +345,7 @@ pub fn desired(
         // `crate::model::bridge_server`), and its fingerprint never holds where dotpack lives.
         let inputs = match (own, &def) {
             (true, Some(server)) => own_fingerprint(manifest, server),
-            _ => inputs_fingerprint(spec),
+            _ => inputs_fingerprint(spec, manifest.uses_launcher(&slot.package)),
         };
         out.push(Desired {
             server: slot.server.clone(),
@@ -346,6 +360,7 @@ pub fn desired(
             },
             keep_current: own,
             switched_off: false,
+            launcher: manifest.uses_launcher(&slot.package),
         });
     }
     Ok(out)

@@ -91,6 +91,9 @@ pub struct Desired {
     /// The host would load the server from a shared file it also reads, though the project
     /// keeps it from this host: its entry here only switches it off (pi's `"disabled": true`).
     pub switched_off: bool,
+    /// A stdio server that starts through `dotpack run`, which gives it its secrets from the OS
+    /// credential store: `[project] launcher` or the dependency's `launcher`.
+    pub launcher: bool,
 }
 
 /// Entries the user wrote before dotpack adopted them, as they were in the state a rollback
@@ -824,6 +827,26 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
         // A bridged server runs `dotpack bridge URL`: `dotpack` from the PATH in a project's
         // files, this dotpack's own path in the user's.
+        let launched;
+        let def = if d.launcher && crate::model::bridge_server::url_of(def).is_none() {
+            let command = crate::model::bridge_server::command(self.target.scope);
+            match to_host::through_launcher(self.target.host, def, &d.props, command) {
+                Ok(server) => {
+                    launched = server;
+                    &launched
+                }
+                Err(error) => {
+                    self.problems.push(Problem::Translate {
+                        host: self.target.host.id.to_string(),
+                        server: d.server.clone(),
+                        error,
+                    });
+                    return;
+                }
+            }
+        } else {
+            def
+        };
         let listed;
         let def = if crate::model::bridge_server::url_of(def).is_some() {
             listed = to_host::with_filter_lists(self.target.host, def, &d.props);

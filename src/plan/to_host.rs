@@ -153,6 +153,64 @@ pub fn with_filter_lists(host: &HostAdapter, server: &Server, props: &Props) -> 
     out
 }
 
+/// `server`, a stdio server, as the entry that starts it through `dotpack run` (`dotpack`, or
+/// `command` for the target's scope): its command and arguments rendered for `host` with `props`
+/// and pinned (see [`crate::model::launcher`]), and each `env` value that is exactly the variable
+/// of its own name (`GITHUB_TOKEN = "{{env.GITHUB_TOKEN}}"`) left to the launcher, which reads it
+/// from the credential store, then the environment. Other `env` values stay for the host. A
+/// server without `command` is returned as it is.
+pub fn through_launcher(
+    host: &HostAdapter,
+    server: &Server,
+    props: &Props,
+    command: String,
+) -> Result<Server, TranslateError> {
+    if server.command.is_none() {
+        return Ok(server.clone());
+    }
+    // The launcher's arguments are pinned, so no host may expand a reference inside them: a
+    // variable reaches the server through `env`, which the launcher passes on.
+    let pinned = HostAdapter {
+        env_syntax: EnvSyntax::None,
+        ..*host
+    };
+    let normalized = with_references(server);
+    let server = normalized.as_ref();
+    let real = server.command.as_deref().unwrap_or_default();
+    let t = Translator {
+        host: &pinned,
+        resolve_env: false,
+        markers: std::cell::RefCell::default(),
+        cx: Context::for_host(props, host.id),
+        items: Vec::new(),
+        dropped: Vec::new(),
+        renamed: Vec::new(),
+    };
+    let real = t.render("command", real, NO_ENV_IN_ARGS)?;
+    let args: Vec<String> = t.args(server)?.iter().map(value_text).collect();
+    let mut out = server.clone();
+    out.env = server.env.clone();
+    let secrets: Vec<String> = server
+        .env
+        .iter()
+        .filter(|(name, value)| sole_env_ref(value, &t.cx).as_deref() == Some(name.as_str()))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in &secrets {
+        out.env.remove(name);
+    }
+    // Rendered once: what is left of `{{` is text, written so that translating the entry
+    // keeps it.
+    out.args = Some(
+        crate::model::launcher::launcher_args(&real, &args, &secrets)
+            .into_iter()
+            .map(|a| a.replace("{{", "{{'{{'}}"))
+            .collect(),
+    );
+    out.command = Some(command);
+    Ok(out)
+}
+
 /// Translates server `server_name` (`server`) for `host`, rendering templates with `props`.
 pub fn translate(
     host: &HostAdapter,
@@ -310,10 +368,12 @@ fn with_references(server: &Server) -> std::borrow::Cow<'_, Server> {
             other => other.clone(),
         }
     }
+    // A shell's script and the launcher's pinned arguments are passed as they are written.
     let shell = server
         .command
         .as_deref()
-        .is_some_and(crate::template::is_shell);
+        .is_some_and(crate::template::is_shell)
+        || crate::model::launcher::is_entry(server.command.as_deref(), server.args.as_deref());
     let text = |s: &String| as_templates(s, true).into_owned();
     Cow::Owned(Server {
         command: server.command.as_ref().map(text),

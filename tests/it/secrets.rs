@@ -292,3 +292,111 @@ fn run_needs_its_command_after_a_double_dash() {
         .assert()
         .code(2);
 }
+
+/// What a host runs for `entry`: its command and arguments, with `dotpack` from the PATH being
+/// this build (as on a machine where dotpack is installed).
+fn host_runs(entry: &serde_json::Value) -> (String, Vec<String>) {
+    let command = entry["command"].as_str().unwrap().to_string();
+    let command = match command.as_str() {
+        "dotpack" => assert_cmd::cargo::cargo_bin("dotpack")
+            .display()
+            .to_string(),
+        _ => command,
+    };
+    let args = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    (command, args)
+}
+
+/// Starts `entry` as a desktop app does, with an empty environment but HOME and the runtime
+/// folder that holds the session bus.
+fn start(env: &Env, keyring: &Keyring, entry: &serde_json::Value) -> std::process::Output {
+    let (command, args) = host_runs(entry);
+    let mut cmd = std::process::Command::new(command);
+    cmd.args(args)
+        .current_dir(&env.project)
+        .env_clear()
+        .env("HOME", env.home.path())
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir);
+    for (name, value) in entry["env"].as_object().into_iter().flatten() {
+        cmd.env(name, value.as_str().unwrap());
+    }
+    cmd.output().unwrap()
+}
+
+/// `launcher = true`: every host's entry starts the server through `dotpack run`, which gives it
+/// the secret the user stored, so a host that passes no environment (Claude Desktop from the
+/// Dock) and one that cannot write a reference still run it with the secret, and no file holds
+/// it. The entry runs what it was written with until `install` rewrites it; an entry edited by
+/// hand is refused.
+#[test]
+fn a_launcher_entry_gives_each_host_the_stored_secret_and_no_file_holds_it() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.project.join("received");
+    let args: Vec<String> = recorder(&record).iter().map(|a| format!("{a:?}")).collect();
+    let manifest = format!(
+        "[project]\nhosts = [\"claude-code\", \"claude-desktop\"]\nlauncher = true\n\n[servers.rec]\ncommand = \"/bin/sh\"\nargs = [{}]\nenv = {{ TOKEN = \"{{{{env.TOKEN}}}}\", LEVEL = \"info\" }}\n",
+        args.join(", ")
+    );
+    env.write("dotpack.toml", &manifest);
+    let mut install = env.dotpack();
+    keyring.apply(&mut install);
+    let out = install.args(["--trust", "install"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_no_value(&out);
+    let project: serde_json::Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
+    let desktop_file = env
+        .home
+        .path()
+        .join(".config/Claude/claude_desktop_config.json");
+    let desktop: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&desktop_file).unwrap()).unwrap();
+    for (name, entry) in [
+        (".mcp.json", &project["mcpServers"]["rec"]),
+        ("claude_desktop_config.json", &desktop["mcpServers"]["rec"]),
+    ] {
+        assert_eq!(entry["args"][0], "run", "{name}: {entry}");
+        assert!(entry["env"].get("TOKEN").is_none(), "{name}: {entry}");
+        let _ = std::fs::remove_file(&record);
+        let out = start(&env, &keyring, entry);
+        assert!(out.status.success(), "{name}: {out:?}");
+        assert_no_value(&out);
+        assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE, "{name}");
+    }
+    // The committed file names `dotpack`, the same on every machine; the user's own file may
+    // name this dotpack's path.
+    assert_eq!(project["mcpServers"]["rec"]["command"], "dotpack");
+    assert_eq!(
+        files_containing(env.home.path(), VALUE, std::slice::from_ref(&record)),
+        Vec::<std::path::PathBuf>::new()
+    );
+
+    // dotpack.toml changed: the entry still runs what it was written with (and the host's
+    // approval of it holds) until `install` rewrites it.
+    env.write(
+        "dotpack.toml",
+        &manifest.replace("LEVEL = \"info\"", "LEVEL = \"debug\""),
+    );
+    let out = start(&env, &keyring, &project["mcpServers"]["rec"]);
+    assert!(out.status.success(), "{out:?}");
+    // An entry whose command was edited by hand is refused, and starts nothing.
+    let _ = std::fs::remove_file(&record);
+    let mut edited = project["mcpServers"]["rec"].clone();
+    let last = edited["args"].as_array().unwrap().len() - 1;
+    edited["args"][last] = serde_json::Value::from("/tmp/elsewhere");
+    let out = start(&env, &keyring, &edited);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("dotpack install"),
+        "{out:?}"
+    );
+    assert!(!record.exists());
+}

@@ -17,7 +17,7 @@ const PACKAGE_KEYS: &[&str] = &[
     "repository",
     "license",
 ];
-const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude", "allow_lossy"];
+const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude", "allow_lossy", "launcher"];
 const INPUT_KEYS: &[&str] = &[
     "description",
     "default",
@@ -38,6 +38,7 @@ const DEPENDENCY_KEYS: &[&str] = &[
     "package",
     "set",
     "allow_lossy",
+    "launcher",
     "scope",
     "entries",
 ];
@@ -111,6 +112,9 @@ impl Checker<'_> {
                 "scope" => self.scope_value(k, v, &at),
                 "exclude" => self.name_list(k, v, &at),
                 "allow_lossy" => self.lossy_list(k, v, &at),
+                "launcher" => {
+                    self.expect_kind(k, v, &at, ValueKind::Bool);
+                }
                 _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
             }
         }
@@ -634,6 +638,9 @@ impl Checker<'_> {
                 "scope" => self.scope_value(k, v, &key_path),
                 "entries" => self.entries(k, v, &key_path),
                 "allow_lossy" => self.lossy_list(k, v, &key_path),
+                "launcher" => {
+                    self.expect_kind(k, v, &key_path, ValueKind::Bool);
+                }
                 _ => self.unknown_key(k, v, at, DEPENDENCY_KEYS, false),
             }
         }

@@ -37,6 +37,7 @@ fn every_field() -> Manifest {
             scope: Some(Scope::Project),
             exclude: vec!["x".into()],
             allow_lossy: vec!["commands".into()],
+            launcher: true,
         }),
         inputs: BTreeMap::from([(
             "port".into(),
@@ -64,6 +65,7 @@ fn every_field() -> Manifest {
                     package: Some("B".into()),
                     set: BTreeMap::from([("k".into(), toml::Value::String("v".into()))]),
                     allow_lossy: vec!["cwd".into()],
+                    launcher: true,
                     scope: Some(Scope::User),
                     entries: BTreeMap::from([("mcp".into(), "b-mcp".into())]),
                 }),
