@@ -65,6 +65,7 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
     };
     let needed = ops::add(settings, printer, &project, options)?;
     if !dry_run {
+        let needed = ops::ask_secrets(printer, &project.manifest.manifest, needed)?;
         ops::print_environment_needed(printer, &needed);
     }
     Ok(())

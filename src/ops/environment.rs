@@ -60,3 +60,40 @@ pub fn print_environment_needed(
         ));
     }
 }
+
+/// On a terminal, asks for each secret in `needed` that a server started through the launcher
+/// reads (the project's `launcher`), with what is typed not shown, and keeps each answer in the
+/// OS credential store: never in a file. Returns what is still missing, for the caller to name.
+/// A server without the launcher reads its variables from the host's environment: those are
+/// only named, never asked for.
+pub fn ask_secrets(
+    printer: &crate::ui::printer::Printer,
+    manifest: &crate::model::manifest::Manifest,
+    needed: Vec<(String, String)>,
+) -> anyhow::Result<Vec<(String, String)>> {
+    if !crate::ui::ask::can_ask(printer) {
+        return Ok(needed);
+    }
+    let mut missing = Vec::new();
+    for (package, var) in needed {
+        if !manifest.uses_launcher(&package) {
+            missing.push((package, var));
+            continue;
+        }
+        let question = format!(
+            "{package} reads the secret {var}: type it to keep it in the OS credential store (not shown; empty to skip): "
+        );
+        let Some(value) = crate::ui::ask::hidden(printer, &question) else {
+            missing.push((package, var));
+            continue;
+        };
+        match super::secrets::set(&var, &value) {
+            Ok(()) => printer.status("Stored", format!("{var} in the OS credential store")),
+            Err(e) => {
+                printer.warning(format!("{e:#}"));
+                missing.push((package, var));
+            }
+        }
+    }
+    Ok(missing)
+}

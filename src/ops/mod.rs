@@ -59,7 +59,7 @@ pub use commit::{
     Finish, Outcome, all_claims, commit, file_writes, finish, keep_generations, outside_requests,
     place, plan_hosts, touches_user_scope, user_claims_write,
 };
-pub use environment::{environment_needed, print_environment_needed};
+pub use environment::{ask_secrets, environment_needed, print_environment_needed};
 pub use errors::Reported;
 pub use locking::{Change, lock_changes, lock_is_fresh, resolve_lock};
 pub use registries::{

@@ -21,6 +21,15 @@ pub fn line(printer: &Printer, question: &str) -> Option<String> {
     read_line()
 }
 
+/// [`line`] with what is typed not shown, for a secret. `None` for an empty answer, the end of
+/// input or an error.
+pub fn hidden(printer: &Printer, question: &str) -> Option<String> {
+    printer.prompt(question);
+    rpassword::read_password()
+        .ok()
+        .filter(|answer| !answer.trim().is_empty())
+}
+
 fn read_line() -> Option<String> {
     let mut answer = String::new();
     match std::io::stdin().lock().read_line(&mut answer) {

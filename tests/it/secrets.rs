@@ -400,3 +400,83 @@ fn a_launcher_entry_gives_each_host_the_stored_secret_and_no_file_holds_it() {
     );
     assert!(!record.exists());
 }
+
+/// On a terminal, `add` asks for a secret a launcher server reads and keeps it in the store: what
+/// is typed is not shown, and no file holds it.
+#[test]
+fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
+    use std::io::{Read, Write};
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    let reg = crate::support::build_registry(
+        &env,
+        &[(
+            "vault",
+            "[package]\nname = \"vault\"\nversion = \"1.0.0\"\n\n[servers.vault]\ncommand = \"vault-mcp\"\nargs = []\nenv = { VAULT_TOKEN = \"{{env.VAULT_TOKEN}}\" }\n",
+        )],
+    );
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\nlauncher = true\n",
+    );
+    let mut cmd = env.process_in(&env.project);
+    cmd.env("DOTPACK_REGISTRY", &reg)
+        .env("DBUS_SESSION_BUS_ADDRESS", &keyring.address)
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .env_remove("VAULT_TOKEN")
+        .args(["add", "vault"]);
+    let line = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|s| format!("'{}'", s.to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&env.project);
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    let mut child = script
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut shown = Vec::new();
+    let mut buf = [0u8; 256];
+    // Wait for the question before typing, so the terminal's echo is already off.
+    while !String::from_utf8_lossy(&shown).contains("not shown; empty to skip") {
+        let n = stdout.read(&mut buf).unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&shown));
+        shown.extend_from_slice(&buf[..n]);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(format!("{VALUE}\n").as_bytes()).unwrap();
+    stdout.read_to_end(&mut shown).unwrap();
+    let status = child.wait().unwrap();
+    let shown = String::from_utf8_lossy(&shown).to_string();
+    assert!(status.success(), "{shown}");
+    assert!(!shown.contains(VALUE), "the secret was shown: {shown}");
+    assert!(
+        shown.contains("Stored VAULT_TOKEN in the OS credential store"),
+        "{shown}"
+    );
+    assert_eq!(
+        files_containing(env.home.path(), VALUE, &[]),
+        Vec::<std::path::PathBuf>::new()
+    );
+    // The launcher entry gives it to the server.
+    let mut list = env.dotpack();
+    keyring.apply(&mut list);
+    list.args(["secret", "list"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("VAULT_TOKEN"));
+}
