@@ -1,4 +1,5 @@
-//! What the real hosts read from the files dotpack writes. Claude Code, Codex and Gemini CLI (and
+//! What the real hosts read from the files dotpack writes, and (Claude Code, Gemini CLI) start through
+//! the launcher with a secret from the OS credential store. Claude Code, Codex and Gemini CLI (and
 //! the Continue CLI, taplo for the manifest schema), at
 //! the versions pinned in `tests/real_hosts/versions.txt`, are asked through their own list/get
 //! commands which servers they see, after `dotpack install` wrote two servers (a stdio server with
@@ -21,6 +22,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use assert_cmd::Command;
+
+#[path = "it/support_keyring.rs"]
+mod support_keyring;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -650,5 +654,105 @@ fn continue_cli_parses_the_config_dotpack_created_from_nothing() {
         &said,
         "No model specified",
         "Continue past reading the config",
+    );
+}
+
+/// A server whose secret lives only in the OS credential store: with `launcher = true` the real
+/// host (Gemini CLI, Claude Code), started without the variable (as a desktop app is), starts the
+/// server through `dotpack run`, which gives it the secret from the store.
+fn host_starts_a_launcher_server(bin: &Path, host: &str, scope: &str, file: &str, list: &[&str]) {
+    let w = World::new();
+    let Some(keyring) = support_keyring::Keyring::start(&w.root()) else {
+        return;
+    };
+    let dotpack_bin = assert_cmd::cargo::cargo_bin("dotpack");
+    let dotpack = |args: &[&str], stdin: &str| {
+        let mut cmd = std::process::Command::new(&dotpack_bin);
+        isolate(&mut cmd, &w.root(), &w.project);
+        Command::from_std(cmd)
+            .env("DOTPACK_HOME", w.root().join(".dotpack"))
+            .env("NO_COLOR", "1")
+            .env("DBUS_SESSION_BUS_ADDRESS", &keyring.address)
+            .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+            .args(args)
+            .write_stdin(stdin)
+            .timeout(TIMEOUT)
+            .assert()
+            .success();
+    };
+    dotpack(&["secret", "set", "TOKEN"], &format!("{TOKEN}\n"));
+    let manifest = format!(
+        "[project]\nhosts = [{{ host = \"{host}\", scope = \"{scope}\" }}]\nlauncher = true\n\n\
+         [servers.local-tool]\ncommand = \"node\"\nargs = [{recorder:?}, \"--port\", \"4000\"]\n\
+         env = {{ TOKEN = \"{{{{env.TOKEN}}}}\", LEVEL = \"debug\" }}\n",
+        recorder = w.recorder_arg(),
+    );
+    std::fs::write(w.project.join("dotpack.toml"), manifest).expect("write dotpack.toml");
+    dotpack(&["--trust", "install"], "");
+    let path = match scope {
+        "project" => w.project.join(file),
+        _ => w.root().join(file),
+    };
+    let written = std::fs::read_to_string(path).expect("the host file");
+    assert!(!written.contains(TOKEN), "{written}");
+    assert_has(&written, "\"--secret\"", "the entry starts the launcher");
+    let trusted = json!({ w.project.to_str().expect("utf-8 temp path"): "TRUST_FOLDER" });
+    std::fs::create_dir_all(w.root().join(".gemini")).expect("gemini dir");
+    std::fs::write(
+        w.root().join(".gemini/trustedFolders.json"),
+        trusted.to_string(),
+    )
+    .expect("trust folder");
+    // The host finds `dotpack` on its PATH, as on a machine where dotpack is installed; it has
+    // no TOKEN, only the session's runtime folder.
+    let bin_dir = dotpack_bin.parent().expect("bin folder").to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let out = host_command(bin, &w.root(), &w.project)
+        .env("PATH", path)
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .args(list)
+        .output()
+        .expect("run the host");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!said.contains(TOKEN), "{said}");
+    let starts = w.stdio_starts();
+    assert!(
+        starts.contains(&json!({"argv": ["--port", "4000"], "TOKEN": TOKEN, "LEVEL": "debug"})),
+        "{host} {list:?} started {starts:?}\n{said}"
+    );
+}
+
+#[test]
+fn gemini_cli_starts_a_launcher_server_with_the_secret_from_the_store() {
+    let Some(gemini) = cli("gemini", "@google/gemini-cli") else {
+        return;
+    };
+    host_starts_a_launcher_server(
+        &gemini,
+        "gemini-cli",
+        "project",
+        ".gemini/settings.json",
+        &["mcp", "list"],
+    );
+}
+
+#[test]
+fn claude_code_starts_a_launcher_server_with_the_secret_from_the_store() {
+    let Some(claude) = cli("claude", "@anthropic-ai/claude-code") else {
+        return;
+    };
+    host_starts_a_launcher_server(
+        &claude,
+        "claude-code",
+        "user",
+        ".claude/.claude.json",
+        &["mcp", "list"],
     );
 }
