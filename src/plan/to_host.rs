@@ -579,8 +579,10 @@ impl Translator<'_> {
                 field,
                 format!(
                     "it reads environment variables only by name, not inside a value \
-                     (`{{{{env.{var}}}}}`): {fix}; or, at user scope, pass --resolve-env to \
-                     write the variable's current value into the file (readable by you only)"
+                     (`{{{{env.{var}}}}}`): {fix}; or start the server through the launcher \
+                     (`launcher = true`, with the value in `dotpack secret set {var}`); or, at \
+                     user scope, pass --resolve-env to write the variable's current value into \
+                     the file (readable by you only)"
                 ),
             ),
             source => TranslateError::Template {
@@ -849,8 +851,11 @@ impl Translator<'_> {
         self.spelling(canonical).ok_or_else(|| {
             self.unsupported(
                 field,
-                "it has neither interpolation nor a way to forward environment variables: \
-                 write a literal value, or remove this host from the project's hosts"
+                "it has neither interpolation nor a way to forward environment variables: start \
+                 the server through the launcher (`launcher = true` on the dependency or under \
+                 [project]), which reads the variable from the OS credential store (`dotpack \
+                 secret set NAME`) when the host starts it, or remove this host from the \
+                 project's hosts"
                     .to_string(),
             )
         })

@@ -480,3 +480,36 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
         .success()
         .stdout(predicates::str::contains("VAULT_TOKEN"));
 }
+
+/// A host that can neither expand nor forward a variable (Claude Desktop) offers the launcher
+/// in its refusal, and with `launcher = true` the same server installs.
+#[test]
+fn a_host_that_cannot_receive_a_secret_offers_the_launcher() {
+    let env = Env::new();
+    let server = "[servers.gh]\ncommand = \"gh-mcp\"\nargs = []\nenv = { GH_TOKEN = \"{{env.GH_TOKEN}}\" }\n";
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = [\"claude-desktop\"]\n\n{server}"),
+    );
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("launcher = true"));
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\nhosts = [\"claude-desktop\"]\nlauncher = true\n\n{server}"),
+    );
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success();
+    let written = std::fs::read_to_string(
+        env.home
+            .path()
+            .join(".config/Claude/claude_desktop_config.json"),
+    )
+    .unwrap();
+    assert!(written.contains("\"--secret\""), "{written}");
+    assert!(!written.contains("GH_TOKEN\": "), "{written}");
+}
