@@ -380,6 +380,7 @@ fn commit_recording(
         staged,
         imported,
     } = outcome;
+    let pins = launcher_pins(host_plan.as_ref());
     let (user_write, user_files) = take_claims(project, &mut lock, host_plan.as_mut());
     crate::ops::tool_pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
     let lock_text = lock.emit();
@@ -413,6 +414,12 @@ fn commit_recording(
         return Ok(());
     }
     let id = apply_writes(settings, printer, project, &writes, user_files, &changes)?;
+    if let Err(e) = crate::ops::launch::record_pins(&settings.dotpack_home, &pins) {
+        printer.warning(format!(
+            "could not record the launcher entries dotpack wrote ({e:#}): the credential store \
+             gives them no secret until an install records them"
+        ));
+    }
     let new_state = (!imported).then_some(new_state);
     super::approve::after_commit(
         settings,
@@ -436,6 +443,47 @@ fn commit_recording(
     report.warnings = warnings;
     json_report(printer, &report);
     Ok(())
+}
+
+/// The pins of the launcher entries (`dotpack run --pin …`) this project's claims hold in the
+/// host files as `plan` leaves them, changed or not: what `dotpack run` may give secrets from
+/// the store to (see [`crate::ops::launch`]).
+fn launcher_pins(plan: Option<&crate::plan::Plan>) -> Vec<String> {
+    let Some(plan) = plan else {
+        return Vec::new();
+    };
+    let mut pins = Vec::new();
+    for file in &plan.files {
+        let Some(text) = file.after.as_deref().or(file.before.as_deref()) else {
+            continue;
+        };
+        let claimed: Vec<&str> = plan
+            .claims
+            .iter()
+            .filter(|c| c.file == file.target.claim_file)
+            .map(|c| c.server.as_str())
+            .collect();
+        if claimed.is_empty() {
+            continue;
+        }
+        for (name, entry) in file.target.entries_in(text).unwrap_or_default() {
+            if !claimed.contains(&name.as_str()) {
+                continue;
+            }
+            let args: Option<Vec<String>> = entry["args"].as_array().map(|items| {
+                items
+                    .iter()
+                    .filter_map(|a| a.as_str().map(str::to_string))
+                    .collect()
+            });
+            if crate::model::launcher::is_entry(entry["command"].as_str(), args.as_deref())
+                && let Some(pin) = args.as_ref().and_then(|a| a.get(2))
+            {
+                pins.push(pin.clone());
+            }
+        }
+    }
+    pins
 }
 
 /// The `--json` report of a commit, before its files, warnings and generation are known.

@@ -4,7 +4,12 @@
 //! exit code the host's to read.
 //!
 //! Start-up is on the path of every server a host starts, so this reads no project, registry or
-//! state folder: the pin in the entry's arguments is all it trusts.
+//! state folder. The store gives its secrets only to an entry dotpack wrote on this machine:
+//! every install records the pins of the launcher entries it leaves in host files in
+//! `$DOTPACK_HOME/launcher-pins` (see [`record_pins`]), and an entry whose pin is not there (one
+//! a repository committed, say, whose pin anyone can compute) gets its secrets from the
+//! environment the host passed, never from the store. Run by hand on a terminal, the user's own
+//! command is consent enough.
 
 use anyhow::Result;
 
@@ -35,14 +40,93 @@ pub fn launch(options: &LaunchOptions) -> Result<i32> {
     }
     let mut command = std::process::Command::new(program);
     command.args(args);
-    if !options.secrets.is_empty() && find_session_bus() {
+    let from_store = !options.secrets.is_empty() && written_here(options.pin.as_deref());
+    if from_store && find_session_bus() {
         // Found for the store only: the server's environment gains nothing but its secrets.
         command.env_remove(BUS_VAR);
     }
     for name in &options.secrets {
-        command.env(name, secret_value(name)?);
+        let value = match from_store {
+            true => secret_value(name)?,
+            false => from_environment(name)?,
+        };
+        command.env(name, value);
     }
     start(command, program)
+}
+
+/// The file of the pins of the launcher entries dotpack wrote on this machine, one a line.
+pub const PINS_FILE: &str = "launcher-pins";
+
+/// How many pins the file keeps, newest last: enough for every entry of many projects.
+const PINS_KEPT: usize = 4096;
+
+/// `$DOTPACK_HOME`, else `~/.dotpack`, as the other commands find it, from what a host passes.
+fn dotpack_home() -> Option<std::path::PathBuf> {
+    match std::env::var_os("DOTPACK_HOME") {
+        Some(dir) if !dir.is_empty() => Some(dir.into()),
+        _ => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| std::path::PathBuf::from(h).join(".dotpack")),
+    }
+}
+
+/// Whether the store may give this entry its secrets: its pin is one dotpack recorded here, or
+/// the user runs it on a terminal.
+fn written_here(pin: Option<&str>) -> bool {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        return true;
+    }
+    let (Some(pin), Some(home)) = (pin, dotpack_home()) else {
+        return false;
+    };
+    std::fs::read_to_string(home.join(PINS_FILE)).is_ok_and(|text| text.lines().any(|l| l == pin))
+}
+
+/// The secret from the environment the host passed, for an entry the store does not serve.
+fn from_environment(name: &str) -> Result<String> {
+    if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
+        return Ok(value);
+    }
+    Err(Error::new(format!(
+        "dotpack run: the credential store gives {name} only to an entry dotpack wrote on this \
+         machine, and this one was not (it may have come with a repository); the environment \
+         has no {name} either"
+    ))
+    .code("launcher-not-written-here")
+    .help(
+        "if you trust the project, run `dotpack install` in it: dotpack writes the entry again \
+         and records it (`$DOTPACK_HOME/launcher-pins`)",
+    )
+    .into())
+}
+
+/// Adds `pins` to `$DOTPACK_HOME/launcher-pins` (`home`), keeping the newest [`PINS_KEPT`].
+/// Best effort for the caller: an entry whose pin is not recorded gets no secret from the store,
+/// and says so.
+pub fn record_pins(home: &std::path::Path, pins: &[String]) -> Result<()> {
+    if pins.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(home)?;
+    let path = home.join(PINS_FILE);
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut kept: Vec<&str> = old
+        .lines()
+        .filter(|l| l.starts_with(PIN_PREFIX) && !pins.iter().any(|p| p == l))
+        .collect();
+    kept.extend(pins.iter().map(String::as_str));
+    let skip = kept.len().saturating_sub(PINS_KEPT);
+    let text: String = kept[skip..].iter().map(|p| format!("{p}\n")).collect();
+    if text == old {
+        return Ok(());
+    }
+    crate::util::fsutil::write_atomic_with(
+        &path,
+        text.as_bytes(),
+        crate::util::fsutil::WriteOptions::PRIVATE,
+    )
 }
 
 const BUS_VAR: &str = "DBUS_SESSION_BUS_ADDRESS";

@@ -15,6 +15,18 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
+/// Records the pin of the launcher entry `args` as one dotpack wrote on this machine, as an
+/// install does: the store gives its secrets only to such entries.
+fn written_here(env: &Env, args: &[String]) -> Vec<String> {
+    let dir = env.home.path().join(".dotpack");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("launcher-pins");
+    let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.push_str(&format!("{}\n", args[2]));
+    std::fs::write(path, text).unwrap();
+    args.to_vec()
+}
+
 /// The server: records the TOKEN it received in `file`, and its own command line (what `ps`
 /// shows) in `file.cmdline`.
 fn recorder(file: &Path) -> Vec<String> {
@@ -121,7 +133,10 @@ fn run_gives_the_server_its_secret_from_the_store() {
     };
     set_secret(&env, &keyring, "TOKEN", VALUE);
     let record = env.project.join("received");
-    let args = launcher_args("sh", &recorder(&record), &strings(&["TOKEN"]));
+    let args = written_here(
+        &env,
+        &launcher_args("sh", &recorder(&record), &strings(&["TOKEN"])),
+    );
     let mut cmd = env.dotpack();
     keyring.apply(&mut cmd);
     let out = cmd.args(&args).env_remove("TOKEN").output().unwrap();
@@ -147,7 +162,10 @@ fn run_with_an_empty_environment_finds_the_bus_in_the_runtime_dir() {
     };
     set_secret(&env, &keyring, "TOKEN", VALUE);
     let record = env.project.join("received");
-    let args = launcher_args("/bin/sh", &recorder(&record), &strings(&["TOKEN"]));
+    let args = written_here(
+        &env,
+        &launcher_args("/bin/sh", &recorder(&record), &strings(&["TOKEN"])),
+    );
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
         .args(&args)
         .current_dir(&env.project)
@@ -177,7 +195,10 @@ fn run_with_an_empty_bus_address_finds_the_bus_and_keeps_it_from_the_server() {
         "recorder",
         &record.display().to_string(),
     ]);
-    let args = launcher_args("/bin/sh", &script, &strings(&["TOKEN"]));
+    let args = written_here(
+        &env,
+        &launcher_args("/bin/sh", &script, &strings(&["TOKEN"])),
+    );
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"))
         .args(&args)
         .env_clear()
@@ -214,7 +235,10 @@ fn run_refuses_a_command_that_is_not_the_pinned_one() {
 fn run_takes_a_secret_the_store_lacks_from_the_environment() {
     let env = Env::new();
     let record = env.project.join("received");
-    let args = launcher_args("sh", &recorder(&record), &strings(&["TOKEN"]));
+    let args = written_here(
+        &env,
+        &launcher_args("sh", &recorder(&record), &strings(&["TOKEN"])),
+    );
     let out = without_store(&env)
         .args(&args)
         .env("TOKEN", VALUE)
@@ -231,7 +255,10 @@ fn run_names_a_missing_secret_and_how_to_store_it() {
         return;
     };
     let record = env.project.join("received");
-    let args = launcher_args("sh", &recorder(&record), &strings(&["TOKEN"]));
+    let args = written_here(
+        &env,
+        &launcher_args("sh", &recorder(&record), &strings(&["TOKEN"])),
+    );
     let mut cmd = env.dotpack();
     keyring.apply(&mut cmd);
     let out = cmd.args(&args).env_remove("TOKEN").output().unwrap();
@@ -512,4 +539,47 @@ fn a_host_that_cannot_receive_a_secret_offers_the_launcher() {
     .unwrap();
     assert!(written.contains("\"--secret\""), "{written}");
     assert!(!written.contains("GH_TOKEN\": "), "{written}");
+}
+
+/// An entry dotpack did not write on this machine (a repository committed it; its pin is right,
+/// since anyone can compute one) gets nothing from the store: only what the host's environment
+/// gives it.
+#[test]
+fn an_entry_dotpack_did_not_write_here_gets_no_secret_from_the_store() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.project.join("received");
+    let args = launcher_args("sh", &recorder(&record), &strings(&["TOKEN"]));
+    let mut cmd = env.dotpack();
+    keyring.apply(&mut cmd);
+    let out = cmd.args(&args).env_remove("TOKEN").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_no_value(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("only to an entry dotpack wrote on this machine"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("dotpack install"), "{stderr}");
+    assert!(!record.exists());
+    // What the host's environment holds, the server gets as it would without the launcher.
+    let mut cmd = env.dotpack();
+    keyring.apply(&mut cmd);
+    let out = cmd
+        .args(&args)
+        .env("TOKEN", "from-the-host")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), "from-the-host");
+    // Recorded as one dotpack wrote, the same entry gets the stored value.
+    written_here(&env, &args);
+    let mut cmd = env.dotpack();
+    keyring.apply(&mut cmd);
+    let out = cmd.args(&args).env_remove("TOKEN").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE);
 }
