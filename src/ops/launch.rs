@@ -116,7 +116,11 @@ pub fn record_pins(home: &std::path::Path, pins: &[String]) -> Result<()> {
         .lines()
         .filter(|l| l.starts_with(PIN_PREFIX) && !pins.iter().any(|p| p == l))
         .collect();
-    kept.extend(pins.iter().map(String::as_str));
+    for pin in pins {
+        if !kept.contains(&pin.as_str()) {
+            kept.push(pin);
+        }
+    }
     let skip = kept.len().saturating_sub(PINS_KEPT);
     let text: String = kept[skip..].iter().map(|p| format!("{p}\n")).collect();
     if text == old {
