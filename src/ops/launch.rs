@@ -239,3 +239,19 @@ fn cannot_start(program: &str, err: std::io::Error) -> anyhow::Error {
         .help("check that the server's program is installed and on the PATH the host passes")
         .into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_pin_is_recorded_once_and_the_newest_last() {
+        let home = tempfile::tempdir().unwrap();
+        let a = format!("{PIN_PREFIX}{}", "a".repeat(64));
+        let b = format!("{PIN_PREFIX}{}", "b".repeat(64));
+        record_pins(home.path(), &[a.clone(), a.clone(), b.clone()]).unwrap();
+        record_pins(home.path(), std::slice::from_ref(&a)).unwrap();
+        let text = std::fs::read_to_string(home.path().join(PINS_FILE)).unwrap();
+        assert_eq!(text, format!("{b}\n{a}\n"));
+    }
+}
