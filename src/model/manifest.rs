@@ -493,6 +493,15 @@ impl Manifest {
             )
     }
 
+    /// Whether any server of the project starts through `dotpack run`.
+    pub fn uses_any_launcher(&self) -> bool {
+        self.project.as_ref().is_some_and(|p| p.launcher)
+            || self
+                .dependencies
+                .values()
+                .any(|d| matches!(d, DependencySpec::Detailed(d) if d.launcher))
+    }
+
     pub fn own_allow_lossy(&self) -> &[String] {
         self.project
             .as_ref()

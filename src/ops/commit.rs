@@ -380,7 +380,12 @@ fn commit_recording(
         staged,
         imported,
     } = outcome;
-    let pins = launcher_pins(host_plan.as_ref());
+    // Reading the entries back costs a parse of each host file: only a project that uses the
+    // launcher pays it.
+    let pins = match project.manifest.manifest.uses_any_launcher() {
+        true => launcher_pins(host_plan.as_ref()),
+        false => Vec::new(),
+    };
     let (user_write, user_files) = take_claims(project, &mut lock, host_plan.as_mut());
     crate::ops::tool_pins::carry(project.lock.as_ref(), &mut lock, &project.manifest.manifest);
     let lock_text = lock.emit();
