@@ -25,6 +25,11 @@ pub struct AddArgs {
     /// installed
     #[arg(long = "as", value_name = "ENTRY")]
     pub entry: Option<String>,
+    /// Start the added packages' servers through `dotpack run`, which gives them their secrets
+    /// from the OS credential store (`dotpack secret set`), in every host, even one that passes
+    /// no environment (records `launcher = true` on each)
+    #[arg(long)]
+    pub launcher: bool,
     #[command(flatten)]
     pub install: InstallArgs,
     #[command(flatten)]
@@ -61,6 +66,7 @@ pub fn run(settings: &Settings, args: AddArgs, printer: &Printer) -> Result<()> 
         packages: args.packages,
         inputs,
         entry: args.entry,
+        launcher: args.launcher,
         install,
     };
     let needed = ops::add(settings, printer, &project, options)?;

@@ -129,6 +129,25 @@ impl ManifestEditor {
         Ok(())
     }
 
+    /// Sets `dependencies.NAME.launcher = true` (a plain requirement becomes an inline table).
+    pub fn set_dependency_launcher(&mut self, name: &str) -> Result<()> {
+        let deps = self.dependencies_mut()?;
+        let Some(item) = deps.get_mut(name) else {
+            bail!("dependency `{name}` is not in [dependencies]");
+        };
+        inline_dependency(item);
+        match item {
+            Item::Value(toml_edit::Value::InlineTable(t)) => {
+                t.insert("launcher", true.into());
+            }
+            Item::Table(t) => {
+                t.insert("launcher", toml_edit::value(true));
+            }
+            _ => bail!("dependency `{name}` has an unexpected shape"),
+        }
+        Ok(())
+    }
+
     /// Sets `dependencies.NAME.entries.SERVER` to `entry`, or removes it (`None`), leaving the
     /// dependency as short as it can be written.
     pub fn set_entry(&mut self, name: &str, server: &str, entry: Option<&str>) -> Result<()> {

@@ -26,6 +26,8 @@ pub struct AddOptions {
     pub inputs: Vec<SetArg>,
     /// `--as ENTRY`: the host entry name of the (one) package's server.
     pub entry: Option<String>,
+    /// `--launcher`: the added packages' servers start through `dotpack run`.
+    pub launcher: bool,
     pub install: InstallOptions,
 }
 
@@ -41,6 +43,7 @@ pub fn add(
         packages,
         mut inputs,
         entry,
+        launcher,
         install,
     } = options;
     let mut editor = ManifestEditor::parse(&project.manifest.path, &project.manifest.text)?;
@@ -59,6 +62,7 @@ pub fn add(
         scope: added_scope(project, install.scope),
         file: declare::manifest_name(&project.manifest, settings.global),
         entry,
+        launcher,
         printer,
     };
     let (added, from_chosen_registry) = requested.add_all(&packages, &mut editor, &mut edits)?;
@@ -200,6 +204,8 @@ struct Requested<'a> {
     file: String,
     /// `--as ENTRY`, for the one package added.
     entry: Option<String>,
+    /// `--launcher`: recorded on each added dependency.
+    launcher: bool,
     printer: &'a Printer,
 }
 
@@ -279,6 +285,20 @@ impl Requested<'_> {
         }
         if let Some(s) = self.scope {
             editor.set_dependency_key(&name, "scope", s.map(|s| s.to_string()).as_deref())?;
+        }
+        if self.launcher
+            && !existing.is_some_and(
+                |d| matches!(d, crate::model::manifest::DependencySpec::Detailed(d) if d.launcher),
+            )
+        {
+            editor.set_dependency_launcher(&name)?;
+            edits.push((
+                "Starting".to_string(),
+                format!(
+                    "{name}'s servers through `dotpack run` (launcher = true in {})",
+                    self.file
+                ),
+            ));
         }
         if let Some(entry) = &self.entry {
             let server = only_server(&name, &req, &versions)?;

@@ -583,3 +583,53 @@ fn an_entry_dotpack_did_not_write_here_gets_no_secret_from_the_store() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(std::fs::read_to_string(&record).unwrap(), VALUE);
 }
+
+/// `add --launcher` records `launcher = true` on the added dependency, in a project of the user's
+/// own with no more consent than the command itself: issue 23's journey from a fresh project.
+#[test]
+fn add_with_launcher_records_it_and_every_host_runs_the_launcher() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.project.join(".cursor")).unwrap();
+    env.dotpack().args(["init", "-q"]).assert().success();
+    env.dotpack()
+        .args([
+            "add",
+            "github",
+            "--launcher",
+            "--host",
+            "claude-desktop",
+            "--host",
+            "codex",
+            "--host",
+            "cursor",
+        ])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "Starting github's servers through `dotpack run`",
+        ));
+    assert!(
+        env.read("dotpack.toml")
+            .contains("github = { version = \"^1.1\", launcher = true }"),
+        "{}",
+        env.read("dotpack.toml")
+    );
+    let desktop = std::fs::read_to_string(
+        env.home
+            .path()
+            .join(".config/Claude/claude_desktop_config.json"),
+    )
+    .unwrap();
+    for (name, text) in [
+        ("claude-desktop", desktop),
+        ("cursor", env.read(".cursor/mcp.json")),
+        ("codex", env.read(".codex/config.toml")),
+    ] {
+        assert!(
+            text.contains("--secret") && text.contains("GITHUB_PERSONAL_ACCESS_TOKEN"),
+            "{name}: {text}"
+        );
+        assert!(!text.contains("{{env."), "{name}: {text}");
+    }
+    env.dotpack().arg("status").assert().success();
+}
