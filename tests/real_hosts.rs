@@ -179,16 +179,22 @@ impl World {
             url = self.url(),
         );
         std::fs::write(self.project.join("dotpack.toml"), manifest).expect("write dotpack.toml");
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
-        isolate(&mut cmd, &self.root(), &self.project);
-        Command::from_std(cmd)
-            .env("DOTPACK_HOME", self.root().join(".dotpack"))
-            .env("NO_COLOR", "1")
-            // The manifest is the test's own; at user scope it writes the user's files.
+        // The manifest is the test's own; at user scope it writes the user's files.
+        self.dotpack()
             .args(["--trust", "install"])
-            .timeout(TIMEOUT)
             .assert()
             .success();
+    }
+
+    /// `dotpack` in the project, with only the variables of [`isolate`], its state in HOME.
+    fn dotpack(&self) -> Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
+        isolate(&mut cmd, &self.root(), &self.project);
+        let mut cmd = Command::from_std(cmd);
+        cmd.env("DOTPACK_HOME", self.root().join(".dotpack"))
+            .env("NO_COLOR", "1")
+            .timeout(TIMEOUT);
+        cmd
     }
 
     /// The host CLI run in the project folder with the references' values in its environment:
@@ -528,15 +534,7 @@ fn taplo_validates_a_new_manifest_against_the_schema_dotpack_writes() {
     };
     let w = World::new();
     let dotpack = |args: &[&str]| {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
-        isolate(&mut cmd, &w.root(), &w.project);
-        Command::from_std(cmd)
-            .env("DOTPACK_HOME", w.root().join(".dotpack"))
-            .env("NO_COLOR", "1")
-            .args(args)
-            .timeout(TIMEOUT)
-            .assert()
-            .success();
+        w.dotpack().args(args).assert().success();
     };
     std::fs::create_dir_all(w.project.join(".cursor")).expect("cursor folder");
     dotpack(&["init"]);
@@ -622,15 +620,7 @@ fn continue_cli_parses_the_config_dotpack_created_from_nothing() {
         "[project]\nhosts = [\"continue\"]\n\n[servers.notes]\ncommand = \"node\"\nargs = [\"notes.js\"]\n",
     )
     .expect("manifest");
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dotpack"));
-    isolate(&mut cmd, &w.root(), &w.project);
-    Command::from_std(cmd)
-        .env("DOTPACK_HOME", w.root().join(".dotpack"))
-        .env("NO_COLOR", "1")
-        .args(["--trust", "install"])
-        .timeout(TIMEOUT)
-        .assert()
-        .success();
+    w.dotpack().args(["--trust", "install"]).assert().success();
     let config = w.root().join(".continue/config.yaml");
     let text = std::fs::read_to_string(&config).expect("dotpack created config.yaml");
     // Asked for one answer with no model configured, Continue reads the config first: it fails
@@ -667,16 +657,11 @@ fn host_starts_a_launcher_server(bin: &Path, host: &str, scope: &str, file: &str
     };
     let dotpack_bin = assert_cmd::cargo::cargo_bin("dotpack");
     let dotpack = |args: &[&str], stdin: &str| {
-        let mut cmd = std::process::Command::new(&dotpack_bin);
-        isolate(&mut cmd, &w.root(), &w.project);
-        Command::from_std(cmd)
-            .env("DOTPACK_HOME", w.root().join(".dotpack"))
-            .env("NO_COLOR", "1")
+        w.dotpack()
             .env("DBUS_SESSION_BUS_ADDRESS", &keyring.address)
             .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
             .args(args)
             .write_stdin(stdin)
-            .timeout(TIMEOUT)
             .assert()
             .success();
     };

@@ -193,12 +193,17 @@ impl TargetArgs {
 pub(crate) fn known_hosts(given: &[String]) -> Result<Vec<String>, crate::util::error::Error> {
     given
         .iter()
-        .map(|h| h.trim().to_ascii_lowercase())
-        .map(|h| match crate::model::hosts::adapter(&h) {
-            Some(_) => Ok(h),
-            None => Err(crate::plan::targets::unknown_host(&h).code(crate::util::error::USAGE)),
-        })
+        .map(|h| known_host(h).map(|host| host.id.to_string()))
         .collect()
+}
+
+/// The host a command-line argument names (trimmed, any case); an unknown one is a usage error.
+pub(crate) fn known_host(
+    given: &str,
+) -> Result<&'static crate::model::hosts::HostAdapter, crate::util::error::Error> {
+    let id = given.trim().to_ascii_lowercase();
+    crate::model::hosts::adapter(&id)
+        .ok_or_else(|| crate::plan::targets::unknown_host(&id).code(crate::util::error::USAGE))
 }
 
 /// `--allow-lossy` occurrences: an empty value is the bare flag, the rest name fields or

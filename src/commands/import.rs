@@ -37,9 +37,7 @@ pub struct ImportArgs {
 }
 
 pub fn run(settings: &Settings, args: ImportArgs, printer: &Printer) -> Result<()> {
-    let id = args.host.trim().to_ascii_lowercase();
-    let host = crate::model::hosts::adapter(&id)
-        .ok_or_else(|| crate::plan::targets::unknown_host(&id).code(crate::util::error::USAGE))?;
+    let host = super::args::known_host(&args.host)?;
     if args.into {
         return super::import_into::run(settings, host, args.scope, args.dry_run, printer);
     }

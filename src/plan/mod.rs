@@ -825,38 +825,12 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         // way when it is updated later.
         let resolve = self.target.scope == crate::model::hosts::Scope::User
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
-        // A bridged server runs `dotpack bridge URL`: `dotpack` from the PATH in a project's
-        // files, this dotpack's own path in the user's.
-        let launched;
-        let def = if d.launcher && crate::model::bridge_server::url_of(def).is_none() {
-            let command = crate::model::bridge_server::command(self.target.scope);
-            match to_host::through_launcher(self.target.host, def, &d.props, command) {
-                Ok(server) => {
-                    launched = server;
-                    &launched
-                }
-                Err(error) => {
-                    self.problems.push(Problem::Translate {
-                        host: self.target.host.id.to_string(),
-                        server: d.server.clone(),
-                        error,
-                    });
-                    return;
-                }
-            }
-        } else {
-            def
-        };
-        let listed;
-        let def = if crate::model::bridge_server::url_of(def).is_some() {
-            listed = to_host::with_filter_lists(self.target.host, def, &d.props);
-            &listed
-        } else {
-            def
-        };
-        let expanded = crate::model::bridge_server::expand(def, self.target.scope);
-        if crate::model::bridge_server::url_of(def).is_some()
-            && expanded.command.as_deref() == Some(crate::model::bridge_server::PORTABLE_COMMAND)
+        let bridged = crate::model::bridge_server::url_of(def).is_some();
+        let prepared = self.prepared(d, def);
+        if bridged
+            && prepared.as_ref().is_ok_and(|p| {
+                p.command.as_deref() == Some(crate::model::bridge_server::PORTABLE_COMMAND)
+            })
             && !crate::model::bridge_server::portable_command_found()
         {
             self.warnings.push(format!(
@@ -865,23 +839,24 @@ impl<'i, 'a> FileEdit<'i, 'a> {
                 self.key(&d.server)
             ));
         }
-        let def = &expanded;
-        let translation =
-            match to_host::translate_with(self.target.host, &d.server, def, &d.props, resolve)
-                .and_then(|t| {
-                    let (host, scope) = (self.target.host, self.target.scope);
-                    to_host::check_command_readers(host, scope, &self.file, &t.entry).map(|()| t)
-                }) {
-                Ok(t) => t,
-                Err(error) => {
-                    self.problems.push(Problem::Translate {
-                        host: self.target.host.id.to_string(),
-                        server: d.server.clone(),
-                        error,
-                    });
-                    return;
-                }
-            };
+        let translation = match prepared
+            .and_then(|def| {
+                to_host::translate_with(self.target.host, &d.server, &def, &d.props, resolve)
+            })
+            .and_then(|t| {
+                let (host, scope) = (self.target.host, self.target.scope);
+                to_host::check_command_readers(host, scope, &self.file, &t.entry).map(|()| t)
+            }) {
+            Ok(t) => t,
+            Err(error) => {
+                self.problems.push(Problem::Translate {
+                    host: self.target.host.id.to_string(),
+                    server: d.server.clone(),
+                    error,
+                });
+                return;
+            }
+        };
         self.check_lossy(d, claim, &translation.dropped);
         let dropped: Vec<String> = translation
             .dropped
@@ -901,6 +876,24 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         made.resolved_env = translation.resolved;
         self.claims.push(made);
         self.changes.push(change(d, action, dropped));
+    }
+
+    /// The definition `d`'s entry is translated from at this target: a bridged server as the
+    /// `dotpack bridge URL` it runs (`dotpack` from the PATH in a project's files, this
+    /// dotpack's own path in the user's), its tool filters rendered into the bridge's
+    /// arguments; a server that starts through the launcher as its pinned `dotpack run`; any
+    /// other as declared.
+    fn prepared(&self, d: &Desired, def: &Server) -> Result<Server, to_host::TranslateError> {
+        use crate::model::bridge_server;
+        let (host, scope) = (self.target.host, self.target.scope);
+        if bridge_server::url_of(def).is_some() {
+            let listed = to_host::with_filter_lists(host, def, &d.props);
+            return Ok(bridge_server::expand(&listed, scope));
+        }
+        if d.launcher {
+            return to_host::through_launcher(host, def, &d.props, bridge_server::command(scope));
+        }
+        Ok(def.clone())
     }
 
     /// Writes `d`'s entry back as the user had it before (see [`Originals`]), when the state a

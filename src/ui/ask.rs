@@ -30,7 +30,9 @@ pub fn hidden(printer: &Printer, question: &str) -> Option<String> {
         .filter(|answer| !answer.trim().is_empty())
 }
 
-fn read_line() -> Option<String> {
+/// One line from stdin, its line end taken off. `None` for an empty answer, the end of input or
+/// an error.
+pub fn read_line() -> Option<String> {
     let mut answer = String::new();
     match std::io::stdin().lock().read_line(&mut answer) {
         Ok(0) | Err(_) => None,

@@ -454,21 +454,7 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
         .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
         .env_remove("VAULT_TOKEN")
         .args(["add", "vault"]);
-    let line = std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|s| format!("'{}'", s.to_string_lossy()))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut script = std::process::Command::new("script");
-    script
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(&env.project);
-    for (key, value) in cmd.get_envs() {
-        match value {
-            Some(value) => script.env(key, value),
-            None => script.env_remove(key),
-        };
-    }
+    let mut script = crate::support::terminal(&cmd);
     let mut child = script
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

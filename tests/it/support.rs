@@ -69,30 +69,12 @@ impl Env {
         cmd
     }
 
-    /// `dotpack ARGS...` in the project folder with REG as the environment's default registry
-    /// (`DOTPACK_REGISTRY`, which is not recorded in dotpack.toml, unlike `--registry` on `add`).
     /// Runs `cmd` on a pseudo-terminal (util-linux `script`), so stdin and stderr are
     /// terminals, typing `answer` into it. What the terminal showed (stdout and stderr, merged,
     /// with `\r\n` line ends) is in the output's stdout.
     pub fn on_terminal(&self, cmd: std::process::Command, answer: &str) -> std::process::Output {
         use std::io::Write;
-        let quote =
-            |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', "'\\''"));
-        let line: Vec<String> = std::iter::once(cmd.get_program())
-            .chain(cmd.get_args())
-            .map(quote)
-            .collect();
-        let mut script = std::process::Command::new("script");
-        script.args(["-qec", &line.join(" "), "/dev/null"]);
-        if let Some(dir) = cmd.get_current_dir() {
-            script.current_dir(dir);
-        }
-        for (key, value) in cmd.get_envs() {
-            match value {
-                Some(value) => script.env(key, value),
-                None => script.env_remove(key),
-            };
-        }
+        let mut script = terminal(&cmd);
         script
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -107,6 +89,8 @@ impl Env {
         child.wait_with_output().expect("script finishes")
     }
 
+    /// `dotpack ARGS...` in the project folder with REG as the environment's default registry
+    /// (`DOTPACK_REGISTRY`, which is not recorded in dotpack.toml, unlike `--registry` on `add`).
     pub fn with_registry(&self, registry: &Path, args: &[&str]) -> Command {
         let mut cmd = self.dotpack();
         cmd.env("DOTPACK_REGISTRY", registry).args(args);
@@ -521,4 +505,26 @@ pub fn redact(env: &Env, text: &str) -> String {
     text = digest.replace_all(&text, "sha256:[HASH]").into_owned();
     let duration = regex::Regex::new(r"\b\d+(\.\d+)?(ns|µs|us|ms|s)\b").expect("regex");
     duration.replace_all(&text, "[DURATION]").into_owned()
+}
+
+/// `cmd` run on a pseudo-terminal (util-linux `script`): the same program, arguments, folder
+/// and environment, with stdin, stdout and stderr the terminal's.
+pub fn terminal(cmd: &std::process::Command) -> std::process::Command {
+    let quote = |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', "'\\''"));
+    let line: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(quote)
+        .collect();
+    let mut script = std::process::Command::new("script");
+    script.args(["-qec", &line.join(" "), "/dev/null"]);
+    if let Some(dir) = cmd.get_current_dir() {
+        script.current_dir(dir);
+    }
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    script
 }

@@ -1,8 +1,6 @@
 //! Asking on a terminal: when both stdin and stderr are terminals (and output is for people), a
 //! refusal can become a question. Elsewhere (scripts, CI, `--json`) nothing is asked.
 
-use std::io::BufRead;
-
 use crate::ui::printer::Printer;
 
 use super::Request;
@@ -15,9 +13,6 @@ pub fn approve_here(printer: &Printer, open: &[&Request], source: &str) -> bool 
     printer.note(super::listing(open, source));
     printer
         .note("Approve these for this folder (recorded in $DOTPACK_HOME/approvals.json)? [y/N] ");
-    let mut answer = String::new();
-    match std::io::stdin().lock().read_line(&mut answer) {
-        Ok(0) | Err(_) => false,
-        Ok(_) => answer.trim_start().to_ascii_lowercase().starts_with('y'),
-    }
+    crate::ui::ask::read_line()
+        .is_some_and(|answer| answer.trim_start().to_ascii_lowercase().starts_with('y'))
 }
