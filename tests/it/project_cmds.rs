@@ -480,17 +480,22 @@ fn a_teammates_install_that_changes_nothing_still_makes_the_schema_file() {
     std::fs::create_dir_all(env.project.join(".cursor")).unwrap();
     env.dotpack().arg("init").assert().success();
     env.dotpack().args(["add", "time"]).assert().success();
-    let mate = Env::new();
-    for file in [
-        "dotpack.toml",
-        "dotpack.lock",
-        ".mcp.json",
-        ".cursor/mcp.json",
-    ] {
-        if env.project.join(file).exists() {
-            mate.write(file, &env.read(file));
+    // A clone: the committed files only.
+    let clone = || {
+        let other = Env::new();
+        for file in [
+            "dotpack.toml",
+            "dotpack.lock",
+            ".mcp.json",
+            ".cursor/mcp.json",
+        ] {
+            if env.project.join(file).exists() {
+                other.write(file, &env.read(file));
+            }
         }
-    }
+        other
+    };
+    let mate = clone();
     mate.dotpack()
         .args(["install", "--locked"])
         .assert()
@@ -502,17 +507,7 @@ fn a_teammates_install_that_changes_nothing_still_makes_the_schema_file() {
     );
     // A state folder that came with the clone is not dotpack's: the install refuses it, as every
     // writing command does, and nothing goes into it.
-    let hostile = Env::new();
-    for file in [
-        "dotpack.toml",
-        "dotpack.lock",
-        ".mcp.json",
-        ".cursor/mcp.json",
-    ] {
-        if env.project.join(file).exists() {
-            hostile.write(file, &env.read(file));
-        }
-    }
+    let hostile = clone();
     hostile.write(".dotpack/planted.txt", "from the repository\n");
     hostile
         .dotpack()
