@@ -293,10 +293,16 @@ impl Stamp {
 
 /// Fails with [`Conflict`] when `w`'s file no longer holds the bytes the plan was made on.
 fn check_unchanged(w: &FileWrite) -> Result<()> {
-    let now =
-        crate::util::fence::read(&w.path, w.fence.as_ref(), crate::util::fence::USER_FILE_CAP)?;
-    let now = crate::model::resolved_env::redact_bytes(now, &w.resolved);
-    if now.as_deref() != w.before.as_deref().map(str::as_bytes) {
+    let (fence, cap) = (w.fence.as_ref(), crate::util::fence::USER_FILE_CAP);
+    let before = w.before.as_deref().map(str::as_bytes);
+    let unchanged = if w.resolved.is_empty() {
+        crate::util::fence::holds(&w.path, fence, cap, before)?
+    } else {
+        // The file holds values where the plan holds their markers: compared once redacted.
+        let now = crate::util::fence::read(&w.path, fence, cap)?;
+        crate::model::resolved_env::redact_bytes(now, &w.resolved).as_deref() == before
+    };
+    if !unchanged {
         return Err(Conflict {
             display: w.display.clone(),
         }

@@ -147,6 +147,58 @@ fn shown(path: &Path) -> String {
 /// inside the fence), read without following a link out of `fence` and up to `cap` bytes. A
 /// FIFO, device, socket or folder is refused without being read.
 pub fn read(path: &Path, fence: Option<&Fence>, cap: u64) -> Result<Option<Vec<u8>>> {
+    let Some((file, size)) = open_regular(path, fence, cap)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown(path)))?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large(path, bytes.len() as u64, cap).into());
+    }
+    Ok(Some(bytes))
+}
+
+/// Whether the file `path` holds exactly `expected` (`None`: the file is absent), checked as
+/// [`read`] reads it but without holding the file in memory: a transaction asks this of every
+/// file it is about to replace, some of them the user's multi-megabyte host files.
+pub fn holds(
+    path: &Path,
+    fence: Option<&Fence>,
+    cap: u64,
+    expected: Option<&[u8]>,
+) -> Result<bool> {
+    let (mut file, size, mut expected) = match (open_regular(path, fence, cap)?, expected) {
+        (Some((file, size)), Some(expected)) => (file, size, expected),
+        (None, None) => return Ok(true),
+        _ => return Ok(false),
+    };
+    if size != expected.len() as u64 {
+        return Ok(false);
+    }
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = file
+            .read(&mut chunk)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown(path)))?;
+        if n == 0 {
+            return Ok(expected.is_empty());
+        }
+        match expected.split_at_checked(n) {
+            Some((head, tail)) if head == &chunk[..n] => expected = tail,
+            _ => return Ok(false),
+        }
+    }
+}
+
+/// The regular file `path`, opened for reading as [`read`] describes, with its size; `None`
+/// when it does not exist.
+fn open_regular(
+    path: &Path,
+    fence: Option<&Fence>,
+    cap: u64,
+) -> Result<Option<(std::fs::File, u64)>> {
     let real = match fence {
         Some(fence) => fence.check(path)?,
         None => path.to_path_buf(),
@@ -191,15 +243,7 @@ pub fn read(path: &Path, fence: Option<&Fence>, cap: u64) -> Result<Option<Vec<u
     if size > cap {
         return Err(too_large(path, size, cap).into());
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    std::fs::File::from(fd)
-        .take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown(path)))?;
-    if bytes.len() as u64 > cap {
-        return Err(too_large(path, bytes.len() as u64, cap).into());
-    }
-    Ok(Some(bytes))
+    Ok(Some((std::fs::File::from(fd), size)))
 }
 
 /// [`read`] as UTF-8 text; a file that is not is an error naming it.
@@ -316,6 +360,32 @@ mod tests {
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(outside.join("secret"), "secret\n").unwrap();
         (dir, root, outside)
+    }
+
+    #[test]
+    fn holds_compares_the_whole_file_chunk_by_chunk() {
+        let (_dir, root, outside) = tree();
+        let fence = Fence::project(&root);
+        let path = root.join("big.json");
+        let text: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &text).unwrap();
+        let cap = PROJECT_FILE_CAP;
+        assert!(holds(&path, Some(&fence), cap, Some(&text)).unwrap());
+        let mut last = text.clone();
+        *last.last_mut().unwrap() ^= 1;
+        assert!(!holds(&path, Some(&fence), cap, Some(&last)).unwrap());
+        let mut first_chunk = text.clone();
+        first_chunk[10] ^= 1;
+        assert!(!holds(&path, Some(&fence), cap, Some(&first_chunk)).unwrap());
+        assert!(!holds(&path, Some(&fence), cap, Some(&text[..text.len() - 1])).unwrap());
+        assert!(!holds(&path, Some(&fence), cap, None).unwrap());
+        let absent = root.join("absent.json");
+        assert!(holds(&absent, Some(&fence), cap, None).unwrap());
+        assert!(!holds(&absent, Some(&fence), cap, Some(b"")).unwrap());
+        std::fs::write(root.join("empty.json"), "").unwrap();
+        assert!(holds(&root.join("empty.json"), Some(&fence), cap, Some(b"")).unwrap());
+        std::os::unix::fs::symlink(outside.join("secret"), root.join("out.json")).unwrap();
+        assert!(holds(&root.join("out.json"), Some(&fence), cap, Some(b"secret\n")).is_err());
     }
 
     #[test]
