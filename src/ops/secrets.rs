@@ -7,8 +7,8 @@
 //! variable names, without a dot). Where no store answers there is no fallback: a plain file
 //! would be exactly what the store is for avoiding, so the error says what to start instead.
 //!
-//! On Linux, without `DBUS_SESSION_BUS_ADDRESS`, zbus looks for the session bus at
-//! `$XDG_RUNTIME_DIR/bus`, else `/run/user/UID/bus`; the launcher (`ops::launch`) looks past an
+//! On Linux, without `DBUS_SESSION_BUS_ADDRESS`, libdbus looks for the session bus at
+//! `$XDG_RUNTIME_DIR/bus` (it is built without X11 autolaunch, so it never starts a bus); the launcher (`ops::launch`) looks past an
 //! empty address and a runtime folder without a bus too, so that an entry started by a host with
 //! little more than HOME still reaches the store.
 
