@@ -197,14 +197,20 @@ pub fn apply(
     }
     let state = &places.state;
     let store = Store::new(state);
-    let put = |text: &Option<String>| text.as_ref().map(|t| store.put(t.as_bytes())).transpose();
-    // Snapshots are flushed side by side (see `fsutil::par_map`).
-    let snapshots = crate::util::fsutil::par_map(&changed, |w| -> Result<_> {
-        Ok((put(&w.before)?, put(&w.after)?))
-    });
+    // Snapshots are hashed and flushed side by side (see `fsutil::par_map`), a file's before- and
+    // after-bytes each on its own thread: hashing a large host file twice is most of the work.
+    let sides: Vec<Option<&str>> = changed
+        .iter()
+        .flat_map(|w| [w.before.as_deref(), w.after.as_deref()])
+        .collect();
+    let mut snapshots = crate::util::fsutil::par_map(&sides, |text| {
+        text.map(|t| store.put(t.as_bytes())).transpose()
+    })
+    .into_iter();
     let mut files = Vec::with_capacity(changed.len());
-    for (w, snapshot) in changed.iter().zip(snapshots) {
-        let (before, after) = snapshot?;
+    for w in &changed {
+        let before = snapshots.next().transpose()?.flatten();
+        let after = snapshots.next().transpose()?.flatten();
         let unfenced = w.fence.is_none() && places.boundary.fence(state, &w.path).is_some();
         files.push(FileRecord {
             path: w.path.clone(),
