@@ -15,6 +15,7 @@ use crate::plan::{Action, Mode, Plan};
 use crate::resolve::RegistrySet;
 use crate::txn::files::FileWrite;
 use crate::ui::printer::Printer;
+use crate::util::text::Text;
 
 use super::locking::{Change, lock_changes};
 use super::{InstallOptions, Project, Settings};
@@ -607,7 +608,7 @@ fn gather_writes(
             host: None,
             path: root.join(&rel),
             before: None,
-            after: Some(text),
+            after: Some(text.into()),
             remove_dirs: 0,
             resolved: Vec::new(),
             fence: Some(crate::util::fence::Fence::project(root)),
@@ -634,8 +635,8 @@ fn project_writes(
             display: manifest_display(project),
             host: None,
             path: project.manifest.path.clone(),
-            before: (!project.new_manifest).then(|| project.manifest_on_disk().to_string()),
-            after: Some(text),
+            before: (!project.new_manifest).then(|| project.manifest_on_disk().into()),
+            after: Some(text.into()),
             remove_dirs: 0,
             resolved: Vec::new(),
             fence: fence.clone(),
@@ -650,8 +651,8 @@ fn project_writes(
             },
             host: None,
             path: root.join(LOCK_FILE),
-            before: project.lock_text.clone(),
-            after: Some(lock_text),
+            before: project.lock_text.as_deref().map(Text::from),
+            after: Some(lock_text.into()),
             remove_dirs: 0,
             resolved: Vec::new(),
             fence,
@@ -850,8 +851,8 @@ fn user_claims_file(
         display: current.path.display().to_string(),
         host: None,
         path: current.path.clone(),
-        before: current.text.clone(),
-        after: text,
+        before: current.text.as_deref().map(Text::from),
+        after: text.map(Text::from),
         remove_dirs: 0,
         resolved: Vec::new(),
         fence: None,

@@ -10,6 +10,7 @@ use crate::model::hosts::{ADAPTERS, Scope};
 use crate::model::manifest::MANIFEST_FILE;
 use crate::txn::files::FileWrite;
 use crate::ui::printer::Printer;
+use crate::util::text::Text;
 
 use super::Settings;
 use super::import_into::{candidates, conflict_error};
@@ -75,7 +76,7 @@ pub fn plan(settings: &Settings, printer: &Printer, options: &InitOptions) -> Re
         host: None,
         path: path.clone(),
         before: None,
-        after: Some(text),
+        after: Some(text.into()),
         remove_dirs: 0,
         resolved: Vec::new(),
         fence: (!global).then(|| crate::util::fence::Fence::project(&dir)),
@@ -265,8 +266,8 @@ fn ignore_state_folder(dir: &Path) -> Result<Option<FileWrite>> {
         display: ".gitignore".to_string(),
         host: None,
         path,
-        before: old,
-        after: Some(text),
+        before: old.map(Text::from),
+        after: Some(text.into()),
         remove_dirs: 0,
         resolved: Vec::new(),
         fence: Some(fence),

@@ -68,13 +68,13 @@ impl Settled {
     pub fn replace_in(&self, writes: &mut Vec<FileWrite>) {
         for (path, file) in &self.files {
             match writes.iter_mut().find(|w| &w.path == path) {
-                Some(write) => write.before = Some(file.on_disk.clone()),
+                Some(write) => write.before = Some(file.on_disk.as_str().into()),
                 None => writes.push(FileWrite {
                     path: path.clone(),
                     display: file.display.clone(),
                     host: Some(file.host.clone()),
-                    before: Some(file.on_disk.clone()),
-                    after: Some(file.start.clone()),
+                    before: Some(file.on_disk.as_str().into()),
+                    after: Some(file.start.as_str().into()),
                     remove_dirs: 0,
                     resolved: Vec::new(),
                     fence: file.fence.clone(),

@@ -204,14 +204,14 @@ pub fn entry_changes(planned: &Planned, settings: &Settings) -> Vec<EntryChanges
         let Some(target) = target else {
             continue;
         };
-        let entries = |text: Option<&String>| {
-            crate::plan::ParsedFile::parse(&target, text.map_or("", String::as_str))
+        let entries = |text: Option<&str>| {
+            crate::plan::ParsedFile::parse(&target, text.unwrap_or(""))
                 .ok()
                 .map(|p| p.entries)
         };
         let (Some(before), Some(after)) = (
-            entries(write.before.as_ref()),
-            entries(write.after.as_ref()),
+            entries(write.before.as_deref()),
+            entries(write.after.as_deref()),
         ) else {
             continue;
         };
@@ -358,7 +358,7 @@ fn restored_project(
     let restored = |name: &str| -> Result<Option<String>> {
         let path = root.join(name);
         match writes.iter().find(|w| w.path == path) {
-            Some(w) => Ok(w.after.clone()),
+            Some(w) => Ok(w.after.as_deref().map(str::to_owned)),
             None => {
                 crate::util::fence::read_text(&path, fence.as_ref(), crate::util::fence::LOCK_CAP)
             }
@@ -507,7 +507,7 @@ fn adopted_originals(
     let Some(text) = user_state
         .iter()
         .find(|s| s.write.path == claims_path)
-        .and_then(|s| s.write.after.clone())
+        .and_then(|s| s.write.after.as_deref().map(str::to_owned))
     else {
         return originals;
     };

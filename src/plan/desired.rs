@@ -17,6 +17,7 @@ use crate::plan::{
 use crate::resolve::RegistrySet;
 use crate::template::Props;
 use crate::util::error::Error;
+use crate::util::text::Text;
 
 /// One server of the project: of a locked package, or of the project's own `[servers]`.
 #[derive(Clone, Debug)]
@@ -597,7 +598,7 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
     let mut files = read_targets(&placed.targets)?;
     for (path, start) in &request.starts {
         if let Some(text) = files.get_mut(path) {
-            *text = Some(start.clone());
+            *text = Some(start.as_str().into());
         }
     }
     redact_resolved(&placed.targets, &mut files, request.claims);
@@ -710,7 +711,7 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
 /// not are left out; planning reports them).
 fn parse_targets<'f>(
     targets: &[Target],
-    files: &'f BTreeMap<PathBuf, Option<String>>,
+    files: &'f BTreeMap<PathBuf, Option<Text>>,
 ) -> BTreeMap<PathBuf, ParsedFile<'f>> {
     let mut out = BTreeMap::new();
     for t in targets {
@@ -741,7 +742,7 @@ pub fn resolved_vars(target: &Target, claims: &[Claim]) -> Vec<String> {
 /// with their markers: dotpack plans, compares, prints and snapshots the marker form only.
 pub fn redact_resolved(
     targets: &[Target],
-    files: &mut BTreeMap<PathBuf, Option<String>>,
+    files: &mut BTreeMap<PathBuf, Option<Text>>,
     claims: &[Claim],
 ) {
     for t in targets {
@@ -750,7 +751,7 @@ pub fn redact_resolved(
             continue;
         }
         if let Some(text) = files.get_mut(&t.path).and_then(Option::as_mut) {
-            *text = crate::model::resolved_env::redact(text, &vars);
+            *text = crate::model::resolved_env::redact(text, &vars).into();
         }
     }
 }
@@ -793,7 +794,7 @@ fn check_resolved(
 
 /// The current text of every target (`None` when absent). A folder where the file should be, or
 /// a file that is not UTF-8, is an error naming it.
-pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<String>>> {
+pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<Text>>> {
     let mut files = BTreeMap::new();
     for t in targets {
         if t.path.is_dir() {
@@ -815,7 +816,7 @@ pub fn read_targets(targets: &[Target]) -> Result<BTreeMap<PathBuf, Option<Strin
             bytes = text.as_ref().map(String::len),
             "read host file"
         );
-        files.insert(t.path.clone(), text);
+        files.insert(t.path.clone(), text.map(Text::from));
     }
     Ok(files)
 }

@@ -90,7 +90,7 @@ pub fn inspect(
     claims: &[Claim],
     owner: &str,
     inputs: &dyn Fn(&str, &str) -> String,
-    files: &BTreeMap<std::path::PathBuf, Option<String>>,
+    files: &BTreeMap<std::path::PathBuf, Option<crate::util::text::Text>>,
 ) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (t, target) in placed.targets.iter().enumerate() {

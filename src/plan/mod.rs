@@ -37,6 +37,7 @@ use crate::model::hosts::Scope;
 use crate::model::manifest::Server;
 use crate::template::Props;
 use crate::util::error::{Error, Fix};
+use crate::util::text::Text;
 use to_host::Dropped;
 
 pub use crate::plan::targets::Target;
@@ -192,9 +193,9 @@ pub struct EntryChange {
 pub struct FilePlan {
     pub target: Target,
     /// The bytes read, `None` when the file does not exist.
-    pub before: Option<String>,
+    pub before: Option<Text>,
     /// The bytes to write, `None` to delete the file (or leave it absent).
-    pub after: Option<String>,
+    pub after: Option<Text>,
     pub changes: Vec<EntryChange>,
     /// When the file is deleted: how many of its folders dotpack created with it, to remove too
     /// when they are empty.
@@ -525,7 +526,7 @@ pub struct TargetInput<'a> {
 pub struct PlanInput<'a> {
     pub targets: &'a [TargetInput<'a>],
     /// Current bytes of every target file (`None`: absent).
-    pub files: &'a BTreeMap<PathBuf, Option<String>>,
+    pub files: &'a BTreeMap<PathBuf, Option<Text>>,
     /// The target files already parsed by the caller, from the bytes in `files` (files missing
     /// here are parsed by the planner, which reports those that do not parse).
     pub parsed: &'a BTreeMap<PathBuf, ParsedFile<'a>>,
@@ -595,7 +596,7 @@ struct FileEdit<'i, 'a> {
     input: &'i PlanInput<'a>,
     target: &'i Target,
     file: String,
-    before: Option<String>,
+    before: Option<Text>,
     /// The entries of the file as read.
     existing: Cow<'i, BTreeMap<String, serde_json::Value>>,
     /// The parsed document of the original text, which every edit is made on.
@@ -1247,7 +1248,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         // A file dotpack created goes when nothing is left in it, even while a claim remains
         // for an entry someone deleted by hand (an empty file is not valid JSON).
         let gone = self.before.is_none() || self.created_file;
-        let text = edited.unwrap_or_else(|| self.before.clone().unwrap_or_default());
+        let text = edited.map_or_else(|| self.before.clone().unwrap_or_default(), Text::from);
         let emptied = text.is_empty() || (gone && text == self.target.host.new_file);
         let after = if emptied && gone { None } else { Some(text) };
         let remove_dirs = if after.is_none() && self.before.is_some() {

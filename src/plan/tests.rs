@@ -149,7 +149,12 @@ impl Run {
             .collect();
         let files: BTreeMap<_, _> = targets
             .iter()
-            .map(|t| (t.path.clone(), state.text.clone()))
+            .map(|t| {
+                (
+                    t.path.clone(),
+                    state.text.as_deref().map(crate::util::text::Text::from),
+                )
+            })
             .collect();
         plan(&PlanInput {
             targets: &inputs,
@@ -172,7 +177,7 @@ impl Run {
 fn applied(plan: &Plan) -> State {
     assert_eq!(plan.files.len(), 1, "one file planned");
     State {
-        text: plan.files[0].after.clone(),
+        text: plan.files[0].after.as_deref().map(str::to_owned),
         claims: plan.claims.clone(),
     }
 }
@@ -374,7 +379,8 @@ fn sync_follows_the_decision_table() {
 fn check_plan(r: &Row, state: &State, plan: &Plan) {
     let file = &plan.files[0];
     assert_eq!(
-        file.before, state.text,
+        file.before.as_deref(),
+        state.text.as_deref(),
         "{}: before is the bytes read",
         r.name
     );

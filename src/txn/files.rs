@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
+use crate::util::text::Text;
+
 /// One file's old and new bytes (`None`: absent / to delete).
 #[derive(Clone, Debug)]
 pub struct FileWrite {
@@ -15,8 +17,8 @@ pub struct FileWrite {
     pub display: String,
     /// The host whose config file this is; `None` for dotpack's own files.
     pub host: Option<String>,
-    pub before: Option<String>,
-    pub after: Option<String>,
+    pub before: Option<Text>,
+    pub after: Option<Text>,
     /// When the file is deleted: how many of its folders dotpack created with it, removed too
     /// when they are empty.
     pub remove_dirs: u32,
@@ -162,8 +164,8 @@ mod tests {
             display: path.display().to_string(),
             host: None,
             path,
-            before: before.map(str::to_string),
-            after: after.map(str::to_string),
+            before: before.map(Text::from),
+            after: after.map(Text::from),
             remove_dirs: 0,
             resolved: Vec::new(),
             fence: None,

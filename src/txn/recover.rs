@@ -188,8 +188,8 @@ fn restore_write(
         display: file.display.clone(),
         host: None,
         // Only compared with `after` to see that the file changes.
-        before: record.after.clone(),
-        after: before,
+        before: record.after.as_deref().map(Into::into),
+        after: before.map(Into::into),
         remove_dirs: 0,
         resolved: record.resolved.clone(),
         fence,

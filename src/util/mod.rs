@@ -7,3 +7,4 @@ pub mod error;
 pub(crate) mod fence;
 pub(crate) mod fsutil;
 pub(crate) mod suggest;
+pub(crate) mod text;
