@@ -4,7 +4,7 @@
 //! every finding points at a line, and only a manifest without errors becomes a [`Manifest`].
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use semver::{Version, VersionReq};
@@ -140,6 +140,73 @@ pub struct ProjectSettings {
     pub launcher: bool,
 }
 
+/// A dependency's `launcher`: `true` (every host), `false`, or the ids of the hosts where its
+/// servers start through `dotpack run`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum LauncherDecl {
+    /// In every host, or none.
+    All(bool),
+    /// In these hosts only.
+    Hosts(
+        #[cfg_attr(
+            feature = "schema",
+            schemars(schema_with = "crate::model::schema::host_ids")
+        )]
+        Vec<String>,
+    ),
+}
+
+impl Default for LauncherDecl {
+    fn default() -> Self {
+        LauncherDecl::All(false)
+    }
+}
+
+impl LauncherDecl {
+    /// `false` or an empty list: written nowhere.
+    pub fn is_off(&self) -> bool {
+        match self {
+            LauncherDecl::All(on) => !on,
+            LauncherDecl::Hosts(hosts) => hosts.is_empty(),
+        }
+    }
+}
+
+/// Where a package's servers start through `dotpack run` (see [`Manifest::launcher_for`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Launcher {
+    /// Nowhere: each host starts the server itself.
+    #[default]
+    Off,
+    /// In every host.
+    All,
+    /// In these hosts only (host ids).
+    Hosts(BTreeSet<String>),
+}
+
+impl Launcher {
+    /// Whether the entry written into host `host` starts through `dotpack run`.
+    pub fn covers(&self, host: &str) -> bool {
+        match self {
+            Launcher::Off => false,
+            Launcher::All => true,
+            Launcher::Hosts(hosts) => hosts.contains(host),
+        }
+    }
+
+    /// What an entry's fingerprint records of it: nothing when off (so the fingerprints
+    /// written before the launcher stay the same), `true`, or the sorted host ids.
+    pub fn fingerprint(&self) -> Option<serde_json::Value> {
+        match self {
+            Launcher::Off => None,
+            Launcher::All => Some(serde_json::Value::Bool(true)),
+            Launcher::Hosts(hosts) => Some(serde_json::json!(hosts)),
+        }
+    }
+}
+
 /// One entry of `[project] hosts`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -167,10 +234,18 @@ pub enum HostDecl {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         #[cfg_attr(feature = "schema", schemars(inner(regex(pattern = crate::model::schema::NAME_PATTERN))))]
         exclude: Vec<String>,
+        /// Every stdio server written into this host starts through `dotpack run`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        launcher: bool,
     },
 }
 
 impl HostDecl {
+    /// Whether this entry says `launcher = true`.
+    pub fn launcher(&self) -> bool {
+        matches!(self, HostDecl::Detailed { launcher: true, .. })
+    }
+
     pub fn id(&self) -> &str {
         match self {
             HostDecl::Id(id) | HostDecl::Detailed { host: id, .. } => id,
@@ -364,9 +439,10 @@ pub struct DetailedDependency {
     )]
     pub allow_lossy: Vec<String>,
     /// This package's stdio servers start through `dotpack run`, which gives them their
-    /// secrets from the OS credential store (see docs/secrets.md).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub launcher: bool,
+    /// secrets from the OS credential store (see docs/secrets.md): in every host (`true`) or in
+    /// the hosts named (`["claude-desktop", "codex"]`).
+    #[serde(default, skip_serializing_if = "LauncherDecl::is_off")]
+    pub launcher: LauncherDecl,
     /// Scope to install this package's servers into instead of each host's (`dotpack add NAME
     /// --scope user`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -483,23 +559,52 @@ impl RegistryKind {
 impl Manifest {
     /// What the project accepts leaving out for its own servers and resources
     /// (`[project] allow_lossy`).
-    /// Whether the servers of `package` (`dotpack.toml` for the project's own) start
-    /// through `dotpack run`: `[project] launcher`, or the dependency's own `launcher`.
-    pub fn uses_launcher(&self, package: &str) -> bool {
-        self.project.as_ref().is_some_and(|p| p.launcher)
-            || matches!(
-                self.dependencies.get(package),
-                Some(DependencySpec::Detailed(d)) if d.launcher
-            )
+    /// Where the servers of `package` (`dotpack.toml` for the project's own) start through
+    /// `dotpack run`: everywhere with `[project] launcher` or the dependency's `launcher =
+    /// true`; else in the hosts its `launcher = [...]` names and those whose `[project] hosts`
+    /// entry says `launcher = true`.
+    pub fn launcher_for(&self, package: &str) -> Launcher {
+        let project = self.project.as_ref();
+        let dependency = match self.dependencies.get(package) {
+            Some(DependencySpec::Detailed(d)) => Some(&d.launcher),
+            _ => None,
+        };
+        if project.is_some_and(|p| p.launcher)
+            || matches!(dependency, Some(LauncherDecl::All(true)))
+        {
+            return Launcher::All;
+        }
+        let mut hosts: BTreeSet<String> = match dependency {
+            Some(LauncherDecl::Hosts(named)) => named.iter().cloned().collect(),
+            _ => BTreeSet::new(),
+        };
+        hosts.extend(
+            project
+                .into_iter()
+                .flat_map(|p| &p.hosts)
+                .filter(|h| h.launcher())
+                .map(|h| h.id().to_string()),
+        );
+        match hosts.is_empty() {
+            true => Launcher::Off,
+            false => Launcher::Hosts(hosts),
+        }
     }
 
-    /// Whether any server of the project starts through `dotpack run`.
+    /// Whether the servers of `package` start through `dotpack run` in at least one host.
+    pub fn uses_launcher(&self, package: &str) -> bool {
+        self.launcher_for(package) != Launcher::Off
+    }
+
+    /// Whether any server of the project starts through `dotpack run` in some host.
     pub fn uses_any_launcher(&self) -> bool {
-        self.project.as_ref().is_some_and(|p| p.launcher)
+        self.project
+            .as_ref()
+            .is_some_and(|p| p.launcher || p.hosts.iter().any(HostDecl::launcher))
             || self
                 .dependencies
                 .values()
-                .any(|d| matches!(d, DependencySpec::Detailed(d) if d.launcher))
+                .any(|d| matches!(d, DependencySpec::Detailed(d) if !d.launcher.is_off()))
     }
 
     pub fn own_allow_lossy(&self) -> &[String] {

@@ -59,6 +59,12 @@ mod derived {
         json_schema!({"type": "string", "enum": ids})
     }
 
+    /// A dependency's `launcher = [...]`: host ids.
+    pub fn host_ids(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<&str> = ADAPTERS.iter().map(|h| h.id).collect();
+        json_schema!({"type": "array", "items": {"type": "string", "enum": ids}})
+    }
+
     /// `allow_lossy = [...]`: the field names a project may accept dropping.
     pub fn lossy_names(_: &mut SchemaGenerator) -> Schema {
         json_schema!({"type": "array", "items": {"type": "string", "enum": crate::model::concepts::lossy_names()}})

@@ -288,7 +288,7 @@ impl Requested<'_> {
         }
         if self.launcher
             && !existing.is_some_and(
-                |d| matches!(d, crate::model::manifest::DependencySpec::Detailed(d) if d.launcher),
+                |d| matches!(d, crate::model::manifest::DependencySpec::Detailed(d) if d.launcher == crate::model::manifest::LauncherDecl::All(true)),
             )
         {
             editor.set_dependency_launcher(&name)?;

@@ -148,7 +148,7 @@ pub fn from_registry(
             .map(|(k, v)| (k, toml::Value::String(v)))
             .collect(),
         allow_lossy: Vec::new(),
-        launcher: false,
+        launcher: Default::default(),
         scope: None,
         entries: BTreeMap::new(),
     });

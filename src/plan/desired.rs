@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::model::claims::Claim;
 use crate::model::hosts::{HostEnv, Scope};
 use crate::model::lock::{LockedPackage, Lockfile};
-use crate::model::manifest::{DependencySpec, LoadedManifest, Manifest};
+use crate::model::manifest::{DependencySpec, Launcher, LoadedManifest, Manifest};
 use crate::plan::targets::{Layout, TargetSet};
 use crate::plan::{
     self, Desired, LossyPolicy, Mode, ParsedFile, Plan, PlanInput, Target, TargetInput,
@@ -175,16 +175,16 @@ const TRANSLATION_REVISION: u32 = 1;
 /// The fingerprint of what, besides the package version, decides a package's entries: the inputs
 /// set in `dotpack.toml`, whether its servers start through the launcher, and the translation
 /// revision.
-pub fn inputs_fingerprint(spec: Option<&DependencySpec>, launcher: bool) -> String {
+pub fn inputs_fingerprint(spec: Option<&DependencySpec>, launcher: &Launcher) -> String {
     let set = match spec {
         Some(DependencySpec::Detailed(d)) => d.set.clone(),
         _ => BTreeMap::new(),
     };
-    let what = match launcher {
-        // Only when asked for, so the fingerprints written before the launcher stay the same.
-        true => serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set, "launcher": true }),
-        false => serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set }),
-    };
+    let mut what = serde_json::json!({ "rev": TRANSLATION_REVISION, "set": set });
+    // Only when asked for, so the fingerprints written before the launcher stay the same.
+    if let Some(launcher) = launcher.fingerprint() {
+        what["launcher"] = launcher;
+    }
     crate::model::claims::entry_hash(&what)
 }
 
@@ -203,8 +203,8 @@ pub fn own_fingerprint(manifest: &Manifest, server: &crate::model::manifest::Ser
         "server": what,
         "inputs": manifest.inputs,
     });
-    if manifest.uses_launcher(LOCAL_PACKAGE) {
-        fingerprint["launcher"] = serde_json::Value::Bool(true);
+    if let Some(launcher) = manifest.launcher_for(LOCAL_PACKAGE).fingerprint() {
+        fingerprint["launcher"] = launcher;
     }
     crate::model::claims::entry_hash(&fingerprint)
 }
@@ -216,7 +216,7 @@ pub fn fingerprint_of(manifest: &Manifest, package: &str, server: &str) -> Strin
         Some(def) if package == LOCAL_PACKAGE => own_fingerprint(manifest, def),
         _ => inputs_fingerprint(
             manifest.dependencies.get(package),
-            manifest.uses_launcher(package),
+            &manifest.launcher_for(package),
         ),
     }
 }
@@ -246,7 +246,7 @@ pub fn desired(
         if !placed_packages.contains(locked.name.as_str())
             || is_current(
                 locked,
-                &inputs_fingerprint(spec, manifest.uses_launcher(&locked.name)),
+                &inputs_fingerprint(spec, &manifest.launcher_for(&locked.name)),
             )
         {
             continue;
@@ -346,7 +346,7 @@ pub fn desired(
         // `crate::model::bridge_server`), and its fingerprint never holds where dotpack lives.
         let inputs = match (own, &def) {
             (true, Some(server)) => own_fingerprint(manifest, server),
-            _ => inputs_fingerprint(spec, manifest.uses_launcher(&slot.package)),
+            _ => inputs_fingerprint(spec, &manifest.launcher_for(&slot.package)),
         };
         out.push(Desired {
             server: slot.server.clone(),
@@ -361,7 +361,7 @@ pub fn desired(
             },
             keep_current: own,
             switched_off: false,
-            launcher: manifest.uses_launcher(&slot.package),
+            launcher: manifest.launcher_for(&slot.package),
         });
     }
     Ok(out)

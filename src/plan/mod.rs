@@ -93,8 +93,8 @@ pub struct Desired {
     /// keeps it from this host: its entry here only switches it off (pi's `"disabled": true`).
     pub switched_off: bool,
     /// A stdio server that starts through `dotpack run`, which gives it its secrets from the OS
-    /// credential store: `[project] launcher` or the dependency's `launcher`.
-    pub launcher: bool,
+    /// credential store, in the hosts it covers (see `Manifest::launcher_for`).
+    pub launcher: crate::model::manifest::Launcher,
 }
 
 /// Entries the user wrote before dotpack adopted them, as they were in the state a rollback
@@ -891,7 +891,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             let listed = to_host::with_filter_lists(host, def, &d.props);
             return Ok(bridge_server::expand(&listed, scope));
         }
-        if d.launcher {
+        if d.launcher.covers(host.id) {
             return to_host::through_launcher(host, def, &d.props, bridge_server::command(scope));
         }
         Ok(def.clone())

@@ -84,7 +84,7 @@ fn desired(s: S, allow_lossy: &[&str]) -> Desired {
         props: Props::new(),
         inputs: String::new(),
         switched_off: false,
-        launcher: false,
+        launcher: Default::default(),
         allow_lossy: allow_lossy.iter().map(|f| f.to_string()).collect(),
         keep_current: false,
     }

@@ -23,6 +23,7 @@ mod http_secrets;
 mod import;
 mod import_rules;
 mod json_writers;
+mod launcher_hosts;
 mod lossy_choices;
 mod mcp_corpus;
 mod mcp_published;

@@ -136,15 +136,22 @@ impl Checker<'_> {
         let mut seen = std::collections::BTreeSet::new();
         for (i, entry) in array.iter().enumerate() {
             let entry_at = format!("{at}[{i}]");
-            let (id, span) =
-                match entry {
-                    toml_edit::Value::String(s) => (s.value().as_str(), entry.span()),
-                    toml_edit::Value::InlineTable(t) => {
-                        for (k, v) in t.iter() {
-                            let key_at = format!("{entry_at}.{}", segment(k));
-                            match k {
+            let (id, span) = match entry {
+                toml_edit::Value::String(s) => (s.value().as_str(), entry.span()),
+                toml_edit::Value::InlineTable(t) => {
+                    for (k, v) in t.iter() {
+                        let key_at = format!("{entry_at}.{}", segment(k));
+                        match k {
                                 "host" if v.as_str().is_some() => {}
                                 "scope" => self.scope_str(v.as_str(), v.span(), &key_at),
+                                "launcher" if v.as_bool().is_none() => self.error(
+                                    "wrong-type",
+                                    "`launcher` in a host entry must be `true` or `false`",
+                                    v.span(),
+                                    &key_at,
+                                    "write `{ host = \"claude-desktop\", launcher = true }`",
+                                ),
+                                "launcher" => {}
                                 "exclude" => {
                                     if !v
                                         .as_array()
@@ -164,44 +171,40 @@ impl Checker<'_> {
                                     format!("unknown key `{k}` in a host entry"),
                                     v.span(),
                                     &key_at,
-                                    "a host entry has `host`, and optionally `scope` and `exclude`",
+                                    "a host entry has `host`, and optionally `scope`, `exclude` and `launcher`",
                                 ),
                             }
-                        }
-                        match t.get("host").and_then(toml_edit::Value::as_str) {
-                            Some(id) => (id, t.get("host").and_then(toml_edit::Value::span)),
-                            None => {
-                                self.error(
-                                    "missing-key",
-                                    "a host entry has no `host`",
-                                    entry.span(),
-                                    &entry_at,
-                                    "write `{ host = \"windsurf\", scope = \"user\" }`",
-                                );
-                                continue;
-                            }
+                    }
+                    match t.get("host").and_then(toml_edit::Value::as_str) {
+                        Some(id) => (id, t.get("host").and_then(toml_edit::Value::span)),
+                        None => {
+                            self.error(
+                                "missing-key",
+                                "a host entry has no `host`",
+                                entry.span(),
+                                &entry_at,
+                                "write `{ host = \"windsurf\", scope = \"user\" }`",
+                            );
+                            continue;
                         }
                     }
-                    other => {
-                        self.error(
+                }
+                other => {
+                    self.error(
                         "wrong-type",
-                        format!("a host must be a string or a table, not {}", other.type_name()),
+                        format!(
+                            "a host must be a string or a table, not {}",
+                            other.type_name()
+                        ),
                         other.span(),
                         &entry_at,
                         "write `\"claude-code\"` or `{ host = \"windsurf\", scope = \"user\" }`",
                     );
-                        continue;
-                    }
-                };
+                    continue;
+                }
+            };
             if !is_known_host(id) {
-                let ids = ADAPTERS.iter().map(|h| h.id);
-                let help = match super::did_you_mean(id, ids) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => format!(
-                        "known hosts: {}",
-                        ADAPTERS.iter().map(|h| h.id).collect::<Vec<_>>().join(", ")
-                    ),
-                };
+                let help = unknown_host_help(id);
                 self.error(
                     "unknown-host",
                     format!("unknown host `{id}`"),
@@ -216,6 +219,59 @@ impl Checker<'_> {
                     span,
                     &entry_at,
                     "keep one entry per host",
+                );
+            }
+        }
+    }
+
+    /// A dependency's `launcher`: `true`, `false`, or a list of known host ids, each once.
+    fn launcher_hosts(&mut self, item: &Item, at: &str) {
+        const FIX: &str = "write `launcher = true` (every host) or `launcher = [\"claude-desktop\", \"codex\"]` (host ids, see `dotpack hosts`)";
+        if item.as_bool().is_some() {
+            return;
+        }
+        let Some(array) = item.as_array() else {
+            self.error(
+                "wrong-type",
+                format!(
+                    "`launcher` must be `true`, `false` or a list of host ids, not {}",
+                    type_name(item)
+                ),
+                item.span(),
+                at,
+                FIX,
+            );
+            return;
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, entry) in array.iter().enumerate() {
+            let entry_at = format!("{at}[{i}]");
+            let Some(id) = entry.as_str() else {
+                self.error(
+                    "wrong-type",
+                    format!("a host id must be a string, not {}", entry.type_name()),
+                    entry.span(),
+                    &entry_at,
+                    FIX,
+                );
+                continue;
+            };
+            if !is_known_host(id) {
+                let help = unknown_host_help(id);
+                self.error(
+                    "unknown-host",
+                    format!("unknown host `{id}`"),
+                    entry.span(),
+                    &entry_at,
+                    help,
+                );
+            } else if !seen.insert(id) {
+                self.error(
+                    "duplicate-host",
+                    format!("host `{id}` is listed twice"),
+                    entry.span(),
+                    &entry_at,
+                    "name each host once",
                 );
             }
         }
@@ -638,9 +694,7 @@ impl Checker<'_> {
                 "scope" => self.scope_value(k, v, &key_path),
                 "entries" => self.entries(k, v, &key_path),
                 "allow_lossy" => self.lossy_list(k, v, &key_path),
-                "launcher" => {
-                    self.expect_kind(k, v, &key_path, ValueKind::Bool);
-                }
+                "launcher" => self.launcher_hosts(v, &key_path),
                 _ => self.unknown_key(k, v, at, DEPENDENCY_KEYS, false),
             }
         }
@@ -745,6 +799,17 @@ pub(super) fn plain_value(item: &Item) -> Option<toml::Value> {
 fn value_text_of(v: &toml_edit::Value) -> Option<toml::Value> {
     let mut doc: toml::Table = toml::from_str(&format!("v = {}", v.to_string().trim())).ok()?;
     doc.remove("v")
+}
+
+/// The fix for an unknown host id: the nearest known id, or all of them.
+fn unknown_host_help(id: &str) -> String {
+    match super::did_you_mean(id, ADAPTERS.iter().map(|h| h.id)) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!(
+            "known hosts: {}",
+            ADAPTERS.iter().map(|h| h.id).collect::<Vec<_>>().join(", ")
+        ),
+    }
 }
 
 fn list(items: &[&str]) -> String {

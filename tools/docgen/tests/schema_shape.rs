@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use dotpack::model::hosts::Scope;
 use dotpack::model::manifest::{
-    DependencySpec, DetailedDependency, HostDecl, Input, Manifest, PackageMeta, ProjectSettings,
-    RegistryKind, RegistrySpec, Settings,
+    DependencySpec, DetailedDependency, HostDecl, Input, LauncherDecl, Manifest, PackageMeta,
+    ProjectSettings, RegistryKind, RegistrySpec, Settings,
 };
 use dotpack::model::resources::ResourceDecl;
 use serde_json::Value;
@@ -32,6 +32,7 @@ fn every_field() -> Manifest {
                     host: "cursor".into(),
                     scope: Some(Scope::User),
                     exclude: vec!["x".into()],
+                    launcher: true,
                 },
             ],
             scope: Some(Scope::Project),
@@ -65,7 +66,7 @@ fn every_field() -> Manifest {
                     package: Some("B".into()),
                     set: BTreeMap::from([("k".into(), toml::Value::String("v".into()))]),
                     allow_lossy: vec!["cwd".into()],
-                    launcher: true,
+                    launcher: LauncherDecl::Hosts(vec!["codex".into()]),
                     scope: Some(Scope::User),
                     entries: BTreeMap::from([("mcp".into(), "b-mcp".into())]),
                 }),
