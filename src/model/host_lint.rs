@@ -124,13 +124,13 @@ pub fn check_host_file(host: &HostAdapter, file: &str, text: &str) -> Vec<Findin
     out
 }
 
-/// Every host file that exists for the project at `root` (when there is one) and the user, and
-/// Claude Code's `settings.json` files, checked. Files that cannot be read are skipped: the
-/// commands that edit them report that.
-pub fn check_all(
+/// Each host's own file at each scope that exists for the project at `root` (when there is one)
+/// and the user, once each, with its text: a project file read without leaving the project.
+/// Files that cannot be read are left out.
+pub fn host_files(
     root: Option<&std::path::Path>,
     env: &crate::model::hosts::HostEnv,
-) -> Vec<Finding> {
+) -> Vec<(&'static HostAdapter, std::path::PathBuf, String)> {
     use crate::model::hosts::{ADAPTERS, Scope};
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -154,9 +154,26 @@ pub fn check_all(
                 fence.as_ref(),
                 crate::util::fence::USER_FILE_CAP,
             ) {
-                out.extend(check_host_file(host, &path.display().to_string(), &text));
+                out.push((host, path, text));
             }
         }
+    }
+    out
+}
+
+/// Every host file that exists for the project at `root` (when there is one) and the user, and
+/// Claude Code's `settings.json` files, checked. Files that cannot be read are skipped: the
+/// commands that edit them report that.
+pub fn check_all(
+    root: Option<&std::path::Path>,
+    env: &crate::model::hosts::HostEnv,
+) -> Vec<Finding> {
+    use crate::model::hosts::{ADAPTERS, Scope};
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (host, path, text) in host_files(root, env) {
+        seen.insert(path.clone());
+        out.extend(check_host_file(host, &path.display().to_string(), &text));
     }
     // The shared files a host loads servers from too (pi's `~/.agents/mcp.json`), as that host
     // reads them, where no host writes them; and in every one, a value it would run.

@@ -84,6 +84,22 @@ pub fn is_entry(command: Option<&str>, args: Option<&[String]>) -> bool {
     named_dotpack && args.is_some_and(|a| a.len() > 2 && a[0] == "run" && a[1] == "--pin")
 }
 
+/// The pin and the secrets of a launcher entry's arguments (`run --pin P --secret N … -- …`),
+/// as far as they can be read; `None` for arguments that are not a launcher's.
+pub fn entry_secrets(args: &[String]) -> Option<(Option<String>, Vec<String>)> {
+    let mut rest = args.strip_prefix(&["run".to_string()])?.iter();
+    let (mut pin, mut secrets) = (None, Vec::new());
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--" => break,
+            "--pin" => pin = rest.next().cloned(),
+            "--secret" => secrets.extend(rest.next().cloned()),
+            _ => {}
+        }
+    }
+    Some((pin, secrets))
+}
+
 /// Whether `name` can name a secret: an environment variable's name as the templates read them
 /// (`{{env.NAME}}`: an ASCII letter or `_`, then letters, digits and `_`), at most 128
 /// characters. The launcher sets the secret under this name in the server's environment.
@@ -94,6 +110,15 @@ pub fn is_secret_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_secrets_reads_the_pin_and_the_names_before_the_double_dash() {
+        let args = launcher_args("sh", &strings(&["--secret", "X"]), &strings(&["B", "A"]));
+        let (pin, names) = entry_secrets(&args).unwrap();
+        assert_eq!(pin.as_deref(), Some(args[2].as_str()));
+        assert_eq!(names, strings(&["A", "B"]));
+        assert_eq!(entry_secrets(&strings(&["bridge", "x"])), None);
+    }
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()

@@ -102,6 +102,14 @@ fn from_environment(name: &str) -> Result<String> {
     .into())
 }
 
+/// The pins recorded in `$DOTPACK_HOME/launcher-pins` (`home`): the launcher entries dotpack
+/// wrote on this machine.
+pub fn recorded_pins(home: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(home.join(PINS_FILE))
+        .map(|text| text.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 /// Adds `pins` to `$DOTPACK_HOME/launcher-pins` (`home`), keeping the newest [`PINS_KEPT`].
 /// Best effort for the caller: an entry whose pin is not recorded gets no secret from the store,
 /// and says so.

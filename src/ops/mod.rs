@@ -42,6 +42,7 @@ pub(crate) mod report;
 pub(crate) mod rollback;
 pub(crate) mod schema_file;
 pub(crate) mod search;
+pub(crate) mod secret_check;
 pub(crate) mod secrets;
 mod starts;
 pub mod tokens;

@@ -407,6 +407,24 @@ pub fn adapter(id: &str) -> Option<&'static HostAdapter> {
     ADAPTERS.iter().find(|a| a.id == id)
 }
 
+/// The hosts that are desktop apps: started from a desktop launcher (the macOS Dock above all),
+/// they do not inherit the shell's exported variables, so a reference in their entries finds
+/// nothing there (issue 23). `doctor` says so for an entry that relies on one.
+const DESKTOP_APPS: &[&str] = &[
+    "claude-desktop",
+    "cursor",
+    "vscode",
+    "windsurf",
+    "zed",
+    "antigravity",
+    "cline",
+];
+
+/// Whether host `id` is a desktop app that does not inherit the shell's environment.
+pub fn is_desktop_app(id: &str) -> bool {
+    DESKTOP_APPS.contains(&id)
+}
+
 /// Whether `id` names a host dotpack knows.
 pub fn is_known_host(id: &str) -> bool {
     adapter(id).is_some()
