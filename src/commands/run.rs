@@ -16,8 +16,21 @@ pub struct RunArgs {
     /// from this environment (repeatable)
     #[arg(long = "secret", value_name = "NAME")]
     pub secrets: Vec<String>,
+    /// Serve stdio as the remote (streamable HTTP) MCP server at URL instead of starting a
+    /// command: every message is forwarded, with the --header values
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// With --url: a header sent with every message, `NAME: VALUE`, where `{{env.NAME}}` is the
+    /// value of --secret NAME (repeatable)
+    #[arg(long = "header", value_name = "HEADER", requires = "url")]
+    pub headers: Vec<String>,
     /// The server's program and its arguments, after `--`
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(
+        last = true,
+        required_unless_present = "url",
+        conflicts_with = "url",
+        value_name = "COMMAND"
+    )]
     pub command: Vec<String>,
 }
 
@@ -26,6 +39,8 @@ pub fn run(args: RunArgs) -> Result<i32> {
     launch(&LaunchOptions {
         pin: args.pin,
         secrets: args.secrets,
+        url: args.url,
+        headers: args.headers,
         command: args.command,
     })
 }

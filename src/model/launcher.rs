@@ -74,6 +74,68 @@ pub fn launcher_args(command: &str, args: &[String], secrets: &[String]) -> Vec<
     out
 }
 
+/// The version tag of a remote entry's pin, distinct from a command's.
+const REMOTE_ENCODING: &[u8] = b"dotpack-run-remote-pin-v1";
+
+/// The pin of the proxy to remote server `url` with the headers `headers` (`NAME: TEMPLATE`,
+/// as the entry holds them, `{{env.SECRET}}` unexpanded) and the secrets `secrets`: the URL,
+/// each header's name and template, and the secrets' names, encoded as [`pin`] encodes.
+pub fn remote_pin(url: &str, headers: &[String], secrets: &[String]) -> String {
+    let mut names: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut hash = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        hash.update((bytes.len() as u64).to_be_bytes());
+        hash.update(bytes);
+    };
+    part(REMOTE_ENCODING);
+    part(b"url");
+    part(url.as_bytes());
+    part(b"headers");
+    part(&(headers.len() as u64).to_be_bytes());
+    for header in headers {
+        part(header.as_bytes());
+    }
+    part(b"secrets");
+    part(&(names.len() as u64).to_be_bytes());
+    for name in names {
+        part(name.as_bytes());
+    }
+    let digest = hash.finalize();
+    let mut text = String::with_capacity(PIN_PREFIX.len() + 64);
+    text.push_str(PIN_PREFIX);
+    for byte in digest {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text
+}
+
+/// The arguments after `dotpack` of the entry that proxies stdio to remote server `url`:
+/// `run --pin DIGEST [--secret NAME]... --url URL [--header 'NAME: TEMPLATE']...`, where a
+/// template reads a secret as `{{env.NAME}}`.
+pub fn remote_launcher_args(url: &str, headers: &[String], secrets: &[String]) -> Vec<String> {
+    let mut names: Vec<&String> = secrets.iter().collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut out = vec![
+        "run".to_string(),
+        "--pin".to_string(),
+        remote_pin(url, headers, secrets),
+    ];
+    for name in names {
+        out.push("--secret".to_string());
+        out.push(name.clone());
+    }
+    out.push("--url".to_string());
+    out.push(url.to_string());
+    for header in headers {
+        out.push("--header".to_string());
+        out.push(header.clone());
+    }
+    out
+}
+
 /// Whether `command ARGS...` is a launcher entry as dotpack writes it: `dotpack` (or a path to
 /// it) running `run --pin …`.
 pub fn is_entry(command: Option<&str>, args: Option<&[String]>) -> bool {
@@ -91,7 +153,7 @@ pub fn entry_secrets(args: &[String]) -> Option<(Option<String>, Vec<String>)> {
     let (mut pin, mut secrets) = (None, Vec::new());
     while let Some(arg) = rest.next() {
         match arg.as_str() {
-            "--" => break,
+            "--" | "--url" => break,
             "--pin" => pin = rest.next().cloned(),
             "--secret" => secrets.extend(rest.next().cloned()),
             _ => {}
@@ -110,6 +172,23 @@ pub fn is_secret_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_pin_covers_the_url_the_header_templates_and_the_secrets() {
+        let headers = strings(&["Authorization: Bearer {{env.T}}"]);
+        let base = remote_pin("http://a/mcp", &headers, &strings(&["T"]));
+        assert_ne!(base, remote_pin("http://b/mcp", &headers, &strings(&["T"])));
+        let other = strings(&["Authorization: Token {{env.T}}"]);
+        assert_ne!(base, remote_pin("http://a/mcp", &other, &strings(&["T"])));
+        assert_ne!(base, remote_pin("http://a/mcp", &headers, &strings(&["U"])));
+        assert_ne!(base, pin("http://a/mcp", &headers, &strings(&["T"])));
+        let args = remote_launcher_args("http://a/mcp", &headers, &strings(&["T"]));
+        assert_eq!(entry_secrets(&args), Some((Some(base), strings(&["T"]))));
+        assert_eq!(
+            &args[5..],
+            strings(&["--url", "http://a/mcp", "--header", &headers[0]])
+        );
+    }
 
     #[test]
     fn entry_secrets_reads_the_pin_and_the_names_before_the_double_dash() {

@@ -22,6 +22,12 @@ use crate::util::error::Error;
 pub struct LaunchOptions {
     pub pin: Option<String>,
     pub secrets: Vec<String>,
+    /// `--url`: proxy stdio to this remote server instead of starting a command
+    /// (`ops::proxy`).
+    pub url: Option<String>,
+    /// `--header 'NAME: TEMPLATE'`, sent to the remote server with each `{{env.SECRET}}`
+    /// replaced by the secret.
+    pub headers: Vec<String>,
     /// The server's program, then its arguments.
     pub command: Vec<String>,
 }
@@ -29,6 +35,12 @@ pub struct LaunchOptions {
 /// Starts the server. On Unix it returns only on failure (the server has replaced this
 /// process); elsewhere it waits for the server and returns its exit code.
 pub fn launch(options: &LaunchOptions) -> Result<i32> {
+    if let Some(url) = &options.url {
+        return crate::ops::proxy::proxy(url, options);
+    }
+    if !options.headers.is_empty() {
+        return Err(Error::usage("dotpack run: --header goes with --url").into());
+    }
     let Some((program, args)) = options.command.split_first() else {
         return Err(Error::usage("dotpack run needs a command after `--`").into());
     };
@@ -73,7 +85,7 @@ fn dotpack_home() -> Option<std::path::PathBuf> {
 
 /// Whether the store may give this entry its secrets: its pin is one dotpack recorded here, or
 /// the user runs it on a terminal.
-fn written_here(pin: Option<&str>) -> bool {
+pub(super) fn written_here(pin: Option<&str>) -> bool {
     use std::io::IsTerminal;
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
         return true;
@@ -85,7 +97,7 @@ fn written_here(pin: Option<&str>) -> bool {
 }
 
 /// The secret from the environment the host passed, for an entry the store does not serve.
-fn from_environment(name: &str) -> Result<String> {
+pub(super) fn from_environment(name: &str) -> Result<String> {
     if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
         return Ok(value);
     }
@@ -148,7 +160,7 @@ const BUS_VAR: &str = "DBUS_SESSION_BUS_ADDRESS";
 /// `DBUS_SESSION_BUS_ADDRESS`, so that the store is reached the way the platform defines it.
 /// Returns whether it set the variable.
 #[cfg(all(unix, not(target_os = "macos")))]
-fn find_session_bus() -> bool {
+pub(super) fn find_session_bus() -> bool {
     use std::os::unix::fs::FileTypeExt;
     if std::env::var_os(BUS_VAR).is_some_and(|v| !v.is_empty()) {
         return false;
@@ -173,11 +185,21 @@ fn find_session_bus() -> bool {
 }
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]
-fn find_session_bus() -> bool {
+pub(super) fn find_session_bus() -> bool {
     false
 }
 
 fn check_pin(expected: &str, program: &str, args: &[String], names: &[String]) -> Result<()> {
+    check_pin_of(
+        expected,
+        &format!("start `{program}`"),
+        &pin(program, args, names),
+    )
+}
+
+/// Refuses, saying `what` it would have done, when `actual` (the pin of what the arguments ask
+/// for) is not the `expected` one the entry carries.
+pub(super) fn check_pin_of(expected: &str, what: &str, actual: &str) -> Result<()> {
     let hex = expected.strip_prefix(PIN_PREFIX).unwrap_or("");
     if hex.len() != 64
         || !hex
@@ -189,11 +211,11 @@ fn check_pin(expected: &str, program: &str, args: &[String], names: &[String]) -
         ))
         .into());
     }
-    if pin(program, args, names) == expected {
+    if actual == expected {
         return Ok(());
     }
     Err(Error::new(format!(
-        "dotpack run refuses to start `{program}`: this entry's command, arguments or secrets are \
+        "dotpack run refuses to {what}: this entry's command, arguments or secrets are \
          not the ones it was written with (pin {expected}); dotpack.toml changed since the entry \
          was written, or the entry was edited by hand"
     ))
@@ -207,7 +229,7 @@ fn check_pin(expected: &str, program: &str, args: &[String], names: &[String]) -
 
 /// The secret from the store, else from the environment; an error naming it otherwise. When the
 /// store cannot be reached and the environment has no value, the store's error says why.
-fn secret_value(name: &str) -> Result<String> {
+pub(super) fn secret_value(name: &str) -> Result<String> {
     let from_store = secrets::get(name);
     if let Ok(Some(value)) = from_store {
         return Ok(value);

@@ -34,6 +34,7 @@ mod owners;
 pub(crate) mod packages;
 pub(crate) mod preview;
 pub(crate) mod probe;
+pub(crate) mod proxy;
 pub(crate) mod publish;
 mod registries;
 mod relock;

@@ -42,6 +42,7 @@ mod pi_options;
 mod probe;
 mod project_cmds;
 mod prompts;
+mod proxy;
 mod publish;
 mod registry;
 mod registry_trust;

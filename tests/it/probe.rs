@@ -49,7 +49,7 @@ fn skip(what: &str) {
 }
 
 /// The virtualenv's python, with the MCP SDK importable.
-fn sdk_python() -> Option<PathBuf> {
+pub(crate) fn sdk_python() -> Option<PathBuf> {
     let python = venv().join("bin/python");
     let ok = Command::new(&python)
         .args(["-c", "import mcp"])
@@ -83,7 +83,7 @@ fn any_python() -> Option<PathBuf> {
     }
 }
 
-fn script(name: &str) -> String {
+pub(crate) fn script(name: &str) -> String {
     repo_root()
         .join("tests/python_mcp")
         .join(name)
@@ -92,7 +92,7 @@ fn script(name: &str) -> String {
 }
 
 /// A child process killed and reaped when the test ends, however it ends.
-struct Running(Child);
+pub(crate) struct Running(pub(crate) Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -132,7 +132,7 @@ impl ToolService {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -140,7 +140,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn wait_for_port(port: u16) {
+pub(crate) fn wait_for_port(port: u16) {
     let until = Instant::now() + Duration::from_secs(30);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < until, "nothing listens on port {port}");

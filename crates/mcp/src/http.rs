@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -26,12 +27,32 @@ const SHORT: Duration = Duration::from_secs(5);
 /// Most redirects followed for one message.
 const MAX_REDIRECTS: usize = 10;
 
+/// A value the clones of one connection share (the proxy sends messages from several threads).
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Option<String>>>);
+
+impl Shared {
+    fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set(&self, value: &str) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(value.to_string());
+    }
+
+    fn is_some(&self) -> bool {
+        self.get().is_some()
+    }
+}
+
+/// One connection to a server; its clones share the session and the protocol version.
+#[derive(Clone)]
 pub struct Http {
     url: String,
     headers: BTreeMap<String, String>,
     agent: ureq::Agent,
-    session: Option<String>,
-    protocol_version: Option<String>,
+    session: Shared,
+    protocol_version: Shared,
     closed: bool,
 }
 
@@ -47,8 +68,8 @@ impl Http {
             url: url.to_string(),
             headers: headers.clone(),
             agent,
-            session: None,
-            protocol_version: None,
+            session: Shared::default(),
+            protocol_version: Shared::default(),
             closed: false,
         }
     }
@@ -121,10 +142,10 @@ impl Http {
         for (name, value) in &self.headers {
             request = request.header(name.as_str(), value.as_str());
         }
-        if let Some(session) = &self.session {
+        if let Some(session) = self.session.get() {
             request = request.header("Mcp-Session-Id", session.as_str());
         }
-        if let Some(version) = &self.protocol_version {
+        if let Some(version) = self.protocol_version.get() {
             request = request.header("MCP-Protocol-Version", version.as_str());
         }
         request
@@ -164,19 +185,8 @@ impl Transport for Http {
         if !response.status().is_success() {
             return Err(self.status_failure(response));
         }
-        if let Some(session) = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-        {
-            self.session = Some(session.to_string());
-        }
-        let kind = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        self.keep_session(&response);
+        let kind = content_type(&response);
         let body = response
             .into_body()
             .into_with_config()
@@ -199,13 +209,7 @@ impl Transport for Http {
                 message.get("method").and_then(Value::as_str).unwrap_or("?")
             )));
         };
-        if message.get("method").and_then(Value::as_str) == Some("initialize") {
-            self.protocol_version = found
-                .get("result")
-                .and_then(|r| r.get("protocolVersion"))
-                .and_then(Value::as_str)
-                .map(str::to_string);
-        }
+        self.keep_protocol_version(message, &found);
         Ok(found)
     }
 
@@ -226,7 +230,7 @@ impl Transport for Http {
         if std::mem::replace(&mut self.closed, true) {
             return;
         }
-        if let Some(session) = &self.session {
+        if let Some(session) = self.session.get() {
             let mut request = self
                 .agent
                 .delete(&self.url)
@@ -268,39 +272,152 @@ impl Http {
 
     /// Reads server-sent events until one carries the response to request `id`.
     fn find_in_events(&mut self, id: u64, body: impl Read) -> Result<Option<Value>, Failure> {
-        let mut reader = BufReader::new(body);
-        let mut data = String::new();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let n = reader
-                .read_line(&mut line)
-                .map_err(|e| Failure(format!("broke off its event stream: {e}")))?;
-            let text = line.trim_end_matches(['\r', '\n']);
-            if n == 0 || text.is_empty() {
-                if !data.is_empty() {
-                    let value: Value = serde_json::from_str(&data).map_err(|_| {
-                        Failure(format!(
-                            "sent an event that is not JSON: {}",
-                            super::stdio::excerpt(&data)
-                        ))
-                    })?;
-                    data.clear();
-                    if let Some(found) = self.find_in_messages(id, value)? {
-                        return Ok(Some(found));
-                    }
-                }
-                if n == 0 {
-                    return Ok(None);
-                }
-                continue;
+        let mut found = None;
+        read_events(body, &mut |value| {
+            found = self.find_in_messages(id, value)?;
+            Ok(found.is_some())
+        })?;
+        Ok(found)
+    }
+
+    /// Keeps the session id the server gave (`Mcp-Session-Id`) for every later message.
+    fn keep_session(&self, response: &ureq::http::Response<ureq::Body>) {
+        if let Some(session) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            self.session.set(session);
+        }
+    }
+
+    /// Keeps the protocol version `answer`, the response to `message`, agreed on when
+    /// `message` is `initialize`: later messages carry it (`MCP-Protocol-Version`).
+    fn keep_protocol_version(&self, message: &Value, answer: &Value) {
+        if message.get("method").and_then(Value::as_str) != Some("initialize")
+            || answer.get("id") != message.get("id")
+        {
+            return;
+        }
+        if let Some(version) = answer
+            .get("result")
+            .and_then(|r| r.get("protocolVersion"))
+            .and_then(Value::as_str)
+        {
+            self.protocol_version.set(version);
+        }
+    }
+
+    /// Sends a client's `message` as it is, and hands every message the server answers with to
+    /// `out`: the response, and on an event stream the server's own requests and notifications
+    /// too. A notification or response the server accepts with `202 Accepted` (no body) gives
+    /// nothing. The session id and protocol version are kept as [`Transport::request`] keeps
+    /// them, so a proxy passes them on without its client knowing of them.
+    pub fn forward(
+        &mut self,
+        message: &Value,
+        timeout: Duration,
+        out: &mut dyn FnMut(Value),
+    ) -> Result<(), Failure> {
+        let response = self.post(message, timeout)?;
+        if !response.status().is_success() {
+            return Err(self.status_failure(response));
+        }
+        self.keep_session(&response);
+        let kind = content_type(&response);
+        let mut body = response
+            .into_body()
+            .into_with_config()
+            .limit(MAX_BODY)
+            .reader();
+        let mut hand = |value: Value| {
+            let messages = match value {
+                Value::Array(batch) => batch,
+                one => vec![one],
+            };
+            for one in messages {
+                self.keep_protocol_version(message, &one);
+                out(one);
             }
-            if let Some(rest) = text.strip_prefix("data:") {
-                if !data.is_empty() {
-                    data.push('\n');
+        };
+        if kind.starts_with("text/event-stream") {
+            return read_events(body, &mut |value| {
+                hand(value);
+                Ok(false)
+            })
+            .map(|_| ());
+        }
+        let mut text = String::new();
+        body.read_to_string(&mut text)
+            .map_err(|e| Failure(format!("broke off its answer: {e}")))?;
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        if !kind.starts_with("application/json") {
+            return Err(Failure(format!(
+                "answered with Content-Type `{kind}`; an MCP server answers with application/json or text/event-stream"
+            )));
+        }
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| Failure(format!("answered with JSON that does not parse: {e}")))?;
+        hand(value);
+        Ok(())
+    }
+
+    /// Ends the session (`DELETE` with its id), as [`Transport::close`] does.
+    pub fn end(&mut self) {
+        self.close(true);
+    }
+}
+
+/// The response's Content-Type, lowercase; empty when it has none.
+fn content_type(response: &ureq::http::Response<ureq::Body>) -> String {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// Reads server-sent events and hands each one's data, parsed, to `f` until `f` says it is done
+/// (returns `true`) or the stream ends. Returns whether `f` was done.
+fn read_events(
+    body: impl Read,
+    f: &mut dyn FnMut(Value) -> Result<bool, Failure>,
+) -> Result<bool, Failure> {
+    let mut reader = BufReader::new(body);
+    let mut data = String::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_line(&mut line)
+            .map_err(|e| Failure(format!("broke off its event stream: {e}")))?;
+        let text = line.trim_end_matches(['\r', '\n']);
+        if n == 0 || text.is_empty() {
+            if !data.is_empty() {
+                let value: Value = serde_json::from_str(&data).map_err(|_| {
+                    Failure(format!(
+                        "sent an event that is not JSON: {}",
+                        super::stdio::excerpt(&data)
+                    ))
+                })?;
+                data.clear();
+                if f(value)? {
+                    return Ok(true);
                 }
-                data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
             }
+            if n == 0 {
+                return Ok(false);
+            }
+            continue;
+        }
+        if let Some(rest) = text.strip_prefix("data:") {
+            if !data.is_empty() {
+                data.push('\n');
+            }
+            data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
         }
     }
 }

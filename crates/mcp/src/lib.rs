@@ -14,6 +14,7 @@
 pub mod bridge;
 mod http;
 pub mod jsonrpc;
+pub mod proxy;
 mod stdio;
 
 use std::collections::BTreeMap;
