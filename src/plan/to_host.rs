@@ -166,7 +166,12 @@ pub fn through_launcher(
     command: String,
 ) -> Result<Server, TranslateError> {
     if server.command.is_none() {
-        return Ok(server.clone());
+        return match &server.url {
+            Some(url) if needs_proxy(host, server) => {
+                through_proxy(host, server, url, props, command)
+            }
+            _ => Ok(server.clone()),
+        };
     }
     // The launcher's arguments are pinned, so no host may expand a reference inside them: a
     // variable reaches the server through `env`, which the launcher passes on.
@@ -203,6 +208,81 @@ pub fn through_launcher(
     // keeps it.
     out.args = Some(
         crate::model::launcher::launcher_args(&real, &args, &secrets)
+            .into_iter()
+            .map(|a| a.replace("{{", "{{'{{'}}"))
+            .collect(),
+    );
+    out.command = Some(command);
+    Ok(out)
+}
+
+/// Whether `host` needs the launcher's proxy to reach remote `server` with its secrets: it speaks
+/// only stdio, or the server sends a header with a reference the host cannot write (it has no
+/// headers, or no reference syntax). A server on the older SSE transport is left as it is: the
+/// proxy speaks streamable HTTP.
+fn needs_proxy(host: &HostAdapter, server: &Server) -> bool {
+    let expresses = |name| concept_of(name).is_some_and(|c| host.expresses(c));
+    if server.extensions.get("type").and_then(toml::Value::as_str) == Some("sse") {
+        return false;
+    }
+    let secret_header = matches!(
+        server.extensions.get("http_headers"),
+        Some(toml::Value::Table(t)) if t.values().any(|v| v.as_str().is_some_and(|s| !crate::template::env_refs(s).is_empty()))
+    );
+    !expresses("url")
+        || (secret_header && (!expresses("http_headers") || host.env_syntax == EnvSyntax::None))
+}
+
+/// `server`, a remote server at `url`, as the stdio entry that proxies to it through `dotpack run
+/// --url` (see `crate::ops::proxy`): its URL rendered with `props` (a reference in it is
+/// refused: the URL is pinned and shown), its `http_headers` as `--header 'NAME: TEMPLATE'`,
+/// each `{{env.X}}` kept for the launcher, which reads X from the credential store (then the
+/// environment) and sends it; the secrets, the URL and the headers pinned. Every host can start
+/// it, and no host file holds the secret or a reference to it.
+fn through_proxy(
+    host: &HostAdapter,
+    server: &Server,
+    url: &str,
+    props: &Props,
+    command: String,
+) -> Result<Server, TranslateError> {
+    let cx = Context::for_host(props, host.id);
+    let template_error = |field: &str, source| TranslateError::Template {
+        field: field.to_string(),
+        source,
+    };
+    let url = render_for_host(url, &cx, EnvSyntax::None).map_err(|source| match source {
+        TemplateError::EnvUnsupported(_) => TranslateError::Unsupported {
+            host: host.name(),
+            field: "url".to_string(),
+            reason: format!("the launcher's URL is pinned and shown: {NO_ENV_IN_URL}"),
+        },
+        source => template_error("url", source),
+    })?;
+    let mut out = server.clone();
+    let (mut headers, mut secrets) = (Vec::new(), Vec::new());
+    if let Some(toml::Value::Table(table)) = out.extensions.remove("http_headers") {
+        for (name, value) in table {
+            let template = value.as_str().unwrap_or_default();
+            let field = format!("http_headers.{name}");
+            // Rendered with markers for the references, which become `{{env.X}}` again: only
+            // the variables the template itself names are secrets.
+            let mut rendered = render_for_host(template, &cx, EnvSyntax::Resolved)
+                .map_err(|source| template_error(&field, source))?;
+            for var in crate::template::env_refs(template) {
+                rendered = rendered.replace(
+                    &EnvSyntax::Resolved.example(&var),
+                    &EnvSyntax::None.example(&var),
+                );
+                secrets.push(var);
+            }
+            headers.push(format!("{name}: {rendered}"));
+        }
+    }
+    out.url = None;
+    out.extensions.remove("type");
+    out.args = Some(
+        crate::model::launcher::remote_launcher_args(&url, &headers, &secrets)
             .into_iter()
             .map(|a| a.replace("{{", "{{'{{'}}"))
             .collect(),

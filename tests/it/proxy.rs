@@ -138,3 +138,54 @@ fn an_entry_whose_url_or_header_changed_is_refused() {
             );
     }
 }
+
+/// A remote server with a secret header, in a host that speaks only stdio (Claude Desktop) with
+/// the launcher chosen for it: `install` writes the proxy entry (no secret, no reference in
+/// the file), which the SDK client runs; Claude Code beside it keeps the remote entry with its
+/// own `${TOKEN}` header.
+#[test]
+fn install_writes_the_proxy_entry_for_a_stdio_only_host_and_it_reaches_the_server() {
+    let Some(python) = sdk_python() else { return };
+    let (_server, url) = server(&python);
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\nhosts = [\"claude-code\", {{ host = \"claude-desktop\", launcher = true }}]\n\n[servers.remote]\nurl = \"{url}\"\nhttp_headers = {{ Authorization = \"Bearer {{{{env.TOKEN}}}}\" }}\n"
+        ),
+    );
+    env.dotpack().args(["--trust", "install"]).assert().success();
+    let code: Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
+    assert_eq!(code["mcpServers"]["remote"]["url"], url.as_str());
+    assert_eq!(
+        code["mcpServers"]["remote"]["headers"]["Authorization"],
+        "Bearer ${TOKEN}"
+    );
+    let desktop: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            env.home
+                .path()
+                .join(".config/Claude/claude_desktop_config.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let entry = &desktop["mcpServers"]["remote"];
+    let args: Vec<String> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let headers = ["Authorization: Bearer {{env.TOKEN}}".to_string()];
+    assert_eq!(
+        args,
+        remote_launcher_args(&url, &headers, &["TOKEN".to_string()]),
+        "{entry}"
+    );
+    assert!(entry.get("url").is_none(), "{entry}");
+    let out = client(&env, &python, &args, Some(TOKEN));
+    assert!(out.status.success(), "{}", text(&out));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["add"], serde_json::json!(["5"]));
+}
