@@ -148,28 +148,43 @@ fn install_writes_the_proxy_entry_for_a_stdio_only_host_and_it_reaches_the_serve
     let Some(python) = sdk_python() else { return };
     let (_server, url) = server(&python);
     let env = Env::new();
+    remote_project(&env, &url);
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success();
+    let args = desktop_entry(&env, &url);
+    let out = client(&env, &python, &args, Some(TOKEN));
+    assert!(out.status.success(), "{}", text(&out));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["add"], serde_json::json!(["5"]));
+}
+
+/// Claude Code and, through the launcher, Claude Desktop, with server `remote` at `url` sending
+/// `Bearer {{env.TOKEN}}`.
+fn remote_project(env: &Env, url: &str) {
     env.write(
         "dotpack.toml",
         &format!(
             "[project]\nhosts = [\"claude-code\", {{ host = \"claude-desktop\", launcher = true }}]\n\n[servers.remote]\nurl = \"{url}\"\nhttp_headers = {{ Authorization = \"Bearer {{{{env.TOKEN}}}}\" }}\n"
         ),
     );
-    env.dotpack().args(["--trust", "install"]).assert().success();
+}
+
+/// The arguments of Claude Desktop's entry `remote`, checked to be the pinned proxy to `url`
+/// (and Claude Code's entry to be the remote one with its own header reference).
+fn desktop_entry(env: &Env, url: &str) -> Vec<String> {
     let code: Value = serde_json::from_str(&env.read(".mcp.json")).unwrap();
-    assert_eq!(code["mcpServers"]["remote"]["url"], url.as_str());
+    assert_eq!(code["mcpServers"]["remote"]["url"], url);
     assert_eq!(
         code["mcpServers"]["remote"]["headers"]["Authorization"],
         "Bearer ${TOKEN}"
     );
-    let desktop: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            env.home
-                .path()
-                .join(".config/Claude/claude_desktop_config.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let path = env
+        .home
+        .path()
+        .join(".config/Claude/claude_desktop_config.json");
+    let desktop: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let entry = &desktop["mcpServers"]["remote"];
     let args: Vec<String> = entry["args"]
         .as_array()
@@ -180,12 +195,54 @@ fn install_writes_the_proxy_entry_for_a_stdio_only_host_and_it_reaches_the_serve
     let headers = ["Authorization: Bearer {{env.TOKEN}}".to_string()];
     assert_eq!(
         args,
-        remote_launcher_args(&url, &headers, &["TOKEN".to_string()]),
+        remote_launcher_args(url, &headers, &["TOKEN".to_string()]),
         "{entry}"
     );
     assert!(entry.get("url").is_none(), "{entry}");
-    let out = client(&env, &python, &args, Some(TOKEN));
+    args
+}
+
+/// The token only in the credential store: Claude Desktop's proxy entry, started with no TOKEN
+/// in its environment (as from the Dock), sends it from the store, and no file holds it.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_proxy_entry_sends_the_token_from_the_credential_store() {
+    use crate::support_keyring::{Keyring, files_containing};
+    let Some(python) = sdk_python() else { return };
+    let (_server, url) = server(&python);
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    let mut set = env.dotpack();
+    keyring.apply(&mut set);
+    set.args(["secret", "set", "TOKEN"])
+        .write_stdin(TOKEN)
+        .assert()
+        .success();
+    remote_project(&env, &url);
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success();
+    let args = desktop_entry(&env, &url);
+    let out = Command::new(&python)
+        .arg(script("list_and_call.py"))
+        .arg(assert_cmd::cargo::cargo_bin("dotpack"))
+        .args(&args)
+        .env_clear()
+        .env("HOME", env.home.path())
+        .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["add"], serde_json::json!(["5"]));
+    assert!(!text(&out).contains(TOKEN));
+    assert_eq!(
+        files_containing(env.home.path(), TOKEN, &[]),
+        Vec::<std::path::PathBuf>::new()
+    );
 }
