@@ -123,7 +123,11 @@ fn print_secrets(secrets: &[Delivery], store: Option<&StoreAnswer>, printer: &Pr
     match store {
         Some(Ok(names)) => printer.status(
             "Ok",
-            format!("credential store: reachable, {} secrets", names.len()),
+            format!(
+                "credential store: reachable, {} secret{}",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" }
+            ),
         ),
         Some(Err(e)) => printer.warning(format!("credential store: not reachable ({e})")),
         None => {}

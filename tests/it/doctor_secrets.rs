@@ -85,6 +85,12 @@ fn doctor_json_says_whether_the_store_holds_a_launcher_secret() {
     let code = of(&present, "claude-code");
     assert_eq!(code["via"], "host-environment", "{code}");
     assert!(code.get("missing").is_none(), "{code}");
+    // What people read, with the secret in the store and in the shell's environment.
+    let mut cmd = env.dotpack();
+    keyring.apply(&mut cmd);
+    let human = cmd.arg("doctor").env("TOKEN", VALUE).output().unwrap();
+    assert!(!String::from_utf8_lossy(&human.stderr).contains(VALUE));
+    insta::assert_snapshot!(transcript_of(&env, &["doctor"], &human));
     let cursor = of(&present, "cursor");
     assert!(
         cursor["missing"].as_str().unwrap().contains("desktop app"),
