@@ -22,8 +22,11 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
     let footguns = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
+    let missing = crate::ops::runtimes::check_here(settings, printer);
     if printer.json {
-        printer.json_out(&serde_json::json!({ "folders": findings, "hosts": footguns }));
+        printer.json_out(&serde_json::json!({
+            "folders": findings, "hosts": footguns, "programs": missing,
+        }));
     } else {
         for f in &findings {
             let message = format!("{} ({}): {}", f.folder.display(), f.scope, f.message);
@@ -54,6 +57,9 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         }
         if footguns.is_empty() {
             printer.status("Ok", "host config files: no known footgun");
+        }
+        for m in &missing {
+            printer.warning(format!("{} ({}): {}", m.file, m.host, m.fix));
         }
     }
     let unfinished = match &root {
