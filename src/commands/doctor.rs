@@ -23,6 +23,7 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
     let footguns = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
+    let missing = crate::ops::runtimes::check_here(settings, printer);
     // The shell's environment stands for a terminal host's: read here, at the edge.
     let in_environment = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
     let store = || {
@@ -43,6 +44,7 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         printer.json_out(&serde_json::json!({
             "folders": findings,
             "hosts": footguns,
+            "programs": missing,
             "secrets": {
                 "store": store.as_ref().map(|answer| match answer {
                     Ok(_) => serde_json::json!({ "reachable": true }),
@@ -81,6 +83,9 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         }
         if footguns.is_empty() {
             printer.status("Ok", "host config files: no known footgun");
+        }
+        for m in &missing {
+            printer.warning(format!("{} ({}): {}", m.file, m.host, m.fix));
         }
         print_secrets(&secrets, store.as_ref(), printer);
     }

@@ -18,9 +18,17 @@ fn project(env: &Env) {
     assert!(out.status.success(), "{out:?}");
 }
 
+/// `dotpack` with a PATH that holds no host program, so what doctor says of them is the same on
+/// every machine.
+fn dotpack(env: &Env) -> assert_cmd::Command {
+    let mut cmd = env.dotpack();
+    cmd.env("PATH", env.home.path().join("no-programs"));
+    cmd
+}
+
 /// `doctor` with no TOKEN in the environment and no store answering.
 fn doctor(env: &Env, args: &[&str]) -> std::process::Output {
-    env.dotpack()
+    dotpack(env)
         .args(args)
         .env_remove("TOKEN")
         .env(
@@ -86,7 +94,7 @@ fn doctor_json_says_whether_the_store_holds_a_launcher_secret() {
     assert_eq!(code["via"], "host-environment", "{code}");
     assert!(code.get("missing").is_none(), "{code}");
     // What people read, with the secret in the store and in the shell's environment.
-    let mut cmd = env.dotpack();
+    let mut cmd = dotpack(&env);
     keyring.apply(&mut cmd);
     let human = cmd.arg("doctor").env("TOKEN", VALUE).output().unwrap();
     assert!(!String::from_utf8_lossy(&human.stderr).contains(VALUE));

@@ -11,6 +11,7 @@ mod bridge;
 mod command_output;
 mod completions;
 mod consent;
+mod doctor_programs;
 #[cfg(target_os = "linux")]
 mod doctor_secrets;
 mod entry_names;
