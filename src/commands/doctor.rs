@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::ops::Settings;
-use crate::ops::secret_check::{self, Delivery, StoreAnswer, Via};
+use crate::ops::secret_check;
 use crate::txn::doctor::{self, Status};
 use crate::ui::printer::Printer;
 
@@ -24,34 +24,13 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
     let footguns = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
     let missing = crate::ops::runtimes::check_here(settings, printer);
-    // The shell's environment stands for a terminal host's: read here, at the edge.
-    let in_environment = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
-    let store = || {
-        crate::ops::secrets::list().map_err(|e| {
-            match e.downcast_ref::<crate::util::error::Error>() {
-                Some(e) => e.message().to_string(),
-                None => format!("{e:#}"),
-            }
-        })
-    };
-    let sources = secret_check::Sources {
-        store: &store,
-        pins: crate::ops::launch::recorded_pins(&settings.dotpack_home),
-        in_environment: &in_environment,
-    };
-    let (secrets, store) = secret_check::deliveries(root.as_deref(), &settings.host_env, &sources);
+    let secrets = secret_check::check_here(settings, root.as_deref());
     if printer.json {
         printer.json_out(&serde_json::json!({
             "folders": findings,
             "hosts": footguns,
             "programs": missing,
-            "secrets": {
-                "store": store.as_ref().map(|answer| match answer {
-                    Ok(_) => serde_json::json!({ "reachable": true }),
-                    Err(e) => serde_json::json!({ "reachable": false, "error": e }),
-                }),
-                "servers": secrets,
-            },
+            "secrets": secrets.json(),
         }));
     } else {
         for f in &findings {
@@ -70,24 +49,11 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         }
     }
     if !printer.json {
-        for f in &footguns {
-            let server = f
-                .server
-                .as_ref()
-                .map(|s| format!(" server `{s}`"))
-                .unwrap_or_default();
-            printer.warning(format!(
-                "{} ({}){server} {} [{}]\n  help: {}",
-                f.file, f.host, f.message, f.code, f.fix
-            ));
-        }
-        if footguns.is_empty() {
-            printer.status("Ok", "host config files: no known footgun");
-        }
+        print_footguns(&footguns, printer);
         for m in &missing {
             printer.warning(format!("{} ({}): {}", m.file, m.host, m.fix));
         }
-        print_secrets(&secrets, store.as_ref(), printer);
+        secrets.print(printer);
     }
     let unfinished = match &root {
         Some(root) => crate::ops::merge::unfinished(root, &settings.host_env),
@@ -122,41 +88,20 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     Ok(())
 }
 
-/// For each server that needs a secret, how it will receive it, and what is missing; never a
-/// value.
-fn print_secrets(secrets: &[Delivery], store: Option<&StoreAnswer>, printer: &Printer) {
-    match store {
-        Some(Ok(names)) => printer.status(
-            "Ok",
-            format!(
-                "credential store: reachable, {} secret{}",
-                names.len(),
-                if names.len() == 1 { "" } else { "s" }
-            ),
-        ),
-        Some(Err(e)) => printer.warning(format!("credential store: not reachable ({e})")),
-        None => {}
+/// The host-file pitfalls `host_lint` found, each with its fix.
+fn print_footguns(footguns: &[crate::model::host_lint::Finding], printer: &Printer) {
+    for f in footguns {
+        let server = f
+            .server
+            .as_ref()
+            .map(|s| format!(" server `{s}`"))
+            .unwrap_or_default();
+        printer.warning(format!(
+            "{} ({}){server} {} [{}]\n  help: {}",
+            f.file, f.host, f.message, f.code, f.fix
+        ));
     }
-    for d in secrets {
-        let how = match d.via {
-            Via::HostEnvironment => "a reference the host expands from its environment".to_string(),
-            Via::LauncherStore => "the launcher reads it from the credential store".to_string(),
-            Via::LauncherEnvironment => {
-                "the launcher takes it from the environment the host passes".to_string()
-            }
-        };
-        let line = format!(
-            "{} server `{}`: {} ({how}) in {}",
-            d.host, d.server, d.secret, d.file
-        );
-        match (&d.missing, &d.fix) {
-            (None, _) => printer.status("Ok", line),
-            (Some(missing), fix) => printer.warning(format!(
-                "{line}: missing: {missing}{}",
-                fix.as_ref()
-                    .map(|f| format!("\n  help: {f}"))
-                    .unwrap_or_default()
-            )),
-        }
+    if footguns.is_empty() {
+        printer.status("Ok", "host config files: no known footgun");
     }
 }

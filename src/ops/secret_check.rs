@@ -52,6 +52,87 @@ pub struct Sources<'a> {
 /// What the store answered, once asked.
 pub type StoreAnswer = Result<Vec<String>, String>;
 
+/// What `doctor` reports of secrets: each secret of each server, and the store's answer when it
+/// was asked (only when an entry starts the launcher).
+pub struct Report {
+    pub servers: Vec<Delivery>,
+    pub store: Option<StoreAnswer>,
+}
+
+/// The report for the project at `root` and the user on this machine: the store asked for the
+/// names it holds, the pins recorded in `$DOTPACK_HOME`, and this process's environment standing
+/// for a terminal host's.
+pub fn check_here(settings: &crate::ops::Settings, root: Option<&Path>) -> Report {
+    let in_environment = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let store = || {
+        crate::ops::secrets::list().map_err(|e| {
+            match e.downcast_ref::<crate::util::error::Error>() {
+                Some(e) => e.message().to_string(),
+                None => format!("{e:#}"),
+            }
+        })
+    };
+    let sources = Sources {
+        store: &store,
+        pins: crate::ops::launch::recorded_pins(&settings.dotpack_home),
+        in_environment: &in_environment,
+    };
+    let (servers, store) = deliveries(root, &settings.host_env, &sources);
+    Report { servers, store }
+}
+
+impl Report {
+    /// `doctor --json`'s `secrets`: `store` (`null` when not asked) and `servers`.
+    pub fn json(&self) -> Value {
+        serde_json::json!({
+            "store": self.store.as_ref().map(|answer| match answer {
+                Ok(_) => serde_json::json!({ "reachable": true }),
+                Err(e) => serde_json::json!({ "reachable": false, "error": e }),
+            }),
+            "servers": self.servers,
+        })
+    }
+
+    /// For each server that needs a secret, how it will receive it, and what is missing;
+    /// never a value.
+    pub fn print(&self, printer: &crate::ui::printer::Printer) {
+        match &self.store {
+            Some(Ok(names)) => printer.status(
+                "Ok",
+                format!(
+                    "credential store: reachable, {} secret{}",
+                    names.len(),
+                    if names.len() == 1 { "" } else { "s" }
+                ),
+            ),
+            Some(Err(e)) => printer.warning(format!("credential store: not reachable ({e})")),
+            None => {}
+        }
+        for d in &self.servers {
+            let how = match d.via {
+                Via::HostEnvironment => "a reference the host expands from its environment",
+                Via::LauncherStore => "the launcher reads it from the credential store",
+                Via::LauncherEnvironment => {
+                    "the launcher takes it from the environment the host passes"
+                }
+            };
+            let line = format!(
+                "{} server `{}`: {} ({how}) in {}",
+                d.host, d.server, d.secret, d.file
+            );
+            match (&d.missing, &d.fix) {
+                (None, _) => printer.status("Ok", line),
+                (Some(missing), fix) => printer.warning(format!(
+                    "{line}: missing: {missing}{}",
+                    fix.as_ref()
+                        .map(|f| format!("\n  help: {f}"))
+                        .unwrap_or_default()
+                )),
+            }
+        }
+    }
+}
+
 /// Every secret of every server in the host files of the project at `root` and the user, with
 /// how it will be received; and the store's answer when it was asked.
 pub fn deliveries(
