@@ -21,9 +21,15 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let root = crate::ops::project_root(settings);
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
-    let footguns = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
+    let host_check = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
+    let footguns = &host_check.findings;
     if printer.json {
-        printer.json_out(&serde_json::json!({ "folders": findings, "hosts": footguns }));
+        printer.json_out(&serde_json::json!({
+            "folders": findings,
+            "hosts": footguns,
+            "platform": host_check.platform,
+            "host_files": host_check.checked,
+        }));
     } else {
         for f in &findings {
             let message = format!("{} ({}): {}", f.folder.display(), f.scope, f.message);
@@ -41,7 +47,7 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         }
     }
     if !printer.json {
-        for f in &footguns {
+        for f in footguns {
             let server = f
                 .server
                 .as_ref()
@@ -52,8 +58,32 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
                 f.file, f.host, f.message, f.code, f.fix
             ));
         }
+        let files = &host_check.checked;
+        let count = match files.len() {
+            1 => "1 file".to_string(),
+            n => format!("{n} files"),
+        };
         if footguns.is_empty() {
-            printer.status("Ok", "host config files: no known footgun");
+            printer.status(
+                "Ok",
+                format!(
+                    "host config files on {}: no known footgun in {count}",
+                    host_check.platform
+                ),
+            );
+        } else {
+            printer.note(format!(
+                "host config files on {}: checked {count}",
+                host_check.platform
+            ));
+        }
+        for c in files {
+            printer.note(format!(
+                "    {:<7} {} ({})",
+                c.scope.to_string(),
+                c.file,
+                c.host
+            ));
         }
     }
     let unfinished = match &root {
