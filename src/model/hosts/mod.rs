@@ -29,6 +29,7 @@ mod opencode;
 mod paths;
 mod pi;
 mod vscode;
+pub mod windows_cmd;
 mod windsurf;
 mod zed;
 
