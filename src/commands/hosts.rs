@@ -12,6 +12,8 @@ use crate::ui::printer::Printer;
 #[derive(Serialize)]
 struct HostsReport {
     schema: u32,
+    /// The platform whose paths the files are (`linux`, `macos`, `windows`).
+    platform: crate::model::hosts::Platform,
     hosts: Vec<HostRow>,
 }
 
@@ -91,6 +93,7 @@ pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
     if printer.json {
         printer.json_out(&serde_json::to_value(HostsReport {
             schema: 1,
+            platform: env.platform,
             hosts: rows,
         })?);
         return Ok(());
@@ -124,5 +127,9 @@ pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
     }
     printer
         .note("* detected here: its file or folder exists (`dotpack init` proposes these hosts)");
+    printer.note(format!(
+        "files where the hosts read them on {} (their variables, such as CODEX_HOME, applied)",
+        env.platform
+    ));
     Ok(())
 }

@@ -115,6 +115,7 @@ fn hosts_file(env: &Env, var: &str, dir: &Path, host: &str) -> String {
         .output()
         .unwrap();
     let report = json(&out.stdout);
+    assert_eq!(report["platform"], platform(), "hosts names the platform");
     let row = report["hosts"]
         .as_array()
         .unwrap()
