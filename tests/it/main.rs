@@ -11,6 +11,7 @@ mod bridge;
 mod command_output;
 mod completions;
 mod consent;
+mod doctor_programs;
 mod entry_names;
 mod error_output;
 mod errors_json;
