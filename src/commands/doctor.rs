@@ -6,7 +6,6 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::ops::Settings;
-use crate::ops::secret_check;
 use crate::txn::doctor::{self, Status};
 use crate::ui::printer::Printer;
 
@@ -22,13 +21,15 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let root = crate::ops::project_root(settings);
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
-    let footguns = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
+    let host_check = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
     let missing = crate::ops::runtimes::check_here(settings, printer);
-    let secrets = secret_check::check_here(settings, root.as_deref());
+    let secrets = crate::ops::secret_check::check_here(settings, root.as_deref());
     if printer.json {
         printer.json_out(&serde_json::json!({
             "folders": findings,
-            "hosts": footguns,
+            "hosts": host_check.findings,
+            "platform": host_check.platform,
+            "host_files": host_check.checked,
             "programs": missing,
             "secrets": secrets.json(),
         }));
@@ -47,9 +48,7 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
                 printer.note(format!("    {:<8} {}", file.now, file.display));
             }
         }
-    }
-    if !printer.json {
-        print_footguns(&footguns, printer);
+        print_host_check(&host_check, printer);
         for m in &missing {
             printer.warning(format!("{} ({}): {}", m.file, m.host, m.fix));
         }
@@ -88,9 +87,9 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     Ok(())
 }
 
-/// The host-file pitfalls `host_lint` found, each with its fix.
-fn print_footguns(footguns: &[crate::model::host_lint::Finding], printer: &Printer) {
-    for f in footguns {
+/// The host files `doctor` read, on which platform, and the footguns it found in them.
+fn print_host_check(host_check: &crate::model::host_lint::HostCheck, printer: &Printer) {
+    for f in &host_check.findings {
         let server = f
             .server
             .as_ref()
@@ -101,7 +100,31 @@ fn print_footguns(footguns: &[crate::model::host_lint::Finding], printer: &Print
             f.file, f.host, f.message, f.code, f.fix
         ));
     }
-    if footguns.is_empty() {
-        printer.status("Ok", "host config files: no known footgun");
+    let files = &host_check.checked;
+    let count = match files.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    if host_check.findings.is_empty() {
+        printer.status(
+            "Ok",
+            format!(
+                "host config files on {}: no known footgun in {count}",
+                host_check.platform
+            ),
+        );
+    } else {
+        printer.note(format!(
+            "host config files on {}: checked {count}",
+            host_check.platform
+        ));
+    }
+    for c in files {
+        printer.note(format!(
+            "    {:<7} {} ({})",
+            c.scope.to_string(),
+            c.file,
+            c.host
+        ));
     }
 }

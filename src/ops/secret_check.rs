@@ -142,7 +142,7 @@ pub fn deliveries(
 ) -> (Vec<Delivery>, Option<StoreAnswer>) {
     let store: OnceCell<StoreAnswer> = OnceCell::new();
     let mut out = Vec::new();
-    for (host, path, text) in crate::model::host_lint::host_files(root, env) {
+    for (host, _, path, text) in crate::model::host_lint::host_files(root, env) {
         let Ok(entries) = crate::formats::list_entries(host.format, &text, host.container) else {
             continue;
         };

@@ -19,6 +19,7 @@ mod error_output;
 mod errors_json;
 mod every_host;
 mod help;
+mod host_vars;
 mod hostile_clone;
 mod hosts;
 mod http_registry;
