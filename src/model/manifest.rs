@@ -138,6 +138,11 @@ pub struct ProjectSettings {
     /// alone with its own `launcher = true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub launcher: bool,
+    /// `install` writes one `dotpack serve` entry into each host instead of one per server:
+    /// `true` or `"proxy"` (the servers behind search, describe and call), `"direct"` (their own
+    /// tools), `false` (see docs/gateway.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<crate::model::gateway::ProjectGateway>,
 }
 
 /// One entry of `[project] hosts`.
@@ -367,6 +372,10 @@ pub struct DetailedDependency {
     /// secrets from the OS credential store (see docs/secrets.md).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub launcher: bool,
+    /// How `dotpack serve` offers this package's servers: `"proxy"`, `"direct"` or `"off"`
+    /// (default: the project's `gateway`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<crate::model::gateway::Surface>,
     /// Scope to install this package's servers into instead of each host's (`dotpack add NAME
     /// --scope user`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -491,6 +500,23 @@ impl Manifest {
                 self.dependencies.get(package),
                 Some(DependencySpec::Detailed(d)) if d.launcher
             )
+    }
+
+    /// `[project] gateway`, off when absent.
+    pub fn gateway(&self) -> crate::model::gateway::ProjectGateway {
+        self.project.as_ref().and_then(|p| p.gateway).unwrap_or(
+            crate::model::gateway::ProjectGateway(crate::model::gateway::Surface::Off),
+        )
+    }
+
+    /// How `dotpack serve` offers the servers of `package` ([`crate::plan::desired::LOCAL_PACKAGE`]
+    /// for the project's own): the dependency's `gateway`, else the project's surface.
+    pub fn gateway_surface(&self, package: &str) -> crate::model::gateway::Surface {
+        match self.dependencies.get(package) {
+            Some(DependencySpec::Detailed(d)) => d.gateway,
+            _ => None,
+        }
+        .unwrap_or_else(|| self.gateway().surface())
     }
 
     /// Whether any server of the project starts through `dotpack run`.

@@ -149,6 +149,7 @@ pub fn from_registry(
             .collect(),
         allow_lossy: Vec::new(),
         launcher: false,
+        gateway: None,
         scope: None,
         entries: BTreeMap::new(),
     });

@@ -15,6 +15,7 @@ mod entry_names;
 mod error_output;
 mod errors_json;
 mod every_host;
+mod gateway;
 mod help;
 mod hostile_clone;
 mod hosts;

@@ -1,9 +1,12 @@
 """A small MCP server on the official Python SDK, for tests/it/probe.rs.
 
-`python server.py` serves over stdio; `python server.py http PORT` over streamable HTTP on
-127.0.0.1:PORT/mcp. mcp 2.x names the class MCPServer (mcp.server.mcpserver), 1.x FastMCP.
+`python server.py` serves over stdio (other arguments are ignored: tests mark a process with
+one); `python server.py http PORT` over streamable HTTP on 127.0.0.1:PORT/mcp. With
+PYDEMO_CRASH_TOOL set it also has `crash`, which exits mid-call. mcp 2.x names the class
+MCPServer (mcp.server.mcpserver), 1.x FastMCP.
 """
 
+import os
 import sys
 
 try:
@@ -26,6 +29,14 @@ def add(a: int, b: int) -> int:
 def greet(name: str) -> str:
     """Say hello to someone."""
     return f"Hello, {name}!"
+
+
+if os.environ.get("PYDEMO_CRASH_TOOL"):
+
+    @mcp.tool()
+    def crash() -> str:
+        """Exit the server in the middle of the call."""
+        os._exit(3)
 
 
 if __name__ == "__main__":

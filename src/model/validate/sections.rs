@@ -17,7 +17,14 @@ const PACKAGE_KEYS: &[&str] = &[
     "repository",
     "license",
 ];
-const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude", "allow_lossy", "launcher"];
+const PROJECT_KEYS: &[&str] = &[
+    "hosts",
+    "scope",
+    "exclude",
+    "allow_lossy",
+    "launcher",
+    "gateway",
+];
 const INPUT_KEYS: &[&str] = &[
     "description",
     "default",
@@ -39,6 +46,7 @@ const DEPENDENCY_KEYS: &[&str] = &[
     "set",
     "allow_lossy",
     "launcher",
+    "gateway",
     "scope",
     "entries",
 ];
@@ -115,6 +123,7 @@ impl Checker<'_> {
                 "launcher" => {
                     self.expect_kind(k, v, &at, ValueKind::Bool);
                 }
+                "gateway" => self.gateway_value(v, &at, true),
                 _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
             }
         }
@@ -219,6 +228,36 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+
+    /// `gateway`: a surface name, or (in `[project]`) a bool that turns the gateway on or off.
+    fn gateway_value(&mut self, item: &Item, at: &str, project: bool) {
+        let ok = match (item.as_str(), item.as_bool()) {
+            (Some(surface), _) => ["proxy", "direct", "off"].contains(&surface),
+            (None, Some(_)) => project,
+            _ => false,
+        };
+        if ok {
+            return;
+        }
+        let (what, help) = if project {
+            (
+                r#"true, false, "proxy", "direct" or "off""#,
+                "write `gateway = true` (hosts get one `dotpack serve` entry, the servers behind its search, describe and call tools), `gateway = \"direct\"` (their own tools) or `gateway = false` (see docs/gateway.md)",
+            )
+        } else {
+            (
+                r#""proxy", "direct" or "off""#,
+                "write `gateway = \"proxy\"` (behind the gateway's search, describe and call tools), `\"direct\"` (its own tools, as SERVER__TOOL) or `\"off\"` (not served by the gateway)",
+            )
+        };
+        self.error(
+            "invalid-value",
+            format!("`gateway` must be {what}"),
+            item.span(),
+            at,
+            help,
+        );
     }
 
     fn scope_value(&mut self, key: &Key, item: &Item, at: &str) {
@@ -641,6 +680,7 @@ impl Checker<'_> {
                 "launcher" => {
                     self.expect_kind(k, v, &key_path, ValueKind::Bool);
                 }
+                "gateway" => self.gateway_value(v, &key_path, false),
                 _ => self.unknown_key(k, v, at, DEPENDENCY_KEYS, false),
             }
         }

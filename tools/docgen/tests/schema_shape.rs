@@ -38,6 +38,9 @@ fn every_field() -> Manifest {
             exclude: vec!["x".into()],
             allow_lossy: vec!["commands".into()],
             launcher: true,
+            gateway: Some(dotpack::model::gateway::ProjectGateway(
+                dotpack::model::gateway::Surface::Direct,
+            )),
         }),
         inputs: BTreeMap::from([(
             "port".into(),
@@ -66,6 +69,7 @@ fn every_field() -> Manifest {
                     set: BTreeMap::from([("k".into(), toml::Value::String("v".into()))]),
                     allow_lossy: vec!["cwd".into()],
                     launcher: true,
+                    gateway: Some(dotpack::model::gateway::Surface::Proxy),
                     scope: Some(Scope::User),
                     entries: BTreeMap::from([("mcp".into(), "b-mcp".into())]),
                 }),
