@@ -16,19 +16,16 @@ use crate::support::{Env, assert_success};
 /// (tests/python_mcp/gateway_client.py), and returns one answer per step after the
 /// `initialize` answer.
 fn drive(python: &std::path::Path, env: &Env, steps: Value) -> Vec<Value> {
-    let mut cmd = env.process_in(&env.project);
-    let dotpack = cmd.get_program().to_owned();
-    cmd.env_clear();
-    for (k, v) in env.process_in(&env.project).get_envs() {
-        if let Some(v) = v {
-            cmd.env(k, v);
-        }
-    }
+    drive_with(python, env, &["--trust", "serve"], steps)
+}
+
+fn drive_with(python: &std::path::Path, env: &Env, args: &[&str], steps: Value) -> Vec<Value> {
+    let dotpack = env.process_in(&env.project).get_program().to_owned();
     let out = Command::new(python)
         .arg(script("gateway_client.py"))
         .arg(steps.to_string())
         .arg(dotpack)
-        .args(["--trust", "serve"])
+        .args(args)
         .current_dir(&env.project)
         .env("HOME", env.home.path())
         .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
@@ -182,4 +179,35 @@ fn direct_tools_are_filtered_and_a_tool_that_left_its_pin_is_refused() {
     // The tools that kept their pins are still served.
     assert_eq!(answers[2]["isError"], true);
     assert!(text(&answers[2]).contains("boom: database offline"));
+}
+
+#[test]
+fn a_server_whose_start_is_not_approved_is_not_started_and_the_call_says_how_to_approve_it() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let marker = format!("--mark={}", env.home.path().display());
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[servers.py]\ncommand = {:?}\nargs = [{:?}, {marker:?}]\n",
+            python.display().to_string(),
+            script("server.py"),
+        ),
+    );
+    let answers = drive_with(
+        &python,
+        &env,
+        &["serve"],
+        json!([
+            ["call", "call", {"server": "py", "tool": "add", "arguments": {"a": 1, "b": 2}}],
+            ["procs", marker],
+        ]),
+    );
+    assert_eq!(answers[0]["isError"], true);
+    let refused = text(&answers[0]);
+    assert!(
+        refused.contains("server `py`") && refused.contains("dotpack trust"),
+        "{refused}"
+    );
+    assert_eq!(answers[1], 0);
 }

@@ -53,15 +53,11 @@ impl Gateway {
                 continue;
             }
             let start = match unapproved.iter().find(|r| r.key == name) {
-                Some(request) => Start::Refused(
-                    super::consent::refusal_error(
-                        &[request],
-                        "dotpack.toml",
-                        "`dotpack serve` did not start it.",
-                    )
-                    .to_string()
-                        + "\n  help: if you trust it, `dotpack trust` in the project approves it; `dotpack serve --trust` allows it for one run",
-                ),
+                Some(request) => Start::Refused(super::consent::refusal_text(
+                    &[request],
+                    "dotpack.toml",
+                    "`dotpack serve` did not start it.",
+                )),
                 None => match super::connect::endpoint(&located, &secret_or_env) {
                     Ok(endpoint) => Start::Ready(
                         Box::new(endpoint),
