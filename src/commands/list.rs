@@ -29,10 +29,22 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
         .iter()
         .all(|r| r.state == crate::plan::drift::State::Unresolved);
     let ok = checked && lock_state == LockState::Ok && nowhere.is_none();
+    // With the gateway on, the hosts' one `dotpack` entry stands for every server.
+    let manifest = &project.manifest.manifest;
+    let gateway = manifest.gateway().installs().then(|| {
+        json!({
+            "entry": crate::model::gateway::ENTRY,
+            "surface": manifest.gateway().surface().as_str(),
+            "servers": crate::ops::connect::server_names(manifest, project.lock.as_ref()),
+        })
+    });
     if printer.json {
         let mut doc = json!({ "entries": rows });
         if view == View::Status {
             doc["ok"] = json!(ok);
+            if let Some(gateway) = &gateway {
+                doc["gateway"] = gateway.clone();
+            }
             doc["lock"] = json!(lock_state);
             if let Some(nowhere) = &nowhere {
                 doc["hosts"] = json!(nowhere);
@@ -45,6 +57,19 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
         print_rows(printer, view, &rows, lock_state);
     }
     if view == View::Status && !printer.json {
+        if let Some(gateway) = &gateway {
+            let servers: Vec<&str> = gateway["servers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|s| s.as_str())
+                .collect();
+            printer.note(format!(
+                "gateway: each host's `dotpack` entry (`dotpack serve`) serves {} ({})",
+                servers.join(", "),
+                gateway["surface"].as_str().unwrap_or("proxy")
+            ));
+        }
         print_environment(settings, printer, &project, lock);
     }
     if view == View::Status && !ok {

@@ -105,6 +105,41 @@ impl schemars::JsonSchema for ProjectGateway {
     }
 }
 
+/// The entry `install` writes into each host when the gateway is on, and the package its claim
+/// records: not a package of any registry, so no lock entry or package of a registry can take it.
+pub const ENTRY: &str = "dotpack";
+pub const PACKAGE: &str = "dotpack serve";
+
+/// The gateway's entry for the project whose manifest is `manifest_path`, as a user file holds it
+/// (`dotpack --manifest-path PATH serve`: a host started from anywhere serves this project).
+/// [`for_scope`] makes a project file's portable.
+pub fn entry(manifest_path: &std::path::Path) -> crate::model::manifest::Server {
+    crate::model::manifest::Server {
+        command: Some(crate::model::bridge_server::PORTABLE_COMMAND.to_string()),
+        args: Some(vec![
+            "--manifest-path".to_string(),
+            manifest_path.display().to_string(),
+            "serve".to_string(),
+        ]),
+        ..Default::default()
+    }
+}
+
+/// The gateway's entry as a file at `scope` holds it: in a project's file `dotpack serve`
+/// (dotpack from the PATH, the host started in the project, the same for every teammate); in
+/// the user's, this dotpack's own path and the manifest's.
+pub fn for_scope(
+    def: &crate::model::manifest::Server,
+    scope: crate::model::hosts::Scope,
+) -> crate::model::manifest::Server {
+    let mut out = def.clone();
+    out.command = Some(crate::model::bridge_server::command(scope));
+    if scope == crate::model::hosts::Scope::Project {
+        out.args = Some(vec!["serve".to_string()]);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -887,6 +887,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
     fn prepared(&self, d: &Desired, def: &Server) -> Result<Server, to_host::TranslateError> {
         use crate::model::bridge_server;
         let (host, scope) = (self.target.host, self.target.scope);
+        if d.package == crate::model::gateway::PACKAGE {
+            return Ok(crate::model::gateway::for_scope(def, scope));
+        }
         if bridge_server::url_of(def).is_some() {
             let listed = to_host::with_filter_lists(host, def, &d.props);
             return Ok(bridge_server::expand(&listed, scope));

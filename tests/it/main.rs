@@ -16,6 +16,7 @@ mod error_output;
 mod errors_json;
 mod every_host;
 mod gateway;
+mod gateway_install;
 mod help;
 mod hostile_clone;
 mod hosts;
