@@ -211,3 +211,45 @@ fn a_server_whose_start_is_not_approved_is_not_started_and_the_call_says_how_to_
     );
     assert_eq!(answers[1], 0);
 }
+
+#[test]
+fn an_idle_server_is_stopped_and_a_call_that_outlives_its_timeout_fails_and_restarts_it() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let marker = format!("--mark={}", env.home.path().display());
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[servers.py]\ncommand = {:?}\nargs = [{:?}, {marker:?}]\nenv = {{ PYDEMO_CRASH_TOOL = \"1\" }}\ntimeout = 1500\n",
+            python.display().to_string(),
+            script("server.py"),
+        ),
+    );
+    let call = |tool: &str, args: Value| json!(["call", "call", {"server": "py", "tool": tool, "arguments": args}]);
+    let answers = drive_with(
+        &python,
+        &env,
+        &["--trust", "serve", "--idle", "1"],
+        json!([
+            call("add", json!({"a": 1, "b": 2})),
+            // Stopped once idle (it ran: it answered); its tools stay known, and the next call starts it again.
+            ["wait", marker, 0, 60],
+            call("add", json!({"a": 2, "b": 2})),
+            call("hang", json!({})),
+            ["procs", marker],
+            call("add", json!({"a": 3, "b": 3})),
+        ]),
+    );
+    assert_eq!(text(&answers[0]), "3");
+    assert_eq!(answers[1], 0, "the idle server was stopped");
+    assert_eq!(text(&answers[2]), "4");
+    assert_eq!(answers[3]["isError"], true);
+    let failed = text(&answers[3]);
+    assert!(
+        failed.contains("did not answer `tools/call` within 1.5 s")
+            && failed.contains("the next call starts it again"),
+        "{failed}"
+    );
+    assert_eq!(answers[4], 0, "the server that did not answer was stopped");
+    assert_eq!(text(&answers[5]), "6");
+}

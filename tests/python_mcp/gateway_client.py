@@ -5,6 +5,7 @@ folder, with this process's environment) and prints one JSON list, one answer pe
   ["list"]                  -> {"names": [...], "bytes": N}  (N: the tools/list result as JSON)
   ["call", NAME, ARGS]      -> the tools/call result
   ["procs", MARKER]         -> how many processes have MARKER in their command line
+  ["wait", MARKER, N, SECS] -> that count, once it is N or SECS have passed
 """
 
 import asyncio
@@ -55,6 +56,12 @@ async def main():
                 elif step[0] == "call":
                     answers.append(dump(await session.call_tool(step[1], step[2])))
                 elif step[0] == "procs":
+                    answers.append(procs(step[1]))
+                elif step[0] == "wait":
+                    for _ in range(int(step[3] * 20)):
+                        if procs(step[1]) == step[2]:
+                            break
+                        await asyncio.sleep(0.05)
                     answers.append(procs(step[1]))
     print(json.dumps(answers))
 

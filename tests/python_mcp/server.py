@@ -2,12 +2,13 @@
 
 `python server.py` serves over stdio (other arguments are ignored: tests mark a process with
 one); `python server.py http PORT` over streamable HTTP on 127.0.0.1:PORT/mcp. With
-PYDEMO_CRASH_TOOL set it also has `crash`, which exits mid-call. mcp 2.x names the class
-MCPServer (mcp.server.mcpserver), 1.x FastMCP.
+PYDEMO_CRASH_TOOL set it also has `crash`, which exits mid-call, and `hang`, which never
+answers. mcp 2.x names the class MCPServer (mcp.server.mcpserver), 1.x FastMCP.
 """
 
 import os
 import sys
+import time
 
 try:
     from mcp.server.mcpserver import MCPServer as Server
@@ -37,6 +38,12 @@ if os.environ.get("PYDEMO_CRASH_TOOL"):
     def crash() -> str:
         """Exit the server in the middle of the call."""
         os._exit(3)
+
+    @mcp.tool()
+    def hang() -> str:
+        """Never answer."""
+        time.sleep(3600)
+        return "woke"
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -40,6 +41,8 @@ struct Live {
     tools: Option<Vec<Tool>>,
     /// Tools the server offers that differ from their pins: why each is refused.
     refused: BTreeMap<String, String>,
+    /// When its last call ended (or it started).
+    last_used: Option<Instant>,
 }
 
 impl Backend {
@@ -123,7 +126,9 @@ impl Backend {
         let Some(client) = live.client.as_mut() else {
             return Err(format!("server `{}` is not connected", self.name));
         };
-        match client.call_tool(tool, arguments) {
+        let result = client.call_tool(tool, arguments);
+        live.last_used = Some(Instant::now());
+        match result {
             Ok(result) => Ok(result),
             Err(e @ McpError::Rpc { .. }) => Err(e.to_string()),
             Err(e) => {
@@ -167,6 +172,22 @@ impl Backend {
         );
         live.refused = refused;
         live.client = Some(client);
+        live.last_used = Some(Instant::now());
         Ok(())
+    }
+
+    /// Stops the server when it has run `idle` since its last call; a call in progress (the
+    /// state locked) is never interrupted. Its tools stay known, and the next call starts it.
+    pub fn stop_if_idle(&self, idle: Duration) {
+        let mut live = match self.live.try_lock() {
+            Ok(live) => live,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return,
+        };
+        if live.last_used.is_none_or(|t| t.elapsed() >= idle)
+            && let Some(client) = live.client.take()
+        {
+            client.close();
+        }
     }
 }

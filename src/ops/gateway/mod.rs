@@ -9,6 +9,9 @@
 mod backend;
 mod proxy;
 
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
+
 use anyhow::Result;
 use serde_json::{Value, json};
 
@@ -281,10 +284,33 @@ fn secret_or_env(name: &str) -> Option<String> {
 }
 
 /// Serves `project`'s servers on stdin and stdout until stdin ends; every server it started is
-/// stopped then.
-pub fn serve(settings: &Settings, printer: &Printer, project: &Project) -> Result<()> {
+/// stopped then, and any that has had no call for `idle` before (never, when `None`).
+pub fn serve(
+    settings: &Settings,
+    printer: &Printer,
+    project: &Project,
+    idle: Option<Duration>,
+) -> Result<()> {
     let gateway = Gateway::load(settings, printer, project)?;
-    let stdin = std::io::stdin().lock();
-    crate::mcp::serve::serve(&gateway, stdin, std::io::stdout(), std::io::stderr())?;
+    let (done, stopped) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        if let Some(idle) = idle {
+            let gateway = &gateway;
+            // Looks a few times per idle period, so a server stops soon after it is due.
+            let tick = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(5));
+            scope.spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(tick) {
+                    for backend in &gateway.backends {
+                        backend.stop_if_idle(idle);
+                    }
+                }
+            });
+        }
+        let stdin = std::io::stdin().lock();
+        let served =
+            crate::mcp::serve::serve(&gateway, stdin, std::io::stdout(), std::io::stderr());
+        drop(done);
+        served
+    })?;
     Ok(())
 }
