@@ -253,3 +253,52 @@ fn an_idle_server_is_stopped_and_a_call_that_outlives_its_timeout_fails_and_rest
     assert_eq!(answers[4], 0, "the server that did not answer was stopped");
     assert_eq!(text(&answers[5]), "6");
 }
+
+#[test]
+fn many_calls_at_once_to_three_servers_each_get_their_own_answer() {
+    let Some(python) = sdk_python() else { return };
+    let port = free_port();
+    let _http = Running(
+        Command::new(&python)
+            .args([script("server.py"), "http".to_string(), port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let env = Env::new();
+    let service = ToolService::start(&python, env.home.path());
+    wait_for_port(port);
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[servers.py]\ncommand = {:?}\nargs = [{:?}]\n\n\
+             [servers.pyhttp]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n\
+             [servers.svc]\nbridge = \"{}\"\n",
+            python.display().to_string(),
+            script("server.py"),
+            service.url
+        ),
+    );
+    let mut calls = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..60 {
+        let server = ["py", "pyhttp", "svc"][i % 3];
+        calls.push(
+            json!(["call", {"server": server, "tool": "add", "arguments": {"a": i, "b": 1000}}]),
+        );
+        expected.push(match server {
+            "svc" => json!({"sum": i + 1000}).to_string(),
+            _ => (i + 1000).to_string(),
+        });
+    }
+    let answers = drive(&python, &env, json!([["many", calls]]));
+    let got: Vec<String> = answers[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().replace(' ', ""))
+        .collect();
+    let expected: Vec<String> = expected.iter().map(|t| t.replace(' ', "")).collect();
+    assert_eq!(got, expected);
+}

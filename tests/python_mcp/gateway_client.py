@@ -6,6 +6,7 @@ folder, with this process's environment) and prints one JSON list, one answer pe
   ["call", NAME, ARGS]      -> the tools/call result
   ["procs", MARKER]         -> how many processes have MARKER in their command line
   ["wait", MARKER, N, SECS] -> that count, once it is N or SECS have passed
+  ["many", [[NAME, ARGS], ...]] -> every call made at once; each result's text, in order
 """
 
 import asyncio
@@ -57,6 +58,16 @@ async def main():
                     answers.append(dump(await session.call_tool(step[1], step[2])))
                 elif step[0] == "procs":
                     answers.append(procs(step[1]))
+                elif step[0] == "many":
+                    results = await asyncio.gather(
+                        *(session.call_tool(name, args) for name, args in step[1])
+                    )
+                    answers.append([
+                        ("error: " if r.is_error else "") + "".join(
+                            c.text for c in r.content if getattr(c, "text", None) is not None
+                        )
+                        for r in results
+                    ])
                 elif step[0] == "wait":
                     for _ in range(int(step[3] * 20)):
                         if procs(step[1]) == step[2]:

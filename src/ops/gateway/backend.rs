@@ -10,15 +10,17 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::mcp::bridge::ToolFilter;
-use crate::mcp::{Client, Endpoint, McpError, Timeouts, Tool};
+use crate::mcp::{Client, McpError, Timeouts, Tool};
 use crate::model::gateway::Surface;
 use crate::model::lock::ToolPin;
+use crate::ops::connect::Located;
 use crate::ops::tool_pins::{diff, pins_of};
 
 /// How to start a server, or why it may not be started.
 pub enum Start {
-    Ready(Box<Endpoint>, Timeouts),
-    /// Not approved, or not renderable (an environment variable unset): the message.
+    /// Its definition: rendered, with its secrets read, only when it starts.
+    Ready(Box<Located>, Timeouts),
+    /// Not approved: the message.
     Refused(String),
 }
 
@@ -144,12 +146,14 @@ impl Backend {
 
     /// Starts the server, lists its tools, and keeps those that match their pins.
     fn connect(&self, live: &mut Live) -> Result<(), String> {
-        let (endpoint, timeouts) = match &self.start {
-            Start::Ready(endpoint, timeouts) => (endpoint, *timeouts),
+        let (located, timeouts) = match &self.start {
+            Start::Ready(located, timeouts) => (located, *timeouts),
             Start::Refused(why) => return Err(why.clone()),
         };
+        let endpoint = crate::ops::connect::endpoint(located, &super::secret_or_env)
+            .map_err(|e| format!("{e:#}"))?;
         let mut client =
-            Client::connect(&self.name, endpoint, timeouts).map_err(|e| e.to_string())?;
+            Client::connect(&self.name, &endpoint, timeouts).map_err(|e| e.to_string())?;
         let tools = client.list_tools().map_err(|e| e.to_string())?;
         crate::ops::tool_cache::store(&self.home, &tools);
         let mut refused = BTreeMap::new();

@@ -61,13 +61,10 @@ impl Gateway {
                     "dotpack.toml",
                     "`dotpack serve` did not start it.",
                 )),
-                None => match super::connect::endpoint(&located, &secret_or_env) {
-                    Ok(endpoint) => Start::Ready(
-                        Box::new(endpoint),
-                        super::connect::timeouts(&located.def, None),
-                    ),
-                    Err(e) => Start::Refused(format!("{e:#}")),
-                },
+                None => Start::Ready(
+                    Box::new(located.clone()),
+                    super::connect::timeouts(&located.def, None),
+                ),
             };
             let pins = lock.and_then(|l| l.tools.get(&name)).cloned();
             backends.push(Backend::new(
