@@ -827,17 +827,19 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         let resolve = self.target.scope == crate::model::hosts::Scope::User
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
         let bridged = crate::model::bridge_server::url_of(def).is_some();
+        let gateway = d.package == crate::model::gateway::PACKAGE;
         let prepared = self.prepared(d, def);
-        if bridged
+        if (bridged || gateway)
             && prepared.as_ref().is_ok_and(|p| {
                 p.command.as_deref() == Some(crate::model::bridge_server::PORTABLE_COMMAND)
             })
             && !crate::model::bridge_server::portable_command_found()
         {
             self.warnings.push(format!(
-                "{}#{}: runs `dotpack bridge` with `dotpack` from the PATH, which has no `dotpack` here: put dotpack on your PATH (as every teammate's is), or set DOTPACK_BRIDGE_COMMAND",
+                "{}#{}: runs `dotpack {}` with `dotpack` from the PATH, which has no `dotpack` here: put dotpack on your PATH (as every teammate's is), or set DOTPACK_BRIDGE_COMMAND",
                 self.file,
-                self.key(&d.server)
+                self.key(&d.server),
+                if gateway { "serve" } else { "bridge" }
             ));
         }
         let translation = match prepared

@@ -92,3 +92,19 @@ fn a_user_file_gets_the_gateway_with_this_dotpack_and_the_project_manifest() {
     );
     assert!(file["mcpServers"].get("alpha").is_none(), "{file}");
 }
+
+#[test]
+fn the_gateway_in_a_project_file_says_when_dotpack_is_not_on_the_path() {
+    let env = Env::new();
+    manifest(&env, "gateway = true\n");
+    let bin = env.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    env.dotpack()
+        .env("PATH", &bin)
+        .arg("install")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            ".mcp.json#mcpServers.dotpack: runs `dotpack serve` with `dotpack` from the PATH, which has no `dotpack` here",
+        ));
+}
