@@ -211,9 +211,16 @@ impl Handler for Gateway {
             .iter()
             .filter(|b| b.surface == Surface::Direct)
         {
-            let own = match b.known_tools() {
-                Some(tools) => tools,
-                None => b.tools()?,
+            // A server that cannot start costs its own tools, not every other server's.
+            let own = match b.known_tools().map_or_else(|| b.tools(), Ok) {
+                Ok(tools) => tools,
+                Err(e) => {
+                    tracing::warn!(
+                        "dotpack serve: the tools of server `{}` are not listed: {e}",
+                        b.name
+                    );
+                    continue;
+                }
             };
             for tool in own {
                 tools.push(json!({
