@@ -31,6 +31,20 @@ impl Surface {
     }
 }
 
+/// When `dotpack serve` starts a server and whether it stops it when idle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum Lifecycle {
+    /// On its first call; stopped when idle.
+    #[default]
+    Lazy,
+    /// When the gateway starts; stopped when idle.
+    Eager,
+    /// When the gateway starts; never stopped when idle.
+    KeepAlive,
+}
+
 /// `[project] gateway`: `true` or `"proxy"` (install the gateway, servers behind the proxy
 /// tools), `"direct"` (install the gateway, servers' own tools), `false` or `"off"` (one entry
 /// per server, the default).

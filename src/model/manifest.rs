@@ -143,6 +143,11 @@ pub struct ProjectSettings {
     /// tools), `false` (see docs/gateway.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<crate::model::gateway::ProjectGateway>,
+    /// When `dotpack serve` starts the servers that do not say: `"lazy"` (the default: on the
+    /// first call), `"eager"` (when it starts) or `"keep-alive"` (when it starts, never stopped
+    /// when idle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_lifecycle: Option<crate::model::gateway::Lifecycle>,
 }
 
 /// One entry of `[project] hosts`.
@@ -376,6 +381,10 @@ pub struct DetailedDependency {
     /// (default: the project's `gateway`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<crate::model::gateway::Surface>,
+    /// When `dotpack serve` starts this package's servers: `"lazy"`, `"eager"` or `"keep-alive"`
+    /// (default: the project's `gateway_lifecycle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_lifecycle: Option<crate::model::gateway::Lifecycle>,
     /// Scope to install this package's servers into instead of each host's (`dotpack add NAME
     /// --scope user`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -517,6 +526,17 @@ impl Manifest {
             _ => None,
         }
         .unwrap_or_else(|| self.gateway().surface())
+    }
+
+    /// When `dotpack serve` starts the servers of `package`: the dependency's
+    /// `gateway_lifecycle`, else the project's, else lazy.
+    pub fn gateway_lifecycle(&self, package: &str) -> crate::model::gateway::Lifecycle {
+        match self.dependencies.get(package) {
+            Some(DependencySpec::Detailed(d)) => d.gateway_lifecycle,
+            _ => None,
+        }
+        .or_else(|| self.project.as_ref().and_then(|p| p.gateway_lifecycle))
+        .unwrap_or_default()
     }
 
     /// Whether any server of the project starts through `dotpack run`.

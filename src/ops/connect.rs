@@ -150,6 +150,7 @@ pub fn from_registry(
         allow_lossy: Vec::new(),
         launcher: false,
         gateway: None,
+        gateway_lifecycle: None,
         scope: None,
         entries: BTreeMap::new(),
     });

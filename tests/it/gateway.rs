@@ -308,3 +308,35 @@ fn many_calls_at_once_to_three_servers_each_get_their_own_answer() {
     let expected: Vec<String> = expected.iter().map(|t| t.replace(' ', "")).collect();
     assert_eq!(got, expected);
 }
+
+#[test]
+fn a_keep_alive_server_starts_with_the_gateway_and_is_not_stopped_when_idle() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let marker = format!("--mark={}", env.home.path().display());
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\ngateway_lifecycle = \"keep-alive\"\n\n[servers.py]\ncommand = {:?}\nargs = [{:?}, {marker:?}]\n",
+            python.display().to_string(),
+            script("server.py"),
+        ),
+    );
+    let answers = drive_with(
+        &python,
+        &env,
+        &["--trust", "serve", "--idle", "0.5"],
+        json!([
+            ["wait", marker, 1, 60],
+            ["call", "call", {"server": "py", "tool": "add", "arguments": {"a": 1, "b": 2}}],
+            // Well past the idle time, it still runs.
+            ["wait", marker, 0, 3],
+        ]),
+    );
+    assert_eq!(answers[0], 1, "started with the gateway, before any call");
+    assert_eq!(text(&answers[1]), "3");
+    assert_eq!(
+        answers[2], 1,
+        "a keep-alive server is not stopped when idle"
+    );
+}

@@ -24,6 +24,7 @@ const PROJECT_KEYS: &[&str] = &[
     "allow_lossy",
     "launcher",
     "gateway",
+    "gateway_lifecycle",
 ];
 const INPUT_KEYS: &[&str] = &[
     "description",
@@ -47,6 +48,7 @@ const DEPENDENCY_KEYS: &[&str] = &[
     "allow_lossy",
     "launcher",
     "gateway",
+    "gateway_lifecycle",
     "scope",
     "entries",
 ];
@@ -124,6 +126,7 @@ impl Checker<'_> {
                     self.expect_kind(k, v, &at, ValueKind::Bool);
                 }
                 "gateway" => self.gateway_value(v, &at, true),
+                "gateway_lifecycle" => self.lifecycle_value(v, &at),
                 _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
             }
         }
@@ -257,6 +260,23 @@ impl Checker<'_> {
             item.span(),
             at,
             help,
+        );
+    }
+
+    /// `gateway_lifecycle`: `"lazy"`, `"eager"` or `"keep-alive"`.
+    fn lifecycle_value(&mut self, item: &Item, at: &str) {
+        if item
+            .as_str()
+            .is_some_and(|l| ["lazy", "eager", "keep-alive"].contains(&l))
+        {
+            return;
+        }
+        self.error(
+            "invalid-value",
+            r#"`gateway_lifecycle` must be "lazy", "eager" or "keep-alive""#,
+            item.span(),
+            at,
+            "write `gateway_lifecycle = \"lazy\"` (start on the first call), `\"eager\"` (start with `dotpack serve`) or `\"keep-alive\"` (start with it, never stop when idle); see docs/gateway.md",
         );
     }
 
@@ -681,6 +701,7 @@ impl Checker<'_> {
                     self.expect_kind(k, v, &key_path, ValueKind::Bool);
                 }
                 "gateway" => self.gateway_value(v, &key_path, false),
+                "gateway_lifecycle" => self.lifecycle_value(v, &key_path),
                 _ => self.unknown_key(k, v, at, DEPENDENCY_KEYS, false),
             }
         }

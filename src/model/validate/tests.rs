@@ -306,6 +306,11 @@ fn gateway_is_a_bool_or_a_surface_in_project_and_a_surface_in_a_dependency() {
     assert!(d[0].help.as_deref().unwrap().contains("docs/gateway.md"));
     assert_eq!(d[1].key_path.as_deref(), Some("dependencies.a.gateway"));
     assert!(codes("[dependencies]\na = { version = \"1\", gateway = \"direct\" }\n").is_empty());
+    assert!(codes("[project]\ngateway_lifecycle = \"keep-alive\"\n").is_empty());
+    assert_eq!(
+        codes("[dependencies]\na = { version = \"1\", gateway_lifecycle = \"always\" }\n"),
+        ["invalid-value"]
+    );
 }
 
 #[test]

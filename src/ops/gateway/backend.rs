@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::mcp::bridge::ToolFilter;
 use crate::mcp::{Client, McpError, Timeouts, Tool};
-use crate::model::gateway::Surface;
+use crate::model::gateway::{Lifecycle, Surface};
 use crate::model::lock::ToolPin;
 use crate::ops::connect::Located;
 use crate::ops::tool_pins::{diff, pins_of};
@@ -27,6 +27,7 @@ pub enum Start {
 pub struct Backend {
     pub name: String,
     pub surface: Surface,
+    pub lifecycle: Lifecycle,
     pub filter: ToolFilter,
     /// The tools pinned in dotpack.lock, if any.
     pins: Option<BTreeMap<String, ToolPin>>,
@@ -50,7 +51,7 @@ struct Live {
 impl Backend {
     pub fn new(
         name: String,
-        surface: Surface,
+        (surface, lifecycle): (Surface, Lifecycle),
         filter: ToolFilter,
         pins: Option<BTreeMap<String, ToolPin>>,
         start: Start,
@@ -65,6 +66,7 @@ impl Backend {
         Backend {
             name,
             surface,
+            lifecycle,
             filter,
             pins,
             start,
@@ -100,6 +102,14 @@ impl Backend {
             .into_iter()
             .filter(|t| self.filter.allows(&t.name))
             .collect()
+    }
+
+    /// Starts the server now, unless it runs or cannot be started (a call will say why).
+    pub fn start(&self) {
+        let mut live = self.live();
+        if live.client.is_none() {
+            let _ = self.connect(&mut live);
+        }
     }
 
     /// Calls `tool` with `arguments`: the server's result, or why it failed as text for a tool
@@ -183,6 +193,9 @@ impl Backend {
     /// Stops the server when it has run `idle` since its last call; a call in progress (the
     /// state locked) is never interrupted. Its tools stay known, and the next call starts it.
     pub fn stop_if_idle(&self, idle: Duration) {
+        if self.lifecycle == Lifecycle::KeepAlive {
+            return;
+        }
         let mut live = match self.live.try_lock() {
             Ok(live) => live,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),

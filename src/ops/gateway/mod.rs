@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::mcp::bridge::{ToolFilter, tool_error};
 use crate::mcp::serve::Handler;
-use crate::model::gateway::Surface;
+use crate::model::gateway::{Lifecycle, Surface};
 use crate::model::manifest::Server;
 use crate::ui::printer::Printer;
 
@@ -67,9 +67,10 @@ impl Gateway {
                 ),
             };
             let pins = lock.and_then(|l| l.tools.get(&name)).cloned();
+            let lifecycle = manifest.gateway_lifecycle(&located.package);
             backends.push(Backend::new(
                 name,
-                surface,
+                (surface, lifecycle),
                 filter(&located.def),
                 pins,
                 start,
@@ -298,6 +299,12 @@ pub fn serve(
     let gateway = Gateway::load(settings, printer, project)?;
     let (done, stopped) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
+        // Eager servers start beside the session, so its first messages wait for none of them.
+        for backend in &gateway.backends {
+            if backend.lifecycle != Lifecycle::Lazy {
+                scope.spawn(|| backend.start());
+            }
+        }
         if let Some(idle) = idle {
             let gateway = &gateway;
             // Looks a few times per idle period, so a server stops soon after it is due.

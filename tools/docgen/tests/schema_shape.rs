@@ -41,6 +41,7 @@ fn every_field() -> Manifest {
             gateway: Some(dotpack::model::gateway::ProjectGateway(
                 dotpack::model::gateway::Surface::Direct,
             )),
+            gateway_lifecycle: Some(dotpack::model::gateway::Lifecycle::Eager),
         }),
         inputs: BTreeMap::from([(
             "port".into(),
@@ -70,6 +71,7 @@ fn every_field() -> Manifest {
                     allow_lossy: vec!["cwd".into()],
                     launcher: true,
                     gateway: Some(dotpack::model::gateway::Surface::Proxy),
+                    gateway_lifecycle: Some(dotpack::model::gateway::Lifecycle::KeepAlive),
                     scope: Some(Scope::User),
                     entries: BTreeMap::from([("mcp".into(), "b-mcp".into())]),
                 }),
