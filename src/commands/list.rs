@@ -29,21 +29,13 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
         .iter()
         .all(|r| r.state == crate::plan::drift::State::Unresolved);
     let ok = checked && lock_state == LockState::Ok && nowhere.is_none();
-    // With the gateway on, the hosts' one `dotpack` entry stands for every server.
-    let manifest = &project.manifest.manifest;
-    let gateway = manifest.gateway().installs().then(|| {
-        json!({
-            "entry": crate::model::gateway::ENTRY,
-            "surface": manifest.gateway().surface().as_str(),
-            "servers": crate::ops::connect::server_names(manifest, project.lock.as_ref()),
-        })
-    });
+    let gateway = list::gateway(&project);
     if printer.json {
         let mut doc = json!({ "entries": rows });
         if view == View::Status {
             doc["ok"] = json!(ok);
             if let Some(gateway) = &gateway {
-                doc["gateway"] = gateway.clone();
+                doc["gateway"] = json!(gateway);
             }
             doc["lock"] = json!(lock_state);
             if let Some(nowhere) = &nowhere {
@@ -58,17 +50,7 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
     }
     if view == View::Status && !printer.json {
         if let Some(gateway) = &gateway {
-            let servers: Vec<&str> = gateway["servers"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|s| s.as_str())
-                .collect();
-            printer.note(format!(
-                "gateway: each host's `dotpack` entry (`dotpack serve`) serves {} ({})",
-                servers.join(", "),
-                gateway["surface"].as_str().unwrap_or("proxy")
-            ));
+            printer.note(gateway.to_string());
         }
         print_environment(settings, printer, &project, lock);
     }
