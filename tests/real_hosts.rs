@@ -10,6 +10,9 @@
 //! script recording its arguments and environment, the remote one a loopback listener recording
 //! the request headers, so what Gemini resolved is checked too.
 //!
+//! Every program runs in a network namespace whose only interface is loopback, with the test's
+//! fake servers (`offline.rs`): nothing it does can leave the machine.
+//!
 //! The CLIs are found in `$DOTPACK_REAL_HOSTS_DIR/node_modules/.bin` (default
 //! `~/.cache/dotpack-real-hosts`), where `tests/real_hosts/install.sh` (run by `.ci/run`) puts
 //! them. When they are not there, the test says how to install them and passes.
@@ -22,6 +25,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use assert_cmd::Command;
+
+#[path = "real_hosts/offline.rs"]
+mod offline;
 
 #[path = "it/support_keyring.rs"]
 mod support_keyring;
@@ -71,6 +77,7 @@ fn hosts_dir() -> PathBuf {
 // The skip message goes to the test's stderr, which the harness shows with `--nocapture`.
 #[allow(clippy::print_stderr)]
 fn cli(bin: &str, package: &str) -> Option<PathBuf> {
+    offline::enter();
     let dir = hosts_dir();
     let path = dir.join("node_modules/.bin").join(bin);
     let skip = |why: String| {
@@ -126,6 +133,8 @@ struct World {
 
 impl World {
     fn new() -> World {
+        // Before the listener opens, so that it is in the namespace the host runs in.
+        offline::enter();
         let home = TempDir::new().expect("temp dir");
         let root = home.path().canonicalize().expect("canonical temp dir");
         let project = root.join("project");
@@ -243,6 +252,7 @@ fn isolate(cmd: &mut std::process::Command, home: &Path, cwd: &Path) {
 fn host_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
     let mut cmd = std::process::Command::new(bin);
     isolate(&mut cmd, home, cwd);
+    offline::guard(&mut cmd);
     cmd.env("CI", "1")
         .env("NO_COLOR", "1")
         .env("NO_BROWSER", "1")
@@ -566,49 +576,6 @@ fn taplo_validates_a_new_manifest_against_the_schema_dotpack_writes() {
     );
 }
 
-/// `command` run where nothing can leave the machine: as root, in a new network namespace whose
-/// only interface is loopback; elsewhere with every proxy variable pointing at a closed loopback
-/// port, so a program that phones home at start (Continue resolves its service) gets nowhere.
-fn offline(mut command: std::process::Command) -> std::process::Command {
-    let namespace = rustix::process::geteuid().is_root()
-        && std::process::Command::new("unshare")
-            .args(["--net", "true"])
-            .status()
-            .is_ok_and(|s| s.success());
-    if !namespace {
-        for var in [
-            "HTTP_PROXY",
-            "HTTPS_PROXY",
-            "ALL_PROXY",
-            "http_proxy",
-            "https_proxy",
-        ] {
-            command.env(var, "http://127.0.0.1:9");
-        }
-        return command;
-    }
-    let mut wrapped = std::process::Command::new("unshare");
-    wrapped
-        .args([
-            "--net",
-            "sh",
-            "-c",
-            "ip link set lo up 2>/dev/null; exec \"$0\" \"$@\"",
-        ])
-        .arg(command.get_program())
-        .args(command.get_args());
-    if let Some(dir) = command.get_current_dir() {
-        wrapped.current_dir(dir);
-    }
-    wrapped.env_clear();
-    for (key, value) in command.get_envs() {
-        if let Some(value) = value {
-            wrapped.env(key, value);
-        }
-    }
-    wrapped
-}
-
 #[test]
 fn continue_cli_parses_the_config_dotpack_created_from_nothing() {
     let Some(cn) = cli("cn", "@continuedev/cli") else {
@@ -625,13 +592,9 @@ fn continue_cli_parses_the_config_dotpack_created_from_nothing() {
     let text = std::fs::read_to_string(&config).expect("dotpack created config.yaml");
     // Asked for one answer with no model configured, Continue reads the config first: it fails
     // on the missing model, not on the file.
-    let mut run = std::process::Command::new(&cn);
-    isolate(&mut run, &w.root(), &w.project);
-    run.args(["-p", "hi", "--config"]).arg(&config);
-    let out = Command::from_std(offline(run))
-        .env("CI", "1")
-        .env("NO_COLOR", "1")
-        .timeout(TIMEOUT)
+    let out = host_command(&cn, &w.root(), &w.project)
+        .args(["-p", "hi", "--config"])
+        .arg(&config)
         .output()
         .expect("run cn");
     let said = format!(
