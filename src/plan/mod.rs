@@ -1365,10 +1365,13 @@ fn switched_off_entry(host: &crate::model::hosts::HostAdapter) -> Option<serde_j
     };
     let mut entry = serde_json::Map::new();
     entry.insert(cell.field.to_string(), serde_json::Value::Bool(off));
+    // The host's other readers' spelling too (built-in pi's `"enabled": false`).
+    (host.hooks.to_host)("", &mut entry).ok()?;
     Some(serde_json::Value::Object(entry))
 }
 
-/// Whether `entry` switches its server off in `host`, whatever else it holds.
+/// Whether `entry` switches its server off in `host`, whatever else it holds: in any of the
+/// host's spellings (pi's adapter's `disabled`, built-in pi's `enabled`).
 fn switched_off_entry_of(
     host: &crate::model::hosts::HostAdapter,
     entry: &serde_json::Value,
@@ -1376,5 +1379,5 @@ fn switched_off_entry_of(
     let Some(serde_json::Value::Object(off)) = switched_off_entry(host) else {
         return false;
     };
-    off.iter().all(|(k, v)| entry.get(k) == Some(v))
+    off.iter().any(|(k, v)| entry.get(k) == Some(v))
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the pinned host CLIs of versions.txt (Claude Code, Codex, Gemini CLI, the Continue CLI, taplo) from npm into
+# Installs the pinned host CLIs of versions.txt (Claude Code, Codex, Gemini CLI, the Continue CLI, pi, taplo,
+# and the Node.js 22 pi needs, as a registry package) from npm into
 # ${DOTPACK_REAL_HOSTS_DIR:-$HOME/.cache/dotpack-real-hosts}, outside the repository, for
 # tests/real_hosts.rs. Does nothing when that folder already holds exactly these versions.
 # Exits non-zero when npm fails (registry unreachable); the test then skips.
