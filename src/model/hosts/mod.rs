@@ -27,6 +27,7 @@ mod kiro;
 mod mcp_json;
 mod opencode;
 mod pi;
+pub mod precedence;
 mod vscode;
 mod windsurf;
 mod zed;
