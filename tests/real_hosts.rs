@@ -29,6 +29,8 @@ use assert_cmd::Command;
 #[path = "real_hosts/offline.rs"]
 mod offline;
 
+#[path = "real_hosts/cline.rs"]
+mod cline;
 #[path = "real_hosts/copilot.rs"]
 mod copilot;
 #[path = "real_hosts/pi.rs"]
