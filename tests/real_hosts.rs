@@ -33,6 +33,8 @@ mod offline;
 mod cline;
 #[path = "real_hosts/copilot.rs"]
 mod copilot;
+#[path = "real_hosts/opencode.rs"]
+mod opencode;
 #[path = "real_hosts/pi.rs"]
 mod pi;
 
