@@ -1,6 +1,7 @@
 //! What the real hosts read from the files dotpack writes, and (Claude Code, Gemini CLI) start through
 //! the launcher with a secret from the OS credential store. Claude Code, Codex and Gemini CLI (and
-//! the Continue CLI, taplo for the manifest schema), at
+//! the Continue CLI, taplo for the manifest schema; pi, Copilot CLI, the Cline CLI, opencode and
+//! Hermes Agent in the modules under `real_hosts/`), at
 //! the versions pinned in `tests/real_hosts/versions.txt`, are asked through their own list/get
 //! commands which servers they see, after `dotpack install` wrote two servers (a stdio server with
 //! args and env including an `{{env.TOKEN}}` reference, a remote server with headers and a bearer
@@ -33,6 +34,8 @@ mod offline;
 mod cline;
 #[path = "real_hosts/copilot.rs"]
 mod copilot;
+#[path = "real_hosts/hermes.rs"]
+mod hermes;
 #[path = "real_hosts/opencode.rs"]
 mod opencode;
 #[path = "real_hosts/pi.rs"]
