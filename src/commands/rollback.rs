@@ -52,31 +52,7 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         ));
     }
     if args.dry_run {
-        for change in &plan.packages {
-            let (_, infinitive, what) = describe(change);
-            printer.status("Would", format!("{infinitive} {what}"));
-        }
-        for change in rollback::entry_changes(&planned, settings) {
-            let summary = change.summary();
-            if !summary.is_empty() {
-                printer.status(
-                    "Would",
-                    format!("restore {} ({}): {summary}", change.file, change.host),
-                );
-            }
-        }
-        if printer.json {
-            printer.json_out(&rollback_json(
-                target,
-                None,
-                &plan.writes,
-                &plan.packages,
-                true,
-            ));
-        } else {
-            crate::ops::preview::dry_run(printer, &plan.writes);
-        }
-        printer.warning("dry run: no file was changed");
+        print_dry_run(settings, printer, &planned);
         return Ok(());
     }
     let entries = rollback::entry_changes(&planned, settings);
@@ -114,4 +90,34 @@ pub fn run(settings: &Settings, args: RollbackArgs, printer: &Printer) -> Result
         ));
     }
     Ok(())
+}
+
+/// What a `--dry-run` rollback would do, and that it wrote nothing.
+fn print_dry_run(settings: &Settings, printer: &Printer, planned: &rollback::Planned) {
+    let (target, plan) = (planned.target, &planned.plan);
+    for change in &plan.packages {
+        let (_, infinitive, what) = describe(change);
+        printer.status("Would", format!("{infinitive} {what}"));
+    }
+    for change in rollback::entry_changes(planned, settings) {
+        let summary = change.summary();
+        if !summary.is_empty() {
+            printer.status(
+                "Would",
+                format!("restore {} ({}): {summary}", change.file, change.host),
+            );
+        }
+    }
+    if printer.json {
+        printer.json_out(&rollback_json(
+            target,
+            None,
+            &plan.writes,
+            &plan.packages,
+            true,
+        ));
+    } else {
+        crate::ops::preview::dry_run(printer, &plan.writes);
+    }
+    printer.warning("dry run: no file was changed");
 }

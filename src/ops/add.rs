@@ -91,12 +91,7 @@ pub fn add(
         Some(registries),
         relock,
         |r, lock, relock| {
-            let mut given = ask_missing(printer, r, &relock.manifest, lock, &added, &inputs)?;
-            if let Some(name) = added.first() {
-                let mut first = std::mem::take(&mut inputs);
-                first.extend(given.remove(name).unwrap_or_default());
-                given.insert(name.clone(), first);
-            }
+            let given = given_inputs(printer, r, &relock.manifest, lock, &added, &mut inputs)?;
             for (name, sets) in given.iter().filter(|(_, sets)| !sets.is_empty()) {
                 record_inputs(project, r, lock, relock, &mut editor, name, sets)?;
             }
@@ -115,6 +110,25 @@ pub fn add(
         approve_registry_folder(settings, project)?;
     }
     Ok(needed)
+}
+
+/// The `--set` values of each added package: the command line's go to the first one named, and
+/// on a terminal the answers to the questions `ask_missing` puts for the required inputs left.
+fn given_inputs(
+    printer: &Printer,
+    registries: &RegistrySet,
+    manifest: &manifest::LoadedManifest,
+    lock: &Lockfile,
+    added: &[String],
+    inputs: &mut Vec<SetArg>,
+) -> Result<std::collections::BTreeMap<String, Vec<SetArg>>> {
+    let mut given = ask_missing(printer, registries, manifest, lock, added, inputs)?;
+    if let Some(name) = added.first() {
+        let mut first = std::mem::take(inputs);
+        first.extend(given.remove(name).unwrap_or_default());
+        given.insert(name.clone(), first);
+    }
+    Ok(given)
 }
 
 /// A registry named with `--registry`, recorded on the added packages: a `[registries]` name,
@@ -256,21 +270,7 @@ impl Requested<'_> {
         }
         let from_chosen = self.registry.is_some() || dep_registry.is_none();
         let (versions, spelling) = self.published(&given, dep_registry.as_deref())?;
-        let req = match (req, existing) {
-            (Some(req), _) => {
-                check_satisfiable(&name, &req, &versions)?;
-                req
-            }
-            (None, Some(dep)) => {
-                let file = &self.file;
-                self.printer.note(format!(
-                    "`{name}` is already in {file} as \"{}\"",
-                    dep.req()
-                ));
-                dep.req().to_string()
-            }
-            (None, None) => default_requirement(&name, &versions)?,
-        };
+        let req = self.requirement(&name, req, existing, &versions)?;
         editor.set_dependency(&name, &req)?;
         if let Some(r) = self.registry.as_ref().or(chosen.as_ref()) {
             editor.set_dependency_key(&name, "registry", Some(r))?;
@@ -301,20 +301,7 @@ impl Requested<'_> {
             ));
         }
         if let Some(entry) = &self.entry {
-            let server = only_server(&name, &req, &versions)?;
-            if !crate::model::validate::is_valid_name(entry) {
-                return Err(crate::util::error::Error::usage(format!(
-                    "`{entry}` is not a valid entry name: names start with a letter or digit and hold only letters, digits, `-` and `_`"
-                ))
-                .into());
-            }
-            // Its own name needs no entry of its own.
-            let chosen = (*entry != server).then_some(entry.as_str());
-            editor.set_entry(&name, &server, chosen)?;
-            edits.push((
-                "Naming".to_string(),
-                format!("{name}'s server `{server}` `{entry}` in the hosts"),
-            ));
+            self.name_entry(&name, entry, &req, &versions, editor, edits)?;
         }
         let file = &self.file;
         match existing {
@@ -326,6 +313,59 @@ impl Requested<'_> {
             Some(_) => {}
         }
         Ok((name, from_chosen))
+    }
+
+    /// The requirement to record for `name`: the one given (checked against what is published),
+    /// else the one already declared (said so), else the default for its newest version.
+    fn requirement(
+        &self,
+        name: &str,
+        given: Option<String>,
+        existing: Option<&manifest::DependencySpec>,
+        versions: &[IndexLine],
+    ) -> Result<String> {
+        Ok(match (given, existing) {
+            (Some(req), _) => {
+                check_satisfiable(name, &req, versions)?;
+                req
+            }
+            (None, Some(dep)) => {
+                let file = &self.file;
+                self.printer.note(format!(
+                    "`{name}` is already in {file} as \"{}\"",
+                    dep.req()
+                ));
+                dep.req().to_string()
+            }
+            (None, None) => default_requirement(name, versions)?,
+        })
+    }
+
+    /// Gives the only server of package `name` the entry name `entry` (`--entry`) in the hosts.
+    fn name_entry(
+        &self,
+        name: &str,
+        entry: &str,
+        req: &str,
+        versions: &[IndexLine],
+        editor: &mut ManifestEditor,
+        edits: &mut Edits,
+    ) -> Result<()> {
+        let server = only_server(name, req, versions)?;
+        if !crate::model::validate::is_valid_name(entry) {
+            return Err(crate::util::error::Error::usage(format!(
+                "`{entry}` is not a valid entry name: names start with a letter or digit and hold only letters, digits, `-` and `_`"
+            ))
+            .into());
+        }
+        // Its own name needs no entry of its own.
+        let chosen = (entry != server).then_some(entry);
+        editor.set_entry(name, &server, chosen)?;
+        edits.push((
+            "Naming".to_string(),
+            format!("{name}'s server `{server}` `{entry}` in the hosts"),
+        ));
+        Ok(())
     }
 
     /// The versions `registry` (`None`: the default) lists for `name` (as given, in any case),

@@ -56,24 +56,7 @@ pub fn typed_inputs(
     for arg in inputs {
         let key = arg.key.as_str();
         let Some(input) = package.inputs.get(key) else {
-            let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
-            // A credential the package reads from the environment is never a `--set` value.
-            let variable = package
-                .env_vars()
-                .into_iter()
-                .find(|v| v.eq_ignore_ascii_case(key));
-            let help = match variable {
-                Some(var) => format!(
-                    "`{key}` is read from the environment variable {var}, so it never lands in a file: export {var}=… where the host runs"
-                ),
-                None if declared.is_empty() => format!("{name} declares no inputs"),
-                None => format!("{name} declares: {}", declared.join(", ")),
-            };
-            return Err(crate::util::error::Error::usage(format!(
-                "package `{name}` has no input `{key}`"
-            ))
-            .help(help)
-            .into());
+            return Err(unknown_input(name, key, &package).into());
         };
         if input.secret {
             return Err(crate::util::error::Error::usage(
@@ -124,6 +107,28 @@ pub fn typed_inputs(
         values.insert(key.to_string(), value);
     }
     Ok(values.into_iter().collect())
+}
+
+/// The error for a `--set` naming an input package `name` does not declare: a credential it
+/// reads from the environment is never a `--set` value, so its variable is named instead.
+fn unknown_input(
+    name: &str,
+    key: &str,
+    package: &crate::model::manifest::Manifest,
+) -> crate::util::error::Error {
+    let declared: Vec<&str> = package.inputs.keys().map(String::as_str).collect();
+    let variable = package
+        .env_vars()
+        .into_iter()
+        .find(|v| v.eq_ignore_ascii_case(key));
+    let help = match variable {
+        Some(var) => format!(
+            "`{key}` is read from the environment variable {var}, so it never lands in a file: export {var}=… where the host runs"
+        ),
+        None if declared.is_empty() => format!("{name} declares no inputs"),
+        None => format!("{name} declares: {}", declared.join(", ")),
+    };
+    crate::util::error::Error::usage(format!("package `{name}` has no input `{key}`")).help(help)
 }
 
 /// Every required input of every added package that is not a secret must have a value, and

@@ -420,12 +420,7 @@ fn commit_recording(
         return Ok(());
     }
     let id = apply_writes(settings, printer, project, &writes, user_files, &changes)?;
-    if let Err(e) = crate::ops::launch::record_pins(&settings.dotpack_home, &pins) {
-        printer.warning(format!(
-            "could not record the launcher entries dotpack wrote ({e:#}): the credential store \
-             gives them no secret until an install records them"
-        ));
-    }
+    record_launcher_pins(settings, printer, &pins);
     let new_state = (!imported).then_some(new_state);
     super::approve::after_commit(
         settings,
@@ -449,6 +444,17 @@ fn commit_recording(
     report.warnings = warnings;
     json_report(printer, &report);
     Ok(())
+}
+
+/// Records the launcher entries this commit leaves (see [`crate::ops::launch`]); a failure only
+/// warns, since the files are written: the store serves those entries after the next install.
+fn record_launcher_pins(settings: &Settings, printer: &Printer, pins: &[String]) {
+    if let Err(e) = crate::ops::launch::record_pins(&settings.dotpack_home, pins) {
+        printer.warning(format!(
+            "could not record the launcher entries dotpack wrote ({e:#}): the credential store \
+             gives them no secret until an install records them"
+        ));
+    }
 }
 
 /// The pins of the launcher entries (`dotpack run --pin …`) this project's claims hold in the

@@ -185,16 +185,7 @@ pub fn into(
         &resources,
         personal,
     )?;
-    let manifest = &project.manifest;
-    let updated = match manifest.with_text(&text) {
-        Ok(updated) => updated,
-        Err(diags) => {
-            for diag in &diags.0 {
-                printer.diagnostic_with_source(diag, &text);
-            }
-            bail!("the imported servers would make dotpack.toml invalid; nothing was changed");
-        }
-    };
+    let updated = imported_manifest(printer, project, &text)?;
     let servers: BTreeSet<String> = candidates
         .keys()
         .cloned()
@@ -225,6 +216,24 @@ pub fn into(
     report(printer, &candidates, dry_run);
     report_resources(printer, &resources, &claimed, dry_run);
     Ok(())
+}
+
+/// The project's manifest with the import's `text`; its problems are printed against that
+/// text, and the import stops before anything is written.
+fn imported_manifest<'p>(
+    printer: &Printer,
+    project: &'p Project,
+    text: &str,
+) -> Result<std::borrow::Cow<'p, crate::model::manifest::LoadedManifest>> {
+    match project.manifest.with_text(text) {
+        Ok(updated) => Ok(updated),
+        Err(diags) => {
+            for diag in &diags.0 {
+                printer.diagnostic_with_source(diag, text);
+            }
+            bail!("the imported servers would make dotpack.toml invalid; nothing was changed");
+        }
+    }
 }
 
 /// The lock (as it is, else resolved) and the plan that claims `servers` as they are.
@@ -332,8 +341,23 @@ fn edit_manifest(
         ));
         staged.extend(r.files.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
-    // A kind a declared host cannot keep is left out of it, and that choice is recorded, so
-    // the next `install` does not refuse what this import did.
+    allow_kinds_left_out(project, resources, &mut editor, &mut edits, &file)?;
+    Ok(Edited {
+        text: editor.render(),
+        edits,
+        staged,
+    })
+}
+
+/// A kind a declared host cannot keep is left out of it, and that choice is recorded, so the
+/// next `install` does not refuse what this import did.
+fn allow_kinds_left_out(
+    project: &Project,
+    resources: &[(usize, Found)],
+    editor: &mut ManifestEditor,
+    edits: &mut Edits,
+    file: &str,
+) -> Result<()> {
     let declared = crate::model::manifest::parse(&project.manifest.path, editor.render())?;
     let layout = crate::plan::targets::Layout::new(&declared.manifest, None, project.global)?;
     for (_, r) in resources {
@@ -354,11 +378,7 @@ fn edit_manifest(
             ));
         }
     }
-    Ok(Edited {
-        text: editor.render(),
-        edits,
-        staged,
-    })
+    Ok(())
 }
 
 /// The hosts a server read from user-scope files only stays in, for a project's manifest: a

@@ -126,21 +126,8 @@ pub fn settle(settings: &Settings) -> Result<(Settled, Vec<(String, String)>)> {
             format!("{LOCK_FILE}: read both sides and resolved again from the merged {file}"),
         ));
     }
-    let mut owned: BTreeMap<PathBuf, (Target, BTreeSet<String>)> = BTreeMap::new();
-    for claim in &claims {
-        if let Some(target) = Target::of_claim(claim, &root, &settings.host_env) {
-            owned
-                .entry(target.path.clone())
-                .or_insert_with(|| (target, BTreeSet::new()))
-                .1
-                .insert(claim.server.clone());
-        }
-    }
-    for (_, names) in owned.values_mut() {
-        names.extend(declared.iter().cloned());
-    }
     let mut problems = Vec::new();
-    for (path, (target, names)) in owned {
+    for (path, (target, names)) in owned_files(&claims, &declared, &root, settings) {
         let Some(text) = target.read()? else {
             continue;
         };
@@ -174,6 +161,30 @@ pub fn settle(settings: &Settings) -> Result<(Settled, Vec<(String, String)>)> {
         Some(error) => Err(error.into()),
         None => Ok((settled, edits)),
     }
+}
+
+/// The host files the lock's claims name, each with the entry names dotpack may write there:
+/// the ones claimed in it and every one the merged manifest declares.
+fn owned_files(
+    claims: &[crate::model::claims::Claim],
+    declared: &BTreeSet<String>,
+    root: &Path,
+    settings: &Settings,
+) -> BTreeMap<PathBuf, (Target, BTreeSet<String>)> {
+    let mut owned: BTreeMap<PathBuf, (Target, BTreeSet<String>)> = BTreeMap::new();
+    for claim in claims {
+        if let Some(target) = Target::of_claim(claim, root, &settings.host_env) {
+            owned
+                .entry(target.path.clone())
+                .or_insert_with(|| (target, BTreeSet::new()))
+                .1
+                .insert(claim.server.clone());
+        }
+    }
+    for (_, names) in owned.values_mut() {
+        names.extend(declared.iter().cloned());
+    }
+    owned
 }
 
 /// The entry names the merged manifest declares: its own servers, and each dependency by its

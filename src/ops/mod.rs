@@ -334,21 +334,7 @@ impl Project {
         settled: merge::Settled,
     ) -> Result<Project> {
         let _phase = tracing::debug_span!("load").entered();
-        let (path, new_manifest) = if settings.global {
-            let path = settings.global_manifest();
-            let exists = path.is_file();
-            if !exists && !create {
-                crate::bail_help!(
-                    help = "`dotpack add --global NAME` creates it",
-                    "there is no user-level manifest ({})",
-                    path.display()
-                );
-            }
-            (path, !exists)
-        } else {
-            let path = find_manifest(settings)?;
-            (path, false)
-        };
+        let (path, new_manifest) = manifest_path(settings, create)?;
         let manifest = if new_manifest {
             let text = crate::model::manifest_edit::initial_global_manifest(&detected_user_hosts(
                 settings,
@@ -489,6 +475,24 @@ fn detected_user_hosts(settings: &Settings) -> Vec<&'static str> {
         .filter(|a| a.detected(Scope::User, &settings.dotpack_home, &settings.host_env))
         .map(|a| a.id)
         .collect()
+}
+
+/// The manifest a command reads, and whether it is new: the user-level one with `--global`
+/// (made in memory when `create` asks and none exists), else the project's.
+fn manifest_path(settings: &Settings, create: bool) -> Result<(PathBuf, bool)> {
+    if !settings.global {
+        return Ok((find_manifest(settings)?, false));
+    }
+    let path = settings.global_manifest();
+    let exists = path.is_file();
+    if !exists && !create {
+        crate::bail_help!(
+            help = "`dotpack add --global NAME` creates it",
+            "there is no user-level manifest ({})",
+            path.display()
+        );
+    }
+    Ok((path, !exists))
 }
 
 #[cfg(test)]

@@ -436,8 +436,16 @@ fn user_plan(
         resolve_env: true,
         starts: Default::default(),
     })?;
-    // A file dotpack alone changed since, planned to read as it did then, gets its bytes back:
-    // an adopted entry comes back spaced as the user wrote it.
+    keep_bytes_of_then(&mut plan, user_state);
+    let (files, claims) = user_resources(settings, project, registries)?;
+    plan.files.extend(files);
+    plan.resources = Some(claims);
+    Ok(plan)
+}
+
+/// A file dotpack alone changed since, planned to read as it did then, gets its bytes back:
+/// an adopted entry comes back spaced as the user wrote it.
+fn keep_bytes_of_then(plan: &mut crate::plan::Plan, user_state: &[UserState]) {
     for file in &mut plan.files {
         let Some(state) = user_state
             .iter()
@@ -452,8 +460,22 @@ fn user_plan(
             file.after = Some(then.clone());
         }
     }
-    // User-scope resource files too, planned the same way; what the restored manifest left out
-    // before is left out again (nothing is refused as lossy here).
+}
+
+/// The user-scope resource files the restored project plans, and their claims; what the restored
+/// manifest left out before is left out again (nothing is refused as lossy here).
+fn user_resources(
+    settings: &Settings,
+    project: &Project,
+    registries: &crate::resolve::RegistrySet,
+) -> Result<(
+    Vec<crate::plan::FilePlan>,
+    Vec<crate::model::resources::FileClaim>,
+)> {
+    let manifest = &project.manifest;
+    let empty = Lockfile::empty();
+    let lock = project.lock.as_ref().unwrap_or(&empty);
+    let global = project.global;
     let keep_out = crate::plan::LossyPolicy {
         bare: true,
         named: crate::model::resources::lossy_names()
@@ -477,20 +499,17 @@ fn user_plan(
             scopes: &[Scope::User],
             staged: &Default::default(),
         })?;
-    plan.files.extend(
-        resources
-            .files
-            .into_iter()
-            .filter(|f| f.target.scope == Scope::User),
-    );
-    plan.resources = Some(
-        resources
-            .claims
-            .into_iter()
-            .filter(|c| c.scope == "user")
-            .collect(),
-    );
-    Ok(plan)
+    let files = resources
+        .files
+        .into_iter()
+        .filter(|f| f.target.scope == Scope::User)
+        .collect();
+    let claims = resources
+        .claims
+        .into_iter()
+        .filter(|c| c.scope == "user")
+        .collect();
+    Ok((files, claims))
 }
 
 /// The entries this project had adopted in the user-scope state the rollback restores, with

@@ -203,17 +203,7 @@ pub fn verify(
             Ok(tools) => {
                 let now = pins_of(tools);
                 let changes = diff(pinned, &now);
-                let described: BTreeMap<String, String> = changes
-                    .iter()
-                    .filter(|c| matches!(c, ToolChange::Description(_) | ToolChange::Added(_)))
-                    .filter_map(|c| {
-                        let tool = tools.iter().find(|t| t.name == c.tool())?;
-                        Some((
-                            tool.name.clone(),
-                            tool.description.clone().unwrap_or_default(),
-                        ))
-                    })
-                    .collect();
+                let described = newly_described(&changes, tools);
                 found.changed |= !changes.is_empty();
                 found.failed |= !p.unknown_names.is_empty();
                 found.report.push(json!({
@@ -243,6 +233,22 @@ pub fn verify(
         }
     }
     Ok(found)
+}
+
+/// The descriptions of the tools among `changes` that are new or newly described, by tool: what
+/// a reviewer reads before `--update` records them.
+fn newly_described(changes: &[ToolChange], tools: &[Tool]) -> BTreeMap<String, String> {
+    changes
+        .iter()
+        .filter(|c| matches!(c, ToolChange::Description(_) | ToolChange::Added(_)))
+        .filter_map(|c| {
+            let tool = tools.iter().find(|t| t.name == c.tool())?;
+            Some((
+                tool.name.clone(),
+                tool.description.clone().unwrap_or_default(),
+            ))
+        })
+        .collect()
 }
 
 /// `--update`: records `pins` in the lock as the servers' tools are now.

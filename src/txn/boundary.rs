@@ -13,7 +13,7 @@ use super::{FileRecord, PROJECT_STATE, store};
 
 /// The places a record may name, built once per command from the settings
 /// (`ops::Settings::boundary`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Boundary {
     /// The project of this command, if any: messages name its files relative to it.
     pub project_root: Option<PathBuf>,
@@ -26,7 +26,33 @@ pub struct Boundary {
     /// The roots of the projects whose state folders dotpack made on this machine: user-scope
     /// generations in `$DOTPACK_HOME` name their `dotpack.toml` and `dotpack.lock`.
     pub known_projects: Vec<PathBuf>,
+    /// Where the places above really are, resolved on first use: a transaction asks about each
+    /// of its files, and resolving every host's file for each would walk the same links again.
+    real: std::sync::OnceLock<Real>,
 }
+
+/// The boundary's places with their links resolved ([`fsutil::resolve_parent`] for files,
+/// [`fsutil::resolve`] for folders).
+#[derive(Clone, Debug)]
+struct Real {
+    host_files: Vec<PathBuf>,
+    resource_dirs: Vec<PathBuf>,
+    dotpack_home: PathBuf,
+}
+
+impl PartialEq for Boundary {
+    /// Two boundaries are equal when they name the same places; the resolved cache is not part
+    /// of what a boundary is.
+    fn eq(&self, other: &Boundary) -> bool {
+        self.project_root == other.project_root
+            && self.dotpack_home == other.dotpack_home
+            && self.host_files == other.host_files
+            && self.resource_dirs == other.resource_dirs
+            && self.known_projects == other.known_projects
+    }
+}
+
+impl Eq for Boundary {}
 
 /// The first file of a record that the boundary refuses, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,7 +74,30 @@ impl Boundary {
                 .collect(),
             resource_dirs,
             known_projects: super::trust::known_projects(dotpack_home),
+            real: std::sync::OnceLock::new(),
         }
+    }
+
+    fn real(&self) -> &Real {
+        self.real.get_or_init(|| Real {
+            host_files: self
+                .host_files
+                .iter()
+                .map(|h| fsutil::resolve_parent(h))
+                .collect(),
+            resource_dirs: self
+                .resource_dirs
+                .iter()
+                .map(|d| fsutil::resolve(d))
+                .collect(),
+            dotpack_home: fsutil::resolve(&self.dotpack_home),
+        })
+    }
+
+    /// Whether `path` (whose folders resolve to `real`) is one of the hosts' user files.
+    fn is_host_file(&self, path: &Path, real: &Path) -> bool {
+        self.host_files.iter().any(|h| h == path)
+            || self.real().host_files.iter().any(|h| h == real)
     }
 
     /// Whether `state` is `$DOTPACK_HOME` (else it is a project's `.dotpack/`).
@@ -65,22 +114,18 @@ impl Boundary {
             return Some("it contains `..`");
         }
         let real = fsutil::resolve_parent(path);
-        if self
-            .host_files
-            .iter()
-            .any(|h| h == path || fsutil::resolve_parent(h) == real)
-        {
+        if self.is_host_file(path, &real) {
             return None;
         }
         if self
+            .real()
             .resource_dirs
             .iter()
-            .any(|d| real.starts_with(fsutil::resolve(d)) && real != fsutil::resolve(d))
+            .any(|d| real.starts_with(d) && real != *d)
         {
             return None;
         }
-        let home = fsutil::resolve(&self.dotpack_home);
-        if let Ok(rel) = real.strip_prefix(&home) {
+        if let Ok(rel) = real.strip_prefix(&self.real().dotpack_home) {
             return home_bookkeeping(rel).then_some("it is one of dotpack's own state files");
         }
         let roots: Vec<&Path> = if self.is_home(state) {
@@ -108,15 +153,13 @@ impl Boundary {
     /// user's own files ($DOTPACK_HOME, the hosts' user files), whose links are the user's.
     pub fn fence(&self, state: &Path, path: &Path) -> Option<crate::util::fence::Fence> {
         let real = fsutil::resolve_parent(path);
-        let users = self
-            .host_files
-            .iter()
-            .any(|h| h == path || fsutil::resolve_parent(h) == real)
+        let users = self.is_host_file(path, &real)
             || self
+                .real()
                 .resource_dirs
                 .iter()
-                .any(|d| real.starts_with(fsutil::resolve(d)))
-            || real.starts_with(fsutil::resolve(&self.dotpack_home));
+                .any(|d| real.starts_with(d))
+            || real.starts_with(&self.real().dotpack_home);
         if users {
             return None;
         }
@@ -214,6 +257,7 @@ mod tests {
             host_files: vec![root.parent().unwrap().join(".claude.json")],
             resource_dirs: Vec::new(),
             known_projects: vec![],
+            real: std::sync::OnceLock::new(),
         }
     }
 

@@ -273,10 +273,16 @@ fn resolve_within(path: &Path, links: u32) -> PathBuf {
     let finish =
         |base: PathBuf, rest: &[std::ffi::OsString]| rest.iter().rev().fold(base, |p, c| p.join(c));
     loop {
-        if let Ok(real) = std::fs::canonicalize(at) {
+        // One `lstat` tells a missing component from one that exists, before the walk over every
+        // component that resolving a path costs (host files often sit in folders not made yet).
+        let here = std::fs::symlink_metadata(at);
+        if here.is_ok()
+            && let Ok(real) = std::fs::canonicalize(at)
+        {
             return finish(real, &rest);
         }
-        if let Ok(target) = std::fs::read_link(at)
+        if here.is_ok_and(|m| m.file_type().is_symlink())
+            && let Ok(target) = std::fs::read_link(at)
             && links > 0
         {
             // A dangling link: where it points, resolved against its folder.
