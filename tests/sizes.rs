@@ -107,7 +107,10 @@ fn no_function_of_commands_or_operations_is_over_80_lines() {
         let text = std::fs::read_to_string(file).unwrap();
         for f in long_functions(&text, MAX_FN_LINES) {
             let rel = file.strip_prefix(src()).unwrap().display().to_string();
-            long.push(format!("src/{rel}:{} `{}` has {} lines", f.line, f.name, f.lines));
+            long.push(format!(
+                "src/{rel}:{} `{}` has {} lines",
+                f.line, f.name, f.lines
+            ));
         }
     }
     assert!(
