@@ -50,3 +50,21 @@ fn copilot_cli_alone_is_not_warned_about() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("instead of"), "{err}");
 }
+
+#[test]
+fn copilot_cli_beside_a_mcp_json_dotpack_does_not_write_is_warned_about() {
+    let env = Env::new();
+    env.write(".mcp.json", "{}\n");
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"copilot-cli\"]\n\n[servers.both]\ncommand = \"both-mcp\"\nargs = []\n",
+    );
+    let out = env.dotpack().arg("install").output().unwrap();
+    assert_success(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("GitHub Copilot CLI reads `.mcp.json` instead of `.github/mcp.json` whenever `.mcp.json` exists, and this project has one"),
+        "{err}"
+    );
+    assert_eq!(env.read(".mcp.json"), "{}\n");
+}
