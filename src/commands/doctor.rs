@@ -21,9 +21,17 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let root = crate::ops::project_root(settings);
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
-    let footguns = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
+    let host_check = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
+    let footguns = &host_check.findings;
+    let missing = crate::ops::runtimes::check_here(settings, printer);
     if printer.json {
-        printer.json_out(&serde_json::json!({ "folders": findings, "hosts": footguns }));
+        printer.json_out(&serde_json::json!({
+            "folders": findings,
+            "hosts": footguns,
+            "platform": host_check.platform,
+            "host_files": host_check.checked,
+            "programs": missing,
+        }));
     } else {
         for f in &findings {
             let message = format!("{} ({}): {}", f.folder.display(), f.scope, f.message);
@@ -41,19 +49,9 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         }
     }
     if !printer.json {
-        for f in &footguns {
-            let server = f
-                .server
-                .as_ref()
-                .map(|s| format!(" server `{s}`"))
-                .unwrap_or_default();
-            printer.warning(format!(
-                "{} ({}){server} {} [{}]\n  help: {}",
-                f.file, f.host, f.message, f.code, f.fix
-            ));
-        }
-        if footguns.is_empty() {
-            printer.status("Ok", "host config files: no known footgun");
+        print_host_check(&host_check, printer);
+        for m in &missing {
+            printer.warning(format!("{} ({}): {}", m.file, m.host, m.fix));
         }
     }
     let unfinished = match &root {
@@ -87,4 +85,46 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
         );
     }
     Ok(())
+}
+
+/// The host files `doctor` read, on which platform, and the footguns it found in them.
+fn print_host_check(host_check: &crate::model::host_lint::HostCheck, printer: &Printer) {
+    for f in &host_check.findings {
+        let server = f
+            .server
+            .as_ref()
+            .map(|s| format!(" server `{s}`"))
+            .unwrap_or_default();
+        printer.warning(format!(
+            "{} ({}){server} {} [{}]\n  help: {}",
+            f.file, f.host, f.message, f.code, f.fix
+        ));
+    }
+    let files = &host_check.checked;
+    let count = match files.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    if host_check.findings.is_empty() {
+        printer.status(
+            "Ok",
+            format!(
+                "host config files on {}: no known footgun in {count}",
+                host_check.platform
+            ),
+        );
+    } else {
+        printer.note(format!(
+            "host config files on {}: checked {count}",
+            host_check.platform
+        ));
+    }
+    for c in files {
+        printer.note(format!(
+            "    {:<7} {} ({})",
+            c.scope.to_string(),
+            c.file,
+            c.host
+        ));
+    }
 }

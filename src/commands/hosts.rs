@@ -1,10 +1,12 @@
 //! `dotpack hosts`: every host dotpack can write, whether it is in use here, and its file at each
 //! scope. Everything comes from the adapter list, so a new adapter shows up here by itself.
 
+use std::path::Path;
+
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::model::hosts::{ADAPTERS, Scope};
+use crate::model::hosts::{ADAPTERS, HostAdapter, HostEnv, Scope};
 use crate::ops::Settings;
 use crate::ui::printer::Printer;
 
@@ -12,6 +14,8 @@ use crate::ui::printer::Printer;
 #[derive(Serialize)]
 struct HostsReport {
     schema: u32,
+    /// The platform whose paths the files are (`linux`, `macos`, `windows`).
+    platform: crate::model::hosts::Platform,
     hosts: Vec<HostRow>,
 }
 
@@ -50,47 +54,11 @@ struct ScopeRow {
 pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
     let root = crate::ops::project_root(settings).unwrap_or_else(|| settings.cwd.clone());
     let env = &settings.host_env;
-    let rows: Vec<HostRow> = ADAPTERS
-        .iter()
-        .map(|host| {
-            let scopes: Vec<ScopeRow> = [Scope::Project, Scope::User]
-                .into_iter()
-                .filter_map(|scope| {
-                    let path = host.path(scope, &root, env)?;
-                    Some(ScopeRow {
-                        scope,
-                        exists: path.is_file(),
-                        file: path.display().to_string(),
-                        detected: host.detected(scope, &root, env),
-                        same_file_as: host.shares_file_with(scope).map(|h| h.id),
-                    })
-                })
-                .collect();
-            HostRow {
-                id: host.id,
-                name: host.name(),
-                format: host.format,
-                container: host.container.display(),
-                detected: scopes.iter().any(|s| s.detected),
-                scopes,
-                also_reads: host
-                    .also_reads()
-                    .iter()
-                    .map(|shared| {
-                        let path = shared.path(&root, env);
-                        AlsoRead {
-                            scope: shared.scope(),
-                            exists: path.is_file(),
-                            file: path.display().to_string(),
-                        }
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
+    let rows: Vec<HostRow> = ADAPTERS.iter().map(|h| host_row(h, &root, env)).collect();
     if printer.json {
         printer.json_out(&serde_json::to_value(HostsReport {
             schema: 1,
+            platform: env.platform,
             hosts: rows,
         })?);
         return Ok(());
@@ -124,5 +92,46 @@ pub fn run(settings: &Settings, printer: &Printer) -> Result<()> {
     }
     printer
         .note("* detected here: its file or folder exists (`dotpack init` proposes these hosts)");
+    printer.note(format!(
+        "files where the hosts read them on {} (their variables, such as CODEX_HOME, applied)",
+        env.platform
+    ));
     Ok(())
+}
+
+/// What `hosts` says of `host` for the project at `root` in `env`.
+fn host_row(host: &'static HostAdapter, root: &Path, env: &HostEnv) -> HostRow {
+    let scopes: Vec<ScopeRow> = [Scope::Project, Scope::User]
+        .into_iter()
+        .filter_map(|scope| {
+            let path = host.path(scope, root, env)?;
+            Some(ScopeRow {
+                scope,
+                exists: path.is_file(),
+                file: path.display().to_string(),
+                detected: host.detected(scope, root, env),
+                same_file_as: host.shares_file_with(scope).map(|h| h.id),
+            })
+        })
+        .collect();
+    HostRow {
+        id: host.id,
+        name: host.name(),
+        format: host.format,
+        container: host.container.display(),
+        detected: scopes.iter().any(|s| s.detected),
+        scopes,
+        also_reads: host
+            .also_reads()
+            .iter()
+            .map(|shared| {
+                let path = shared.path(root, env);
+                AlsoRead {
+                    scope: shared.scope(),
+                    exists: path.is_file(),
+                    file: path.display().to_string(),
+                }
+            })
+            .collect(),
+    }
 }

@@ -124,12 +124,40 @@ pub fn check_host_file(host: &HostAdapter, file: &str, text: &str) -> Vec<Findin
     out
 }
 
+/// What `doctor` checked of the host files: on which platform, which files (so a user sees
+/// where dotpack looked, `CODEX_HOME` and the like applied), and what it found.
+#[derive(Clone, Debug, Serialize)]
+pub struct HostCheck {
+    pub platform: crate::model::hosts::Platform,
+    pub checked: Vec<Checked>,
+    pub findings: Vec<Finding>,
+}
+
+/// One host file that exists and was read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Checked {
+    pub host: &'static str,
+    pub scope: crate::model::hosts::Scope,
+    pub file: String,
+}
+
 /// Every host file that exists for the project at `root` (when there is one) and the user, and
 /// Claude Code's `settings.json` files, checked. Files that cannot be read are skipped: the
 /// commands that edit them report that.
-pub fn check_all(
+pub fn check_all(root: Option<&std::path::Path>, env: &crate::model::hosts::HostEnv) -> HostCheck {
+    let mut checked = Vec::new();
+    let findings = check_files(root, env, &mut checked);
+    HostCheck {
+        platform: env.platform,
+        checked,
+        findings,
+    }
+}
+
+fn check_files(
     root: Option<&std::path::Path>,
     env: &crate::model::hosts::HostEnv,
+    checked: &mut Vec<Checked>,
 ) -> Vec<Finding> {
     use crate::model::hosts::{ADAPTERS, Scope};
     let mut out = Vec::new();
@@ -154,7 +182,13 @@ pub fn check_all(
                 fence.as_ref(),
                 crate::util::fence::USER_FILE_CAP,
             ) {
-                out.extend(check_host_file(host, &path.display().to_string(), &text));
+                let file = path.display().to_string();
+                out.extend(check_host_file(host, &file, &text));
+                checked.push(Checked {
+                    host: host.id,
+                    scope,
+                    file,
+                });
             }
         }
     }
@@ -182,6 +216,11 @@ pub fn check_all(
             let file = path.display().to_string();
             if seen.insert(path.clone()) {
                 out.extend(check_host_file(host, &file, &text));
+                checked.push(Checked {
+                    host: host.id,
+                    scope,
+                    file: file.clone(),
+                });
             }
             out.extend(check_shared_commands(host, &file, &text));
         }

@@ -38,8 +38,7 @@ pub fn launch(options: &LaunchOptions) -> Result<i32> {
     if let Some(expected) = &options.pin {
         check_pin(expected, program, args, &options.secrets)?;
     }
-    let mut command = std::process::Command::new(program);
-    command.args(args);
+    let mut command = spawnable(program, args, cfg!(windows));
     let from_store = !options.secrets.is_empty() && written_here(options.pin.as_deref());
     if from_store && find_session_bus() {
         // Found for the store only: the server's environment gains nothing but its secrets.
@@ -234,6 +233,20 @@ fn start(mut command: std::process::Command, program: &str) -> Result<i32> {
     Ok(status.code().unwrap_or(1))
 }
 
+/// The command that starts `program`: on Windows a batch shim (`npx`) through `cmd /c`, as
+/// `CreateProcess` cannot run a `.cmd` itself.
+fn spawnable(program: &str, args: &[String], windows: bool) -> std::process::Command {
+    if windows && crate::model::hosts::windows_cmd::is_cmd_shim(program) {
+        let mut command = std::process::Command::new("cmd");
+        command.arg("/c").arg(program).args(args);
+        command
+    } else {
+        let mut command = std::process::Command::new(program);
+        command.args(args);
+        command
+    }
+}
+
 fn cannot_start(program: &str, err: std::io::Error) -> anyhow::Error {
     Error::new(format!("dotpack run cannot start `{program}`: {err}"))
         .help("check that the server's program is installed and on the PATH the host passes")
@@ -253,5 +266,21 @@ mod tests {
         record_pins(home.path(), std::slice::from_ref(&a)).unwrap();
         let text = std::fs::read_to_string(home.path().join(PINS_FILE)).unwrap();
         assert_eq!(text, format!("{b}\n{a}\n"));
+    }
+
+    #[test]
+    fn a_batch_shim_starts_through_cmd_on_windows() {
+        let args = vec!["-y".to_string(), "pkg".to_string()];
+        let shown = |c: std::process::Command| {
+            let mut all = vec![c.get_program().to_string_lossy().into_owned()];
+            all.extend(c.get_args().map(|a| a.to_string_lossy().into_owned()));
+            all
+        };
+        assert_eq!(
+            shown(spawnable("npx", &args, true)),
+            ["cmd", "/c", "npx", "-y", "pkg"]
+        );
+        assert_eq!(shown(spawnable("npx", &args, false)), ["npx", "-y", "pkg"]);
+        assert_eq!(shown(spawnable("uvx", &args, true)), ["uvx", "-y", "pkg"]);
     }
 }

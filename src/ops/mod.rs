@@ -40,6 +40,7 @@ mod relock;
 mod replan;
 pub(crate) mod report;
 pub(crate) mod rollback;
+pub(crate) mod runtimes;
 pub(crate) mod schema_file;
 pub(crate) mod search;
 pub(crate) mod secrets;

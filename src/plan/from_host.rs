@@ -169,6 +169,7 @@ fn import_entry(
         field(adapter, key, value, &mut out, warn);
     }
     let mut server = out.finish(warn);
+    wrapper::unwrap_cmd(&mut server);
     if let Some(bridged) = wrapper::unwrap_remote(&mut server) {
         // The entry's label (`"type": "stdio"`) was the bridge's; its `--transport` says the
         // remote server's.

@@ -900,7 +900,8 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         }
         let translation = match prepared
             .and_then(|def| {
-                to_host::translate_with(self.target.host, &d.server, &def, &d.props, resolve)
+                let (host, platform) = (self.target.host, self.target.platform);
+                to_host::translate_with(host, &d.server, &def, &d.props, resolve, platform)
             })
             .and_then(|t| {
                 let (host, scope) = (self.target.host, self.target.scope);

@@ -34,6 +34,8 @@ pub struct Target {
     /// project-scope file (lifted by `--write-outside-project`); `None` at user scope, where a
     /// link is the user's own.
     pub fence: Option<crate::util::fence::Fence>,
+    /// The platform the host reads the file on: how its entries start a batch shim (`npx`).
+    pub platform: hosts::Platform,
 }
 
 impl Target {
@@ -74,6 +76,7 @@ impl Target {
             path,
             claim_file,
             fence: (scope == Scope::Project).then(|| crate::util::fence::Fence::project(root)),
+            platform: env.platform,
         })
     }
 

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::model::concepts::ValueKind;
 use crate::model::concepts::{CONCEPTS, Cell, Concept, Form, concept_of, hosts_expressing};
-use crate::model::hosts::HostAdapter;
+use crate::model::hosts::{HostAdapter, Platform};
 use crate::model::manifest::Server;
 use crate::template::is_env_name;
 use crate::template::{
@@ -218,18 +218,20 @@ pub fn translate(
     server: &Server,
     props: &Props,
 ) -> Result<Translation, TranslateError> {
-    translate_with(host, server_name, server, props, false)
+    translate_with(host, server_name, server, props, false, Platform::current())
 }
 
 /// [`translate`]; with `resolve_env`, a reference the host cannot express in a field is written
 /// as the variable's current value (through a marker, see [`crate::model::resolved_env`]) instead of being
-/// refused.
+/// refused. `platform` is the one the file is read on: on Windows a batch shim (`npx`) starts
+/// through `cmd /c` ([`crate::model::hosts::windows_cmd`]).
 pub fn translate_with(
     host: &HostAdapter,
     server_name: &str,
     server: &Server,
     props: &Props,
     resolve_env: bool,
+    platform: Platform,
 ) -> Result<Translation, TranslateError> {
     let mut t = Translator {
         host,
@@ -263,6 +265,14 @@ pub fn translate_with(
             (&wrapped, Transport::Stdio)
         }
         None => (server, transport),
+    };
+    let shimmed;
+    let server = match crate::model::hosts::windows_cmd::wrap(host, platform, server) {
+        Some(through_cmd) => {
+            shimmed = through_cmd;
+            &shimmed
+        }
+        None => server,
     };
     t.transport_label(transport)?;
     t.core(server)?;
@@ -1268,6 +1278,57 @@ mod tests {
             project_file: Some(".kiro/settings/mcp.json"),
             ..HostAdapter::bare("kiro")
         }
+    }
+
+    /// On Windows `npx` is a batch file: the written entry starts it through `cmd /c`, in the
+    /// host's own shape, the remote wrapper of Claude Desktop included.
+    #[test]
+    fn batch_shims_start_through_cmd_on_windows() {
+        use crate::model::hosts::Platform;
+        let windows = |host: &str, toml: &str| {
+            translate_with(
+                adapter(host).unwrap(),
+                "s",
+                &server(toml),
+                &Props::new(),
+                false,
+                Platform::Windows,
+            )
+            .unwrap()
+            .entry
+        };
+        let npx = "command = \"npx\"\nargs = [\"-y\", \"pkg\"]\n";
+        assert_eq!(windows("claude-code", npx)["command"], "cmd");
+        assert_eq!(
+            windows("claude-code", npx)["args"],
+            json!(["/c", "npx", "-y", "pkg"])
+        );
+        assert_eq!(
+            windows("opencode", npx)["command"],
+            json!(["cmd", "/c", "npx", "-y", "pkg"])
+        );
+        assert_eq!(windows("goose", npx)["cmd"], "cmd");
+        assert_eq!(windows("crush", npx)["command"], "npx");
+        let remote = "url = \"https://x.dev/mcp\"\n";
+        let desktop = windows("claude-desktop", remote);
+        assert_eq!(desktop["command"], "cmd");
+        assert_eq!(
+            desktop["args"],
+            json!(["/c", "npx", "-y", "mcp-remote", "https://x.dev/mcp"])
+        );
+        assert_eq!(
+            translate_with(
+                adapter("claude-code").unwrap(),
+                "s",
+                &server(npx),
+                &Props::new(),
+                false,
+                Platform::Linux,
+            )
+            .unwrap()
+            .entry["command"],
+            "npx"
+        );
     }
 
     #[test]

@@ -91,16 +91,16 @@ fn lock_index(index: &Path) -> Result<std::fs::File, BuildError> {
     let path = index.join(LOCK_FILE);
     crate::util::fence::check_write(&path, Some(&crate::util::fence::Fence::registry(index)))
         .map_err(fence_error)?;
-    // Never through a link: one could make dotpack create a file anywhere.
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-        .open(&path)
-        .map_err(io)?;
+    // Never through a link: one could make dotpack create a file anywhere. (Windows: the
+    // fence check above is all; creating a link there needs a privilege users rarely have.)
+    let mut options = std::fs::File::options();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    let file = options.open(&path).map_err(io)?;
     match file.lock() {
         Ok(()) => Ok(file),
         Err(e) if e.kind() == std::io::ErrorKind::Unsupported => Ok(file),

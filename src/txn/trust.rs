@@ -17,11 +17,12 @@
 //! moves it aside ([`move_aside`]).
 
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+
+use crate::util::portable;
 
 use crate::util::error::{Error, Fix};
 use crate::util::fsutil;
@@ -143,7 +144,7 @@ fn help(home: bool, reason: &Distrust) -> &'static str {
 
 /// The effective user id of this process.
 pub fn my_uid() -> u32 {
-    rustix::process::geteuid().as_raw()
+    portable::my_uid()
 }
 
 /// Whether dotpack may act on the state folder `state`; `home` is `$DOTPACK_HOME`, which holds
@@ -194,11 +195,9 @@ fn verdict_unlocked(state: &Path, home: &Path) -> Verdict {
         return Verdict::Untrusted(Distrust::NotAFolder);
     }
     let me = my_uid();
-    if meta.uid() != me {
-        return Verdict::Untrusted(Distrust::NotOwned {
-            owner: meta.uid(),
-            me,
-        });
+    let owner = portable::owner(&meta);
+    if owner != me {
+        return Verdict::Untrusted(Distrust::NotOwned { owner, me });
     }
     for name in INNER {
         if std::fs::symlink_metadata(state.join(name)).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -215,7 +214,7 @@ fn verdict_unlocked(state: &Path, home: &Path) -> Verdict {
     let id = read_id(state);
     let path = fsutil::resolve(state);
     let made_here = registry.folders.iter().any(|e| {
-        e.path == path && e.dev == meta.dev() && e.ino == meta.ino() && Some(&e.id) == id.as_ref()
+        e.path == path && (e.dev, e.ino) == portable::identity(&meta) && Some(&e.id) == id.as_ref()
     });
     if made_here {
         return Verdict::Trusted;
@@ -294,8 +293,7 @@ fn untrusted(state: &Path, reason: Distrust) -> anyhow::Error {
 fn create_home(home: &Path) -> Result<()> {
     fs_err::create_dir_all(home)?;
     // Snapshots of user config files may hold tokens: the folder is the user's alone.
-    use std::os::unix::fs::PermissionsExt;
-    let _ = std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o700));
+    portable::make_private(home);
     Ok(())
 }
 
@@ -308,10 +306,11 @@ fn register(state: &Path, home: &Path) -> Result<()> {
     let path = fsutil::resolve(state);
     let mut registry = Registry::load(home)?;
     registry.folders.retain(|e| e.path != path);
+    let (dev, ino) = portable::identity(&meta);
     registry.folders.push(Entry {
         path,
-        dev: meta.dev(),
-        ino: meta.ino(),
+        dev,
+        ino,
         id: id.clone(),
     });
     registry.save(home)?;
@@ -327,11 +326,10 @@ fn new_id(state: &Path, meta: &std::fs::Metadata) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
+    let (dev, ino) = portable::identity(meta);
     let seed = format!(
-        "{random:?} {now} {} {} {} {}",
+        "{random:?} {now} {} {dev} {ino} {}",
         std::process::id(),
-        meta.dev(),
-        meta.ino(),
         state.display()
     );
     super::store::hash(seed.as_bytes())[..32].to_string()
@@ -363,7 +361,8 @@ pub fn known_projects(home: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
         .into_iter()
         .filter(|e| {
-            std::fs::symlink_metadata(&e.path).is_ok_and(|m| m.dev() == e.dev && m.ino() == e.ino)
+            std::fs::symlink_metadata(&e.path)
+                .is_ok_and(|m| portable::identity(&m) == (e.dev, e.ino))
         })
         .filter_map(|e| e.path.parent().map(Path::to_path_buf))
         .collect()

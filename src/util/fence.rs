@@ -214,14 +214,25 @@ fn open_regular(
     if meta.len() > cap {
         return Err(too_large(path, meta.len(), cap).into());
     }
+    open_checked(path, &real, fence.is_some(), cap)
+}
+
+/// Opens `real` (what `path` leads to), checked again once open: a regular file within `cap`.
+#[cfg(unix)]
+fn open_checked(
+    path: &Path,
+    real: &Path,
+    no_follow: bool,
+    cap: u64,
+) -> Result<Option<(std::fs::File, u64)>> {
     // Opened without blocking (a FIFO put there since would block an open for reading) and
     // without following a link at the end (the path has none left once checked).
     let mut flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK;
-    if fence.is_some() {
+    if no_follow {
         flags |= rustix::fs::OFlags::NOFOLLOW;
     }
     let fd = match rustix::fs::open(
-        &real,
+        real,
         flags | rustix::fs::OFlags::CLOEXEC,
         rustix::fs::Mode::empty(),
     ) {
@@ -237,13 +248,46 @@ fn open_regular(
         rustix::fs::fstat(&fd).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown(path)))?;
     let file_type = rustix::fs::FileType::from_raw_mode(stat.st_mode);
     if file_type != rustix::fs::FileType::RegularFile {
-        return Err(not_a_file(path, &real, raw_kind(file_type)).into());
+        return Err(not_a_file(path, real, raw_kind(file_type)).into());
     }
     let size = u64::try_from(stat.st_size).unwrap_or(0);
     if size > cap {
         return Err(too_large(path, size, cap).into());
     }
     Ok(Some((std::fs::File::from(fd), size)))
+}
+
+#[cfg(not(unix))]
+fn open_checked(
+    path: &Path,
+    real: &Path,
+    _no_follow: bool,
+    cap: u64,
+) -> Result<Option<(std::fs::File, u64)>> {
+    open_plain(path, real, cap)
+}
+
+/// [`open_checked`] where there is no `O_NOFOLLOW`/`O_NONBLOCK` (Windows): a plain open, then
+/// the same checks on the open file. A link put at the end of the path between the fence check
+/// and the open is followed there (a documented fallback: making one needs a privilege most
+/// Windows users lack); FIFOs do not live in Windows folders.
+#[cfg_attr(unix, allow(dead_code))]
+fn open_plain(path: &Path, real: &Path, cap: u64) -> Result<Option<(std::fs::File, u64)>> {
+    let file = match std::fs::File::open(real) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => bail!("cannot read {}: {e}", shown(path)),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown(path)))?;
+    if !meta.is_file() {
+        return Err(not_a_file(path, real, kind(&meta.file_type())).into());
+    }
+    if meta.len() > cap {
+        return Err(too_large(path, meta.len(), cap).into());
+    }
+    Ok(Some((file, meta.len())))
 }
 
 /// [`read`] as UTF-8 text; a file that is not is an error naming it.
@@ -293,10 +337,19 @@ pub fn write_atomic(
 
 /// What a file that is not a regular file is, for messages.
 fn kind(t: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
     if t.is_dir() {
-        "a folder"
-    } else if t.is_fifo() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    return unix_kind(t);
+    #[cfg(not(unix))]
+    return "not a regular file";
+}
+
+#[cfg(unix)]
+fn unix_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
         "a FIFO (named pipe)"
     } else if t.is_char_device() {
         "a character device"
@@ -309,6 +362,7 @@ fn kind(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+#[cfg(unix)]
 fn raw_kind(t: rustix::fs::FileType) -> &'static str {
     match t {
         rustix::fs::FileType::Directory => "a folder",
@@ -440,5 +494,25 @@ mod tests {
             read(&root.join("big"), None, 101).unwrap().unwrap().len(),
             101
         );
+    }
+
+    /// The Windows open ([`open_plain`]), run here: the same answers as the Unix one.
+    #[test]
+    fn the_plain_open_checks_what_it_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.json");
+        std::fs::write(&file, "{}").unwrap();
+        let (_, size) = open_plain(&file, &file, 10).unwrap().unwrap();
+        assert_eq!(size, 2);
+        assert!(
+            open_plain(&dir.path().join("none"), &dir.path().join("none"), 10)
+                .unwrap()
+                .is_none()
+        );
+        let err = open_plain(dir.path(), dir.path(), 10)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a folder"), "{err}");
+        assert!(open_plain(&file, &file, 1).is_err(), "over the cap");
     }
 }

@@ -208,7 +208,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
             path.display()
         );
     }
-    if meta.permissions().readonly() || !accessible(&target, rustix::fs::Access::WRITE_OK) {
+    if meta.permissions().readonly() || !super::portable::writable(&target, false) {
         bail!(
             "{} is read-only for you, so dotpack cannot update it",
             target.display()
@@ -223,10 +223,7 @@ fn check_folder(dir: &Path, path: &Path) -> Result<()> {
     } else {
         dir
     };
-    if !accessible(
-        dir,
-        rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
-    ) {
+    if !super::portable::writable(dir, true) {
         bail!(
             "the folder {} is read-only for you, so dotpack cannot replace {} (it writes a new file beside it and renames it over)",
             dir.display(),
@@ -234,11 +231,6 @@ fn check_folder(dir: &Path, path: &Path) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Whether this process (its effective user and groups) may access `path` as `how`.
-fn accessible(path: &Path, how: rustix::fs::Access) -> bool {
-    rustix::fs::accessat(rustix::fs::CWD, path, how, rustix::fs::AtFlags::EACCESS).is_ok()
 }
 
 /// The longest prefix of `path` that exists (`path` itself when it does).

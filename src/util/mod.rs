@@ -6,5 +6,6 @@ pub(crate) mod conflict;
 pub mod error;
 pub(crate) mod fence;
 pub(crate) mod fsutil;
+pub(crate) mod portable;
 pub(crate) mod suggest;
 pub(crate) mod text;

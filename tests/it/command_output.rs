@@ -185,7 +185,23 @@ fn history_and_rollback() {
 #[test]
 fn doctor() {
     let env = installed();
-    snap("doctor", &env, &[&["doctor"]]);
+    // A PATH of this test's own: uvx (which `time` and `fetch` start with) and Claude Code are
+    // installed, Codex is not.
+    let bin = env.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for program in ["uvx", "claude"] {
+        use std::os::unix::fs::PermissionsExt;
+        let file = bin.join(program);
+        std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = env
+        .dotpack()
+        .env("PATH", &bin)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("doctor", transcript_of(&env, &["doctor"], &out));
 }
 
 #[test]

@@ -8,9 +8,15 @@
 //! environment (tokens, cloud credentials, `SSH_AUTH_SOCK`) reaches a server unless the server
 //! declares it (`GITHUB_TOKEN = "{{env.GITHUB_TOKEN}}"`), which is what a reviewer of its
 //! definition sees.
+//!
+//! On Windows there are no process groups or signals: the child is ended with
+//! `TerminateProcess` (`Child::kill`) once stdin closed and the grace ran out, and what it started
+//! itself is not ended with it (a documented fallback; a Job object would be the full answer). A
+//! batch shim (`npx`, `*.cmd`) is started through `cmd /c`, which Windows needs to run one.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
+#[cfg(unix)]
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
@@ -42,6 +48,56 @@ pub const BASE_ENV: &[&str] = &[
     "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LANGUAGE", "TMPDIR", "TZ",
 ];
 
+/// [`BASE_ENV`] on Windows: the SDKs' Windows list (`APPDATA`, `PATH`, `SYSTEMROOT`, `TEMP`,
+/// `USERPROFILE`, …), plus `PATHEXT` and `COMSPEC`, which finding and running a batch shim need.
+/// Names are compared without case there.
+pub const BASE_ENV_WINDOWS: &[&str] = &[
+    "APPDATA",
+    "COMSPEC",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",
+    "PROGRAMFILES",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "TMP",
+    "USERNAME",
+    "USERPROFILE",
+];
+
+/// Whether `name` is a variable of the base environment on this platform.
+fn is_base_var(name: &str) -> bool {
+    if cfg!(windows) {
+        BASE_ENV_WINDOWS
+            .iter()
+            .any(|v| v.eq_ignore_ascii_case(name))
+    } else {
+        BASE_ENV.contains(&name) || name.starts_with("LC_")
+    }
+}
+
+/// Commands that are batch files on Windows (npm's shims) and so need `cmd /c` there.
+const CMD_SHIMS: &[&str] = &["npx", "npm", "pnpm", "pnpx", "yarn"];
+
+/// The program and arguments that start `command` on the platform `windows` says: on Windows a
+/// batch shim goes through `cmd /c`, since `CreateProcess` cannot run a `.cmd` itself.
+pub fn program(command: &str, args: &[String], windows: bool) -> (String, Vec<String>) {
+    let lower = command.to_ascii_lowercase();
+    let name = lower.rsplit(['/', '\\']).next().unwrap_or(&lower);
+    let shim = CMD_SHIMS.contains(&name) || name.ends_with(".cmd") || name.ends_with(".bat");
+    if windows && shim {
+        let mut all = vec!["/c".to_string(), command.to_string()];
+        all.extend(args.iter().cloned());
+        ("cmd".to_string(), all)
+    } else {
+        (command.to_string(), args.to_vec())
+    }
+}
+
 /// The base environment as it is now: the variables of [`BASE_ENV`] and every `LC_*` that are
 /// set, except a value starting with `()` (an exported shell function, as the SDKs skip too).
 pub fn base_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
@@ -50,8 +106,7 @@ pub fn base_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
             let Some(name) = name.to_str() else {
                 return false;
             };
-            let wanted = BASE_ENV.contains(&name) || name.starts_with("LC_");
-            wanted && !value.as_encoded_bytes().starts_with(b"()")
+            is_base_var(name) && !value.as_encoded_bytes().starts_with(b"()")
         })
         .collect()
 }
@@ -84,15 +139,17 @@ impl Stdio {
         cwd: Option<&Path>,
         grace: Duration,
     ) -> Result<Stdio, Failure> {
-        let mut cmd = Command::new(command);
+        let (program, args) = program(command, args, cfg!(windows));
+        let mut cmd = Command::new(program);
         cmd.args(args)
             .env_clear()
             .envs(base_env())
             .envs(env)
             .stdin(Pipe::piped())
             .stdout(Pipe::piped())
-            .stderr(Pipe::piped())
-            .process_group(0);
+            .stderr(Pipe::piped());
+        #[cfg(unix)]
+        cmd.process_group(0);
         if let Some(cwd) = cwd {
             cmd.current_dir(cwd);
         }
@@ -158,10 +215,31 @@ impl Stdio {
     }
 
     /// Signals the child's process group (the child leads it).
+    #[cfg(unix)]
     fn signal(&self, signal: rustix::process::Signal) {
         if let Some(child) = &self.child {
             let pid = rustix::process::Pid::from_child(child);
             let _ = rustix::process::kill_process_group(pid, signal);
+        }
+    }
+
+    /// Asks the child to stop: `SIGTERM` to its group; on Windows, `TerminateProcess`.
+    fn terminate(&mut self) {
+        #[cfg(unix)]
+        self.signal(rustix::process::Signal::TERM);
+        #[cfg(not(unix))]
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+        }
+    }
+
+    /// Ends the child and whatever it started in its group; on Windows the child only.
+    fn kill_group(&mut self) {
+        #[cfg(unix)]
+        self.signal(rustix::process::Signal::KILL);
+        #[cfg(not(unix))]
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
         }
     }
 
@@ -294,13 +372,13 @@ impl Transport for Stdio {
         // Closing stdin is how a stdio server is asked to stop.
         self.stdin = None;
         if !(graceful && self.wait_for_exit(self.grace)) {
-            self.signal(rustix::process::Signal::TERM);
+            self.terminate();
             if !self.wait_for_exit(Duration::from_millis(500)) {
-                self.signal(rustix::process::Signal::KILL);
+                self.kill_group();
             }
         }
         // Whatever the child started in its group goes with it.
-        self.signal(rustix::process::Signal::KILL);
+        self.kill_group();
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
@@ -374,5 +452,39 @@ pub(crate) fn excerpt(text: &str) -> String {
     match text.char_indices().nth(MAX) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::program;
+
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn batch_shims_start_through_cmd_on_windows_only() {
+        let args = strings(&["-y", "pkg"]);
+        for (command, windows, want) in [
+            ("npx", true, Some(["cmd", "/c", "npx", "-y", "pkg"])),
+            (
+                r"C:\node\NPM.CMD",
+                true,
+                Some(["cmd", "/c", r"C:\node\NPM.CMD", "-y", "pkg"]),
+            ),
+            ("run.bat", true, Some(["cmd", "/c", "run.bat", "-y", "pkg"])),
+            ("npx", false, None),
+            ("uvx", true, None),
+            ("node", true, None),
+        ] {
+            let (program, all) = program(command, &args, windows);
+            let mut got = vec![program];
+            got.extend(all);
+            match want {
+                Some(want) => assert_eq!(got, strings(&want), "{command}"),
+                None => assert_eq!(got, strings(&[command, "-y", "pkg"]), "{command}"),
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Continue (hosts.md §15).
 //!
-//! - `~/.continue/config.yaml`, where `mcpServers` is a YAML **list** of servers, each named by
+//! - `~/.continue/config.yaml` (`$CONTINUE_GLOBAL_DIR/config.yaml` when set: continue's
+//!   `core/util/paths.ts`), where `mcpServers` is a YAML **list** of servers, each named by
 //!   its `name` field (the YAML backend's keyed-list container); user scope only. Project
 //!   "blocks" (`.continue/mcpServers/*.yaml`) need their own header and are not written.
 //! - `type`: `stdio`, `sse` or `streamable-http`.
@@ -19,9 +20,17 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Yaml,
     container: Container::keyed_list(&["mcpServers"], "name"),
     project_file: None,
-    user_file: Some(UserPath::Home(".continue/config.yaml")),
+    user_file: Some(UserPath::EnvDir {
+        var: "CONTINUE_GLOBAL_DIR",
+        default: ".continue",
+        file: "config.yaml",
+    }),
     project_markers: &[".continue"],
-    user_markers: &[UserPath::Home(".continue")],
+    user_markers: &[UserPath::EnvDir {
+        var: "CONTINUE_GLOBAL_DIR",
+        default: ".continue",
+        file: "",
+    }],
     env_syntax: EnvSyntax::Secrets,
     remote_wrapper: None,
     also_expands: &[],

@@ -1,7 +1,10 @@
 //! Crush (hosts.md §19).
 //!
 //! - The JSON format (deprecated in favour of `crushrc`, still read): `crush.json` in the project
-//!   and `~/.config/crush/crush.json`; key `mcp`.
+//!   and `~/.config/crush/crush.json`; key `mcp`. The user file is
+//!   `$CRUSH_GLOBAL_CONFIG/crush.json`, else `$XDG_CONFIG_HOME/crush/crush.json`, else
+//!   `~/.config/crush/crush.json`, on every OS (crush `internal/config/load.go` `GlobalConfig`,
+//!   `internal/home.Config`).
 //! - `type` (`stdio`, `http`, `sse`) is required by its schema.
 //! - Values get shell-style expansion (`$VAR`, `${VAR}` and `$(command)`): a project's
 //!   `crush.json` runs commands when Crush loads it, so treat it as code.
@@ -17,9 +20,17 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Json,
     container: Container::new(&["mcp"]),
     project_file: Some("crush.json"),
-    user_file: Some(UserPath::Config("crush/crush.json")),
+    user_file: Some(UserPath::VarOr {
+        var: "CRUSH_GLOBAL_CONFIG",
+        file: "crush.json",
+        otherwise: &UserPath::XdgConfig("crush/crush.json"),
+    }),
     project_markers: &["crush.json", ".crush.json", ".crushrc", "crushrc"],
-    user_markers: &[UserPath::Config("crush")],
+    user_markers: &[UserPath::VarOr {
+        var: "CRUSH_GLOBAL_CONFIG",
+        file: "",
+        otherwise: &UserPath::XdgConfig("crush"),
+    }],
     env_syntax: EnvSyntax::DollarBrace,
     remote_wrapper: None,
     also_expands: &[],

@@ -1,6 +1,8 @@
 //! goose (hosts.md §13).
 //!
-//! - `~/.config/goose/config.yaml` (`$XDG_CONFIG_HOME`; the same place on macOS), top-level
+//! - `~/.config/goose/config.yaml` (`$XDG_CONFIG_HOME`; the same place on macOS; Windows
+//!   `%APPDATA%\Block\goose\config\config.yaml`; `$GOOSE_PATH_ROOT/config/config.yaml` on every
+//!   OS: goose's `config/paths.rs`, etcetera's app strategies), top-level
 //!   `extensions`; user scope only. Edited in place by the YAML backend.
 //! - Each entry is `enabled` plus a flattened extension tagged by `type`: `stdio` (`cmd`, `args`,
 //!   `envs`), `streamable_http` (`uri`, `headers`); `sse` is kept for old configs only, so SSE
@@ -21,9 +23,25 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Yaml,
     container: Container::new(&["extensions"]),
     project_file: None,
-    user_file: Some(UserPath::XdgConfig("goose/config.yaml")),
+    user_file: Some(UserPath::VarOr {
+        var: "GOOSE_PATH_ROOT",
+        file: "config/config.yaml",
+        otherwise: &UserPath::PerPlatform {
+            linux: &UserPath::XdgConfig("goose/config.yaml"),
+            macos: &UserPath::XdgConfig("goose/config.yaml"),
+            windows: &UserPath::Config("Block/goose/config/config.yaml"),
+        },
+    }),
     project_markers: &[".goosehints"],
-    user_markers: &[UserPath::XdgConfig("goose")],
+    user_markers: &[UserPath::VarOr {
+        var: "GOOSE_PATH_ROOT",
+        file: "config",
+        otherwise: &UserPath::PerPlatform {
+            linux: &UserPath::XdgConfig("goose"),
+            macos: &UserPath::XdgConfig("goose"),
+            windows: &UserPath::Config("Block/goose/config"),
+        },
+    }],
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
     also_expands: &[],

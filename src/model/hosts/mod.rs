@@ -27,13 +27,14 @@ mod hermes;
 mod kiro;
 mod mcp_json;
 mod opencode;
+mod paths;
 mod pi;
 pub mod precedence;
 mod vscode;
+pub mod windows_cmd;
 mod windsurf;
 mod zed;
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +48,7 @@ use crate::template::EnvSyntax;
 pub use crate::formats::Container;
 /// How a host file is parsed and edited: the format backend's own enum.
 pub use crate::formats::Format as FileFormat;
+pub use paths::{HostEnv, HostEnvError, Platform, UserPath};
 
 /// Which copy of a host's config an install targets.
 #[derive(
@@ -77,61 +79,6 @@ impl fmt::Display for Scope {
             Scope::Project => "project",
             Scope::User => "user",
         })
-    }
-}
-
-/// A location under the user's home or config directories, resolved against a [`HostEnv`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UserPath {
-    /// Relative to the home directory.
-    Home(&'static str),
-    /// `$var/file` when the variable is set (non-empty), else `~/default/file`. Hosts that let
-    /// users move their config directory (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`) use this, so dotpack
-    /// writes the file the host actually reads. An empty `default` or `file` adds nothing.
-    EnvDir {
-        var: &'static str,
-        default: &'static str,
-        file: &'static str,
-    },
-    /// Relative to the per-user config directory: `$XDG_CONFIG_HOME`, else `~/.config`
-    /// (macOS: `~/Library/Application Support`).
-    Config(&'static str),
-    /// Relative to `$XDG_CONFIG_HOME`, else `~/.config`, on every OS (programs that follow the
-    /// XDG layout on macOS too, like goose).
-    XdgConfig(&'static str),
-}
-
-impl UserPath {
-    /// The absolute path in `env`.
-    pub fn resolve(&self, env: &HostEnv) -> PathBuf {
-        match *self {
-            UserPath::Home(rel) => join(&env.home, rel),
-            UserPath::EnvDir { var, default, file } => match env.vars.get(var) {
-                Some(dir) => join(dir, file),
-                None => join(&join(&env.home, default), file),
-            },
-            UserPath::Config(rel) => join(&env.config_dir(), rel),
-            UserPath::XdgConfig(rel) => join(&env.xdg_config_dir(), rel),
-        }
-    }
-
-    /// The environment variable this location honours, if any.
-    fn var(&self) -> Option<&'static str> {
-        match *self {
-            UserPath::EnvDir { var, .. } => Some(var),
-            UserPath::Config(_) | UserPath::XdgConfig(_) => Some(XDG_CONFIG_HOME),
-            UserPath::Home(_) => None,
-        }
-    }
-}
-
-const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
-
-fn join(base: &Path, rel: &str) -> PathBuf {
-    if rel.is_empty() {
-        base.to_path_buf()
-    } else {
-        base.join(rel)
     }
 }
 
@@ -250,7 +197,7 @@ impl SharedFile {
     /// Where the file is for the project at `root` (the user's files: in `env`).
     pub fn path(&self, root: &Path, env: &HostEnv) -> PathBuf {
         match self {
-            SharedFile::Project(rel) => root.join(rel),
+            SharedFile::Project(rel) => env.join(root, rel),
             SharedFile::User(at) => at.resolve(env),
         }
     }
@@ -425,7 +372,7 @@ impl HostAdapter {
     /// by its [`HostAdapter::also_named`] name when only that one exists.
     pub fn path(&self, scope: Scope, project_root: &Path, env: &HostEnv) -> Option<PathBuf> {
         let path = match scope {
-            Scope::Project => project_root.join(self.project_file?),
+            Scope::Project => env.join(project_root, self.project_file?),
             Scope::User => self.user_file?.resolve(env),
         };
         let exists = |p: &Path| p.symlink_metadata().is_ok();
@@ -576,92 +523,24 @@ impl HostAdapter {
     }
 }
 
-/// Every environment variable some adapter's user file or marker honours (`CODEX_HOME`,
-/// `XDG_CONFIG_HOME`, …), sorted: what [`HostEnv::from_env`] reads.
+/// Every environment variable some adapter's user file or marker honours on some platform
+/// (`CODEX_HOME`, `XDG_CONFIG_HOME`, `APPDATA`, …), sorted: what [`HostEnv::from_env`] reads.
 pub fn honoured_vars() -> Vec<&'static str> {
-    let mut vars: Vec<&'static str> = ADAPTERS
+    let mut vars = Vec::new();
+    for at in ADAPTERS
         .iter()
         .flat_map(|a| a.user_file.iter().chain(a.user_markers))
-        .filter_map(UserPath::var)
-        .collect();
+    {
+        at.vars(&mut vars);
+    }
     vars.sort_unstable();
     vars.dedup();
     vars
 }
 
-/// The parts of the process environment that decide where host files live. Built once at the
-/// edge ([`HostEnv::from_env`]) so nothing deeper reads environment variables, and faked in tests.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostEnv {
-    pub home: PathBuf,
-    /// Directory overrides by variable name (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`,
-    /// `XDG_CONFIG_HOME`); only variables some adapter honours, only when set and non-empty.
-    pub vars: BTreeMap<String, PathBuf>,
-}
-
-/// Why the host environment cannot be determined.
-#[derive(Debug, thiserror::Error)]
-pub enum HostEnvError {
-    #[error("cannot find your home directory: set HOME (USERPROFILE on Windows)")]
-    NoHome,
-}
-
-impl HostEnv {
-    /// A home directory with no overrides.
-    pub fn new(home: impl Into<PathBuf>) -> Self {
-        HostEnv {
-            home: home.into(),
-            vars: BTreeMap::new(),
-        }
-    }
-
-    /// The same environment with `var` set to `dir`.
-    pub fn with_var(mut self, var: &str, dir: impl Into<PathBuf>) -> Self {
-        self.vars.insert(var.to_string(), dir.into());
-        self
-    }
-
-    /// Reads HOME and the directory variables the adapters honour from the process environment.
-    pub fn from_env() -> Result<Self, HostEnvError> {
-        Self::from_lookup(|name| std::env::var_os(name).map(PathBuf::from))
-    }
-
-    /// [`HostEnv::from_env`] over any lookup: empty values count as unset, and a relative
-    /// `XDG_CONFIG_HOME` is ignored as the XDG base directory spec requires.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<PathBuf>) -> Result<Self, HostEnvError> {
-        let get = |name: &str| lookup(name).filter(|p| !p.as_os_str().is_empty());
-        let home = get("HOME")
-            .or_else(|| get("USERPROFILE"))
-            .ok_or(HostEnvError::NoHome)?;
-        let mut env = HostEnv::new(home);
-        for var in honoured_vars() {
-            if let Some(dir) = get(var)
-                && (var != XDG_CONFIG_HOME || dir.is_absolute())
-            {
-                env.vars.insert(var.to_string(), dir);
-            }
-        }
-        Ok(env)
-    }
-
-    /// The per-user config directory ([`UserPath::Config`]).
-    pub fn config_dir(&self) -> PathBuf {
-        if cfg!(target_os = "macos") {
-            return self.home.join("Library/Application Support");
-        }
-        self.xdg_config_dir()
-    }
-
-    /// `$XDG_CONFIG_HOME`, else `~/.config` ([`UserPath::XdgConfig`]).
-    pub fn xdg_config_dir(&self) -> PathBuf {
-        match self.vars.get(XDG_CONFIG_HOME) {
-            Some(dir) => dir.clone(),
-            None => self.home.join(".config"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod paths_tests;
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,10 @@
 //! - `opencode.json` in the project, `~/.config/opencode/opencode.json` for the user; key `mcp`;
 //!   JSON with comments (JSONC). Both names are read at both scopes (hosts.md; opencode's
 //!   config loader, anomalyco/opencode#3407): dotpack writes `opencode.json`, or the
-//!   `opencode.jsonc` that is there instead, edited in place so its comments stay.
+//!   `opencode.jsonc` that is there instead, edited in place so its comments stay. The user
+//!   folder is xdg-basedir's on every OS (`$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`,
+//!   macOS and Windows included: opencode's `global/index.ts`). `$OPENCODE_CONFIG` and
+//!   `$OPENCODE_CONFIG_DIR` add files merged over it; they do not move it.
 //! - `type` is required: `local` (stdio) or `remote` (HTTP, SSE negotiated).
 //! - `command` is one array holding the program and its arguments (`Form::CommandArray`); `env`
 //!   is `environment`.
@@ -20,9 +23,9 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Jsonc,
     container: Container::new(&["mcp"]),
     project_file: Some("opencode.json"),
-    user_file: Some(UserPath::Config("opencode/opencode.json")),
+    user_file: Some(UserPath::XdgConfig("opencode/opencode.json")),
     project_markers: &["opencode.json", "opencode.jsonc", ".opencode"],
-    user_markers: &[UserPath::Config("opencode")],
+    user_markers: &[UserPath::XdgConfig("opencode")],
     env_syntax: EnvSyntax::BraceEnv,
     remote_wrapper: None,
     also_expands: &[],

@@ -2,7 +2,8 @@
 //!
 //! - `.vscode/mcp.json` (workspace) and `mcp.json` in the profile's User directory
 //!   (Linux `~/.config/Code/User/mcp.json`, honouring `XDG_CONFIG_HOME`; macOS
-//!   `~/Library/Application Support/Code/User/mcp.json`). The key is `servers`, not `mcpServers`.
+//!   `~/Library/Application Support/Code/User/mcp.json`; Windows `%APPDATA%\Code\User\mcp.json`;
+//!   `$VSCODE_APPDATA` replaces the folder on every OS: VS Code's `userDataPath.ts`). The key is `servers`, not `mcpServers`.
 //!   JSONC by VS Code convention.
 //! - `type` (`stdio`, `http`, `sse`) is documented as required, so every entry carries it.
 //! - `${env:NAME}` is resolved (reported flaky inside `headers`: microsoft/vscode#336232).
@@ -18,9 +19,17 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Jsonc,
     container: Container::new(&["servers"]),
     project_file: Some(".vscode/mcp.json"),
-    user_file: Some(UserPath::Config("Code/User/mcp.json")),
+    user_file: Some(UserPath::VarOr {
+        var: "VSCODE_APPDATA",
+        file: "Code/User/mcp.json",
+        otherwise: &UserPath::Config("Code/User/mcp.json"),
+    }),
     project_markers: &[".vscode/mcp.json", ".vscode"],
-    user_markers: &[UserPath::Config("Code/User")],
+    user_markers: &[UserPath::VarOr {
+        var: "VSCODE_APPDATA",
+        file: "Code/User",
+        otherwise: &UserPath::Config("Code/User"),
+    }],
     env_syntax: EnvSyntax::EnvColon,
     remote_wrapper: None,
     also_expands: &[],

@@ -1,7 +1,9 @@
 //! Zed (hosts.md §9).
 //!
-//! - `.zed/settings.json` (project; servers start only in trusted worktrees) and
-//!   `~/.config/zed/settings.json`; key `context_servers`; JSON with comments and trailing commas.
+//! - `.zed/settings.json` (project; servers start only in trusted worktrees) and the user's
+//!   `settings.json` in Zed's config folder: `$XDG_CONFIG_HOME/zed` (else `~/.config/zed`) on
+//!   Linux, `~/.config/zed` on macOS (no XDG there), `%APPDATA%\Zed` on Windows (zed's
+//!   `paths::config_dir`); key `context_servers`; JSON with comments and trailing commas.
 //! - Shape decides the transport (`command` ⇒ stdio, `url` ⇒ HTTP); no `type`. Zed speaks
 //!   streamable HTTP; SSE support is not documented, so SSE servers are refused.
 //! - No interpolation is documented, so environment references are refused (safest reading).
@@ -14,6 +16,21 @@ use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, User
 use crate::model::concepts::{Cell, Form, STDIO_CORE};
 use crate::template::EnvSyntax;
 
+/// `settings.json` in Zed's config folder ([`ZED_DIR`]).
+const ZED_SETTINGS: UserPath = UserPath::PerPlatform {
+    linux: &UserPath::Config("zed/settings.json"),
+    macos: &UserPath::Home(".config/zed/settings.json"),
+    windows: &UserPath::Config("Zed/settings.json"),
+};
+
+/// Zed's config folder (zed `paths::config_dir`): XDG on Linux, `~/.config/zed` on macOS,
+/// `%APPDATA%\Zed` on Windows.
+const ZED_DIR: UserPath = UserPath::PerPlatform {
+    linux: &UserPath::Config("zed"),
+    macos: &UserPath::Home(".config/zed"),
+    windows: &UserPath::Config("Zed"),
+};
+
 pub(super) const ADAPTER: HostAdapter = HostAdapter {
     id: "zed",
     display_name: "Zed",
@@ -21,9 +38,9 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     format: FileFormat::Jsonc,
     container: Container::new(&["context_servers"]),
     project_file: Some(".zed/settings.json"),
-    user_file: Some(UserPath::Config("zed/settings.json")),
+    user_file: Some(ZED_SETTINGS),
     project_markers: &[".zed"],
-    user_markers: &[UserPath::Config("zed")],
+    user_markers: &[ZED_DIR],
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
     also_expands: &[],

@@ -269,3 +269,37 @@ fn every_adapter_round_trips_a_plain_server() {
         }
     }
 }
+
+/// Written for Windows, an `npx` server starts through `cmd /c` in every host that spawns
+/// without a shell, in the host's own spelling; import gives back the declared `npx` server.
+#[test]
+fn every_adapter_round_trips_an_npx_server_written_for_windows() {
+    use crate::model::hosts::Platform;
+    use crate::model::hosts::windows_cmd::RUNS_SHIMS_ITSELF;
+    use crate::model::manifest::Server;
+    use crate::template::Props;
+    let toml = "command = \"npx\"\nargs = [\"-y\", \"srv\"]\n";
+    let server: Server = toml::from_str(toml).unwrap();
+    for host in crate::model::hosts::ADAPTERS {
+        let entry = crate::plan::to_host::translate_with(
+            host,
+            "srv",
+            &server,
+            &Props::new(),
+            false,
+            Platform::Windows,
+        )
+        .unwrap()
+        .entry;
+        let text = entry.to_string();
+        assert_eq!(
+            text.contains("\"cmd\"") && text.contains("\"/c\""),
+            !RUNS_SHIMS_ITSELF.contains(&host.id),
+            "{}: {text}",
+            host.id
+        );
+        let (back, w) = import(host, entry);
+        assert_eq!(back, serde_json::to_value(&server).unwrap(), "{}", host.id);
+        assert!(w.is_empty(), "{}: {w:?}", host.id);
+    }
+}

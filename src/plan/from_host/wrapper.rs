@@ -13,6 +13,31 @@ pub struct Bridged {
     pub pinned: Option<String>,
 }
 
+/// Takes the `cmd /c` off a `cmd /c npx …` entry written for Windows (see
+/// [`crate::model::hosts::windows_cmd`]): the canonical server is `npx …` on every platform.
+pub fn unwrap_cmd(server: &mut Map<String, Value>) {
+    let Some(command) = server.get("command").and_then(Value::as_str) else {
+        return;
+    };
+    let Some(args) = server.get("args").and_then(Value::as_array) else {
+        return;
+    };
+    let Some(args) = args
+        .iter()
+        .map(|a| a.as_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()
+    else {
+        return;
+    };
+    if let Some((shim, rest)) = crate::model::hosts::windows_cmd::unwrapped(command, &args) {
+        server.insert("command".into(), Value::String(shim));
+        server.insert(
+            "args".into(),
+            Value::Array(rest.into_iter().map(Value::String).collect()),
+        );
+    }
+}
+
 /// Replaces `server` (canonical fields) by the remote server its `mcp-remote` call reaches:
 /// `url`, `http_headers` from `--header "K: V"`, `type = "sse"` from `--transport sse-only`.
 /// `None`, and `server` unchanged, when it is not such a call.

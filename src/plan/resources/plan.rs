@@ -169,6 +169,8 @@ impl Planner<'_, '_> {
                 },
                 missing_dirs: self.input.disk.missing_dirs.get(file).copied().unwrap_or(0),
                 fence: Some(super::disk::fence(self.input.root, self.input.scope)),
+                // Resource files hold no server entries to start.
+                platform: crate::model::hosts::Platform::current(),
             },
             before: before.map(Into::into),
             after: after.map(Into::into),

@@ -1,0 +1,311 @@
+//! What the servers dotpack installed need to start, checked where `dotpack doctor` runs: the
+//! program each entry runs (and the runtime behind a runner such as `npx` or `uvx`), and the
+//! host program that reads each file. Read from the entries as the host files hold them, so it
+//! is what the host will start, launcher entries included; nothing is started or fetched.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::model::claims::Claim;
+use crate::plan::Target;
+
+use super::{Project, Settings};
+
+/// A program a server or a host needs that this machine does not have, with the fix.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Missing {
+    /// The host file, as claims name it.
+    pub file: String,
+    pub host: String,
+    /// The entry that needs the program; `None` for the host program itself.
+    pub server: Option<String>,
+    pub program: String,
+    pub fix: String,
+}
+
+/// [`check`] for the project of this command, with the process's `PATH`: none outside a
+/// project, and none when its files cannot be read (`doctor` reports those elsewhere).
+pub fn check_here(settings: &Settings, printer: &crate::ui::printer::Printer) -> Vec<Missing> {
+    if super::project_root(settings).is_none() {
+        return Vec::new();
+    }
+    match Project::load(settings, printer) {
+        Ok(project) => check(settings, &project, std::env::var("PATH").ok().as_deref()),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The programs the entries this project claims need, and the hosts that read them, that are
+/// not found on `path` (a `PATH` value): one finding per (file, server, program).
+pub fn check(settings: &Settings, project: &Project, path: Option<&str>) -> Vec<Missing> {
+    let dirs: Vec<PathBuf> = path
+        .map(|p| std::env::split_paths(p).collect())
+        .unwrap_or_default();
+    let found = |program: &str| find_program(program, &dirs, project.root());
+    let mut by_file: BTreeMap<String, (Target, Vec<&Claim>)> = BTreeMap::new();
+    let claims = super::all_claims(project);
+    for claim in claims.iter().filter(|c| mine(project, c)) {
+        if let Some(target) = Target::of_claim(claim, project.root(), &settings.host_env) {
+            by_file
+                .entry(claim.file.clone())
+                .or_insert_with(|| (target, Vec::new()))
+                .1
+                .push(claim);
+        }
+    }
+    let mut missing = Vec::new();
+    for (file, (target, claims)) in by_file {
+        let host = target.host.id;
+        if let Some(program) = host_program(host)
+            && !found(program)
+        {
+            missing.push(Missing {
+                file: file.clone(),
+                host: host.to_string(),
+                server: None,
+                program: program.to_string(),
+                fix: format!(
+                    "{} reads {file}, but `{program}` is not on PATH: install {} (or ignore this where it runs elsewhere)",
+                    target.host.display_name, target.host.display_name
+                ),
+            });
+        }
+        let Ok(Some(text)) = target.read() else {
+            continue;
+        };
+        let entries = target.entries_in(&text).unwrap_or_default();
+        let imported = crate::plan::from_host::import_entries(target.host, entries);
+        for claim in claims {
+            let Some(server) = imported.servers.get(&claim.server) else {
+                continue;
+            };
+            for program in needed(server) {
+                if !found(&program) {
+                    missing.push(Missing {
+                        file: file.clone(),
+                        host: host.to_string(),
+                        server: Some(claim.server.clone()),
+                        fix: fix_for(&program, &claim.server),
+                        program,
+                    });
+                }
+            }
+        }
+    }
+    missing.dedup();
+    missing
+}
+
+/// Whether `claim` is this project's: every claim of its lock, and the user-scope claims it
+/// owns (other projects' user-scope entries are theirs to check).
+fn mine(project: &Project, claim: &Claim) -> bool {
+    claim.scope != "user" || claim.owners.is_empty() || claim.owners.contains(&project.owner)
+}
+
+/// The programs a server's canonical fields need on PATH, in the order it needs them: its
+/// `command`, the real program behind `dotpack run … -- PROGRAM`, and the runtime a runner
+/// script is run by (`npx` is a Node.js script).
+fn needed(server: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
+    let Some(command) = server.get("command").and_then(|c| c.as_str()) else {
+        return Vec::new();
+    };
+    let args: Vec<&str> = server
+        .get("args")
+        .and_then(|a| a.as_array())
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let mut programs = vec![command.to_string()];
+    // The launcher runs the program after `--`; Windows' `cmd /c PROGRAM` runs PROGRAM.
+    let behind = match program_name(command) {
+        "dotpack" => args
+            .iter()
+            .position(|a| *a == "--")
+            .and_then(|i| args.get(i + 1)),
+        "cmd" | "cmd.exe" if args.first().is_some_and(|a| a.eq_ignore_ascii_case("/c")) => {
+            args.get(1)
+        }
+        _ => None,
+    };
+    if let Some(program) = behind {
+        programs.push(program.to_string());
+    }
+    let runtimes: Vec<String> = programs
+        .iter()
+        .filter_map(|p| runtime_of(program_name(p)))
+        .map(str::to_string)
+        .collect();
+    programs.extend(runtimes);
+    // A reference the host expands (`${VAR}/bin/x`) is not a program name to look for.
+    programs.retain(|p| !p.contains('$') && !p.contains("{{"));
+    programs
+}
+
+/// The runtime a runner needs beside it: `npx` and `npm` are scripts Node.js runs.
+fn runtime_of(program: &str) -> Option<&'static str> {
+    match program {
+        "npx" | "npm" | "pnpm" | "yarn" => Some("node"),
+        _ => None,
+    }
+}
+
+/// The file name of `program` without a Windows extension (`C:\…\npx.cmd` → `npx`).
+fn program_name(program: &str) -> &str {
+    let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    [".exe", ".cmd", ".bat"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+        .unwrap_or(name)
+}
+
+/// The command-line program of a host that has one a user installs to use it; hosts that are
+/// desktop applications (whose command-line helpers are optional) have none here.
+fn host_program(host: &str) -> Option<&'static str> {
+    Some(match host {
+        "claude-code" => "claude",
+        "codex" => "codex",
+        "gemini-cli" => "gemini",
+        "opencode" => "opencode",
+        "copilot-cli" => "copilot",
+        "cline-cli" => "cline",
+        "crush" => "crush",
+        "goose" => "goose",
+        "hermes" => "hermes",
+        "pi" => "pi",
+        "amazon-q" => "q",
+        _ => return None,
+    })
+}
+
+/// Whether `program` can be started: a path (relative ones from the project root) to an
+/// executable file, or a name found in one of `dirs`.
+fn find_program(program: &str, dirs: &[PathBuf], root: &Path) -> bool {
+    if program.contains('/') || program.contains('\\') {
+        let path = Path::new(program);
+        let path = match path.is_absolute() {
+            true => path.to_path_buf(),
+            false => root.join(path),
+        };
+        return is_executable(&path);
+    }
+    dirs.iter().any(|dir| {
+        std::iter::once(program.to_string())
+            .chain(
+                cfg!(windows)
+                    .then(|| [".exe", ".cmd", ".bat"].map(|ext| format!("{program}{ext}")))
+                    .into_iter()
+                    .flatten(),
+            )
+            .any(|name| is_executable(&dir.join(name)))
+    })
+}
+
+/// Whether `path` is a file this user could run (on Windows, any file: its extension decides).
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// What to do about a missing `program` that server `server` needs.
+fn fix_for(program: &str, server: &str) -> String {
+    match program_name(program) {
+        "node" | "npx" | "npm" => format!(
+            "`{server}` starts with Node.js, which is not on PATH: install Node.js (it brings npx), from nodejs.org or the system's package manager"
+        ),
+        "uvx" | "uv" => format!(
+            "`{server}` starts with uv, which is not on PATH: install uv (docs.astral.sh/uv; `pipx install uv` or the system's package manager)"
+        ),
+        "docker" => format!(
+            "`{server}` runs in Docker, which is not on PATH: install Docker (docs.docker.com) and start it"
+        ),
+        "dotpack" => format!(
+            "`{server}` starts through `dotpack run`, but the host will not find `dotpack` on PATH: put dotpack on PATH, or `dotpack install` again from where it is"
+        ),
+        other => format!(
+            "`{server}` runs `{other}`, which is not on PATH: install it, or change the server's `command`"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_runner_needs_its_runtime_and_the_launcher_the_program_behind_it() {
+        let cases = [
+            (
+                serde_json::json!({"command": "npx", "args": ["-y", "x"]}),
+                vec!["npx", "node"],
+            ),
+            (
+                serde_json::json!({"command": "uvx", "args": ["x"]}),
+                vec!["uvx"],
+            ),
+            (
+                serde_json::json!({"command": "dotpack", "args": ["run", "--pin", "p", "--", "npx", "-y", "x"]}),
+                vec!["dotpack", "npx", "node"],
+            ),
+            (
+                serde_json::json!({"command": "cmd", "args": ["/c", "npx", "x"]}),
+                vec!["cmd", "npx", "node"],
+            ),
+            (serde_json::json!({"command": "${HOME}/bin/srv"}), vec![]),
+            (
+                serde_json::json!({"url": "https://example.com/mcp"}),
+                vec![],
+            ),
+        ];
+        for (fields, want) in cases {
+            assert_eq!(needed(&server(fields.clone())), want, "{fields}");
+        }
+    }
+
+    #[test]
+    fn programs_are_found_on_the_path_or_as_paths_from_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let tool = bin.join("tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        let plain = bin.join("plain");
+        std::fs::write(&plain, "data").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let dirs = vec![bin.clone()];
+        assert!(find_program("tool", &dirs, dir.path()));
+        assert!(!find_program("plain", &dirs, dir.path()), "not executable");
+        assert!(!find_program("absent", &dirs, dir.path()));
+        assert!(find_program("./bin/tool", &[], dir.path()));
+        assert!(find_program(tool.to_str().unwrap(), &[], Path::new("/")));
+        assert!(!find_program("./bin/absent", &dirs, dir.path()));
+    }
+
+    #[test]
+    fn each_fix_names_what_to_install() {
+        assert!(fix_for("npx", "figma").contains("install Node.js"));
+        assert!(fix_for("/usr/bin/uvx", "git").contains("install uv"));
+        assert!(fix_for("docker", "db").contains("install Docker"));
+        assert!(fix_for("my-server", "own").contains("`my-server`"));
+        assert_eq!(program_name("C:\\tools\\npx.cmd"), "npx");
+    }
+}
