@@ -741,7 +741,8 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         mode: request.mode,
         resolve_env: request.resolve_env,
     };
-    let plan = plan::plan(&input)?;
+    let mut plan = plan::plan(&input)?;
+    plan.warnings.extend(shadowed_on_disk(&inputs));
     // A file that changes would copy the values `--resolve-env` wrote into the history unless
     // they are recognised; a file that does not change needs nothing.
     let changed: Vec<Target> = plan
@@ -752,6 +753,41 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         .collect();
     check_resolved(&changed, &parsed, request.claims)?;
     Ok(plan)
+}
+
+/// A warning for each target whose host will not read it because a file it reads first is on
+/// disk already, one no target of this plan writes (a `.mcp.json` made by hand or by another
+/// tool); the planner warns about the files it plans itself.
+fn shadowed_on_disk(inputs: &[TargetInput<'_>]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for t in inputs {
+        let Some(shadow) =
+            crate::model::hosts::precedence::shadow_of(t.target.host, t.target.scope)
+        else {
+            continue;
+        };
+        let planned = inputs
+            .iter()
+            .any(|o| o.target.scope == Scope::Project && o.target.claim_file == shadow.by);
+        let depth = std::path::Path::new(shadow.file).components().count();
+        let Some(root) = t.target.path.ancestors().nth(depth) else {
+            continue;
+        };
+        if t.desired.is_empty()
+            || planned
+            || std::fs::symlink_metadata(root.join(shadow.by)).is_err()
+        {
+            continue;
+        }
+        warnings.push(format!(
+            "{host} reads `{by}` instead of `{file}` whenever `{by}` exists, and this project has one: the entries written for {host} in `{file}` take no effect while it is there. To have {host} read them, remove `{by}`, or declare {host} at user scope (`{{ host = \"{id}\", scope = \"user\" }}`)",
+            host = t.target.host.name(),
+            by = shadow.by,
+            file = shadow.file,
+            id = t.target.host.id,
+        ));
+    }
+    warnings
 }
 
 /// Each target file that parses, parsed once for its entries and its first edit (files that do

@@ -54,6 +54,7 @@ mod search_info;
 mod secrets;
 mod server_env;
 mod server_spellings;
+mod shadowed_files;
 mod state_model;
 mod status_fixes;
 mod template_rules;
