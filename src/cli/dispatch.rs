@@ -87,6 +87,7 @@ pub fn run(settings: &Settings, command: Command, printer: &Printer) -> Result<(
         Command::Probe(args) => probe::probe(settings, args, printer),
         Command::Call(args) => probe::call(settings, args, printer),
         Command::Bridge(args) => bridge::run(args, printer),
+        Command::Serve(args) => serve::run(settings, &args, printer),
         Command::Secret(cmd) => secret::run(cmd, printer),
         Command::Run(args) => run::run(args).map(|_| ()),
         Command::Verify(args) => replanning(printer, || verify::run(settings, &args, printer)),

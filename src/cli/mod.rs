@@ -31,6 +31,7 @@ pub use crate::commands::rollback::RollbackArgs;
 pub use crate::commands::run::RunArgs;
 pub use crate::commands::search::SearchArgs;
 pub use crate::commands::secret::SecretCommand;
+pub use crate::commands::serve::ServeArgs;
 pub use crate::commands::tree::TreeArgs;
 pub use crate::commands::tree::WhyArgs;
 pub use crate::commands::trust::TrustArgs;
@@ -317,6 +318,12 @@ pub enum Command {
         after_help = "Examples:\n  dotpack bridge http://127.0.0.1:8000\n  dotpack bridge https://tools.example/api --header-env Authorization=TOKEN --header-prefix 'Authorization=Bearer '"
     )]
     Bridge(BridgeArgs),
+    /// Serve the project's servers behind one stdio MCP server: the proxy tools (search,
+    /// describe, call) or each server's own tools; servers start on their first call
+    #[command(
+        after_help = "What a host runs for the one entry `[project] gateway = true` installs (docs/gateway.md).\nIt prints nothing on stdout but MCP messages.\n\nExamples:\n  dotpack serve\n  dotpack serve --trust     # start the project's servers without recorded approval, for this run\n  dotpack serve --idle 0    # never stop a server before the host closes the gateway"
+    )]
+    Serve(ServeArgs),
     /// Keep secrets in the OS credential store (Secret Service, Keychain, Credential Manager)
     /// for the servers `dotpack run` starts: set, list names, rm
     #[command(

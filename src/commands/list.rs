@@ -29,10 +29,14 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
         .iter()
         .all(|r| r.state == crate::plan::drift::State::Unresolved);
     let ok = checked && lock_state == LockState::Ok && nowhere.is_none();
+    let gateway = list::gateway(&project);
     if printer.json {
         let mut doc = json!({ "entries": rows });
         if view == View::Status {
             doc["ok"] = json!(ok);
+            if let Some(gateway) = &gateway {
+                doc["gateway"] = json!(gateway);
+            }
             doc["lock"] = json!(lock_state);
             if let Some(nowhere) = &nowhere {
                 doc["hosts"] = json!(nowhere);
@@ -45,6 +49,9 @@ pub fn run(settings: &Settings, args: TargetArgs, view: View, printer: &Printer)
         print_rows(printer, view, &rows, lock_state);
     }
     if view == View::Status && !printer.json {
+        if let Some(gateway) = &gateway {
+            printer.note(gateway.to_string());
+        }
         print_environment(settings, printer, &project, lock);
     }
     if view == View::Status && !ok {

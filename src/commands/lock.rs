@@ -54,6 +54,7 @@ fn pin(
         args.pin_tools || pin_by_setting(settings, project, registries, lock, &servers, printer)?;
     if pin {
         let (pins, _) = crate::ops::verify::pin_servers(
+            &settings.dotpack_home,
             &project.manifest.manifest,
             lock,
             registries,

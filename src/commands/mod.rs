@@ -26,6 +26,7 @@ pub(crate) mod rollback;
 pub(crate) mod run;
 pub(crate) mod search;
 pub(crate) mod secret;
+pub(crate) mod serve;
 pub(crate) mod tree;
 pub(crate) mod trust;
 pub(crate) mod uninstall;

@@ -138,6 +138,16 @@ pub struct ProjectSettings {
     /// alone with its own `launcher = true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub launcher: bool,
+    /// `install` writes one `dotpack serve` entry into each host instead of one per server:
+    /// `true` or `"proxy"` (the servers behind search, describe and call), `"direct"` (their own
+    /// tools), `false` (see docs/gateway.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<crate::model::gateway::ProjectGateway>,
+    /// When `dotpack serve` starts the servers that do not say: `"lazy"` (the default: on the
+    /// first call), `"eager"` (when it starts) or `"keep-alive"` (when it starts, never stopped
+    /// when idle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_lifecycle: Option<crate::model::gateway::Lifecycle>,
 }
 
 /// A dependency's `launcher`: `true` (every host), `false`, or the ids of the hosts where its
@@ -443,6 +453,14 @@ pub struct DetailedDependency {
     /// the hosts named (`["claude-desktop", "codex"]`).
     #[serde(default, skip_serializing_if = "LauncherDecl::is_off")]
     pub launcher: LauncherDecl,
+    /// How `dotpack serve` offers this package's servers: `"proxy"`, `"direct"` or `"off"`
+    /// (default: the project's `gateway`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<crate::model::gateway::Surface>,
+    /// When `dotpack serve` starts this package's servers: `"lazy"`, `"eager"` or `"keep-alive"`
+    /// (default: the project's `gateway_lifecycle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_lifecycle: Option<crate::model::gateway::Lifecycle>,
     /// Scope to install this package's servers into instead of each host's (`dotpack add NAME
     /// --scope user`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -589,6 +607,34 @@ impl Manifest {
             true => Launcher::Off,
             false => Launcher::Hosts(hosts),
         }
+    }
+
+    /// `[project] gateway`, off when absent.
+    pub fn gateway(&self) -> crate::model::gateway::ProjectGateway {
+        self.project.as_ref().and_then(|p| p.gateway).unwrap_or(
+            crate::model::gateway::ProjectGateway(crate::model::gateway::Surface::Off),
+        )
+    }
+
+    /// How `dotpack serve` offers the servers of `package` ([`crate::plan::desired::LOCAL_PACKAGE`]
+    /// for the project's own): the dependency's `gateway`, else the project's surface.
+    pub fn gateway_surface(&self, package: &str) -> crate::model::gateway::Surface {
+        match self.dependencies.get(package) {
+            Some(DependencySpec::Detailed(d)) => d.gateway,
+            _ => None,
+        }
+        .unwrap_or_else(|| self.gateway().surface())
+    }
+
+    /// When `dotpack serve` starts the servers of `package`: the dependency's
+    /// `gateway_lifecycle`, else the project's, else lazy.
+    pub fn gateway_lifecycle(&self, package: &str) -> crate::model::gateway::Lifecycle {
+        match self.dependencies.get(package) {
+            Some(DependencySpec::Detailed(d)) => d.gateway_lifecycle,
+            _ => None,
+        }
+        .or_else(|| self.project.as_ref().and_then(|p| p.gateway_lifecycle))
+        .unwrap_or_default()
     }
 
     /// Whether the servers of `package` start through `dotpack run` in at least one host.

@@ -5,6 +5,7 @@
 pub mod bridge_server;
 pub mod claims;
 pub mod concepts;
+pub mod gateway;
 pub(crate) mod host_lint;
 pub mod hosts;
 pub(crate) mod inputs;

@@ -149,6 +149,8 @@ pub fn from_registry(
             .collect(),
         allow_lossy: Vec::new(),
         launcher: Default::default(),
+        gateway: None,
+        gateway_lifecycle: None,
         scope: None,
         entries: BTreeMap::new(),
     });
@@ -327,7 +329,7 @@ pub fn process_env(name: &str) -> Option<String> {
 }
 
 /// The timeouts for `def`: `startup_timeout_sec` (or `_ms`) bounds `initialize` when set;
-/// `initialize` (from the command line) overrides it.
+/// `initialize` (from the command line) overrides it; `timeout` bounds every later request.
 pub fn timeouts(def: &Server, initialize: Option<Duration>) -> Timeouts {
     let mut t = Timeouts::default();
     let number = |key: &str| {
@@ -344,6 +346,10 @@ pub fn timeouts(def: &Server, initialize: Option<Duration>) -> Timeouts {
     }
     if let Some(d) = initialize {
         t.initialize = d;
+    }
+    // `timeout` (milliseconds): the server's budget for one request, a tool call included.
+    if let Some(ms) = number("timeout").filter(|ms| *ms > 0.0) {
+        t.request = Duration::from_secs_f64((ms / 1000.0).min(3600.0));
     }
     t
 }

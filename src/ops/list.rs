@@ -8,6 +8,37 @@ use crate::plan::drift::{self, Row, State};
 
 use super::{InstallOptions, Project, Settings};
 
+/// With `[project] gateway` on, what the hosts' one entry serves: `status` says it, since the
+/// servers have no entries of their own.
+#[derive(serde::Serialize)]
+pub struct Gateway {
+    pub entry: &'static str,
+    pub surface: &'static str,
+    pub servers: Vec<String>,
+}
+
+impl std::fmt::Display for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "gateway: each host's `{}` entry (`dotpack serve`) serves {} ({})",
+            self.entry,
+            self.servers.join(", "),
+            self.surface
+        )
+    }
+}
+
+/// The gateway's entry and servers, when `install` writes the gateway.
+pub fn gateway(project: &Project) -> Option<Gateway> {
+    let manifest = &project.manifest.manifest;
+    manifest.gateway().installs().then(|| Gateway {
+        entry: crate::model::gateway::ENTRY,
+        surface: manifest.gateway().surface().as_str(),
+        servers: super::connect::server_names(manifest, project.lock.as_ref()),
+    })
+}
+
 /// Which rows a command shows.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum View {

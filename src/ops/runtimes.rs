@@ -168,6 +168,7 @@ fn host_program(host: &str) -> Option<&'static str> {
         "gemini-cli" => "gemini",
         "opencode" => "opencode",
         "copilot-cli" => "copilot",
+        "cline-cli" => "cline",
         "crush" => "crush",
         "goose" => "goose",
         "hermes" => "hermes",

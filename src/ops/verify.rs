@@ -27,8 +27,10 @@ pub struct Probed {
     pub unknown_names: Vec<String>,
 }
 
-/// Starts each of `servers` and lists its tools.
+/// Starts each of `servers` and lists its tools, recording their definitions in the tool cache
+/// of `home` (`$DOTPACK_HOME`) for the gateway.
 pub fn probe_servers(
+    home: &std::path::Path,
     manifest: &Manifest,
     lock: &Lockfile,
     registries: &RegistrySet,
@@ -47,6 +49,7 @@ pub fn probe_servers(
                 let mut client = Client::connect(server, &endpoint, timeouts)?;
                 let tools = client.list_tools()?;
                 client.close();
+                crate::ops::tool_cache::store(home, &tools);
                 let unknown = unknown_filter_names(&located.def, &tools);
                 Ok((tools, unknown))
             })();
@@ -69,6 +72,7 @@ pub fn probe_servers(
 /// The pins of every one of `servers` (for `dotpack lock --pin-tools`); a server that cannot be
 /// reached fails the whole command, naming it. Filter names that are not tools are warned about.
 pub fn pin_servers(
+    home: &std::path::Path,
     manifest: &Manifest,
     lock: &Lockfile,
     registries: &RegistrySet,
@@ -76,7 +80,7 @@ pub fn pin_servers(
     timeout: Option<Duration>,
     printer: &Printer,
 ) -> Result<(Pins, Vec<Probed>)> {
-    let probed = probe_servers(manifest, lock, registries, servers, timeout);
+    let probed = probe_servers(home, manifest, lock, registries, servers, timeout);
     let mut pins = Pins::new();
     for p in &probed {
         match &p.outcome {
@@ -176,6 +180,7 @@ pub fn verify(
         "`dotpack verify` starts the pinned servers; none was started.",
     )?;
     let probed = probe_servers(
+        &settings.dotpack_home,
         &project.manifest.manifest,
         lock,
         &registries,

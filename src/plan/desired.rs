@@ -54,6 +54,9 @@ pub struct Placed {
     /// claims never get here: reading the lock set aside any that does not name its host's
     /// project file, and warned once (see [`crate::model::lock::read`]).
     pub ignored_claims: Vec<String>,
+    /// `[project] gateway` is on: the one slot is the gateway's entry, for the manifest at this
+    /// path (see [`crate::model::gateway`]).
+    pub gateway: Option<PathBuf>,
 }
 
 impl Placed {
@@ -128,6 +131,17 @@ pub fn place(w: &Where<'_>) -> Result<Placed> {
             server: server.clone(),
             defined_as: None,
         });
+    }
+    // With the gateway on, the hosts get its one entry instead of one per server; the servers'
+    // entries, no longer placed, leave the files their claims name.
+    if w.manifest.manifest.gateway().installs() {
+        placed.slots = vec![Slot {
+            package: crate::model::gateway::PACKAGE.to_string(),
+            version: own_version,
+            server: crate::model::gateway::ENTRY.to_string(),
+            defined_as: None,
+        }];
+        placed.gateway = Some(std::path::absolute(&w.manifest.path)?);
     }
     for (i, slot) in placed.slots.iter().enumerate() {
         let places = layout.places_of(&slot.package, &slot.server);
@@ -212,6 +226,9 @@ pub fn own_fingerprint(manifest: &Manifest, server: &crate::model::manifest::Ser
 /// The inputs fingerprint of server `server` of `package` (see [`inputs_fingerprint`] and
 /// [`own_fingerprint`]).
 pub fn fingerprint_of(manifest: &Manifest, package: &str, server: &str) -> String {
+    if package == crate::model::gateway::PACKAGE {
+        return gateway_fingerprint();
+    }
     match manifest.servers.get(server) {
         Some(def) if package == LOCAL_PACKAGE => own_fingerprint(manifest, def),
         _ => inputs_fingerprint(
@@ -289,6 +306,14 @@ pub fn desired(
     check_own_servers(manifest, lock)?;
     let mut out = Vec::with_capacity(placed.slots.len());
     for slot in &placed.slots {
+        if let Some(manifest_path) = placed
+            .gateway
+            .as_ref()
+            .filter(|_| slot.package == crate::model::gateway::PACKAGE)
+        {
+            out.push(gateway_desired(slot, manifest_path));
+            continue;
+        }
         let own = slot.package == LOCAL_PACKAGE;
         let spec = (!own)
             .then(|| manifest.dependencies.get(&slot.package))
@@ -365,6 +390,28 @@ pub fn desired(
         });
     }
     Ok(out)
+}
+
+/// The gateway's entry (`dotpack serve`) for the manifest at `manifest_path`.
+fn gateway_desired(slot: &Slot, manifest_path: &std::path::Path) -> Desired {
+    let def = crate::model::gateway::entry(manifest_path);
+    Desired {
+        server: slot.server.clone(),
+        package: slot.package.clone(),
+        version: slot.version.clone(),
+        inputs: gateway_fingerprint(),
+        def: Some(def),
+        props: Props::new(),
+        allow_lossy: Vec::new(),
+        keep_current: false,
+        switched_off: false,
+        launcher: Default::default(),
+    }
+}
+
+/// The inputs fingerprint of the gateway's entry: only the translation shapes it.
+fn gateway_fingerprint() -> String {
+    serde_json::json!({ "rev": TRANSLATION_REVISION, "gateway": true }).to_string()
 }
 
 /// The package name claims record for servers declared in the project's own `dotpack.toml`.
@@ -694,7 +741,8 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         mode: request.mode,
         resolve_env: request.resolve_env,
     };
-    let plan = plan::plan(&input)?;
+    let mut plan = plan::plan(&input)?;
+    plan.warnings.extend(shadowed_on_disk(&inputs));
     // A file that changes would copy the values `--resolve-env` wrote into the history unless
     // they are recognised; a file that does not change needs nothing.
     let changed: Vec<Target> = plan
@@ -705,6 +753,41 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         .collect();
     check_resolved(&changed, &parsed, request.claims)?;
     Ok(plan)
+}
+
+/// A warning for each target whose host will not read it because a file it reads first is on
+/// disk already, one no target of this plan writes (a `.mcp.json` made by hand or by another
+/// tool); the planner warns about the files it plans itself.
+fn shadowed_on_disk(inputs: &[TargetInput<'_>]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for t in inputs {
+        let Some(shadow) =
+            crate::model::hosts::precedence::shadow_of(t.target.host, t.target.scope)
+        else {
+            continue;
+        };
+        let planned = inputs
+            .iter()
+            .any(|o| o.target.scope == Scope::Project && o.target.claim_file == shadow.by);
+        let depth = std::path::Path::new(shadow.file).components().count();
+        let Some(root) = t.target.path.ancestors().nth(depth) else {
+            continue;
+        };
+        if t.desired.is_empty()
+            || planned
+            || std::fs::symlink_metadata(root.join(shadow.by)).is_err()
+        {
+            continue;
+        }
+        warnings.push(format!(
+            "{host} reads `{by}` instead of `{file}` whenever `{by}` exists, and this project has one: the entries written for {host} in `{file}` take no effect while it is there. To have {host} read them, remove `{by}`, or declare {host} at user scope (`{{ host = \"{id}\", scope = \"user\" }}`)",
+            host = t.target.host.name(),
+            by = shadow.by,
+            file = shadow.file,
+            id = t.target.host.id,
+        ));
+    }
+    warnings
 }
 
 /// Each target file that parses, parsed once for its entries and its first edit (files that do

@@ -577,12 +577,70 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, PlanError> {
             Err(mut more) => problems.append(&mut more),
         }
     }
+    plan.warnings.extend(shadowed(input));
     if problems.is_empty() {
         crate::model::claims::sort(&mut plan.claims);
         Ok(plan)
     } else {
         Err(PlanError(problems))
     }
+}
+
+/// A warning for each target whose host will not read it, because another file of the plan that
+/// the host reads first will exist ([`crate::model::hosts::precedence`]): Copilot CLI reads the
+/// project's `.mcp.json`, which Claude Code's target writes, instead of `.github/mcp.json`.
+fn shadowed(input: &PlanInput<'_>) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for t in input.targets {
+        let target = &t.target;
+        let Some(shadow) = crate::model::hosts::precedence::shadow_of(target.host, target.scope)
+        else {
+            continue;
+        };
+        let Some(by) = input
+            .targets
+            .iter()
+            .find(|o| o.target.scope == Scope::Project && o.target.claim_file == shadow.by)
+        else {
+            continue;
+        };
+        let exists = !by.desired.is_empty()
+            || input
+                .files
+                .get(&by.target.path)
+                .is_some_and(Option::is_some);
+        if t.desired.is_empty() || !exists {
+            continue;
+        }
+        let there: BTreeSet<&str> = by.desired.iter().map(|d| d.server.as_str()).collect();
+        let (seen, unseen): (Vec<&str>, Vec<&str>) = t
+            .desired
+            .iter()
+            .map(|d| d.server.as_str())
+            .partition(|s| there.contains(s));
+        let mut what = Vec::new();
+        if !seen.is_empty() {
+            what.push(format!(
+                "it reads {} as {} wrote {} there, without what was written for it alone (such as its `tools` allow list)",
+                seen.join(", "),
+                by.target.host.name(),
+                if seen.len() == 1 { "it" } else { "them" },
+            ));
+        }
+        if !unseen.is_empty() {
+            what.push(format!("it does not see {}", unseen.join(", ")));
+        }
+        warnings.push(format!(
+            "{host} reads `{by}` instead of `{file}` whenever `{by}` exists, so the entries written for it in `{file}` take no effect: {what}. To have {host} read its own entries, declare it at user scope (`{{ host = \"{id}\", scope = \"user\" }}`) or keep {other} out of the project scope",
+            host = target.host.name(),
+            by = shadow.by,
+            file = shadow.file,
+            what = what.join("; "),
+            id = target.host.id,
+            other = by.target.host.name(),
+        ));
+    }
+    warnings
 }
 
 /// An entry edit planned for a file, made with the file's other edits in [`FileEdit::finish`].
@@ -827,17 +885,19 @@ impl<'i, 'a> FileEdit<'i, 'a> {
         let resolve = self.target.scope == crate::model::hosts::Scope::User
             && (self.input.resolve_env || claim.is_some_and(|c| !c.resolved_env.is_empty()));
         let bridged = crate::model::bridge_server::url_of(def).is_some();
+        let gateway = d.package == crate::model::gateway::PACKAGE;
         let prepared = self.prepared(d, def);
-        if bridged
+        if (bridged || gateway)
             && prepared.as_ref().is_ok_and(|p| {
                 p.command.as_deref() == Some(crate::model::bridge_server::PORTABLE_COMMAND)
             })
             && !crate::model::bridge_server::portable_command_found()
         {
             self.warnings.push(format!(
-                "{}#{}: runs `dotpack bridge` with `dotpack` from the PATH, which has no `dotpack` here: put dotpack on your PATH (as every teammate's is), or set DOTPACK_BRIDGE_COMMAND",
+                "{}#{}: runs `dotpack {}` with `dotpack` from the PATH, which has no `dotpack` here: put dotpack on your PATH (as every teammate's is), or set DOTPACK_BRIDGE_COMMAND",
                 self.file,
-                self.key(&d.server)
+                self.key(&d.server),
+                if gateway { "serve" } else { "bridge" }
             ));
         }
         let translation = match prepared
@@ -888,6 +948,9 @@ impl<'i, 'a> FileEdit<'i, 'a> {
     fn prepared(&self, d: &Desired, def: &Server) -> Result<Server, to_host::TranslateError> {
         use crate::model::bridge_server;
         let (host, scope) = (self.target.host, self.target.scope);
+        if d.package == crate::model::gateway::PACKAGE {
+            return Ok(crate::model::gateway::for_scope(def, scope));
+        }
         if bridge_server::url_of(def).is_some() {
             let listed = to_host::with_filter_lists(host, def, &d.props);
             return Ok(bridge_server::expand(&listed, scope));
@@ -1366,10 +1429,13 @@ fn switched_off_entry(host: &crate::model::hosts::HostAdapter) -> Option<serde_j
     };
     let mut entry = serde_json::Map::new();
     entry.insert(cell.field.to_string(), serde_json::Value::Bool(off));
+    // The host's other readers' spelling too (built-in pi's `"enabled": false`).
+    (host.hooks.to_host)("", &mut entry).ok()?;
     Some(serde_json::Value::Object(entry))
 }
 
-/// Whether `entry` switches its server off in `host`, whatever else it holds.
+/// Whether `entry` switches its server off in `host`, whatever else it holds: in any of the
+/// host's spellings (pi's adapter's `disabled`, built-in pi's `enabled`).
 fn switched_off_entry_of(
     host: &crate::model::hosts::HostAdapter,
     entry: &serde_json::Value,
@@ -1377,5 +1443,5 @@ fn switched_off_entry_of(
     let Some(serde_json::Value::Object(off)) = switched_off_entry(host) else {
         return false;
     };
-    off.iter().all(|(k, v)| entry.get(k) == Some(v))
+    off.iter().any(|(k, v)| entry.get(k) == Some(v))
 }

@@ -103,7 +103,7 @@ fn pi_only_options_leave_other_hosts_quietly_but_approval_needs_naming() {
 }
 
 #[test]
-fn pi_keeps_oauth_and_bearer_auth_without_allow_lossy() {
+fn pi_keeps_oauth_and_bearer_auth_in_the_form_both_its_readers_take() {
     let env = Env::new();
     env.write(
         "dotpack.toml",
@@ -122,13 +122,13 @@ fn pi_keeps_oauth_and_bearer_auth_without_allow_lossy() {
                 "redirectUri": "http://localhost:3118/callback",
                 "scope": "read write"
             },
-            "auth": "oauth"
         })
     );
-    // pi sends `bearerTokenEnv` only in bearer mode.
+    // Built-in pi refuses the whole entry for the adapter's `"auth": "bearer"` (and ignores
+    // `bearerTokenEnv`): the header both send.
     assert_eq!(
         file["mcpServers"]["api"],
-        json!({"url": "https://api.example/mcp", "bearerTokenEnv": "API_TOKEN", "auth": "bearer"})
+        json!({"url": "https://api.example/mcp", "headers": {"Authorization": "Bearer ${API_TOKEN}"}})
     );
 
     let imported = import_pi(&env);
@@ -141,10 +141,9 @@ fn pi_keeps_oauth_and_bearer_auth_without_allow_lossy() {
         imported["servers"]["linear"]["scopes"],
         json!(["read", "write"])
     );
-    assert_eq!(imported["servers"]["linear"]["auth"], "oauth");
     assert_eq!(
         imported["servers"]["api"],
-        json!({"url": "https://api.example/mcp", "bearer_token_env_var": "API_TOKEN"}),
+        json!({"url": "https://api.example/mcp", "http_headers": {"Authorization": "Bearer ${API_TOKEN}"}}),
         "{imported}"
     );
     env.dotpack()
@@ -201,7 +200,11 @@ fn a_server_kept_from_pi_is_switched_off_in_pis_file_when_mcp_json_holds_it() {
     // after it, switches figma off.
     assert!(json_file(&env, ".mcp.json")["mcpServers"]["figma"].is_object());
     let pi = json_file(&env, ".pi/mcp.json");
-    assert_eq!(pi["mcpServers"]["figma"], json!({"disabled": true}));
+    // Both pi's readers' spellings: the adapter's `disabled`, built-in pi's `enabled`.
+    assert_eq!(
+        pi["mcpServers"]["figma"],
+        json!({"disabled": true, "enabled": false})
+    );
     assert_eq!(pi["mcpServers"]["other"]["command"], "other-mcp");
     let lock = env.read("dotpack.lock");
     assert!(lock.contains(PI_FIGMA_CLAIM), "{lock}");
@@ -266,7 +269,10 @@ fn pis_own_switch_for_a_shared_server_is_left_as_the_user_wrote_it() {
     assert_success(&env.dotpack().arg("install").output().unwrap());
     let pi = json_file(&env, ".pi/mcp.json");
     assert_eq!(pi["mcpServers"]["figma"], json!({"disabled": true}));
-    assert_eq!(pi["mcpServers"]["other"], json!({"disabled": true}));
+    assert_eq!(
+        pi["mcpServers"]["other"],
+        json!({"disabled": true, "enabled": false})
+    );
     assert!(!env.read("dotpack.lock").contains(PI_FIGMA_CLAIM));
 }
 
@@ -342,4 +348,48 @@ fn the_shared_files_pi_reads_are_known_to_hosts_init_and_doctor() {
     assert_success(&out);
     let manifest = env.read("dotpack.toml");
     assert!(manifest.contains("\"pi\""), "{manifest}");
+}
+
+#[test]
+fn an_entry_is_written_for_built_in_pi_and_its_adapter_and_either_spelling_imports() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"pi\"]\n\n[servers.files]\ncommand = \"files-mcp\"\nargs = []\nenabled = false\nenabled_tools = [\"read\", \"list\"]\ndisabled_tools = [\"list\"]\ntimeout = 2500\n",
+    );
+    assert_success(&env.dotpack().arg("install").output().unwrap());
+    let file = json_file(&env, ".pi/mcp.json");
+    assert_eq!(
+        file["mcpServers"]["files"],
+        json!({
+            "command": "files-mcp",
+            "args": [],
+            "requestTimeoutMs": 2500,
+            "disabled": true,
+            "includeTools": ["read", "list"],
+            "excludeTools": ["list"],
+            "enabled": false,
+            "exposure": "hidden",
+            "toolExposure": {"read": "codemode", "list": "hidden"},
+            "timeout": 2.5
+        })
+    );
+    let imported = import_pi(&env);
+    assert_eq!(
+        imported["servers"]["files"],
+        json!({"command": "files-mcp", "args": [], "timeout": 2500, "enabled": false, "enabled_tools": ["read", "list"], "disabled_tools": ["list"]}),
+        "{imported}"
+    );
+
+    // What pi 1.6's own `/mcp` screen and `pi mcp add` write, with no adapter keys.
+    env.write(
+        ".pi/mcp.json",
+        r#"{"mcpServers": {"files": {"command": "files-mcp", "enabled": false, "exposure": "hidden", "toolExposure": {"read": "codemode"}, "timeout": 3}}}"#,
+    );
+    let imported = import_pi(&env);
+    assert_eq!(
+        imported["servers"]["files"],
+        json!({"command": "files-mcp", "timeout": 3000, "enabled": false, "enabled_tools": ["read"]}),
+        "{imported}"
+    );
 }

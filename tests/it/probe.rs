@@ -18,13 +18,13 @@ use serde_json::{Value, json};
 
 use crate::support::{Env, assert_success, repo_root};
 
-const TOOLS: &str = r#"[
+pub(crate) const TOOLS: &str = r#"[
  {"name": "add", "description": "Add two numbers", "schema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}},
  {"name": "fail", "description": "Always fails"},
  {"name": "secret", "description": "Echo the Authorization header"}
 ]"#;
 
-fn venv() -> PathBuf {
+pub(crate) fn venv() -> PathBuf {
     match std::env::var_os("DOTPACK_PY_VENV") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
@@ -66,7 +66,7 @@ pub(crate) fn sdk_python() -> Option<PathBuf> {
 }
 
 /// A python3 for the plain tool service (the venv's, else the system's).
-fn any_python() -> Option<PathBuf> {
+pub(crate) fn any_python() -> Option<PathBuf> {
     let venv_python = venv().join("bin/python");
     if venv_python.is_file() {
         return Some(venv_python);
@@ -102,14 +102,14 @@ impl Drop for Running {
 }
 
 /// The plain HTTP tool service, reading its tools from `tools.json` in `dir`.
-struct ToolService {
+pub(crate) struct ToolService {
     _child: Running,
-    url: String,
-    tools: PathBuf,
+    pub(crate) url: String,
+    pub(crate) tools: PathBuf,
 }
 
 impl ToolService {
-    fn start(python: &Path, dir: &Path) -> ToolService {
+    pub(crate) fn start(python: &Path, dir: &Path) -> ToolService {
         let tools = dir.join("tools.json");
         std::fs::write(&tools, TOOLS).unwrap();
         let mut child = Command::new(python)
@@ -148,7 +148,7 @@ pub(crate) fn wait_for_port(port: u16) {
     }
 }
 
-fn stdout_json(output: &std::process::Output) -> Value {
+pub(crate) fn stdout_json(output: &std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
             "{e}: {}\nstderr: {}",
@@ -169,7 +169,7 @@ fn tool_names(probe: &Value) -> Vec<String> {
 
 /// The Python SDK imports for seconds on a loaded machine: the budget is an upper bound, and a
 /// server that answers returns at once.
-const SDK_TIMEOUT: &str = "90";
+pub(crate) const SDK_TIMEOUT: &str = "90";
 
 #[test]
 fn python_sdk_server_over_stdio_is_probed_and_called() {

@@ -1,11 +1,15 @@
 """A small MCP server on the official Python SDK, for tests/it/probe.rs.
 
-`python server.py` serves over stdio; `python server.py http PORT [TOKEN]` over streamable HTTP
-on 127.0.0.1:PORT/mcp, answering 401 to a request without `Authorization: Bearer TOKEN` when a
-TOKEN is given. mcp 2.x names the class MCPServer (mcp.server.mcpserver), 1.x FastMCP.
+`python server.py` serves over stdio (other arguments are ignored: tests mark a process with
+one); `python server.py http PORT [TOKEN]` over streamable HTTP on 127.0.0.1:PORT/mcp, answering
+401 to a request without `Authorization: Bearer TOKEN` when a TOKEN is given. With
+PYDEMO_CRASH_TOOL set it also has `crash`, which exits mid-call, and `hang`, which never
+answers. mcp 2.x names the class MCPServer (mcp.server.mcpserver), 1.x FastMCP.
 """
 
+import os
 import sys
+import time
 
 try:
     from mcp.server.mcpserver import MCPServer as Server
@@ -27,6 +31,20 @@ def add(a: int, b: int) -> int:
 def greet(name: str) -> str:
     """Say hello to someone."""
     return f"Hello, {name}!"
+
+
+if os.environ.get("PYDEMO_CRASH_TOOL"):
+
+    @mcp.tool()
+    def crash() -> str:
+        """Exit the server in the middle of the call."""
+        os._exit(3)
+
+    @mcp.tool()
+    def hang() -> str:
+        """Never answer."""
+        time.sleep(3600)
+        return "woke"
 
 
 def require_bearer(app, token):

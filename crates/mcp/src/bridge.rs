@@ -14,10 +14,9 @@
 //! query values, and never a header's value.
 
 mod filter;
-mod serve;
 
+pub use crate::serve::MAX_IN_FLIGHT;
 pub use filter::{ToolFilter, matches as tool_pattern_matches};
-pub use serve::{MAX_IN_FLIGHT, serve};
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -31,8 +30,6 @@ use dotpack_urls::{self as urls, Secrets};
 const MAX_BODY: u64 = 16 * 1024 * 1024;
 /// Most redirects followed for one request.
 const MAX_REDIRECTS: usize = 10;
-/// The JSON-RPC error code for a failure inside the bridge (the service could not list tools).
-const INTERNAL_ERROR: i64 = -32603;
 
 /// Where the service is and how to talk to it.
 #[derive(Clone, Debug)]
@@ -50,6 +47,17 @@ pub struct BridgeConfig {
 struct Answer {
     status: u16,
     body: String,
+}
+
+/// Serves the tool service `config` names as MCP on `input`/`output` until `input` ends and
+/// every call in flight is answered. Diagnostics go to `log` (stderr).
+pub fn serve(
+    config: BridgeConfig,
+    input: impl std::io::BufRead,
+    output: impl std::io::Write + Send,
+    log: impl std::io::Write,
+) -> std::io::Result<()> {
+    crate::serve::serve(&Service::new(config), input, output, log)
 }
 
 struct Service {
@@ -269,7 +277,38 @@ impl Service {
     }
 }
 
-fn tool_error(text: &str) -> Value {
+impl crate::serve::Handler for Service {
+    fn name(&self) -> &str {
+        "dotpack-bridge"
+    }
+
+    fn instructions(&self) -> String {
+        format!(
+            "Tools of the HTTP tool service at {}",
+            self.shown(&self.config.url)
+        )
+    }
+
+    fn refuse(&self, tool: &str) -> Option<String> {
+        (!self.config.tools.allows(tool)).then(|| {
+            format!(
+                "the tool `{tool}` is not enabled: this server serves only the tools its \
+                 `enabled_tools` and `disabled_tools` allow"
+            )
+        })
+    }
+
+    fn list_tools(&self) -> Result<Value, String> {
+        Service::list_tools(self)
+    }
+
+    fn call_tool(&self, params: &Value) -> Value {
+        Service::call_tool(self, params)
+    }
+}
+
+/// A tool result that says the tool failed, with `text`.
+pub fn tool_error(text: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": text }], "isError": true })
 }
 

@@ -15,6 +15,7 @@ pub mod bridge;
 mod http;
 pub mod jsonrpc;
 pub mod proxy;
+pub mod serve;
 mod stdio;
 
 use std::collections::BTreeMap;
@@ -138,7 +139,7 @@ pub(crate) struct Failure(pub String);
 
 /// What both transports do: send a request and wait for its response (answering the server's
 /// own requests meanwhile), send a notification, and end the connection.
-pub(crate) trait Transport {
+pub(crate) trait Transport: Send {
     fn request(&mut self, id: u64, message: &Value, timeout: Duration) -> Result<Value, Failure>;
     fn notify(&mut self, message: &Value) -> Result<(), Failure>;
     /// The end of the server's stderr, for errors.

@@ -3,8 +3,7 @@
 //! - The VS Code extension's `cline_mcp_settings.json` in VS Code's global storage
 //!   (`~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/`, macOS under
 //!   `~/Library/Application Support/Code/…`); key `mcpServers`; user scope only. The Cline CLI
-//!   keeps a second file (`~/.cline/data/settings/`); dotpack writes the extension's, the one
-//!   most users have.
+//!   reads only a file of its own (`~/.cline/data/settings/`): host `cline-cli`.
 //! - A remote entry without `type` is taken as SSE, so remote entries always carry
 //!   `streamableHttp` (camelCase) or `sse`; stdio entries carry `stdio`.
 //! - No interpolation (unconfirmed, so the safest reading): environment references are refused.
@@ -45,7 +44,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.
-const FIELDS: &[Cell] = &[
+pub(super) const FIELDS: &[Cell] = &[
     Cell::same("url", "url"),
     Cell::new("transport_type_marker", "type", Form::Values),
     Cell::new("transport_type_marker", "transportType", Form::Legacy),

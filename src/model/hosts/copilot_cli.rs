@@ -1,9 +1,10 @@
 //! GitHub Copilot CLI (hosts.md §18).
 //!
 //! - `.github/mcp.json` (workspace, since 1.0.61) and `~/.copilot/mcp-config.json`
-//!   (`$COPILOT_HOME` moves `~/.copilot`); key `mcpServers`. Copilot also reads the project's
-//!   `.mcp.json`, which is Claude Code's file: dotpack writes `.github/mcp.json` so that one file
-//!   never has two writers.
+//!   (`$COPILOT_HOME` moves `~/.copilot`); key `mcpServers`. Copilot reads the project's
+//!   `.mcp.json`, Claude Code's file, *instead of* `.github/mcp.json` whenever it exists
+//!   (checked, 1.0.102): dotpack writes `.github/mcp.json` so that one file never has two
+//!   writers, and warns when the plan writes `.mcp.json` too ([`super::precedence`]).
 //! - `type`: `stdio` (`local`), `http`, `sse`.
 //! - `tools` is the list of tools to expose (`["*"]` = all): canonical `enabled_tools`.
 //! - `${VAR}` in env values.

@@ -15,6 +15,7 @@ mod antigravity;
 mod claude_code;
 mod claude_desktop;
 mod cline;
+mod cline_cli;
 mod codex;
 mod continue_dev;
 mod copilot_cli;
@@ -28,6 +29,7 @@ mod mcp_json;
 mod opencode;
 mod paths;
 mod pi;
+pub mod precedence;
 mod vscode;
 pub mod windows_cmd;
 mod windsurf;
@@ -341,6 +343,7 @@ pub static ADAPTERS: &[HostAdapter] = &[
     pi::ADAPTER,
     goose::ADAPTER,
     cline::ADAPTER,
+    cline_cli::ADAPTER,
     continue_dev::ADAPTER,
     amazon_q::ADAPTER,
     kiro::ADAPTER,

@@ -111,6 +111,14 @@ const USER_FILES: &[(&str, &str, &str, &str)] = &[
         "/Users/u/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
         r"C:\Users\u\AppData\Roaming\Code\User\globalStorage\saoudrizwan.claude-dev\settings\cline_mcp_settings.json",
     ),
+    // The Cline CLI: `~/.cline` on every OS (`@cline/shared`'s resolveClineDir: HOME, else
+    // USERPROFILE).
+    (
+        "cline-cli",
+        "/home/u/.cline/data/settings/cline_mcp_settings.json",
+        "/Users/u/.cline/data/settings/cline_mcp_settings.json",
+        r"C:\Users\u\.cline\data\settings\cline_mcp_settings.json",
+    ),
     (
         "continue",
         "/home/u/.continue/config.yaml",

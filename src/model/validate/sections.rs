@@ -17,7 +17,15 @@ const PACKAGE_KEYS: &[&str] = &[
     "repository",
     "license",
 ];
-const PROJECT_KEYS: &[&str] = &["hosts", "scope", "exclude", "allow_lossy", "launcher"];
+const PROJECT_KEYS: &[&str] = &[
+    "hosts",
+    "scope",
+    "exclude",
+    "allow_lossy",
+    "launcher",
+    "gateway",
+    "gateway_lifecycle",
+];
 const INPUT_KEYS: &[&str] = &[
     "description",
     "default",
@@ -39,6 +47,8 @@ const DEPENDENCY_KEYS: &[&str] = &[
     "set",
     "allow_lossy",
     "launcher",
+    "gateway",
+    "gateway_lifecycle",
     "scope",
     "entries",
 ];
@@ -115,6 +125,8 @@ impl Checker<'_> {
                 "launcher" => {
                     self.expect_kind(k, v, &at, ValueKind::Bool);
                 }
+                "gateway" => self.gateway_value(v, &at, true),
+                "gateway_lifecycle" => self.lifecycle_value(v, &at),
                 _ => self.unknown_key(k, v, "project", PROJECT_KEYS, false),
             }
         }
@@ -275,6 +287,53 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+
+    /// `gateway`: a surface name, or (in `[project]`) a bool that turns the gateway on or off.
+    fn gateway_value(&mut self, item: &Item, at: &str, project: bool) {
+        let ok = match (item.as_str(), item.as_bool()) {
+            (Some(surface), _) => ["proxy", "direct", "off"].contains(&surface),
+            (None, Some(_)) => project,
+            _ => false,
+        };
+        if ok {
+            return;
+        }
+        let (what, help) = if project {
+            (
+                r#"true, false, "proxy", "direct" or "off""#,
+                "write `gateway = true` (hosts get one `dotpack serve` entry, the servers behind its search, describe and call tools), `gateway = \"direct\"` (their own tools) or `gateway = false` (see docs/gateway.md)",
+            )
+        } else {
+            (
+                r#""proxy", "direct" or "off""#,
+                "write `gateway = \"proxy\"` (behind the gateway's search, describe and call tools), `\"direct\"` (its own tools, as SERVER__TOOL) or `\"off\"` (not served by the gateway)",
+            )
+        };
+        self.error(
+            "invalid-value",
+            format!("`gateway` must be {what}"),
+            item.span(),
+            at,
+            help,
+        );
+    }
+
+    /// `gateway_lifecycle`: `"lazy"`, `"eager"` or `"keep-alive"`.
+    fn lifecycle_value(&mut self, item: &Item, at: &str) {
+        if item
+            .as_str()
+            .is_some_and(|l| ["lazy", "eager", "keep-alive"].contains(&l))
+        {
+            return;
+        }
+        self.error(
+            "invalid-value",
+            r#"`gateway_lifecycle` must be "lazy", "eager" or "keep-alive""#,
+            item.span(),
+            at,
+            "write `gateway_lifecycle = \"lazy\"` (start on the first call), `\"eager\"` (start with `dotpack serve`) or `\"keep-alive\"` (start with it, never stop when idle); see docs/gateway.md",
+        );
     }
 
     fn scope_value(&mut self, key: &Key, item: &Item, at: &str) {
@@ -695,6 +754,8 @@ impl Checker<'_> {
                 "entries" => self.entries(k, v, &key_path),
                 "allow_lossy" => self.lossy_list(k, v, &key_path),
                 "launcher" => self.launcher_hosts(v, &key_path),
+                "gateway" => self.gateway_value(v, &key_path, false),
+                "gateway_lifecycle" => self.lifecycle_value(v, &key_path),
                 _ => self.unknown_key(k, v, at, DEPENDENCY_KEYS, false),
             }
         }

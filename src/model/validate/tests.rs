@@ -287,6 +287,33 @@ fn project_hosts_and_scope() {
 }
 
 #[test]
+fn gateway_is_a_bool_or_a_surface_in_project_and_a_surface_in_a_dependency() {
+    for ok in ["true", "false", "\"proxy\"", "\"direct\"", "\"off\""] {
+        assert!(
+            codes(&format!("[project]\ngateway = {ok}\n")).is_empty(),
+            "{ok}"
+        );
+    }
+    let d = check_manifest(
+        Path::new("dotpack.toml"),
+        "[project]\ngateway = \"lazy\"\n[dependencies]\na = { version = \"1\", gateway = true }\n",
+    );
+    assert_eq!(
+        d.iter().map(|d| d.code).collect::<Vec<_>>(),
+        ["invalid-value", "invalid-value"]
+    );
+    assert_eq!(d[0].key_path.as_deref(), Some("project.gateway"));
+    assert!(d[0].help.as_deref().unwrap().contains("docs/gateway.md"));
+    assert_eq!(d[1].key_path.as_deref(), Some("dependencies.a.gateway"));
+    assert!(codes("[dependencies]\na = { version = \"1\", gateway = \"direct\" }\n").is_empty());
+    assert!(codes("[project]\ngateway_lifecycle = \"keep-alive\"\n").is_empty());
+    assert_eq!(
+        codes("[dependencies]\na = { version = \"1\", gateway_lifecycle = \"always\" }\n"),
+        ["invalid-value"]
+    );
+}
+
+#[test]
 fn secret_input_with_literal_default_warns() {
     assert_eq!(
         codes("[inputs.t]\nsecret = true\ndefault = \"abc\"\n"),

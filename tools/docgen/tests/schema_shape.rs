@@ -39,6 +39,10 @@ fn every_field() -> Manifest {
             exclude: vec!["x".into()],
             allow_lossy: vec!["commands".into()],
             launcher: true,
+            gateway: Some(dotpack::model::gateway::ProjectGateway(
+                dotpack::model::gateway::Surface::Direct,
+            )),
+            gateway_lifecycle: Some(dotpack::model::gateway::Lifecycle::Eager),
         }),
         inputs: BTreeMap::from([(
             "port".into(),
@@ -67,6 +71,8 @@ fn every_field() -> Manifest {
                     set: BTreeMap::from([("k".into(), toml::Value::String("v".into()))]),
                     allow_lossy: vec!["cwd".into()],
                     launcher: LauncherDecl::Hosts(vec!["codex".into()]),
+                    gateway: Some(dotpack::model::gateway::Surface::Proxy),
+                    gateway_lifecycle: Some(dotpack::model::gateway::Lifecycle::KeepAlive),
                     scope: Some(Scope::User),
                     entries: BTreeMap::from([("mcp".into(), "b-mcp".into())]),
                 }),

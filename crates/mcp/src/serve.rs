@@ -1,5 +1,6 @@
-//! The bridge's stdio loop: one thread reads requests, calls to the service run on their own
-//! threads (at most [`MAX_IN_FLIGHT`] at once), and one thread writes every response.
+//! A stdio MCP server loop for a tool [`Handler`] (the bridge, the gateway): one thread reads
+//! requests, `tools/list` and `tools/call` run on their own threads (at most [`MAX_IN_FLIGHT`]
+//! at once), and one thread writes every response.
 //!
 //! A slow call does not hold up the others: each response is written when it is ready, whole,
 //! as one line, with its request's id, so responses may come in another order than their
@@ -13,7 +14,6 @@ use std::sync::{Condvar, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
-use super::{INTERNAL_ERROR, Service};
 use crate::PROTOCOL_VERSIONS;
 use crate::jsonrpc::{self, Incoming};
 
@@ -25,31 +25,46 @@ pub const MAX_IN_FLIGHT: usize = 16;
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 /// MCP's code for a call of a tool the server does not offer.
-const INVALID_PARAMS: i64 = -32602;
+pub const INVALID_PARAMS: i64 = -32602;
+/// The JSON-RPC error code for a failure inside the server (its tools could not be listed).
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// What a stdio MCP server serves: its name, its tools, and their calls. Called from several
+/// threads at once.
+pub trait Handler: Sync {
+    /// `serverInfo.name` in `initialize`, also the prefix of the loop's own diagnostics.
+    fn name(&self) -> &str;
+    /// `instructions` in `initialize`.
+    fn instructions(&self) -> String;
+    /// Why a `tools/call` of `tool` is refused at once (a tool not served), or `None` to call it.
+    fn refuse(&self, tool: &str) -> Option<String>;
+    /// The `tools/list` result (`{"tools": [...]}`), or why it could not be made.
+    fn list_tools(&self) -> Result<Value, String>;
+    /// The `tools/call` result for `params` (`name`, `arguments`); a failure is a tool error.
+    fn call_tool(&self, params: &Value) -> Value;
+}
 
 /// Serves MCP on `input`/`output` until `input` ends and every call in flight is answered.
 /// Diagnostics go to `log` (stderr).
 pub fn serve(
-    config: super::BridgeConfig,
+    service: &impl Handler,
     input: impl BufRead,
     output: impl Write + Send,
     mut log: impl Write,
 ) -> std::io::Result<()> {
-    let service = Service::new(config);
     let slots = Slots::new(MAX_IN_FLIGHT);
     std::thread::scope(|scope| {
         let (replies, written) = mpsc::channel::<Value>();
         let writer = scope.spawn(move || write_lines(written, output));
         let read = (|| -> std::io::Result<()> {
             let mut lines = Lines::new(input);
-            while let Some(text) = lines.next(&mut log)? {
-                let sent = match triage(&service, &text) {
+            while let Some(text) = lines.next(service.name(), &mut log)? {
+                let sent = match triage(service, &text) {
                     Work::Answer(None) => Ok(()),
                     Work::Answer(Some(reply)) => replies.send(reply),
                     Work::Service { id, method, params } => {
                         let slot = slots.take();
                         let replies = replies.clone();
-                        let service = &service;
                         scope.spawn(move || {
                             let _slot = slot;
                             // The writer is gone only when output failed; its error is returned.
@@ -69,7 +84,7 @@ pub fn serve(
         drop(replies);
         let written = writer
             .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("the bridge's writer stopped")));
+            .unwrap_or_else(|_| Err(std::io::Error::other("the server's writer stopped")));
         read.and(written)
     })
 }
@@ -100,7 +115,7 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// The next line; `None` at the end of input or after a line longer than [`MAX_LINE`].
-    fn next(&mut self, log: &mut impl Write) -> std::io::Result<Option<String>> {
+    fn next(&mut self, name: &str, log: &mut impl Write) -> std::io::Result<Option<String>> {
         loop {
             self.buf.clear();
             let n = (&mut self.input)
@@ -112,7 +127,7 @@ impl<R: BufRead> Lines<R> {
             if self.buf.len() > MAX_LINE {
                 let _ = writeln!(
                     log,
-                    "dotpack bridge: a request line is longer than 16 MiB; stopping"
+                    "{name}: a request line is longer than 16 MiB; stopping"
                 );
                 return Ok(None);
             }
@@ -136,7 +151,7 @@ enum Work {
     },
 }
 
-fn triage(service: &Service, text: &str) -> Work {
+fn triage(service: &impl Handler, text: &str) -> Work {
     let message = match serde_json::from_str::<Value>(text) {
         Ok(message) => message,
         Err(e) => {
@@ -163,17 +178,10 @@ fn triage(service: &Service, text: &str) -> Work {
         "ping" => jsonrpc::response(id, json!({})),
         "tools/call" => {
             let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-            if service.config.tools.allows(name) {
-                return Work::Service { id, method, params };
+            match service.refuse(name) {
+                None => return Work::Service { id, method, params },
+                Some(why) => jsonrpc::error_response(id, INVALID_PARAMS, &why),
             }
-            jsonrpc::error_response(
-                id,
-                INVALID_PARAMS,
-                &format!(
-                    "the tool `{name}` is not enabled: this server serves only the tools its \
-                     `enabled_tools` and `disabled_tools` allow"
-                ),
-            )
         }
         "tools/list" => return Work::Service { id, method, params },
         _ => jsonrpc::answer(id, &method),
@@ -181,7 +189,7 @@ fn triage(service: &Service, text: &str) -> Work {
     Work::Answer(Some(reply))
 }
 
-fn initialize_result(service: &Service, params: &Value) -> Value {
+fn initialize_result(service: &impl Handler, params: &Value) -> Value {
     let asked = params
         .get("protocolVersion")
         .and_then(Value::as_str)
@@ -194,13 +202,13 @@ fn initialize_result(service: &Service, params: &Value) -> Value {
     json!({
         "protocolVersion": version,
         "capabilities": { "tools": { "listChanged": false } },
-        "serverInfo": { "name": "dotpack-bridge", "version": env!("CARGO_PKG_VERSION") },
-        "instructions": format!("Tools of the HTTP tool service at {}", service.shown(&service.config.url)),
+        "serverInfo": { "name": service.name(), "version": env!("CARGO_PKG_VERSION") },
+        "instructions": service.instructions(),
     })
 }
 
 /// The response to a request [`triage`] sent to the service.
-fn answer_from_service(service: &Service, id: Value, method: &str, params: &Value) -> Value {
+fn answer_from_service(service: &impl Handler, id: Value, method: &str, params: &Value) -> Value {
     match method {
         "tools/list" => match service.list_tools() {
             Ok(result) => jsonrpc::response(id, result),
