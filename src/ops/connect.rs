@@ -260,12 +260,7 @@ fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> 
             located.server
         );
     };
-    let args = def
-        .args
-        .iter()
-        .flatten()
-        .map(|a| render(a))
-        .collect::<Result<Vec<_>>>()?;
+    let args = start_args(def.args.as_deref().unwrap_or_default(), &cx, &render)?;
     let mut env = BTreeMap::new();
     for (name, value) in &def.env {
         // A variable passed through by reference (`X = "{{env.X}}"`) that is not set here stays
@@ -289,6 +284,26 @@ fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> 
         cwd,
         secrets: crate::mcp::Secrets::default(),
     })
+}
+
+/// The arguments a server starts with: each rendered, and one that is exactly a list input
+/// (`{{props.allowed_dirs}}`) spread into one argument per item, as the hosts' entries have it.
+fn start_args(
+    args: &[String],
+    cx: &crate::template::Context<'_>,
+    render: &dyn Fn(&str) -> Result<String>,
+) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(args.len());
+    for arg in args {
+        if arg.contains("{{")
+            && let Ok(Some(serde_json::Value::Array(items))) = crate::template::value_of(arg, cx)
+        {
+            out.extend(items.iter().map(crate::template::value_text));
+            continue;
+        }
+        out.push(render(arg)?);
+    }
+    Ok(out)
 }
 
 /// `s` with props substituted and every `{{env.X}}` replaced by the variable's value (the first
@@ -352,4 +367,30 @@ pub fn timeouts(def: &Server, initialize: Option<Duration>) -> Timeouts {
         t.request = Duration::from_secs_f64((ms / 1000.0).min(3600.0));
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_input_argument_starts_as_one_argument_per_item() {
+        let mut props = Props::new();
+        props.insert("dirs".into(), serde_json::json!([".", "/data"]));
+        props.insert("port".into(), serde_json::json!(8080));
+        let cx = crate::template::Context::new(&props);
+        let render = |s: &str| render(s, &props, &|_| None, "fs");
+        let args: Vec<String> = [
+            "-y",
+            "server-filesystem",
+            "{{props.dirs}}",
+            "--port={{props.port}}",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            start_args(&args, &cx, &render).unwrap(),
+            ["-y", "server-filesystem", ".", "/data", "--port=8080"]
+        );
+    }
 }
