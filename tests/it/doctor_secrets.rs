@@ -128,3 +128,34 @@ fn doctor_json_says_whether_the_store_holds_a_launcher_secret() {
     assert_eq!(desktop["fix"], "run `dotpack secret set TOKEN`");
     assert!(of(&absent, "claude-code")["missing"].is_string());
 }
+
+/// With an empty bus address (a host's reduced environment), doctor finds the store at
+/// `$XDG_RUNTIME_DIR/bus`, as the launcher does, instead of calling it unreachable.
+#[test]
+fn doctor_finds_the_store_through_the_runtime_folder_as_the_launcher_does() {
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    project(&env);
+    let mut set = env.dotpack();
+    keyring.apply(&mut set);
+    set.args(["secret", "set", "TOKEN"])
+        .write_stdin(VALUE)
+        .assert()
+        .success();
+    // A host that passes the variable empty, as some do, leaves libdbus nothing to connect to.
+    let out = dotpack(&env)
+        .args(["--json", "doctor"])
+        .env("DBUS_SESSION_BUS_ADDRESS", "")
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .env_remove("TOKEN")
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["secrets"]["store"]["reachable"], true, "{doc}");
+    let found = servers(&out);
+    let desktop = of(&found, "claude-desktop");
+    assert_eq!(desktop["via"], "launcher-store", "{desktop}");
+    assert!(desktop.get("missing").is_none(), "{desktop}");
+}
