@@ -334,6 +334,7 @@ fn lossy_error(lossy: &[&Problem]) -> Error {
     let mut message = "installing would drop fields these hosts cannot express:".to_string();
     let mut security = BTreeSet::new();
     let mut plain = BTreeSet::new();
+    let mut wrapped_hosts = BTreeSet::new();
     for problem in lossy {
         if let Problem::Lossy {
             file,
@@ -357,6 +358,9 @@ fn lossy_error(lossy: &[&Problem]) -> Error {
                 "\n  {host} {file}: server `{server}` field `{}`{tag}, concept {}; supported on {supported}",
                 dropped.field, dropped.concept
             ));
+            if dropped.concept == "remote_via_wrapper" {
+                wrapped_hosts.insert(host.clone());
+            }
             if dropped.security {
                 security.insert(dropped.field.clone());
             } else {
@@ -385,6 +389,14 @@ fn lossy_error(lossy: &[&Problem]) -> Error {
             _ => None,
         })
         .collect();
+    // A remote server in a host that starts stdio servers only: the launcher serves it there
+    // itself (`dotpack run --url`), with no wrapper to fetch and nothing dropped.
+    if let Some(host) = wrapped_hosts.first() {
+        help.push(format!(
+            "`{{ host = \"{host}\", launcher = true }}` in [project] hosts (or `launcher = true`) to serve remote servers to {} over stdio through `dotpack run`",
+            wrapped_hosts.iter().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
     help.push(where_to_record_lossy(&packages, "..."));
     help.push("or `--host` to leave those hosts out".to_string());
     Error::new(message).help(format!("use {}", help.join("; ")))

@@ -135,3 +135,48 @@ fn a_launcher_naming_an_unknown_host_is_refused_with_its_key_path() {
     assert!(!env.project.join(".codex").exists());
     assert!(!env.project.join("dotpack.lock").exists());
 }
+
+/// A remote server for Claude Desktop, which starts stdio servers only: the refusal names the
+/// launcher beside `--allow-lossy=transport`, and following it writes the launcher's stdio proxy
+/// entry (`dotpack run --url`) with nothing dropped.
+#[test]
+fn a_remote_server_refused_for_a_stdio_only_host_offers_the_launcher_and_it_works() {
+    let env = Env::new();
+    let manifest =
+        "[project]\nhosts = [HOSTS]\n\n[servers.remote]\nurl = \"https://mcp.example.com/mcp\"\n";
+    env.write(
+        "dotpack.toml",
+        &manifest.replace("HOSTS", "\"claude-desktop\""),
+    );
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .failure()
+        .stderr(contains("field `transport`"))
+        .stderr(contains(
+            "`{ host = \"claude-desktop\", launcher = true }` in [project] hosts",
+        ));
+    env.write(
+        "dotpack.toml",
+        &manifest.replace("HOSTS", "{ host = \"claude-desktop\", launcher = true }"),
+    );
+    env.dotpack()
+        .args(["--trust", "install"])
+        .assert()
+        .success()
+        .stderr(contains("transport").not());
+    let desktop = json(
+        &env.home
+            .path()
+            .join(".config/Claude/claude_desktop_config.json"),
+    );
+    let args = &desktop["mcpServers"]["remote"]["args"];
+    assert_eq!(args[0], "run", "{desktop}");
+    assert!(
+        args.as_array()
+            .unwrap()
+            .windows(2)
+            .any(|w| w[0] == "--url" && w[1] == "https://mcp.example.com/mcp"),
+        "{desktop}"
+    );
+}
