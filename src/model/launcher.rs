@@ -22,21 +22,40 @@ const ENCODING: &[u8] = b"dotpack-run-pin-v1";
 /// Each part is hashed with its length before it (eight bytes, big-endian), so no two different
 /// commands encode to the same bytes: `["a b"]` and `["a", "b"]` differ.
 pub fn pin(command: &str, args: &[String], secrets: &[String]) -> String {
-    let mut names: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    encoded_pin(ENCODING, (b"command", command), (b"args", args), secrets)
+}
+
+/// `secrets`' names sorted and once each: the launcher sets each once, so their order and
+/// repeats change neither the pin nor the entry.
+fn secret_names(secrets: &[String]) -> Vec<&String> {
+    let mut names: Vec<&String> = secrets.iter().collect();
     names.sort_unstable();
     names.dedup();
+    names
+}
+
+/// The pin of one entry, tagged `encoding`: a labelled head (the command, or the URL), a
+/// labelled list (its arguments, or its header templates) and the secrets' names. Each part is
+/// hashed with its length before it, and each list with its count.
+fn encoded_pin(
+    encoding: &[u8],
+    (head_label, head): (&[u8], &str),
+    (list_label, list): (&[u8], &[String]),
+    secrets: &[String],
+) -> String {
+    let names = secret_names(secrets);
     let mut hash = Sha256::new();
     let mut part = |bytes: &[u8]| {
         hash.update((bytes.len() as u64).to_be_bytes());
         hash.update(bytes);
     };
-    part(ENCODING);
-    part(b"command");
-    part(command.as_bytes());
-    part(b"args");
-    part(&(args.len() as u64).to_be_bytes());
-    for arg in args {
-        part(arg.as_bytes());
+    part(encoding);
+    part(head_label);
+    part(head.as_bytes());
+    part(list_label);
+    part(&(list.len() as u64).to_be_bytes());
+    for item in list {
+        part(item.as_bytes());
     }
     part(b"secrets");
     part(&(names.len() as u64).to_be_bytes());
@@ -57,9 +76,7 @@ pub fn pin(command: &str, args: &[String], secrets: &[String]) -> String {
 /// entry's own command is `dotpack` (or its absolute path, in a user-scope file of a host whose
 /// PATH would not find it). Secret names come out sorted and once each, as the pin counts them.
 pub fn launcher_args(command: &str, args: &[String], secrets: &[String]) -> Vec<String> {
-    let mut names: Vec<&String> = secrets.iter().collect();
-    names.sort_unstable();
-    names.dedup();
+    let names = secret_names(secrets);
     let mut out = Vec::with_capacity(5 + 2 * names.len() + args.len());
     out.push("run".to_string());
     out.push("--pin".to_string());
@@ -81,43 +98,19 @@ const REMOTE_ENCODING: &[u8] = b"dotpack-run-remote-pin-v1";
 /// as the entry holds them, `{{env.SECRET}}` unexpanded) and the secrets `secrets`: the URL,
 /// each header's name and template, and the secrets' names, encoded as [`pin`] encodes.
 pub fn remote_pin(url: &str, headers: &[String], secrets: &[String]) -> String {
-    let mut names: Vec<&str> = secrets.iter().map(String::as_str).collect();
-    names.sort_unstable();
-    names.dedup();
-    let mut hash = Sha256::new();
-    let mut part = |bytes: &[u8]| {
-        hash.update((bytes.len() as u64).to_be_bytes());
-        hash.update(bytes);
-    };
-    part(REMOTE_ENCODING);
-    part(b"url");
-    part(url.as_bytes());
-    part(b"headers");
-    part(&(headers.len() as u64).to_be_bytes());
-    for header in headers {
-        part(header.as_bytes());
-    }
-    part(b"secrets");
-    part(&(names.len() as u64).to_be_bytes());
-    for name in names {
-        part(name.as_bytes());
-    }
-    let digest = hash.finalize();
-    let mut text = String::with_capacity(PIN_PREFIX.len() + 64);
-    text.push_str(PIN_PREFIX);
-    for byte in digest {
-        text.push_str(&format!("{byte:02x}"));
-    }
-    text
+    encoded_pin(
+        REMOTE_ENCODING,
+        (b"url", url),
+        (b"headers", headers),
+        secrets,
+    )
 }
 
 /// The arguments after `dotpack` of the entry that proxies stdio to remote server `url`:
 /// `run --pin DIGEST [--secret NAME]... --url URL [--header 'NAME: TEMPLATE']...`, where a
 /// template reads a secret as `{{env.NAME}}`.
 pub fn remote_launcher_args(url: &str, headers: &[String], secrets: &[String]) -> Vec<String> {
-    let mut names: Vec<&String> = secrets.iter().collect();
-    names.sort_unstable();
-    names.dedup();
+    let names = secret_names(secrets);
     let mut out = vec![
         "run".to_string(),
         "--pin".to_string(),
@@ -218,6 +211,20 @@ mod tests {
         assert_eq!(
             pin,
             "sha256:7ab25ab94b567ec0d01b8a14731c51073ca3a7414afcf9933ffb7cccae8b9476"
+        );
+    }
+
+    #[test]
+    fn remote_pin_encoding_is_stable() {
+        // Entries already written carry this pin: the encoding must not change by accident
+        // (computed independently in Python from the encoding described on `encoded_pin`).
+        assert_eq!(
+            remote_pin(
+                "https://mcp.example.com/mcp",
+                &strings(&["Authorization: Bearer {{env.TOKEN}}"]),
+                &strings(&["TOKEN", "TOKEN"]),
+            ),
+            "sha256:6f7a388d661abbc7783ff68e7cfc701976152f9a2b56c9f17191119ea5e2b07b"
         );
     }
 
