@@ -5,7 +5,11 @@
 //! fails on one that points up into a floor above, naming the file, the line and the two floors.
 //! The leaf crates in `crates/` must not depend on the root package at all.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "common/rust_files.rs"]
+mod files;
+use files::rust_files;
 
 /// The floors, top first. A file on floor `i` may name floors `i + 1..` only (and its own).
 const FLOORS: &[&str] = &[
@@ -111,20 +115,6 @@ fn upward_in(rel: &Path, text: &str) -> Vec<Upward> {
         }
     }
     found
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 #[test]

@@ -8,6 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "common/rust_files.rs"]
+mod files;
+use files::rust_files;
+
 const MAX_FN_LINES: usize = 80;
 const MAX_COMMAND_FILE_LINES: usize = 120;
 
@@ -78,20 +82,6 @@ fn long_functions(text: &str, max: usize) -> Vec<Long> {
     found
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("tests.rs") {
-            out.push(path);
-        }
-    }
-}
-
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -101,6 +91,7 @@ fn no_function_of_commands_or_operations_is_over_80_lines() {
     let mut files = Vec::new();
     rust_files(&src().join("commands"), &mut files);
     rust_files(&src().join("ops"), &mut files);
+    files.retain(|f| !f.ends_with("tests.rs"));
     assert!(files.len() > 60, "read {} files", files.len());
     let mut long = Vec::new();
     for file in &files {
@@ -124,6 +115,7 @@ fn no_function_of_commands_or_operations_is_over_80_lines() {
 fn no_command_file_is_over_120_lines() {
     let mut files = Vec::new();
     rust_files(&src().join("commands"), &mut files);
+    files.retain(|f| !f.ends_with("tests.rs"));
     let mut long = Vec::new();
     for file in files.iter().filter(|f| !f.ends_with("args.rs")) {
         let text = std::fs::read_to_string(file).unwrap();

@@ -4,7 +4,11 @@
 //! modules aside) sits under a `cfg(unix)` gate a few lines above it, in a file listed here with
 //! what its Windows fallback is (`src/util/portable.rs` says why each is enough).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "common/rust_files.rs"]
+mod files;
+use files::rust_files;
 
 /// The files allowed Unix-only calls, each with its gate's fallback.
 const ALLOWED: &[(&str, &str)] = &[
@@ -43,20 +47,6 @@ const ALLOWED: &[(&str, &str)] = &[
 const REACH: usize = 30;
 
 const UNIX_ONLY: &[&str] = &["std::os::unix", "rustix::"];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// `file:line` of each Unix-only use that is not gated, or is in a file not listed.
 fn unguarded(root: &Path) -> Vec<String> {
