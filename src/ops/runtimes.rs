@@ -58,7 +58,7 @@ pub fn check(settings: &Settings, project: &Project, path: Option<&str>) -> Vec<
     let mut missing = Vec::new();
     for (file, (target, claims)) in by_file {
         let host = target.host.id;
-        if let Some(program) = host_program(host)
+        if let Some(program) = target.host.program
             && !found(program)
         {
             missing.push(Missing {
@@ -157,25 +157,6 @@ fn program_name(program: &str) -> &str {
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
         .unwrap_or(name)
-}
-
-/// The command-line program of a host that has one a user installs to use it; hosts that are
-/// desktop applications (whose command-line helpers are optional) have none here.
-fn host_program(host: &str) -> Option<&'static str> {
-    Some(match host {
-        "claude-code" => "claude",
-        "codex" => "codex",
-        "gemini-cli" => "gemini",
-        "opencode" => "opencode",
-        "copilot-cli" => "copilot",
-        "cline-cli" => "cline",
-        "crush" => "crush",
-        "goose" => "goose",
-        "hermes" => "hermes",
-        "pi" => "pi",
-        "amazon-q" => "q",
-        _ => return None,
-    })
 }
 
 /// Whether `program` can be started: a path (relative ones from the project root) to an

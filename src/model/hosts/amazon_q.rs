@@ -34,6 +34,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     own_fields: &[],
     hooks: EntryHooks::NONE,
     new_file: "",
+    program: Some("q"),
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

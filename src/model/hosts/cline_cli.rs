@@ -47,4 +47,5 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     own_fields: &[],
     hooks: EntryHooks::NONE,
     new_file: "",
+    program: Some("cline"),
 };

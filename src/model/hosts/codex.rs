@@ -40,6 +40,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     own_fields: &[],
     hooks: EntryHooks::NONE,
     new_file: "",
+    program: Some("codex"),
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -48,6 +48,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     // Continue refuses a config.yaml without `name` and `version` ("name: Required"); these
     // are the lines of the file Continue itself writes first.
     new_file: "name: Local Config\nversion: 1.0.0\nschema: v1\n",
+    program: None,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

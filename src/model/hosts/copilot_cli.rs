@@ -48,6 +48,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         ..EntryHooks::NONE
     },
     new_file: "",
+    program: Some("copilot"),
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

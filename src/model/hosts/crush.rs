@@ -46,6 +46,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     own_fields: &[],
     hooks: EntryHooks::NONE,
     new_file: "",
+    program: Some("crush"),
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

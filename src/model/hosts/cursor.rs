@@ -38,6 +38,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     own_fields: &[],
     hooks: EntryHooks::NONE,
     new_file: "",
+    program: None,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

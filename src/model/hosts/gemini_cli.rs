@@ -50,6 +50,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     own_fields: &[],
     hooks: EntryHooks::NONE,
     new_file: "",
+    program: Some("gemini"),
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -63,6 +63,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         command_values: None,
     },
     new_file: "",
+    program: Some("goose"),
 };
 
 /// Its spellings, in concept-table order.

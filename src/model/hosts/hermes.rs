@@ -61,6 +61,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         ..EntryHooks::NONE
     },
     new_file: "",
+    program: Some("hermes"),
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

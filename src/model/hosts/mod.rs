@@ -285,6 +285,10 @@ pub struct HostAdapter {
     /// without it (Continue's `name` and `version`); `""` for most. A created file holding only
     /// this once its last entry goes is deleted, as an empty one is.
     pub new_file: &'static str,
+    /// The command-line program a user runs to use the host, which `doctor` looks for on PATH
+    /// (`claude`, `codex`, …); `None` for desktop applications, whose command-line helpers are
+    /// optional.
+    pub program: Option<&'static str>,
 }
 
 #[cfg(test)]
@@ -313,6 +317,7 @@ impl HostAdapter {
             own_fields: &[],
             hooks: EntryHooks::NONE,
             new_file: "",
+            program: None,
         }
     }
 }

@@ -44,6 +44,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     )],
     hooks: EntryHooks::NONE,
     new_file: "",
+    program: Some("opencode"),
 };
 
 /// Its spellings, in concept-table order.

@@ -96,6 +96,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         command_values: Some(COMMANDS),
     },
     new_file: "",
+    program: Some("pi"),
 };
 
 /// Its spellings beyond the stdio core, in concept-table order. Claude Code's and Codex's

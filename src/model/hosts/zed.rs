@@ -57,6 +57,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
         ..EntryHooks::NONE
     },
     new_file: "",
+    program: None,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.
