@@ -7,9 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::probe::{
-    Running, ToolService, free_port, script, sdk_python, stdout_json, wait_for_port,
-};
+use crate::probe::{ToolService, script, sdk_http_server, sdk_python, stdout_json, wait_for_port};
 use crate::support::{Env, assert_success};
 
 /// Runs `dotpack --trust serve` in `env`'s project under the SDK client with `steps`
@@ -51,15 +49,7 @@ fn text(result: &Value) -> String {
 #[test]
 fn proxy_tools_search_describe_and_call_three_servers_each_started_on_its_first_call() {
     let Some(python) = sdk_python() else { return };
-    let port = free_port();
-    let _http = Running(
-        Command::new(&python)
-            .args([script("server.py"), "http".to_string(), port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (_http, port) = sdk_http_server(&python, None);
     let env = Env::new();
     let service = ToolService::start(&python, env.home.path());
     wait_for_port(port);
@@ -263,15 +253,7 @@ fn an_idle_server_is_stopped_and_a_call_that_outlives_its_timeout_fails_and_rest
 #[test]
 fn many_calls_at_once_to_three_servers_each_get_their_own_answer() {
     let Some(python) = sdk_python() else { return };
-    let port = free_port();
-    let _http = Running(
-        Command::new(&python)
-            .args([script("server.py"), "http".to_string(), port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (_http, port) = sdk_http_server(&python, None);
     let env = Env::new();
     let service = ToolService::start(&python, env.home.path());
     wait_for_port(port);

@@ -132,6 +132,23 @@ impl ToolService {
     }
 }
 
+/// The SDK's streamable-HTTP server (`server.py http PORT [TOKEN]`) on a free loopback port,
+/// and that port; it requires the bearer `token` when one is given. Not waited for: callers
+/// wait with [`wait_for_port`] once they have started what else they need.
+pub(crate) fn sdk_http_server(python: &Path, token: Option<&str>) -> (Running, u16) {
+    let port = free_port();
+    let child = Command::new(python)
+        .arg(script("server.py"))
+        .arg("http")
+        .arg(port.to_string())
+        .args(token)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    (Running(child), port)
+}
+
 pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -214,15 +231,7 @@ fn python_sdk_server_over_stdio_is_probed_and_called() {
 #[test]
 fn python_sdk_server_over_streamable_http_is_probed_and_called() {
     let Some(python) = sdk_python() else { return };
-    let port = free_port();
-    let _server = Running(
-        Command::new(&python)
-            .args([script("server.py"), "http".to_string(), port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (_server, port) = sdk_http_server(&python, None);
     wait_for_port(port);
     let env = Env::new();
     env.write(

@@ -10,26 +10,14 @@ use dotpack::model::launcher::remote_launcher_args;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::probe::{Running, free_port, script, sdk_python, wait_for_port};
+use crate::probe::{Running, script, sdk_http_server, sdk_python, wait_for_port};
 use crate::support::Env;
 
 const TOKEN: &str = "proxy-token-5e4d3c2b1a";
 
 /// The SDK server requiring `TOKEN`, and its URL.
 fn server(python: &Path) -> (Running, String) {
-    let port = free_port();
-    let child = Command::new(python)
-        .args([
-            script("server.py"),
-            "http".into(),
-            port.to_string(),
-            TOKEN.into(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let running = Running(child);
+    let (running, port) = sdk_http_server(python, Some(TOKEN));
     wait_for_port(port);
     (running, format!("http://127.0.0.1:{port}/mcp"))
 }
