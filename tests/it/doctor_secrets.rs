@@ -63,21 +63,28 @@ fn of<'a>(servers: &'a [serde_json::Value], host: &str) -> &'a serde_json::Value
         .unwrap_or_else(|| panic!("no TOKEN for {host}: {servers:?}"))
 }
 
-/// With a real store: the launcher entry reads the secret from it while it is there, and says
-/// what is missing once it is removed; the value is in no output.
-#[test]
-fn doctor_json_says_whether_the_store_holds_a_launcher_secret() {
-    let env = Env::new();
-    let Some(keyring) = Keyring::start(env.home.path()) else {
-        return;
-    };
-    project(&env);
+/// The project of [`project`] with a real store holding `TOKEN`; `None` where no store can be
+/// started (outside CI).
+fn project_with_stored_token(env: &Env) -> Option<Keyring> {
+    let keyring = Keyring::start(env.home.path())?;
+    project(env);
     let mut set = env.dotpack();
     keyring.apply(&mut set);
     set.args(["secret", "set", "TOKEN"])
         .write_stdin(VALUE)
         .assert()
         .success();
+    Some(keyring)
+}
+
+/// With a real store: the launcher entry reads the secret from it while it is there, and says
+/// what is missing once it is removed; the value is in no output.
+#[test]
+fn doctor_json_says_whether_the_store_holds_a_launcher_secret() {
+    let env = Env::new();
+    let Some(keyring) = project_with_stored_token(&env) else {
+        return;
+    };
 
     let mut cmd = env.dotpack();
     keyring.apply(&mut cmd);
@@ -134,17 +141,10 @@ fn doctor_json_says_whether_the_store_holds_a_launcher_secret() {
 #[test]
 fn doctor_finds_the_store_through_the_runtime_folder_as_the_launcher_does() {
     let env = Env::new();
-    let Some(keyring) = Keyring::start(env.home.path()) else {
+    let Some(keyring) = project_with_stored_token(&env) else {
         return;
     };
-    project(&env);
-    let mut set = env.dotpack();
-    keyring.apply(&mut set);
-    set.args(["secret", "set", "TOKEN"])
-        .write_stdin(VALUE)
-        .assert()
-        .success();
-    // A host that passes the variable empty, as some do, leaves libdbus nothing to connect to.
+    // A host that passes the variable empty, as some do: the runtime folder's bus is used.
     let out = dotpack(&env)
         .args(["--json", "doctor"])
         .env("DBUS_SESSION_BUS_ADDRESS", "")
