@@ -187,14 +187,7 @@ fn doctor() {
     let env = installed();
     // A PATH of this test's own: uvx (which `time` and `fetch` start with) and Claude Code are
     // installed, Codex is not.
-    let bin = env.home.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    for program in ["uvx", "claude"] {
-        use std::os::unix::fs::PermissionsExt;
-        let file = bin.join(program);
-        std::fs::write(&file, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let bin = env.path_with(&["uvx", "claude"]);
     let out = env
         .dotpack()
         .env("PATH", &bin)

@@ -2,24 +2,11 @@
 //! installed entry runs, the runtime behind a runner (`npx` needs Node.js), and the host program
 //! that reads the file, each with its fix. Read from the host files as written; nothing starts.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 use crate::support::{Env, assert_success};
-
-/// A folder for PATH holding an executable stub for each of `programs`.
-fn path_with(env: &Env, programs: &[&str]) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = env.home.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    for program in programs {
-        let file = bin.join(program);
-        std::fs::write(&file, "#!/bin/sh\nexit 0\n").unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    bin
-}
 
 fn doctor_json(env: &Env, path: &Path) -> Value {
     let out = env
@@ -64,7 +51,7 @@ fn doctor_names_a_missing_runtime_and_host_program_with_the_fix() {
     }
 
     // npx is there, Node.js is not; Claude Code is installed, Codex is not.
-    let bin = path_with(&env, &["npx", "claude"]);
+    let bin = env.path_with(&["npx", "claude"]);
     let doc = doctor_json(&env, &bin);
     let mut found = missing(&doc);
     found.sort();
@@ -109,7 +96,7 @@ fn doctor_names_a_missing_runtime_and_host_program_with_the_fix() {
     );
 
     // With everything installed, nothing is named.
-    let bin = path_with(&env, &["npx", "node", "claude", "codex", "gone-server"]);
+    let bin = env.path_with(&["npx", "node", "claude", "codex", "gone-server"]);
     assert_eq!(missing(&doctor_json(&env, &bin)), Vec::new());
 }
 
@@ -126,7 +113,7 @@ fn doctor_checks_the_program_behind_the_launcher() {
         serde_json::from_str(&std::fs::read_to_string(env.project.join(".mcp.json")).unwrap())
             .unwrap();
     assert_eq!(mcp["mcpServers"]["tool"]["command"], "dotpack", "{mcp}");
-    let bin = path_with(&env, &["claude", "dotpack"]);
+    let bin = env.path_with(&["claude", "dotpack"]);
     let doc = doctor_json(&env, &bin);
     assert_eq!(
         missing(&doc),

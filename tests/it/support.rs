@@ -97,6 +97,21 @@ impl Env {
         cmd
     }
 
+    /// A folder for `PATH` (`HOME/bin`) holding an executable stub for each of `programs`, so
+    /// what a command finds on PATH is the same on every machine.
+    pub fn path_with(&self, programs: &[&str]) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = self.home.path().join("bin");
+        std::fs::create_dir_all(&bin).expect("create bin");
+        for program in programs {
+            let file = bin.join(program);
+            std::fs::write(&file, "#!/bin/sh\nexit 0\n").expect("write stub");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
+                .expect("make stub executable");
+        }
+        bin
+    }
+
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
         let path = self.project.join(rel);
         if let Some(parent) = path.parent() {
