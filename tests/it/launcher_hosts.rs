@@ -10,6 +10,15 @@ use crate::support::Env;
 /// A server that records the `TOKEN` it receives into its first argument's file.
 const RECORDER: &str = "[servers.rec]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"printf %s \\\"$TOKEN\\\" > \\\"$0\\\"\", \"RECORD\"]\nenv = { TOKEN = \"{{env.TOKEN}}\" }\n";
 
+/// Claude Desktop's file (its Linux path) in the test's HOME, parsed.
+fn desktop_config(env: &Env) -> serde_json::Value {
+    json(
+        &env.home
+            .path()
+            .join(".config/Claude/claude_desktop_config.json"),
+    )
+}
+
 fn json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -36,11 +45,7 @@ fn a_host_entry_with_launcher_starts_only_that_hosts_entry_through_dotpack_run()
     let plain = &json(&env.project.join(".mcp.json"))["mcpServers"]["rec"];
     assert_eq!(plain["command"], "/bin/sh", "{plain}");
     assert_eq!(plain["env"]["TOKEN"], "${TOKEN}", "{plain}");
-    let desktop = json(
-        &env.home
-            .path()
-            .join(".config/Claude/claude_desktop_config.json"),
-    );
+    let desktop = desktop_config(&env);
     let launched = &desktop["mcpServers"]["rec"];
     let args: Vec<&str> = launched["args"]
         .as_array()
@@ -165,11 +170,7 @@ fn a_remote_server_refused_for_a_stdio_only_host_offers_the_launcher_and_it_work
         .assert()
         .success()
         .stderr(contains("transport").not());
-    let desktop = json(
-        &env.home
-            .path()
-            .join(".config/Claude/claude_desktop_config.json"),
-    );
+    let desktop = desktop_config(&env);
     let args = &desktop["mcpServers"]["remote"]["args"];
     assert_eq!(args[0], "run", "{desktop}");
     assert!(
