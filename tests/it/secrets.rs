@@ -432,18 +432,31 @@ fn a_launcher_entry_gives_each_host_the_stored_secret_and_no_file_holds_it() {
 /// is typed is not shown, and no file holds it.
 #[test]
 fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
+    add_asks_on_a_terminal_for(
+        "[servers.vault]\ncommand = \"vault-mcp\"\nargs = []\nenv = { VAULT_TOKEN = \"{{env.VAULT_TOKEN}}\" }\n",
+        "VAULT_TOKEN",
+    );
+}
+
+/// A remote server's header secret is asked for the same way: the launcher's proxy sends it.
+#[test]
+fn on_a_terminal_add_asks_for_a_remote_servers_header_secret() {
+    add_asks_on_a_terminal_for(
+        "[servers.vault]\nurl = \"https://vault.example.com/mcp\"\nhttp_headers = { Authorization = \"Bearer {{env.VAULT_API_KEY}}\" }\n",
+        "VAULT_API_KEY",
+    );
+}
+
+/// `add vault` on a terminal, for a package whose only server is `server`: it asks for `var`,
+/// hides what is typed, keeps it in the store, and no file under HOME holds it.
+fn add_asks_on_a_terminal_for(server: &str, var: &str) {
     use std::io::{Read, Write};
     let env = Env::new();
     let Some(keyring) = Keyring::start(env.home.path()) else {
         return;
     };
-    let reg = crate::support::build_registry(
-        &env,
-        &[(
-            "vault",
-            "[package]\nname = \"vault\"\nversion = \"1.0.0\"\n\n[servers.vault]\ncommand = \"vault-mcp\"\nargs = []\nenv = { VAULT_TOKEN = \"{{env.VAULT_TOKEN}}\" }\n",
-        )],
-    );
+    let package = format!("[package]\nname = \"vault\"\nversion = \"1.0.0\"\n\n{server}");
+    let reg = crate::support::build_registry(&env, &[("vault", package.as_str())]);
     env.write(
         "dotpack.toml",
         "[project]\nhosts = [\"claude-code\"]\nlauncher = true\n",
@@ -452,7 +465,7 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
     cmd.env("DOTPACK_REGISTRY", &reg)
         .env("DBUS_SESSION_BUS_ADDRESS", &keyring.address)
         .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
-        .env_remove("VAULT_TOKEN")
+        .env_remove(var)
         .args(["add", "vault"]);
     let mut script = crate::support::terminal(&cmd);
     let mut child = script
@@ -478,7 +491,7 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
     assert!(status.success(), "{shown}");
     assert!(!shown.contains(VALUE), "the secret was shown: {shown}");
     assert!(
-        shown.contains("Stored VAULT_TOKEN in the OS credential store"),
+        shown.contains(&format!("Stored {var} in the OS credential store")),
         "{shown}"
     );
     assert_eq!(
@@ -491,7 +504,7 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
     list.args(["secret", "list"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("VAULT_TOKEN"));
+        .stdout(predicates::str::contains(var));
 }
 
 /// A host that can neither expand nor forward a variable (Claude Desktop) offers the launcher
