@@ -632,3 +632,66 @@ fn add_with_launcher_records_it_and_every_host_runs_the_launcher() {
     }
     env.dotpack().arg("status").assert().success();
 }
+
+/// The gateway, started by a host that passes little more than HOME (an empty bus address, as
+/// a host that forwards only named variables does), starts a server with its secret from the
+/// store: the host's one `dotpack` entry needs no secret, and the value is in no file.
+#[test]
+fn the_gateway_started_with_an_empty_environment_gives_a_server_its_stored_secret() {
+    use std::io::Write;
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.home.path().join("received");
+    let args: Vec<String> = recorder(&record).iter().map(|a| format!("{a:?}")).collect();
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\ngateway = true\ngateway_lifecycle = \"keep-alive\"\n\n\
+             [servers.rec]\ncommand = \"sh\"\nargs = [{}]\nenv = {{ TOKEN = \"{{{{env.TOKEN}}}}\" }}\n",
+            args.join(", ")
+        ),
+    );
+    let mut serve = env.process_in(&env.project);
+    serve
+        .env_clear()
+        .env("HOME", env.home.path())
+        .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DBUS_SESSION_BUS_ADDRESS", "")
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .args(["--trust", "serve"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = serve.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !(record.exists() && record.with_extension("cmdline").exists())
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_no_value(&out);
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap_or_default(),
+        VALUE,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cmdline = std::fs::read_to_string(record.with_extension("cmdline")).unwrap();
+    assert!(!cmdline.contains(VALUE), "{cmdline}");
+    assert_eq!(
+        files_containing(env.home.path(), VALUE, &[record.clone()]),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
