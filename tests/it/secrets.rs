@@ -691,7 +691,7 @@ fn the_gateway_started_with_an_empty_environment_gives_a_server_its_stored_secre
     let cmdline = std::fs::read_to_string(record.with_extension("cmdline")).unwrap();
     assert!(!cmdline.contains(VALUE), "{cmdline}");
     assert_eq!(
-        files_containing(env.home.path(), VALUE, &[record.clone()]),
+        files_containing(env.home.path(), VALUE, std::slice::from_ref(&record)),
         Vec::<std::path::PathBuf>::new()
     );
 }
