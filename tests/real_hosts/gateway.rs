@@ -1,0 +1,140 @@
+//! The gateway under real hosts: with `[project] gateway = true`, `dotpack install` gives the
+//! host one entry, `dotpack`, and a model session (the fake model of `model.rs`) reaches a tool
+//! of one of the project's two servers through the proxy tool `call`; the server is started on
+//! that call, the other never, and the tool's result reaches the model.
+
+use super::model::{Model, Script};
+use super::session::{self, Host};
+use super::*;
+
+/// The final text the fake model says once the tool's result came back.
+const ANSWER: &str = "The tool answered.";
+
+/// `dotpack.toml` serving the World's MCP server twice (`one`, `two`) through the gateway to
+/// `host` at `scope`, installed, and the servers' starts approved (`dotpack trust`).
+fn gateway_project(w: &World, host: &str, scope: &str) {
+    let server = w.mcp_server_arg();
+    let manifest = format!(
+        "[project]\nhosts = [{{ host = \"{host}\", scope = \"{scope}\" }}]\ngateway = true\n\n\
+         [servers.one]\ncommand = \"node\"\nargs = [{server:?}, \"one\"]\n\n\
+         [servers.two]\ncommand = \"node\"\nargs = [{server:?}, \"two\"]\n",
+    );
+    std::fs::write(w.project.join("dotpack.toml"), manifest).expect("write dotpack.toml");
+    w.dotpack().args(["--trust", "install"]).assert().success();
+    w.dotpack().arg("trust").assert().success();
+}
+
+/// The names of the MCP servers in a host's JSON (`mcpServers`) or TOML (`mcp_servers`) file.
+fn entries(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("dotpack wrote {}: {e}", file.display()));
+    let names: Vec<String> = if file.extension().is_some_and(|e| e == "toml") {
+        let doc: toml::Table = text.parse().expect("TOML host file");
+        doc.get("mcp_servers")
+            .and_then(toml::Value::as_table)
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    } else {
+        let doc: Value = serde_json::from_str(&text).expect("JSON host file");
+        doc["mcpServers"]
+            .as_object()
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    names
+}
+
+/// `host` (`bin`, dotpack's host id `id`) at `scope`, whose file is `file` (under the project or
+/// HOME): one `dotpack` entry, and a session calling `beta` of `one` through it.
+fn host_reaches_a_tool_through_the_gateway(
+    bin: &Path,
+    host: Host,
+    id: &str,
+    scope: &str,
+    file: &str,
+) {
+    let w = World::new();
+    gateway_project(&w, id, scope);
+    let file = match scope {
+        "project" => w.project.join(file),
+        _ => w.root().join(file),
+    };
+    assert_eq!(entries(&file), ["dotpack"], "{}", file.display());
+    assert!(w.stdio_starts().is_empty(), "nothing starts at install");
+
+    let model = Model::start(Script {
+        tool: host.tool("dotpack", "call"),
+        arguments: json!({"server": "one", "tool": "beta", "arguments": {"n": 7}}),
+        answer: ANSWER.to_string(),
+    });
+    let said = session::run(session::command(&w, bin, host, "dotpack", &model), &model);
+    let what = format!(
+        "{id} at {scope}: {said}\nthe model received:\n{}",
+        model.summary()
+    );
+
+    assert_eq!(
+        w.stdio_calls(),
+        [json!({"call": "beta", "arguments": {"n": 7}, "argv": ["one"]})],
+        "{what}"
+    );
+    let starts: Vec<Value> = w.stdio_starts().iter().map(|s| s["argv"].clone()).collect();
+    assert_eq!(
+        starts,
+        [json!(["one"])],
+        "only the called server starts: {what}"
+    );
+    let result = model
+        .tool_result()
+        .unwrap_or_else(|| panic!("the tool's result never reached the model: {what}"));
+    assert_has(
+        &result,
+        &format!("{TOOL_MARKER} from one: beta"),
+        "the result the host sent the model",
+    );
+    assert_has(&said, ANSWER, "the session's final answer");
+}
+
+#[test]
+fn claude_code_reaches_a_tool_through_the_gateway() {
+    let Some(claude) = cli("claude", "@anthropic-ai/claude-code") else {
+        return;
+    };
+    for (scope, file) in [("project", ".mcp.json"), ("user", ".claude/.claude.json")] {
+        host_reaches_a_tool_through_the_gateway(
+            &claude,
+            Host::ClaudeCode,
+            "claude-code",
+            scope,
+            file,
+        );
+    }
+}
+
+#[test]
+fn codex_reaches_a_tool_through_the_gateway() {
+    let Some(codex) = cli("codex", "@openai/codex") else {
+        return;
+    };
+    host_reaches_a_tool_through_the_gateway(
+        &codex,
+        Host::Codex,
+        "codex",
+        "project",
+        ".codex/config.toml",
+    );
+}
+
+#[test]
+fn gemini_cli_reaches_a_tool_through_the_gateway() {
+    let Some(gemini) = cli("gemini", "@google/gemini-cli") else {
+        return;
+    };
+    host_reaches_a_tool_through_the_gateway(
+        &gemini,
+        Host::GeminiCli,
+        "gemini-cli",
+        "project",
+        ".gemini/settings.json",
+    );
+}
