@@ -36,6 +36,8 @@ mod session;
 
 #[path = "real_hosts/cline.rs"]
 mod cline;
+#[path = "real_hosts/codex_launcher.rs"]
+mod codex_launcher;
 #[path = "real_hosts/copilot.rs"]
 mod copilot;
 #[path = "real_hosts/gateway.rs"]
