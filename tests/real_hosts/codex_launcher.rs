@@ -3,7 +3,7 @@
 //! `model.rs`): Codex starts the project's servers when the session starts, without `TOKEN` in
 //! its environment, and the model calls a tool of the one `dotpack run` started with the secret.
 
-use super::model::{Model, Script};
+use super::model::{Call, Model, Script};
 use super::session::{self, Host};
 use super::*;
 
@@ -26,8 +26,10 @@ fn codex_starts_a_launcher_server_with_the_secret_from_the_store() {
         &server,
     );
     let model = Model::start(Script {
-        tool: Host::Codex.tool("local_tool", "alpha"),
-        arguments: json!({}),
+        calls: vec![Call {
+            tool: Host::Codex.tool("local_tool", "alpha"),
+            arguments: json!({}),
+        }],
         answer: "done".to_string(),
     });
     let mut cmd = session::command(&w, &codex, Host::Codex, "local-tool", &model);
@@ -52,10 +54,9 @@ fn codex_starts_a_launcher_server_with_the_secret_from_the_store() {
         [json!({"call": "alpha", "arguments": {}, "argv": ["--port", "4000"]})],
         "{what}"
     );
-    let result = model
-        .tool_result()
-        .unwrap_or_else(|| panic!("no result: {what}"));
-    assert_has(&result, TOOL_MARKER, "the result Codex sent the model");
+    let results = model.tool_results();
+    assert_eq!(results.len(), 1, "{what}");
+    assert_has(&results[0], TOOL_MARKER, "the result Codex sent the model");
     // Only the server's own record holds the value: not Codex's files, its session log, or
     // anything dotpack wrote.
     let record = w.root().join("stdio-record.jsonl");

@@ -1,9 +1,10 @@
 //! The gateway under real hosts: with `[project] gateway = true`, `dotpack install` gives the
-//! host one entry, `dotpack`, and a model session (the fake model of `model.rs`) reaches a tool
-//! of one of the project's two servers through the proxy tool `call`; the server is started on
-//! that call, the other never, and the tool's result reaches the model.
+//! host one entry, `dotpack`, and a model session (the fake model of `model.rs`) finds a tool of
+//! one of the project's two servers with the proxy tool `search`, reads it with `describe` and
+//! calls it with `call`; the server is started on that call, the other never, and each answer
+//! reaches the model.
 
-use super::model::{Model, Script};
+use super::model::{Call, Model, Script};
 use super::session::{self, Host};
 use super::*;
 
@@ -11,7 +12,8 @@ use super::*;
 const ANSWER: &str = "The tool answered.";
 
 /// `dotpack.toml` serving the World's MCP server twice (`one`, `two`) through the gateway to
-/// `host` at `scope`, installed, and the servers' starts approved (`dotpack trust`).
+/// `host` at `scope`, installed, the servers' starts approved (`dotpack trust`) and their tools
+/// pinned (which starts them; the record of those starts is then cleared).
 fn gateway_project(w: &World, host: &str, scope: &str) {
     let server = w.mcp_server_arg();
     let manifest = format!(
@@ -22,6 +24,8 @@ fn gateway_project(w: &World, host: &str, scope: &str) {
     std::fs::write(w.project.join("dotpack.toml"), manifest).expect("write dotpack.toml");
     w.dotpack().args(["--trust", "install"]).assert().success();
     w.dotpack().arg("trust").assert().success();
+    w.dotpack().args(["lock", "--pin-tools"]).assert().success();
+    std::fs::write(&w.record, "").expect("clear the record");
 }
 
 /// The names of the MCP servers in a host's JSON (`mcpServers`) or TOML (`mcp_servers`) file.
@@ -45,7 +49,8 @@ fn entries(file: &Path) -> Vec<String> {
 }
 
 /// `host` (`bin`, dotpack's host id `id`) at `scope`, whose file is `file` (under the project or
-/// HOME): one `dotpack` entry, and a session calling `beta` of `one` through it.
+/// HOME): one `dotpack` entry, and a session that searches, describes and calls `beta` of `one`
+/// through it.
 fn host_reaches_a_tool_through_the_gateway(
     bin: &Path,
     host: Host,
@@ -62,9 +67,19 @@ fn host_reaches_a_tool_through_the_gateway(
     assert_eq!(entries(&file), ["dotpack"], "{}", file.display());
     assert!(w.stdio_starts().is_empty(), "nothing starts at install");
 
+    let call = |tool: &str, arguments: Value| Call {
+        tool: host.tool("dotpack", tool),
+        arguments,
+    };
     let model = Model::start(Script {
-        tool: host.tool("dotpack", "call"),
-        arguments: json!({"server": "one", "tool": "beta", "arguments": {"n": 7}}),
+        calls: vec![
+            call("search", json!({"query": "beta"})),
+            call("describe", json!({"server": "one", "tool": "beta"})),
+            call(
+                "call",
+                json!({"server": "one", "tool": "beta", "arguments": {"n": 7}}),
+            ),
+        ],
         answer: ANSWER.to_string(),
     });
     let said = session::run(session::command(&w, bin, host, "dotpack", &model), &model);
@@ -84,13 +99,16 @@ fn host_reaches_a_tool_through_the_gateway(
         [json!(["one"])],
         "only the called server starts: {what}"
     );
-    let result = model
-        .tool_result()
-        .unwrap_or_else(|| panic!("the tool's result never reached the model: {what}"));
+    let results = model.tool_results();
+    assert_eq!(results.len(), 3, "every answer reaches the model: {what}");
+    // Search and describe answer from the pins, starting nothing.
+    assert_has(&results[0], "one beta(): beta", "search's answer");
+    assert_has(&results[0], "two beta(): beta", "search's answer");
+    assert_has(&results[1], "inputSchema", "describe's answer");
     assert_has(
-        &result,
+        &results[2],
         &format!("{TOOL_MARKER} from one: beta"),
-        "the result the host sent the model",
+        "the tool's result",
     );
     assert_has(&said, ANSWER, "the session's final answer");
 }

@@ -4,11 +4,11 @@
 //! (Codex, a `model_providers` entry with `wire_api = "responses"`) and the Gemini API (Gemini
 //! CLI, `GOOGLE_GEMINI_BASE_URL`), streamed as server-sent events or as one JSON answer.
 //!
-//! Every session follows the test's [`Script`]: a request that offers the script's tool is
-//! answered with a call of that tool with the script's arguments; the request that carries the
-//! tool's result back is answered with the script's final text; any other request (a title, a
-//! probe) with a short text. Every request is recorded, so the test can check what reached the
-//! model ([`Model::tool_result`]).
+//! Every session follows the test's [`Script`], a few tool calls then a final text: a request
+//! that carries back the results of the first N calls and offers the tool of call N+1 is
+//! answered with that call; the one that carries every result with the final text; any other
+//! request (a title, a probe) with a short text. Every request is recorded, so the test can
+//! check what reached the model ([`Model::tool_results`]).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -18,15 +18,22 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// The one tool call a session makes, and what the model says once its result came back.
+/// The tool calls a session makes, one after the other, and what the model says once the
+/// last one's result came back.
 #[derive(Clone, Debug)]
 pub struct Script {
+    pub calls: Vec<Call>,
+    pub answer: String,
+}
+
+/// One tool call of a [`Script`].
+#[derive(Clone, Debug)]
+pub struct Call {
     /// The tool's name as the host offers it to the model, flattened: Claude Code's
     /// `mcp__dotpack__call`, Gemini CLI's `mcp_dotpack_call`, Codex's namespace `mcp__dotpack`
     /// and function `call` as `mcp__dotpack__call`.
     pub tool: String,
     pub arguments: Value,
-    pub answer: String,
 }
 
 /// One request the model received.
@@ -45,8 +52,10 @@ pub struct Model {
     stop: Arc<AtomicBool>,
 }
 
-/// The id of the scripted call (Anthropic's `tool_use` id, the Responses API's `call_id`).
-const CALL_ID: &str = "toolu_dotpack_1";
+/// The id of the scripted call `n` (Anthropic's `tool_use` id, the Responses API's `call_id`).
+fn call_id(n: usize) -> String {
+    format!("toolu_dotpack_{n}")
+}
 /// What the model says to any request that is not part of the script.
 const IDLE: &str = "ok";
 
@@ -87,13 +96,20 @@ impl Model {
         self.requests.lock().expect("requests").clone()
     }
 
-    /// The result of the scripted call as the host sent it back to the model (its protocol's
-    /// JSON, as text), from the first request that carried it.
-    pub fn tool_result(&self) -> Option<String> {
-        self.requests().iter().find_map(|r| {
-            let body: Value = serde_json::from_str(&r.body).ok()?;
-            result_of(protocol(&r.path)?, &body, &self.script.tool).map(|v| v.to_string())
-        })
+    /// The results of the scripted calls as the host sent them back to the model (its
+    /// protocol's JSON, as text), each from the first request that carried it; as many as
+    /// came back.
+    pub fn tool_results(&self) -> Vec<String> {
+        let requests = self.requests();
+        (0..self.script.calls.len())
+            .map_while(|n| {
+                requests.iter().find_map(|r| {
+                    let body: Value = serde_json::from_str(&r.body).ok()?;
+                    let result = result_of(protocol(&r.path)?, &body, &self.script, n)?;
+                    Some(result.to_string())
+                })
+            })
+            .collect()
     }
 
     /// What the model received, one line a request, for a failing assertion's message.
@@ -170,42 +186,49 @@ fn offered(protocol: Protocol, body: &Value) -> Vec<String> {
     }
 }
 
-/// The result of the scripted call in a request that sends it back, else `None`.
-fn result_of(protocol: Protocol, body: &Value, tool: &str) -> Option<Value> {
+/// The result of scripted call `n` in a request whose history holds it, else `None`.
+fn result_of(protocol: Protocol, body: &Value, script: &Script, n: usize) -> Option<Value> {
     let items = |v: &Value| v.as_array().cloned().unwrap_or_default();
+    let id = call_id(n);
     match protocol {
-        // In the last message: the user's `tool_result` block for the call's id.
-        Protocol::Anthropic => {
-            let last = items(&body["messages"]).pop()?;
-            items(&last["content"])
-                .into_iter()
-                .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == CALL_ID)
-        }
+        // A user message's `tool_result` block for the call's id.
+        Protocol::Anthropic => items(&body["messages"])
+            .iter()
+            .flat_map(|m| items(&m["content"]))
+            .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id.as_str()),
         Protocol::Responses => items(&body["input"])
             .into_iter()
-            .find(|i| i["type"] == "function_call_output" && i["call_id"] == CALL_ID),
+            .find(|i| i["type"] == "function_call_output" && i["call_id"] == id.as_str()),
+        // Gemini CLI names its own call ids: the `n`th function response, for the call's tool.
         Protocol::Gemini => {
-            let last = items(&body["contents"]).pop()?;
-            items(&last["parts"])
-                .into_iter()
-                .find(|p| p["functionResponse"]["name"] == tool)
+            let tool = script.calls.get(n)?.tool.as_str();
+            items(&body["contents"])
+                .iter()
+                .flat_map(|c| items(&c["parts"]))
+                .filter(|p| p.get("functionResponse").is_some())
+                .nth(n)
+                .filter(|p| p["functionResponse"]["name"] == tool)
         }
     }
 }
 
 /// What the model does next in a request.
 enum Turn {
-    Call,
+    /// Scripted call `n`.
+    Call(usize, Call),
     Text(String),
 }
 
 fn turn(protocol: Protocol, body: &Value, script: &Script) -> Turn {
-    if result_of(protocol, body, &script.tool).is_some() {
-        Turn::Text(script.answer.clone())
-    } else if offered(protocol, body).contains(&script.tool) {
-        Turn::Call
-    } else {
-        Turn::Text(IDLE.to_string())
+    let done = (0..script.calls.len())
+        .take_while(|n| result_of(protocol, body, script, *n).is_some())
+        .count();
+    match script.calls.get(done) {
+        None => Turn::Text(script.answer.clone()),
+        Some(call) if offered(protocol, body).contains(&call.tool) => {
+            Turn::Call(done, call.clone())
+        }
+        Some(_) => Turn::Text(IDLE.to_string()),
     }
 }
 
@@ -282,9 +305,9 @@ fn answer(request: &Request, script: &Script) -> (&'static str, &'static str, Ve
         Protocol::Gemini => request.path.contains(":streamGenerateContent"),
     };
     let events = match protocol {
-        Protocol::Anthropic => anthropic(&body, &turn, script),
-        Protocol::Responses => responses(&turn, script),
-        Protocol::Gemini => gemini(&turn, script),
+        Protocol::Anthropic => anthropic(&body, &turn),
+        Protocol::Responses => responses(&turn),
+        Protocol::Gemini => gemini(&turn),
     };
     if stream {
         let text: String = events
@@ -297,7 +320,7 @@ fn answer(request: &Request, script: &Script) -> (&'static str, &'static str, Ve
         ("200 OK", "text/event-stream", text.into_bytes())
     } else {
         let whole = match protocol {
-            Protocol::Anthropic => anthropic_message(&body, &turn, script),
+            Protocol::Anthropic => anthropic_message(&body, &turn),
             // The Gemini API's one answer is the same object as each streamed chunk.
             _ => events.last().map(|(_, d)| d.clone()).unwrap_or_default(),
         };
@@ -306,18 +329,18 @@ fn answer(request: &Request, script: &Script) -> (&'static str, &'static str, Ve
 }
 
 /// The Messages API's content block and stop reason for a turn.
-fn anthropic_block(turn: &Turn, script: &Script) -> (Value, &'static str) {
+fn anthropic_block(turn: &Turn) -> (Value, &'static str) {
     match turn {
-        Turn::Call => (
-            json!({"type": "tool_use", "id": CALL_ID, "name": script.tool, "input": script.arguments}),
+        Turn::Call(n, call) => (
+            json!({"type": "tool_use", "id": call_id(*n), "name": call.tool, "input": call.arguments}),
             "tool_use",
         ),
         Turn::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
     }
 }
 
-fn anthropic_message(body: &Value, turn: &Turn, script: &Script) -> Value {
-    let (block, stop) = anthropic_block(turn, script);
+fn anthropic_message(body: &Value, turn: &Turn) -> Value {
+    let (block, stop) = anthropic_block(turn);
     json!({
         "id": "msg_dotpack", "type": "message", "role": "assistant", "model": body["model"],
         "content": [block], "stop_reason": stop, "stop_sequence": null,
@@ -327,14 +350,14 @@ fn anthropic_message(body: &Value, turn: &Turn, script: &Script) -> Value {
 
 /// `message_start`, one content block (started empty, its text or input as one delta),
 /// `message_delta` with the stop reason, `message_stop`.
-fn anthropic(body: &Value, turn: &Turn, script: &Script) -> Vec<(Option<&'static str>, Value)> {
-    let (block, stop) = anthropic_block(turn, script);
-    let mut message = anthropic_message(body, turn, script);
+fn anthropic(body: &Value, turn: &Turn) -> Vec<(Option<&'static str>, Value)> {
+    let (block, stop) = anthropic_block(turn);
+    let mut message = anthropic_message(body, turn);
     message["content"] = json!([]);
     message["stop_reason"] = Value::Null;
     let (start, delta) = match turn {
-        Turn::Call => (
-            json!({"type": "tool_use", "id": CALL_ID, "name": script.tool, "input": {}}),
+        Turn::Call(n, call) => (
+            json!({"type": "tool_use", "id": call_id(*n), "name": call.tool, "input": {}}),
             json!({"type": "input_json_delta", "partial_json": block["input"].to_string()}),
         ),
         Turn::Text(text) => (
@@ -370,18 +393,18 @@ fn anthropic(body: &Value, turn: &Turn, script: &Script) -> Vec<(Option<&'static
 
 /// `response.created`, one `response.output_item.done` (a function call, namespaced as the
 /// host offered it, or an assistant message), `response.completed`.
-fn responses(turn: &Turn, script: &Script) -> Vec<(Option<&'static str>, Value)> {
+fn responses(turn: &Turn) -> Vec<(Option<&'static str>, Value)> {
     let item = match turn {
-        Turn::Call => {
-            let arguments = script.arguments.to_string();
-            match script.tool.rsplit_once("__") {
+        Turn::Call(n, call) => {
+            let (id, arguments) = (call_id(*n), call.arguments.to_string());
+            match call.tool.rsplit_once("__") {
                 Some((namespace, name)) => json!({
-                    "type": "function_call", "id": "fc_dotpack", "call_id": CALL_ID,
+                    "type": "function_call", "id": format!("fc_{n}"), "call_id": id,
                     "namespace": namespace, "name": name, "arguments": arguments,
                 }),
                 None => json!({
-                    "type": "function_call", "id": "fc_dotpack", "call_id": CALL_ID,
-                    "name": script.tool, "arguments": arguments,
+                    "type": "function_call", "id": format!("fc_{n}"), "call_id": id,
+                    "name": call.tool, "arguments": arguments,
                 }),
             }
         }
@@ -408,9 +431,9 @@ fn responses(turn: &Turn, script: &Script) -> Vec<(Option<&'static str>, Value)>
 }
 
 /// One chunk: a candidate whose one part is the function call or the text.
-fn gemini(turn: &Turn, script: &Script) -> Vec<(Option<&'static str>, Value)> {
+fn gemini(turn: &Turn) -> Vec<(Option<&'static str>, Value)> {
     let part = match turn {
-        Turn::Call => json!({"functionCall": {"name": script.tool, "args": script.arguments}}),
+        Turn::Call(_, call) => json!({"functionCall": {"name": call.tool, "args": call.arguments}}),
         Turn::Text(text) => json!({"text": text}),
     };
     vec![(
