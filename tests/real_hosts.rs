@@ -11,6 +11,10 @@
 //! script recording its arguments and environment, the remote one a loopback listener recording
 //! the request headers, so what Gemini resolved is checked too.
 //!
+//! Claude Code, Codex and Gemini CLI also hold model sessions (`session.rs`) against a fake
+//! model provider on loopback (`model.rs`), to reach a tool through the gateway's one entry
+//! (`gateway.rs`) and to start Codex's launcher entry (`codex_launcher.rs`).
+//!
 //! Every program runs in a network namespace whose only interface is loopback, with the test's
 //! fake servers (`offline.rs`): nothing it does can leave the machine.
 //!
