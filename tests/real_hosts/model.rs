@@ -306,7 +306,7 @@ fn answer(request: &Request, script: &Script) -> (&'static str, &'static str, Ve
     };
     let events = match protocol {
         Protocol::Anthropic => anthropic(&body, &turn),
-        Protocol::Responses => responses(&turn),
+        Protocol::Responses => responses(&body, &turn),
         Protocol::Gemini => gemini(&turn),
     };
     if stream {
@@ -393,11 +393,20 @@ fn anthropic(body: &Value, turn: &Turn) -> Vec<(Option<&'static str>, Value)> {
 
 /// `response.created`, one `response.output_item.done` (a function call, namespaced as the
 /// host offered it, or an assistant message), `response.completed`.
-fn responses(turn: &Turn) -> Vec<(Option<&'static str>, Value)> {
+fn responses(body: &Value, turn: &Turn) -> Vec<(Option<&'static str>, Value)> {
     let item = match turn {
         Turn::Call(n, call) => {
             let (id, arguments) = (call_id(*n), call.arguments.to_string());
-            match call.tool.rsplit_once("__") {
+            // The namespace the request offered the tool in, if any (a tool's own name may
+            // hold `__` too: the gateway's direct `SERVER__TOOL`).
+            let namespaced = body["tools"].as_array().and_then(|tools| {
+                tools.iter().find_map(|t| {
+                    let ns = t["name"].as_str().filter(|_| t["type"] == "namespace")?;
+                    let name = call.tool.strip_prefix(ns)?.strip_prefix("__")?;
+                    Some((ns, name))
+                })
+            });
+            match namespaced {
                 Some((namespace, name)) => json!({
                     "type": "function_call", "id": format!("fc_{n}"), "call_id": id,
                     "namespace": namespace, "name": name, "arguments": arguments,
