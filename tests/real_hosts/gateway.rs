@@ -107,6 +107,38 @@ fn session_through_the_gateway(
         "the tool's result",
     );
     assert_has(&said, ANSWER, "the session's final answer");
+
+    // The host's own list shows the one entry, connected; connecting starts no server.
+    let (stdout, stderr) = session::list(&w, bin, host);
+    let listed = format!("{stdout}{stderr}");
+    match host {
+        Host::Codex => {
+            let list: Value = serde_json::from_str(&stdout).expect("codex mcp list --json");
+            assert_eq!(list[0]["name"], "dotpack", "{listed}");
+            assert_eq!(list.as_array().map(Vec::len), Some(1), "{listed}");
+        }
+        // `dotpack: COMMAND - ✓ Connected` (Gemini CLI: `✓ dotpack: COMMAND (stdio) - Connected`).
+        Host::ClaudeCode | Host::GeminiCli => {
+            let entry = |l: &&str| {
+                l.trim_start_matches(|c: char| !c.is_ascii_alphanumeric())
+                    .starts_with("dotpack: ")
+            };
+            let line = listed
+                .lines()
+                .find(entry)
+                .unwrap_or_else(|| panic!("no dotpack entry listed: {listed}"));
+            assert_has(line, "Connected", "the listed entry");
+            assert!(
+                !listed.contains("one: ") && !listed.contains("two: "),
+                "{listed}"
+            );
+        }
+    }
+    assert_eq!(
+        w.stdio_starts().len(),
+        1,
+        "listing started a server: {listed}"
+    );
     results
 }
 

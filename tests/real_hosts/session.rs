@@ -36,14 +36,15 @@ pub fn command(w: &World, bin: &Path, host: Host, server: &str, model: &Model) -
     cmd.env("PATH", path_with_dotpack());
     match host {
         Host::ClaudeCode => {
-            // The project's `.mcp.json` servers approved, as the user's "yes" at the prompt would.
-            let settings = w.project.join(".claude");
-            std::fs::create_dir_all(&settings).expect("project .claude");
+            // The project's `.mcp.json` server approved in the user's settings, as the user's
+            // "yes" at Claude Code's prompt would (a project cannot approve its own).
+            let settings = w.root().join(".claude");
+            std::fs::create_dir_all(&settings).expect("CLAUDE_CONFIG_DIR");
             std::fs::write(
-                settings.join("settings.local.json"),
-                r#"{"enableAllProjectMcpServers": true}"#,
+                settings.join("settings.json"),
+                json!({ "enabledMcpjsonServers": [server] }).to_string(),
             )
-            .expect("approve project servers");
+            .expect("approve the project's server");
             // Without tool search the MCP tools are offered to the model, not deferred.
             cmd.env("ANTHROPIC_BASE_URL", model.base_url())
                 .env("ANTHROPIC_API_KEY", "sk-ant-fake")
@@ -130,4 +131,27 @@ pub fn run(mut cmd: Command, model: &Model) -> String {
         model.summary()
     );
     said
+}
+
+/// What the host's own list command says of its MCP servers (`mcp list`; Codex's as JSON), its
+/// stdout then its stderr, connecting to each as the host does, with `dotpack` on its PATH. Run
+/// after [`command`], which wrote what the host reads to trust the project.
+pub fn list(w: &World, bin: &Path, host: Host) -> (String, String) {
+    let args: &[&str] = match host {
+        Host::Codex => &["mcp", "list", "--json"],
+        Host::ClaudeCode | Host::GeminiCli => &["mcp", "list"],
+    };
+    let out = host_command(bin, &w.root(), &w.project)
+        .env("PATH", path_with_dotpack())
+        .args(args)
+        .output()
+        .expect("run the host");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}\n{stdout}{stderr}",
+        out.status
+    );
+    (stdout, stderr)
 }
