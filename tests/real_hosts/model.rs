@@ -42,6 +42,8 @@ pub struct Request {
     pub method: String,
     pub path: String,
     pub body: String,
+    /// The client said `Connection: close`.
+    close: bool,
 }
 
 /// The listener; it stops accepting when dropped.
@@ -247,7 +249,10 @@ fn serve(stream: TcpStream, script: &Script, log: &Mutex<Vec<Request>>) {
             "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
-        if writer.write_all(head.as_bytes()).is_err() || writer.write_all(&body).is_err() {
+        if writer.write_all(head.as_bytes()).is_err()
+            || writer.write_all(&body).is_err()
+            || request.close
+        {
             return;
         }
     }
@@ -261,17 +266,20 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
     let mut parts = line.split_whitespace();
     let method = parts.next()?.to_string();
     let path = parts.next()?.to_string();
-    let mut length = 0;
+    let (mut length, mut close) = (0, false);
     loop {
         let mut header = String::new();
         reader.read_line(&mut header).ok().filter(|n| *n > 0)?;
         if header == "\r\n" || header == "\n" {
             break;
         }
-        if let Some((k, v)) = header.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
+        let Some((k, v)) = header.split_once(':') else {
+            continue;
+        };
+        if k.eq_ignore_ascii_case("content-length") {
             length = v.trim().parse().ok()?;
+        } else if k.eq_ignore_ascii_case("connection") {
+            close = v.trim().eq_ignore_ascii_case("close");
         }
     }
     let mut body = vec![0; length];
@@ -280,6 +288,7 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
         method,
         path,
         body: String::from_utf8_lossy(&body).into_owned(),
+        close,
     })
 }
 
@@ -452,4 +461,78 @@ fn gemini(turn: &Turn) -> Vec<(Option<&'static str>, Value)> {
             "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
         }),
     )]
+}
+
+/// One request to the fake model over a fresh connection: the answer's body.
+#[cfg(test)]
+fn post(model: &Model, path: &str, body: &Value) -> String {
+    let mut stream = TcpStream::connect(model.addr).expect("connect");
+    let body = body.to_string();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("send head");
+    stream.write_all(body.as_bytes()).expect("send body");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("answer");
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .expect("an HTTP answer")
+}
+
+/// Without a host: each protocol's first request gets the call, the one carrying its result the
+/// final text, and that result is what [`Model::tool_results`] finds.
+#[test]
+fn the_fake_model_plays_its_script_in_each_protocol() {
+    super::offline::enter();
+    let script = |tool: &str| Script {
+        calls: vec![Call {
+            tool: tool.to_string(),
+            arguments: json!({"n": 7}),
+        }],
+        answer: "all done".to_string(),
+    };
+    let id = call_id(0);
+
+    let model = Model::start(script("mcp__s__t"));
+    let first = json!({"stream": true, "tools": [{"name": "mcp__s__t"}], "messages": [{"role": "user", "content": "go"}]});
+    let sse = post(&model, "/v1/messages?beta=true", &first);
+    assert!(
+        sse.contains("event: content_block_start") && sse.contains(&id),
+        "{sse}"
+    );
+    assert!(sse.contains(r#"\"n\":7"#), "{sse}");
+    let mut second = first.clone();
+    second["messages"] = json!([{"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "mcp__s__t", "input": {"n": 7}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "R-1"}]}]);
+    assert!(post(&model, "/v1/messages", &second).contains("all done"));
+    assert_eq!(model.tool_results().len(), 1);
+    assert!(model.tool_results()[0].contains("R-1"));
+    let other = json!({"stream": false, "messages": []});
+    assert!(post(&model, "/v1/messages", &other).contains(r#""text":"ok""#));
+
+    let model = Model::start(script("mcp__s__t"));
+    let first = json!({"tools": [{"type": "namespace", "name": "mcp__s", "tools": [{"type": "function", "name": "t"}]}], "input": []});
+    let sse = post(&model, "/v1/responses", &first);
+    assert!(
+        sse.contains(r#""namespace":"mcp__s""#) && sse.contains(r#""name":"t""#),
+        "{sse}"
+    );
+    let mut second = first.clone();
+    second["input"] = json!([{"type": "function_call_output", "call_id": id, "output": "R-2"}]);
+    assert!(post(&model, "/v1/responses", &second).contains("all done"));
+    assert!(model.tool_results()[0].contains("R-2"));
+
+    let model = Model::start(script("mcp_s_t"));
+    let path = "/v1beta/models/m:streamGenerateContent?alt=sse";
+    let first = json!({"tools": [{"functionDeclarations": [{"name": "mcp_s_t"}]}], "contents": [{"role": "user", "parts": [{"text": "go"}]}]});
+    assert!(post(&model, path, &first).contains(r#""functionCall""#));
+    let mut second = first.clone();
+    second["contents"] = json!([{"role": "user", "parts": [{"functionResponse": {"name": "mcp_s_t", "response": {"output": "R-3"}}}]}]);
+    assert!(post(&model, path, &second).contains("all done"));
+    assert!(model.tool_results()[0].contains("R-3"));
+    assert_eq!(model.requests().len(), 2);
 }
