@@ -33,13 +33,16 @@ fn codex_starts_a_launcher_server_with_the_secret_from_the_store() {
         answer: "done".to_string(),
     });
     let mut cmd = session::command(&w, &codex, Host::Codex, "local-tool", &model);
-    // Codex passes a server only the variables it names, and not XDG_RUNTIME_DIR: the launcher
-    // then looks for the bus at /run/user/UID/bus, where a desktop session has it. The test's
-    // private bus is in a folder of its own, so Codex is told to pass the variable on.
-    cmd.env("XDG_RUNTIME_DIR", &keyring.runtime_dir).args([
-        "-c",
-        r#"mcp_servers.local-tool.env_vars=["XDG_RUNTIME_DIR"]"#,
-    ]);
+    // Codex passes a server only the variables an entry names: dotpack's entry names the
+    // session bus's, so the launcher finds the test's private bus in its own runtime folder,
+    // where no `/run/user/UID/bus` fallback would.
+    let written = std::fs::read_to_string(w.project.join(".codex/config.toml")).expect("the file");
+    assert_has(
+        &written,
+        r#"env_vars = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]"#,
+        "the launcher entry names the session bus's variables",
+    );
+    cmd.env("XDG_RUNTIME_DIR", &keyring.runtime_dir);
     let said = session::run(cmd, &model);
     let what = format!("{said}\nthe model received:\n{}", model.summary());
 
