@@ -37,10 +37,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "the index lock opens without O_NOFOLLOW",
     ),
     ("src/ops/owners.rs", "no owner to compare"),
-    (
-        "src/ops/launch.rs",
-        "waits for the server instead of exec",
-    ),
+    ("src/ops/launch.rs", "waits for the server instead of exec"),
     (
         "crates/mcp/src/stdio.rs",
         "TerminateProcess instead of signals to a group",

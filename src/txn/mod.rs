@@ -5,10 +5,12 @@
 //! 2. re-read every file: one that differs from the bytes the plan was computed on was changed
 //!    by another program, and the command plans again ([`Conflict`]);
 //! 3. store every file's before- and after-bytes as content-addressed snapshots ([`store`]);
-//! 4. write the journal naming every file with its before/after hashes ([`journal`]);
-//! 5. replace each file atomically (temp file, fsync, rename, fsync folder; modes and symlinks
-//!    kept); a failure restores the files already replaced;
-//! 6. write the generation record ([`generation`]) and delete the journal: committed.
+//! 4. write the journal naming every file with its before/after hashes ([`journal`]), while
+//!    each file's new bytes are written and flushed under a temporary name beside it;
+//! 5. replace each file by renaming (modes and symlinks kept); a failure restores the files
+//!    already replaced;
+//! 6. flush each folder's new names while writing the generation record ([`generation`]), then
+//!    delete the journal: committed.
 //!
 //! A process that dies between 4 and 6 leaves the journal; the next dotpack run finds it and
 //! rolls the files back ([`recover_at_start`], [`recover`]).
@@ -222,16 +224,23 @@ pub fn apply(
             outside: unfenced.then(|| crate::util::fsutil::resolve(&w.path)),
         });
     }
-    store.sync();
     let id = generation::next_id(state);
-    journal::write(
-        state,
-        &journal::Journal {
-            id,
-            command: meta.command.clone(),
-            files: files.clone(),
-        },
-    )?;
+    let journal = journal::Journal {
+        id,
+        command: meta.command.clone(),
+        files: files.clone(),
+    };
+    // The snapshots' names and the journal are flushed while the new bytes are written and
+    // flushed under temporary names: nothing is in place until every one of them is on disk.
+    let (journaled, staged) = std::thread::scope(|scope| {
+        let journaled = scope.spawn(|| {
+            store.sync();
+            journal::write(state, &journal)
+        });
+        let staged = crate::util::fsutil::par_map(&changed, |w| crate::txn::files::stage_one(w));
+        (join(journaled), staged)
+    });
+    journaled?;
     let generation = Generation {
         id,
         time: generation::rfc3339(std::time::SystemTime::now()),
@@ -244,12 +253,8 @@ pub fn apply(
     let mut done = 0;
     let mut dirs = std::collections::BTreeSet::new();
     let result = (|| -> Result<()> {
-        // The new bytes are written and flushed side by side under temporary names first;
-        // nothing is in place until the renames below, one file at a time.
-        let mut staged = Vec::with_capacity(changed.len());
-        for s in crate::util::fsutil::par_map(&changed, |w| crate::txn::files::stage_one(w)) {
-            staged.push(s?);
-        }
+        // The renames below put the staged files in place, one file at a time.
+        let staged = staged.into_iter().collect::<Result<Vec<_>>>()?;
         for ((w, stamp), staged) in changed.iter().zip(&stamps).zip(staged) {
             fault::at_write(done)?;
             // Again right before replacing: a host rewriting its file meanwhile is not lost. The
@@ -266,12 +271,16 @@ pub fn apply(
             }
             done += 1;
         }
-        // Each folder's new names are flushed once, before the record that commits them. A
-        // crash before this point leaves the journal, and recovery reads what each file holds.
-        let dirs: Vec<_> = dirs.into_iter().collect();
-        crate::util::fsutil::par_map(&dirs, |dir| crate::util::fsutil::sync_dir(dir));
         fault::at_write(done)?;
-        generation::write(state, &generation)
+        // Each folder's new names are flushed once, and the record written beside them: the
+        // journal is deleted only after both. A crash before that leaves the journal, and
+        // recovery reads what each file holds and deletes a record naming exactly these files.
+        let dirs: Vec<_> = dirs.into_iter().collect();
+        std::thread::scope(|scope| {
+            let recorded = scope.spawn(|| generation::write(state, &generation));
+            crate::util::fsutil::par_map(&dirs, |dir| crate::util::fsutil::sync_dir(dir));
+            join(recorded)
+        })
     })();
     if let Err(err) = result {
         return Err(undo(state, &changed[..done], err));
@@ -280,6 +289,13 @@ pub fn apply(
     journal::remove(state)?;
     generation::prune(state, meta.keep)?;
     Ok(Some(id))
+}
+
+/// The result of a scoped thread; its panic as an error.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    handle
+        .join()
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("a thread of the transaction panicked")))
 }
 
 /// What the file system says about a file without reading it: absent, or its size and
