@@ -54,6 +54,8 @@ pub struct Http {
     session: Shared,
     protocol_version: Shared,
     closed: bool,
+    /// Told the method of each notification the server sends in its answers.
+    notices: Option<crate::Notices>,
 }
 
 impl Http {
@@ -71,7 +73,14 @@ impl Http {
             session: Shared::default(),
             protocol_version: Shared::default(),
             closed: false,
+            notices: None,
         }
+    }
+
+    /// This connection, telling `notices` of each notification the server sends.
+    pub(crate) fn with_notices(mut self, notices: crate::Notices) -> Http {
+        self.notices = Some(notices);
+        self
     }
 
     /// The URL as messages show it: no user information, no query values.
@@ -262,6 +271,11 @@ impl Http {
                 Ok(Incoming::Request { id, method, .. }) => {
                     let answer = jsonrpc::answer(id, &method);
                     let _ = self.post(&answer, SHORT);
+                }
+                Ok(Incoming::Notification { method, .. }) => {
+                    if let Some(notices) = &self.notices {
+                        notices(&method);
+                    }
                 }
                 Ok(_) => {}
                 Err(why) => return Err(Failure(format!("answered with {why}"))),

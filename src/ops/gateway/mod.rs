@@ -22,7 +22,9 @@ use crate::model::manifest::Server;
 use crate::ui::printer::Printer;
 
 use super::{Project, Settings};
-use backend::{Backend, Start};
+use crate::mcp::Cancel;
+use crate::mcp::serve::Notifier;
+use backend::{Backend, Context, Start};
 
 /// Between a server's name and its tool's in a direct tool name.
 pub const SEPARATOR: &str = "__";
@@ -30,6 +32,8 @@ pub const SEPARATOR: &str = "__";
 /// The project's servers, ready to serve.
 pub struct Gateway {
     backends: Vec<Backend>,
+    /// The gateway's client, while it is served: told when a direct server's tools change.
+    notifier: Notifier,
 }
 
 impl Gateway {
@@ -41,6 +45,7 @@ impl Gateway {
         let names = super::connect::server_names(manifest, lock);
         let unapproved = super::unapproved_starts(settings, project, &registries, lock, &names)?;
         let mut backends = Vec::new();
+        let notifier = Notifier::default();
         for name in names {
             let located = match super::connect::locate(manifest, lock, &registries, &name) {
                 Ok(located) => located,
@@ -74,10 +79,13 @@ impl Gateway {
                 filter(&located.def),
                 pins,
                 start,
-                settings.dotpack_home.clone(),
+                Context {
+                    home: settings.dotpack_home.clone(),
+                    notifier: notifier.clone(),
+                },
             ));
         }
-        Ok(Gateway { backends })
+        Ok(Gateway { backends, notifier })
     }
 
     fn backend(&self, name: &str) -> Result<&Backend, String> {
@@ -234,14 +242,18 @@ impl Handler for Gateway {
         Ok(json!({ "tools": tools }))
     }
 
-    fn call_tool(&self, params: &Value) -> Value {
+    fn notifier(&self) -> Option<&Notifier> {
+        Some(&self.notifier)
+    }
+
+    fn call_tool(&self, params: &Value, cancel: &Cancel) -> Value {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         let args = match params.get("arguments") {
             Some(Value::Null) | None => json!({}),
             Some(args) => args.clone(),
         };
         if let Some((backend, tool)) = self.direct(name) {
-            return forwarded(backend.call(&tool, args));
+            return forwarded(backend.call(&tool, args, cancel));
         }
         match name {
             proxy::SEARCH => text_result(self.search(&args)),
@@ -256,7 +268,10 @@ impl Handler for Gateway {
                     }
                     Some(a) => a.clone(),
                 };
-                forwarded(self.backend(server).and_then(|b| b.call(tool, arguments)))
+                forwarded(
+                    self.backend(server)
+                        .and_then(|b| b.call(tool, arguments, cancel)),
+                )
             }
         }
     }
