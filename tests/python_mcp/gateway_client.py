@@ -7,6 +7,13 @@ folder, with this process's environment) and prints one JSON list, one answer pe
   ["procs", MARKER]         -> how many processes have MARKER in their command line
   ["wait", MARKER, N, SECS] -> that count, once it is N or SECS have passed
   ["many", [[NAME, ARGS], ...]] -> every call made at once; each result's text, in order
+  ["notices"]               -> the methods of the notifications received since the last
+                               "notices" step (the SDK's message_handler)
+  ["abandon", NAME, ARGS, SECS] -> the call, given up after SECS: the SDK then sends
+                               notifications/cancelled; "abandoned", or the result if it came
+  ["read", PATH, SECS, SKIP] -> the text of file PATH once it is neither empty nor SKIP, or
+                               null when SECS have passed
+  ["capabilities"]          -> the server's capabilities from initialize
 """
 
 import asyncio
@@ -42,12 +49,41 @@ async def main():
         command=sys.argv[2], args=sys.argv[3:], env=dict(os.environ), cwd=os.getcwd()
     )
     answers = []
+    notices = []
+
+    async def on_message(message):
+        method = getattr(message, "method", None)
+        if method is not None:
+            notices.append(method)
+
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=on_message) as session:
             init = await session.initialize()
             answers.append({"server": init.server_info.name})
             for step in steps:
-                if step[0] == "list":
+                if step[0] == "notices":
+                    answers.append(list(notices))
+                    notices.clear()
+                elif step[0] == "capabilities":
+                    answers.append(init.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True))
+                elif step[0] == "abandon":
+                    try:
+                        result = await session.call_tool(step[1], step[2], read_timeout_seconds=step[3])
+                        answers.append(dump(result))
+                    except Exception as e:  # the SDK's timeout error, after it sent the cancel
+                        answers.append("abandoned" if "timed out" in str(e) else f"error: {e}")
+                elif step[0] == "read":
+                    text = None
+                    for _ in range(int(step[2] * 20)):
+                        if os.path.exists(step[1]):
+                            with open(step[1]) as f:
+                                text = f.read()
+                            if text and text != step[3]:
+                                break
+                            text = None
+                        await asyncio.sleep(0.05)
+                    answers.append(text)
+                elif step[0] == "list":
                     tools = dump(await session.list_tools())
                     answers.append({
                         "names": [t["name"] for t in tools["tools"]],
