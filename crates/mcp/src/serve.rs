@@ -356,3 +356,92 @@ impl Drop for Slot<'_> {
         self.0.freed.notify_one();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use super::{Handler, Notifier, serve};
+    use crate::Cancel;
+
+    /// `wait` blocks until cancelled; `quick` answers at once; `announce` says the tools changed.
+    struct Tools {
+        notifier: Notifier,
+    }
+
+    impl Handler for Tools {
+        fn name(&self) -> &str {
+            "t"
+        }
+        fn instructions(&self) -> String {
+            String::new()
+        }
+        fn refuse(&self, _tool: &str) -> Option<String> {
+            None
+        }
+        fn list_tools(&self) -> Result<Value, String> {
+            Ok(json!({"tools": []}))
+        }
+        fn call_tool(&self, params: &Value, cancel: &Cancel) -> Value {
+            match params["name"].as_str() {
+                Some("wait") => {
+                    let (done, cancelled) = mpsc::channel();
+                    cancel.on_cancel(move |why| {
+                        let _ = done.send(why.to_string());
+                    });
+                    let why = cancelled.recv_timeout(Duration::from_secs(30));
+                    json!({"content": [{"type": "text", "text": format!("{why:?}")}]})
+                }
+                Some("announce") => {
+                    self.notifier.notify("notifications/tools/list_changed");
+                    json!({"content": []})
+                }
+                _ => json!({"content": [{"type": "text", "text": "quick"}]}),
+            }
+        }
+        fn notifier(&self) -> Option<&Notifier> {
+            Some(&self.notifier)
+        }
+    }
+
+    #[test]
+    fn a_cancelled_call_is_not_answered_while_later_calls_and_notifications_are() {
+        let (input, mut to_server) = std::io::pipe().unwrap();
+        let (from_server, output) = std::io::pipe().unwrap();
+        let service = Tools {
+            notifier: Notifier::default(),
+        };
+        let server = std::thread::spawn(move || {
+            serve(&service, BufReader::new(input), output, std::io::sink())
+        });
+        let mut lines = BufReader::new(from_server).lines();
+        let mut next =
+            || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+        let mut send = move |message: Value| writeln!(to_server, "{message}").unwrap();
+        let call = |id: u64, name: &str| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name}});
+        send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}));
+        assert_eq!(
+            next()["result"]["capabilities"]["tools"]["listChanged"],
+            true
+        );
+        send(call(2, "wait"));
+        send(call(3, "quick"));
+        assert_eq!(next()["id"], 3, "answered while call 2 waits");
+        send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}),
+        );
+        send(call(4, "announce"));
+        assert_eq!(next()["method"], "notifications/tools/list_changed");
+        assert_eq!(next()["id"], 4);
+        drop(send);
+        server.join().unwrap().unwrap();
+        let rest: Vec<Value> = std::iter::from_fn(|| lines.next())
+            .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+            .collect();
+        assert_eq!(rest, Vec::<Value>::new(), "no answer to the cancelled call");
+    }
+}
