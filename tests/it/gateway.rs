@@ -493,7 +493,8 @@ impl Raw {
         stdin.flush().unwrap();
     }
 
-    /// The response to request `id`, reading (and keeping) every message before it.
+    /// The response to request `id`, reading (and keeping) every message before it; with
+    /// `u64::MAX` (no request's id), the next message.
     fn response(&mut self, id: u64) -> Value {
         loop {
             let message = self
@@ -501,9 +502,16 @@ impl Raw {
                 .recv_timeout(std::time::Duration::from_secs(120))
                 .expect("dotpack serve stopped answering");
             self.seen.push(message.clone());
-            if message["id"] == id {
+            if message["id"] == id || id == u64::MAX {
                 return message;
             }
+        }
+    }
+
+    /// Reads (and keeps) messages until notification `method` has come.
+    fn notification(&mut self, method: &str) {
+        while !self.seen.iter().any(|m| m["method"] == method) {
+            self.response(u64::MAX);
         }
     }
 
@@ -562,4 +570,58 @@ fn a_cancelled_call_gets_no_response_while_the_servers_other_calls_are_answered(
         !seen.iter().any(|m| m["id"] == 2),
         "no response to the cancelled request: {seen:?}"
     );
+}
+
+#[test]
+fn a_streamable_http_servers_call_is_cancelled_at_the_server_and_its_tool_change_reaches_the_client()
+ {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let report = env.home.path().join("web.report").display().to_string();
+    let port = crate::probe::free_port();
+    let _web = crate::probe::Running(
+        Command::new(&python)
+            .arg(script("server.py"))
+            .args(["http", &port.to_string()])
+            .env("PYDEMO_CHANGING", &report)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for_port(port);
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\ngateway = \"direct\"\n\n[servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"),
+    );
+    let call = |id: u64, tool: &str, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}});
+    let mut raw = Raw::start(&env);
+    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    raw.response(1);
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    raw.send(call(2, "web__slow", json!({"seconds": 60})));
+    assert_eq!(wait_for_text(&report, ""), "started");
+    raw.send(call(3, "web__add", json!({"a": 1, "b": 2})));
+    assert_eq!(text(&raw.response(3)["result"]), "3");
+    raw.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 2, "reason": "the user gave up"}}),
+    );
+    assert_eq!(wait_for_text(&report, "started"), "cancelled");
+    raw.send(call(4, "web__grow", json!({})));
+    assert_eq!(text(&raw.response(4)["result"]), "grown");
+    // The server says so on its standing event stream, which the gateway reads.
+    raw.notification("notifications/tools/list_changed");
+    raw.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}));
+    let listed = raw.response(5);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"web__times"), "{names:?}");
+    let seen = raw.finish();
+    assert!(!seen.iter().any(|m| m["id"] == 2), "{seen:?}");
 }

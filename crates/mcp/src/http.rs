@@ -378,6 +378,44 @@ impl Http {
         Ok(())
     }
 
+    /// Reads the server's standing event stream (a `GET` of its URL in the session) and hands
+    /// each notification on it to the connection's notices, until the stream ends: the server
+    /// closes it, the session is deleted, or the server offers none (405). Runs on a thread of
+    /// its own; the server's requests on it are answered as in a response.
+    pub(crate) fn listen(mut self) {
+        let Some(session) = self.session.get() else {
+            return;
+        };
+        let mut request = self
+            .agent
+            .get(&self.url)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", session.as_str());
+        for (name, value) in &self.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        if let Some(version) = self.protocol_version.get() {
+            request = request.header("MCP-Protocol-Version", version.as_str());
+        }
+        let Ok(response) = request.call() else {
+            return;
+        };
+        if !response.status().is_success()
+            || !content_type(&response).starts_with("text/event-stream")
+        {
+            return;
+        }
+        let body = response
+            .into_body()
+            .into_with_config()
+            .limit(MAX_BODY)
+            .reader();
+        let _ = read_events(body, &mut |value| {
+            // No request of ours is answered here: id 0 is never sent.
+            self.find_in_messages(0, value).map(|_| false)
+        });
+    }
+
     /// Ends the session (`DELETE` with its id), as [`Transport::close`] does.
     pub fn end(&mut self) {
         self.close(true);

@@ -2,7 +2,8 @@
 //! on one server at once, each response matched to its request by id; a request can be
 //! cancelled (the server is sent `notifications/cancelled` with the id it knows, and the caller
 //! stops waiting); and the server's notifications reach a [`Notices`] callback as they come
-//! (over stdio between calls too; over streamable HTTP, those in the answers to requests).
+//! (over stdio between calls too; over streamable HTTP, those in the answers to requests and on
+//! the session's standing event stream, a `GET` read on a thread of its own).
 //!
 //! [`crate::Client`] makes one request at a time, which is all `probe`, `call` and `verify`
 //! need. The two share the handshake, the parsing of answers and the transports' limits.
@@ -208,6 +209,11 @@ impl SharedClient {
         client
             .notify(&jsonrpc::notification("notifications/initialized", None))
             .map_err(|f| client.failure(f))?;
+        if let Link::Http(http) = &client.link {
+            // The server's notifications outside any answer come on its standing stream.
+            let http = lock(http).clone();
+            std::thread::spawn(move || http.listen());
+        }
         Ok(client)
     }
 
