@@ -2,7 +2,8 @@
 # What `dotpack run` adds before the server starts: `dotpack run --pin … -- /bin/true` against
 # `/bin/true` alone, without secrets, with one secret read from the Secret Service (a private bus
 # and an unlocked gnome-keyring-daemon, as in tests/it/secrets.rs), and with one taken from the
-# environment where no store answers. Needs hyperfine, dbus-daemon, dbus-send and
+# environment where no store answers; and, where libsecret-tools is installed, `secret-tool lookup`
+# of the same secret. Needs hyperfine, dbus-daemon, dbus-send and
 # gnome-keyring-daemon (Debian: dbus, gnome-keyring).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -74,6 +75,12 @@ echo "== dotpack run --pin … -- /bin/true (no secret)"
 run nosecret "$bin run --pin $plain -- /bin/true"
 echo "== dotpack run --pin … --secret TOKEN -- /bin/true (from gnome-keyring over D-Bus)"
 run store "$bin run --pin $with_secret --secret TOKEN -- /bin/true"
+if command -v secret-tool >/dev/null; then
+  # The platform's own client (libsecret, Debian: libsecret-tools) reading the same secret: what
+  # a Secret Service lookup costs whoever makes it.
+  echo "== secret-tool lookup service dotpack username TOKEN (libsecret, for comparison)"
+  run secret_tool "secret-tool lookup service dotpack username TOKEN"
+fi
 echo "== the same, the bus found at \$XDG_RUNTIME_DIR/bus (DBUS_SESSION_BUS_ADDRESS unset)"
 run runtime_dir "env -u DBUS_SESSION_BUS_ADDRESS $bin run --pin $with_secret --secret TOKEN -- /bin/true"
 echo "== the same, no store answering, TOKEN from the environment"

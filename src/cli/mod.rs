@@ -415,6 +415,9 @@ pub fn main() -> ExitCode {
         Command::Run(args) => return run_launcher(args, &printer),
         command => Cli { command, ..cli },
     };
+    // Before any thread: every command reaches the credential store the way the launcher does,
+    // so `doctor` and `secret` see what a server started by a host will see.
+    crate::ops::secrets::find_session_bus();
     printer.start_logging(cli.global.verbose);
     let settings = match cli.global.settings() {
         Ok(mut settings) => {

@@ -48,18 +48,6 @@ pub fn command(scope: Scope) -> String {
 /// The command every teammate can run: dotpack on the PATH.
 pub const PORTABLE_COMMAND: &str = "dotpack";
 
-/// Whether [`PORTABLE_COMMAND`] is on this machine's PATH, as a host started from this shell
-/// would look for it.
-pub fn portable_command_found() -> bool {
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    std::env::split_paths(&path).any(|dir| {
-        let candidate = dir.join(PORTABLE_COMMAND);
-        std::fs::metadata(&candidate).is_ok_and(|m| m.is_file())
-    })
-}
-
 /// The environment variable carrying header `name` to the bridge: `DOTPACK_HEADER_` and the
 /// name in capitals with every other character as `_` (`X-Api-Key` -> `DOTPACK_HEADER_X_API_KEY`).
 pub fn header_var(name: &str) -> String {

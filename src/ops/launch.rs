@@ -14,7 +14,7 @@
 use anyhow::Result;
 
 use crate::model::launcher::{PIN_PREFIX, pin};
-use crate::ops::secrets;
+use crate::ops::secrets::{self, BUS_VAR, find_session_bus};
 use crate::util::error::Error;
 
 /// What the entry asks for: `dotpack run [--pin DIGEST] [--secret NAME]... -- COMMAND ARGS...`.
@@ -150,42 +150,6 @@ pub fn record_pins(home: &std::path::Path, pins: &[String]) -> Result<()> {
         text.as_bytes(),
         crate::util::fsutil::WriteOptions::PRIVATE,
     )
-}
-
-const BUS_VAR: &str = "DBUS_SESSION_BUS_ADDRESS";
-
-/// Where a host passed no session bus address (unset, or set but empty): the first of
-/// `$XDG_RUNTIME_DIR/bus` and `/run/user/UID/bus` that is a socket becomes this process's
-/// `DBUS_SESSION_BUS_ADDRESS`, so that the store is reached the way the platform defines it.
-/// Returns whether it set the variable.
-#[cfg(all(unix, not(target_os = "macos")))]
-pub(super) fn find_session_bus() -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    if std::env::var_os(BUS_VAR).is_some_and(|v| !v.is_empty()) {
-        return false;
-    }
-    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from);
-    let user =
-        std::path::PathBuf::from(format!("/run/user/{}", rustix::process::getuid().as_raw()));
-    let Some(socket) = runtime
-        .into_iter()
-        .chain([user])
-        .map(|dir| dir.join("bus"))
-        .find(|path| std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket()))
-    else {
-        return false;
-    };
-    // SAFETY: the launcher runs before any thread is started (`cli::main` sends `dotpack run`
-    // here first: no logging, no spinner), so nothing reads the environment meanwhile.
-    unsafe { std::env::set_var(BUS_VAR, format!("unix:path={}", socket.display())) };
-    true
-}
-
-#[cfg(not(all(unix, not(target_os = "macos"))))]
-pub(super) fn find_session_bus() -> bool {
-    false
 }
 
 fn check_pin(expected: &str, program: &str, args: &[String], names: &[String]) -> Result<()> {

@@ -11,8 +11,9 @@ use anyhow::Result;
 
 use crate::model::launcher::remote_pin;
 use crate::ops::launch::{
-    LaunchOptions, check_pin_of, find_session_bus, from_environment, secret_value, written_here,
+    LaunchOptions, check_pin_of, from_environment, secret_value, written_here,
 };
+use crate::ops::secrets::find_session_bus;
 use crate::util::error::Error;
 
 /// Serves stdio as the remote server at `url`; returns 0 when the host closes stdin.

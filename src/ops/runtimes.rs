@@ -4,7 +4,7 @@
 //! is what the host will start, launcher entries included; nothing is started or fetched.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -43,7 +43,7 @@ pub fn check(settings: &Settings, project: &Project, path: Option<&str>) -> Vec<
     let dirs: Vec<PathBuf> = path
         .map(|p| std::env::split_paths(p).collect())
         .unwrap_or_default();
-    let found = |program: &str| find_program(program, &dirs, project.root());
+    let found = |program: &str| crate::util::program::found(program, &dirs, project.root());
     let mut by_file: BTreeMap<String, (Target, Vec<&Claim>)> = BTreeMap::new();
     let claims = super::all_claims(project);
     for claim in claims.iter().filter(|c| mine(project, c)) {
@@ -159,45 +159,6 @@ fn program_name(program: &str) -> &str {
         .unwrap_or(name)
 }
 
-/// Whether `program` can be started: a path (relative ones from the project root) to an
-/// executable file, or a name found in one of `dirs`.
-fn find_program(program: &str, dirs: &[PathBuf], root: &Path) -> bool {
-    if program.contains('/') || program.contains('\\') {
-        let path = Path::new(program);
-        let path = match path.is_absolute() {
-            true => path.to_path_buf(),
-            false => root.join(path),
-        };
-        return is_executable(&path);
-    }
-    dirs.iter().any(|dir| {
-        std::iter::once(program.to_string())
-            .chain(
-                cfg!(windows)
-                    .then(|| [".exe", ".cmd", ".bat"].map(|ext| format!("{program}{ext}")))
-                    .into_iter()
-                    .flatten(),
-            )
-            .any(|name| is_executable(&dir.join(name)))
-    })
-}
-
-/// Whether `path` is a file this user could run (on Windows, any file: its extension decides).
-fn is_executable(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
-}
-
 /// What to do about a missing `program` that server `server` needs.
 fn fix_for(program: &str, server: &str) -> String {
     match program_name(program) {
@@ -255,30 +216,6 @@ mod tests {
         for (fields, want) in cases {
             assert_eq!(needed(&server(fields.clone())), want, "{fields}");
         }
-    }
-
-    #[test]
-    fn programs_are_found_on_the_path_or_as_paths_from_the_project() {
-        let dir = tempfile::tempdir().unwrap();
-        let bin = dir.path().join("bin");
-        std::fs::create_dir(&bin).unwrap();
-        let tool = bin.join("tool");
-        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
-        let plain = bin.join("plain");
-        std::fs::write(&plain, "data").unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-            std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
-        }
-        let dirs = vec![bin.clone()];
-        assert!(find_program("tool", &dirs, dir.path()));
-        assert!(!find_program("plain", &dirs, dir.path()), "not executable");
-        assert!(!find_program("absent", &dirs, dir.path()));
-        assert!(find_program("./bin/tool", &[], dir.path()));
-        assert!(find_program(tool.to_str().unwrap(), &[], Path::new("/")));
-        assert!(!find_program("./bin/absent", &dirs, dir.path()));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::hosts::{HostAdapter, HostEnv, is_desktop_app};
+use crate::model::hosts::{HostAdapter, HostEnv};
 
 /// How a server receives one secret.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -241,7 +241,7 @@ fn through_launcher(
     {
         return (Via::LauncherStore, (None, None));
     }
-    let desktop = is_desktop_app(host.id);
+    let desktop = host.desktop_app;
     if !desktop && (sources.in_environment)(name) {
         return (Via::LauncherEnvironment, (None, None));
     }
@@ -281,7 +281,7 @@ fn expanded(host: &HostAdapter, name: &str, sources: &Sources) -> Why {
          hosts) and run `dotpack secret set {name}`",
         host.id
     );
-    if is_desktop_app(host.id) {
+    if host.desktop_app {
         return (
             Some(format!(
                 "the entry holds only a reference to {name}, and {}, a desktop app, does not \

@@ -8,9 +8,10 @@
 //! would be exactly what the store is for avoiding, so the error says what to start instead.
 //!
 //! On Linux, without `DBUS_SESSION_BUS_ADDRESS`, libdbus looks for the session bus at
-//! `$XDG_RUNTIME_DIR/bus` (it is built without X11 autolaunch, so it never starts a bus); the launcher (`ops::launch`) looks past an
-//! empty address and a runtime folder without a bus too, so that an entry started by a host with
-//! little more than HOME still reaches the store.
+//! `$XDG_RUNTIME_DIR/bus` (it is built without X11 autolaunch, so it never starts a bus);
+//! [`find_session_bus`] looks past an empty address and a runtime folder without a bus too, to
+//! `/run/user/UID/bus`, so that the launcher and the gateway, started by a host with little more
+//! than HOME, and `doctor` and `secret` all reach the same store.
 
 use anyhow::Result;
 
@@ -158,3 +159,68 @@ const NO_STORE: &str = "dotpack keeps secrets in the login Keychain; check that 
 const NO_STORE: &str = "dotpack keeps secrets in the Windows Credential Manager; check that it \
     runs. Without it, give servers their secrets as environment variables ({{env.NAME}} \
     references), or write values with --resolve-env";
+
+pub const BUS_VAR: &str = "DBUS_SESSION_BUS_ADDRESS";
+
+/// Where a host passed no session bus address (unset, or set but empty): the first of
+/// `$XDG_RUNTIME_DIR/bus` and `/run/user/UID/bus` that is a socket becomes this process's
+/// `DBUS_SESSION_BUS_ADDRESS`, so that the store is reached the way the platform defines it.
+/// Returns whether it set the variable.
+#[cfg(all(unix, not(target_os = "macos")))]
+pub fn find_session_bus() -> bool {
+    if std::env::var_os(BUS_VAR).is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from);
+    let user =
+        std::path::PathBuf::from(format!("/run/user/{}", rustix::process::getuid().as_raw()));
+    let Some(socket) = session_bus_socket(runtime.into_iter().chain([user])) else {
+        return false;
+    };
+    // SAFETY: called only from `cli::main` before any thread is started (no logging, no
+    // spinner yet), so nothing reads the environment meanwhile.
+    unsafe { std::env::set_var(BUS_VAR, format!("unix:path={}", socket.display())) };
+    true
+}
+
+/// The first `DIR/bus` of `dirs` that is a socket.
+#[cfg(all(unix, not(target_os = "macos")))]
+fn session_bus_socket(
+    dirs: impl IntoIterator<Item = std::path::PathBuf>,
+) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    dirs.into_iter()
+        .map(|dir| dir.join("bus"))
+        .find(|path| std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket()))
+}
+
+#[cfg(not(all(unix, not(target_os = "macos"))))]
+pub fn find_session_bus() -> bool {
+    false
+}
+
+#[cfg(all(test, unix, not(target_os = "macos")))]
+mod tests {
+    use super::session_bus_socket;
+
+    /// A runtime folder without a bus (or with a plain file named `bus`) is passed over for the
+    /// next one, as `/run/user/UID` is after an `XDG_RUNTIME_DIR` a host set to somewhere else.
+    #[test]
+    fn the_bus_is_the_first_socket_of_the_runtime_folders() {
+        let root = tempfile::TempDir::new().expect("temp dir");
+        let [empty, file, socket] = ["empty", "file", "socket"].map(|n| root.path().join(n));
+        for dir in [&empty, &file, &socket] {
+            std::fs::create_dir(dir).expect("folder");
+        }
+        std::fs::write(file.join("bus"), "").expect("plain file");
+        let _listener =
+            std::os::unix::net::UnixListener::bind(socket.join("bus")).expect("bind a socket");
+        assert_eq!(
+            session_bus_socket([empty.clone(), file.clone(), socket.clone()]),
+            Some(socket.join("bus"))
+        );
+        assert_eq!(session_bus_socket([empty, file]), None);
+    }
+}

@@ -903,7 +903,7 @@ impl<'i, 'a> FileEdit<'i, 'a> {
             && prepared.as_ref().is_ok_and(|p| {
                 p.command.as_deref() == Some(crate::model::bridge_server::PORTABLE_COMMAND)
             })
-            && !crate::model::bridge_server::portable_command_found()
+            && !crate::util::program::on_path(crate::model::bridge_server::PORTABLE_COMMAND)
         {
             self.warnings.push(format!(
                 "{}#{}: runs `dotpack {}` with `dotpack` from the PATH, which has no `dotpack` here: put dotpack on your PATH (as every teammate's is), or set DOTPACK_BRIDGE_COMMAND",

@@ -213,7 +213,35 @@ pub fn through_launcher(
             .collect(),
     );
     out.command = Some(command);
+    if !secrets.is_empty() {
+        forward_session_bus(host, &mut out);
+    }
     Ok(out)
+}
+
+/// The variables that tell the launcher where the user's session bus, and so the credential
+/// store, is.
+const SESSION_BUS_VARS: [&str; 2] = ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"];
+
+/// For a host that passes its servers only the variables an entry names (Codex's `env_vars`),
+/// names the session bus's, so the launcher finds the store where the user's session says (a
+/// `dbus-launch` session, a container) and not only at `/run/user/UID/bus`.
+fn forward_session_bus(host: &HostAdapter, out: &mut Server) {
+    if !concept_of("env_vars").is_some_and(|c| host.expresses(c)) {
+        return;
+    }
+    let toml::Value::Array(names) = out
+        .extensions
+        .entry("env_vars".to_string())
+        .or_insert_with(|| toml::Value::Array(Vec::new()))
+    else {
+        return;
+    };
+    for var in SESSION_BUS_VARS {
+        if !names.iter().any(|n| n.as_str() == Some(var)) {
+            names.push(toml::Value::String(var.to_string()));
+        }
+    }
 }
 
 /// Whether `host` needs the launcher's proxy to reach remote `server` with its secrets: it speaks
@@ -288,6 +316,9 @@ fn through_proxy(
             .collect(),
     );
     out.command = Some(command);
+    if !secrets.is_empty() {
+        forward_session_bus(host, &mut out);
+    }
     Ok(out)
 }
 
@@ -1591,5 +1622,43 @@ mod tests {
         let b = on("codex", toml).unwrap();
         assert_eq!(a.entry.to_string(), b.entry.to_string());
         assert_eq!(a, b);
+    }
+
+    /// Codex passes a server only the variables an entry names: a launcher entry with a secret
+    /// names the session bus's, after the user's own; a host that passes its whole environment
+    /// gets no such field, and an entry without a secret needs none.
+    #[test]
+    fn a_launcher_entry_for_codex_names_the_session_bus_variables() {
+        let launched = |host: &str, toml: &str| {
+            through_launcher(
+                adapter(host).unwrap(),
+                &server(toml),
+                &Props::new(),
+                "dotpack".to_string(),
+            )
+            .unwrap()
+            .extensions
+            .get("env_vars")
+            .cloned()
+        };
+        let secret = "command = \"x\"\nenv = { T = \"{{env.T}}\" }\nenv_vars = [\"MINE\"]\n";
+        assert_eq!(
+            launched("codex", secret),
+            Some(toml::Value::Array(
+                ["MINE", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
+                    .map(|v| toml::Value::String(v.to_string()))
+                    .to_vec()
+            ))
+        );
+        let remote = "url = \"https://x.example/mcp\"\nhttp_headers = { A = \"{{env.T}}\" }\n";
+        assert!(launched("codex", remote).is_some());
+        assert_eq!(launched("codex", "command = \"x\"\n"), None);
+        assert_eq!(
+            launched(
+                "claude-code",
+                "command = \"x\"\nenv = { T = \"{{env.T}}\" }\n"
+            ),
+            None
+        );
     }
 }

@@ -115,7 +115,7 @@ pub fn stage(path: &Path, bytes: &[u8], options: WriteOptions) -> Result<Staged>
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)
         .and_then(|()| {
-            if options.sync_file {
+            if options.sync_file && durable() {
                 tmp.as_file().sync_all()
             } else {
                 Ok(())
@@ -305,9 +305,21 @@ pub fn has_parent_component(path: &Path) -> bool {
     path.components().any(|c| c == Component::ParentDir)
 }
 
+/// Whether writes are flushed to disk: yes, unless `DOTPACK_FSYNC=0`, read once. Turning it off
+/// (as git's test suite does with `GIT_TEST_FSYNC=0`) keeps every ordering and rename, so a killed
+/// process still leaves each file before or after, and gives up only surviving a power loss: for
+/// test suites and throwaway machines, where the flushes are most of a command's time.
+pub fn durable() -> bool {
+    static DURABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DURABLE.get_or_init(|| std::env::var_os("DOTPACK_FSYNC").is_none_or(|v| v != "0"))
+}
+
 /// Flushes a folder's entries so a rename survives power loss. Best effort: not every platform
 /// or file system allows opening a directory.
 pub fn sync_dir(dir: &Path) {
+    if !durable() {
+        return;
+    }
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
     }

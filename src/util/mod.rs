@@ -7,5 +7,6 @@ pub mod error;
 pub(crate) mod fence;
 pub(crate) mod fsutil;
 pub(crate) mod portable;
+pub(crate) mod program;
 pub(crate) mod suggest;
 pub(crate) mod text;

@@ -102,8 +102,12 @@ fn proxy_tools_search_describe_and_call_three_servers_each_started_on_its_first_
         assert!(found.contains(line), "{found}");
     }
     let described: Value = serde_json::from_str(&text(&answers[3])).unwrap();
-    assert_eq!(described[0]["name"], "add");
-    assert_eq!(described[0]["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(described["server"], "py");
+    assert_eq!(described["tools"][0]["name"], "add");
+    assert_eq!(
+        described["tools"][0]["inputSchema"]["required"],
+        json!(["a", "b"])
+    );
     assert_eq!(answers[4], 0, "search and describe answer from the cache");
     assert_eq!(text(&answers[5]), "42");
     assert_eq!(answers[6], 1, "the first call started the server");
@@ -424,7 +428,7 @@ fn on_the_proxy_surface_search_sees_new_tools_and_a_pinned_tool_that_changed_sta
         answers[1]
     );
     let described: Value = serde_json::from_str(&text(&answers[2])).unwrap();
-    assert_eq!(described[0]["description"], "Shout hello to someone.");
+    assert_eq!(described["tools"][0]["description"], "Shout hello to someone.");
     assert_eq!(text(&answers[3]), "grown");
     for (answer, change) in [
         (&answers[4], "tool `greet` changed its"),

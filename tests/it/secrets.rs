@@ -432,18 +432,31 @@ fn a_launcher_entry_gives_each_host_the_stored_secret_and_no_file_holds_it() {
 /// is typed is not shown, and no file holds it.
 #[test]
 fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
+    add_asks_on_a_terminal_for(
+        "[servers.vault]\ncommand = \"vault-mcp\"\nargs = []\nenv = { VAULT_TOKEN = \"{{env.VAULT_TOKEN}}\" }\n",
+        "VAULT_TOKEN",
+    );
+}
+
+/// A remote server's header secret is asked for the same way: the launcher's proxy sends it.
+#[test]
+fn on_a_terminal_add_asks_for_a_remote_servers_header_secret() {
+    add_asks_on_a_terminal_for(
+        "[servers.vault]\nurl = \"https://vault.example.com/mcp\"\nhttp_headers = { Authorization = \"Bearer {{env.VAULT_API_KEY}}\" }\n",
+        "VAULT_API_KEY",
+    );
+}
+
+/// `add vault` on a terminal, for a package whose only server is `server`: it asks for `var`,
+/// hides what is typed, keeps it in the store, and no file under HOME holds it.
+fn add_asks_on_a_terminal_for(server: &str, var: &str) {
     use std::io::{Read, Write};
     let env = Env::new();
     let Some(keyring) = Keyring::start(env.home.path()) else {
         return;
     };
-    let reg = crate::support::build_registry(
-        &env,
-        &[(
-            "vault",
-            "[package]\nname = \"vault\"\nversion = \"1.0.0\"\n\n[servers.vault]\ncommand = \"vault-mcp\"\nargs = []\nenv = { VAULT_TOKEN = \"{{env.VAULT_TOKEN}}\" }\n",
-        )],
-    );
+    let package = format!("[package]\nname = \"vault\"\nversion = \"1.0.0\"\n\n{server}");
+    let reg = crate::support::build_registry(&env, &[("vault", package.as_str())]);
     env.write(
         "dotpack.toml",
         "[project]\nhosts = [\"claude-code\"]\nlauncher = true\n",
@@ -452,7 +465,7 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
     cmd.env("DOTPACK_REGISTRY", &reg)
         .env("DBUS_SESSION_BUS_ADDRESS", &keyring.address)
         .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
-        .env_remove("VAULT_TOKEN")
+        .env_remove(var)
         .args(["add", "vault"]);
     let mut script = crate::support::terminal(&cmd);
     let mut child = script
@@ -478,7 +491,7 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
     assert!(status.success(), "{shown}");
     assert!(!shown.contains(VALUE), "the secret was shown: {shown}");
     assert!(
-        shown.contains("Stored VAULT_TOKEN in the OS credential store"),
+        shown.contains(&format!("Stored {var} in the OS credential store")),
         "{shown}"
     );
     assert_eq!(
@@ -491,7 +504,7 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
     list.args(["secret", "list"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("VAULT_TOKEN"));
+        .stdout(predicates::str::contains(var));
 }
 
 /// A host that can neither expand nor forward a variable (Claude Desktop) offers the launcher
@@ -618,4 +631,67 @@ fn add_with_launcher_records_it_and_every_host_runs_the_launcher() {
         assert!(!text.contains("{{env."), "{name}: {text}");
     }
     env.dotpack().arg("status").assert().success();
+}
+
+/// The gateway, started by a host that passes little more than HOME (an empty bus address, as
+/// a host that forwards only named variables does), starts a server with its secret from the
+/// store: the host's one `dotpack` entry needs no secret, and the value is in no file.
+#[test]
+fn the_gateway_started_with_an_empty_environment_gives_a_server_its_stored_secret() {
+    use std::io::Write;
+    let env = Env::new();
+    let Some(keyring) = Keyring::start(env.home.path()) else {
+        return;
+    };
+    set_secret(&env, &keyring, "TOKEN", VALUE);
+    let record = env.home.path().join("received");
+    let args: Vec<String> = recorder(&record).iter().map(|a| format!("{a:?}")).collect();
+    env.write(
+        "dotpack.toml",
+        &format!(
+            "[project]\ngateway = true\ngateway_lifecycle = \"keep-alive\"\n\n\
+             [servers.rec]\ncommand = \"sh\"\nargs = [{}]\nenv = {{ TOKEN = \"{{{{env.TOKEN}}}}\" }}\n",
+            args.join(", ")
+        ),
+    );
+    let mut serve = env.process_in(&env.project);
+    serve
+        .env_clear()
+        .env("HOME", env.home.path())
+        .env("DOTPACK_HOME", env.home.path().join(".dotpack"))
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DBUS_SESSION_BUS_ADDRESS", "")
+        .env("XDG_RUNTIME_DIR", &keyring.runtime_dir)
+        .args(["--trust", "serve"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = serve.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !(record.exists() && record.with_extension("cmdline").exists())
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_no_value(&out);
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap_or_default(),
+        VALUE,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cmdline = std::fs::read_to_string(record.with_extension("cmdline")).unwrap();
+    assert!(!cmdline.contains(VALUE), "{cmdline}");
+    assert_eq!(
+        files_containing(env.home.path(), VALUE, std::slice::from_ref(&record)),
+        Vec::<std::path::PathBuf>::new()
+    );
 }

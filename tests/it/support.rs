@@ -52,6 +52,9 @@ impl Env {
             // Every command asks the registry, as tests change what it serves between them;
             // tests of the max-age set it themselves.
             .env("DOTPACK_CACHE_MAX_AGE", "0")
+            // No flushes to disk, as git's tests run with GIT_TEST_FSYNC=0: a temp HOME need not
+            // survive a power loss. The interruption tests turn them back on.
+            .env("DOTPACK_FSYNC", "0")
             .env_remove("DOTPACK_COLOR")
             .env_remove("FORCE_COLOR")
             .env_remove("DOTPACK_REGISTRY")

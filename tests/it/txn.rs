@@ -134,6 +134,7 @@ fn every_interruption_point_leaves_all_files_before_or_after() {
     // 5 host files, dotpack.toml and dotpack.lock: 7 replacements, so 8 interruption points.
     for k in 0..=7 {
         env.with_registry(&reg, &["add", "p1"])
+            .env_remove("DOTPACK_FSYNC")
             .env("DOTPACK_FAULT", format!("fail-after:{k}"))
             .assert()
             .code(1)
@@ -143,6 +144,7 @@ fn every_interruption_point_leaves_all_files_before_or_after() {
 
         let out = env
             .with_registry(&reg, &["add", "p1"])
+            .env_remove("DOTPACK_FSYNC")
             .env("DOTPACK_FAULT", format!("abort-after:{k}"))
             .output()
             .expect("run dotpack");

@@ -35,6 +35,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     hooks: EntryHooks::NONE,
     new_file: "",
     program: Some("q"),
+    desktop_app: false,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

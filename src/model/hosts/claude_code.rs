@@ -41,6 +41,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     hooks: EntryHooks::NONE,
     new_file: "",
     program: Some("claude"),
+    desktop_app: false,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

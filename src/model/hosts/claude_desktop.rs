@@ -34,4 +34,5 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     hooks: EntryHooks::NONE,
     new_file: "",
     program: None,
+    desktop_app: true,
 };

@@ -48,4 +48,5 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     hooks: EntryHooks::NONE,
     new_file: "",
     program: Some("cline"),
+    desktop_app: false,
 };

@@ -49,6 +49,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     // are the lines of the file Continue itself writes first.
     new_file: "name: Local Config\nversion: 1.0.0\nschema: v1\n",
     program: None,
+    desktop_app: false,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

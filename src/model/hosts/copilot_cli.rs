@@ -49,6 +49,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     new_file: "",
     program: Some("copilot"),
+    desktop_app: false,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

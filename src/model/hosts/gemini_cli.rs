@@ -51,6 +51,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     hooks: EntryHooks::NONE,
     new_file: "",
     program: Some("gemini"),
+    desktop_app: false,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -64,6 +64,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     new_file: "",
     program: Some("goose"),
+    desktop_app: false,
 };
 
 /// Its spellings, in concept-table order.

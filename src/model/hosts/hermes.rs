@@ -62,6 +62,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     new_file: "",
     program: Some("hermes"),
+    desktop_app: false,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -289,6 +289,10 @@ pub struct HostAdapter {
     /// (`claude`, `codex`, …); `None` for desktop applications, whose command-line helpers are
     /// optional.
     pub program: Option<&'static str>,
+    /// A desktop app: started from a desktop launcher (the macOS Dock above all), it does not
+    /// inherit the shell's exported variables, so a reference in its entries finds nothing
+    /// there. `doctor` says so for an entry that relies on one.
+    pub desktop_app: bool,
 }
 
 #[cfg(test)]
@@ -318,6 +322,7 @@ impl HostAdapter {
             hooks: EntryHooks::NONE,
             new_file: "",
             program: None,
+            desktop_app: false,
         }
     }
 }
@@ -360,24 +365,6 @@ pub static ADAPTERS: &[HostAdapter] = &[
 /// The adapter of host `id`.
 pub fn adapter(id: &str) -> Option<&'static HostAdapter> {
     ADAPTERS.iter().find(|a| a.id == id)
-}
-
-/// The hosts that are desktop apps: started from a desktop launcher (the macOS Dock above all),
-/// they do not inherit the shell's exported variables, so a reference in their entries finds
-/// nothing there (issue 23). `doctor` says so for an entry that relies on one.
-const DESKTOP_APPS: &[&str] = &[
-    "claude-desktop",
-    "cursor",
-    "vscode",
-    "windsurf",
-    "zed",
-    "antigravity",
-    "cline",
-];
-
-/// Whether host `id` is a desktop app that does not inherit the shell's environment.
-pub fn is_desktop_app(id: &str) -> bool {
-    DESKTOP_APPS.contains(&id)
 }
 
 /// Whether `id` names a host dotpack knows.

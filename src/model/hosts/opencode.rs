@@ -45,6 +45,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     hooks: EntryHooks::NONE,
     new_file: "",
     program: Some("opencode"),
+    desktop_app: false,
 };
 
 /// Its spellings, in concept-table order.

@@ -97,6 +97,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     new_file: "",
     program: Some("pi"),
+    desktop_app: false,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order. Claude Code's and Codex's

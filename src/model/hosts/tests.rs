@@ -254,3 +254,32 @@ fn gemini_follows_gemini_cli_home() {
         moved
     );
 }
+
+/// The hosts whose entries get no shell environment: the desktop apps, none of which has a
+/// command-line program of its own for `doctor` to look for.
+#[test]
+fn the_desktop_apps_are_the_hosts_started_from_a_desktop_launcher() {
+    let mut desktop: Vec<&str> = ADAPTERS
+        .iter()
+        .filter(|a| a.desktop_app)
+        .map(|a| a.id)
+        .collect();
+    desktop.sort_unstable();
+    assert_eq!(
+        desktop,
+        [
+            "antigravity",
+            "claude-desktop",
+            "cline",
+            "cursor",
+            "vscode",
+            "windsurf",
+            "zed"
+        ]
+    );
+    assert!(
+        ADAPTERS
+            .iter()
+            .all(|a| !a.desktop_app || a.program.is_none())
+    );
+}

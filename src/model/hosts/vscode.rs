@@ -46,6 +46,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     hooks: EntryHooks::NONE,
     new_file: "",
     program: None,
+    desktop_app: true,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -58,6 +58,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     },
     new_file: "",
     program: None,
+    desktop_app: true,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -134,7 +134,7 @@ impl Gateway {
     }
 
     /// `describe`: one tool's definition, or every tool of a server (starting it if its tools
-    /// are not known).
+    /// are not known), as `{"server", "tools": [...]}`.
     fn describe(&self, args: &Value) -> Result<String, String> {
         let server = args.get("server").and_then(Value::as_str).unwrap_or("");
         let backend = self.backend(server)?;
@@ -158,7 +158,10 @@ impl Gateway {
                 }
             },
         };
-        serde_json::to_string_pretty(&chosen).map_err(|e| e.to_string())
+        // An object, not a bare list: a client may read a JSON text as the result's structured
+        // content, which MCP requires to be an object (Gemini CLI does, and refuses a list).
+        serde_json::to_string_pretty(&json!({ "server": server, "tools": chosen }))
+            .map_err(|e| e.to_string())
     }
 
     /// The backend and tool of a direct tool name, `SERVER__TOOL`.

@@ -109,6 +109,7 @@ pub fn dotpack(home: &Path, cwd: &Path, args: &[String]) -> Output {
         .args(args)
         .env("HOME", home)
         .env("DOTPACK_HOME", home.join(".dotpack"))
+        .env("DOTPACK_FSYNC", "0")
         .env("DOTPACK_REGISTRY", registry())
         .env("VAULT_TOKEN", SECRET)
         .env("NO_COLOR", "1")
