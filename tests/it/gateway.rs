@@ -428,7 +428,10 @@ fn on_the_proxy_surface_search_sees_new_tools_and_a_pinned_tool_that_changed_sta
         answers[1]
     );
     let described: Value = serde_json::from_str(&text(&answers[2])).unwrap();
-    assert_eq!(described["tools"][0]["description"], "Shout hello to someone.");
+    assert_eq!(
+        described["tools"][0]["description"],
+        "Shout hello to someone."
+    );
     assert_eq!(text(&answers[3]), "grown");
     for (answer, change) in [
         (&answers[4], "tool `greet` changed its"),
@@ -628,4 +631,72 @@ fn a_streamable_http_servers_call_is_cancelled_at_the_server_and_its_tool_change
     assert!(names.contains(&"web__times"), "{names:?}");
     let seen = raw.finish();
     assert!(!seen.iter().any(|m| m["id"] == 2), "{seen:?}");
+}
+
+#[test]
+fn the_gateway_serves_streamable_http_on_loopback_only() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let (table, _) = changing_server(&env, &python, "py");
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\ngateway = \"direct\"\n\n{table}"),
+    );
+    let refused = env
+        .dotpack()
+        .args(["--trust", "serve", "--http", "0.0.0.0:8080"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("loopback address only") && stderr.contains("--http 127.0.0.1:8080"),
+        "{stderr}"
+    );
+    let port = crate::probe::free_port();
+    let _gateway = crate::probe::Running(
+        env.process_in(&env.project)
+            .args(["--trust", "serve", "--http", &format!("127.0.0.1:{port}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for_port(port);
+    // A page on another name that resolves to loopback (DNS rebinding) is refused.
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: rebind.example:{port}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    let out = Command::new(&python)
+        .arg(script("gateway_client.py"))
+        .arg(
+            json!([
+                ["capabilities"],
+                ["call", "py__add", {"a": 1, "b": 2}],
+                ["call", "py__grow", {}],
+                ["notices", 60],
+                ["list"],
+            ])
+            .to_string(),
+        )
+        .args(["--http", &format!("http://127.0.0.1:{port}/mcp")])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let answers = stdout_json(&out);
+    assert_eq!(answers[0]["server"], "dotpack");
+    assert_eq!(answers[1]["tools"]["listChanged"], true);
+    assert_eq!(text(&answers[2]), "3");
+    assert_eq!(text(&answers[3]), "grown");
+    assert_eq!(answers[4], json!(["notifications/tools/list_changed"]));
+    let names = answers[5]["names"].as_array().unwrap();
+    assert!(names.contains(&json!("py__times")), "{names:?}");
 }

@@ -1,14 +1,17 @@
 """Drives `dotpack serve` with the official Python SDK's client, as a host would, step by step.
 
 Usage: python gateway_client.py STEPS_JSON COMMAND ARG...  -- runs COMMAND (in the current
-folder, with this process's environment) and prints one JSON list, one answer per step:
+folder, with this process's environment), or python gateway_client.py STEPS_JSON --http URL
+-- reaches a gateway already serving streamable HTTP at URL, and prints one JSON list, one
+answer per step:
   ["list"]                  -> {"names": [...], "bytes": N}  (N: the tools/list result as JSON)
   ["call", NAME, ARGS]      -> the tools/call result
   ["procs", MARKER]         -> how many processes have MARKER in their command line
   ["wait", MARKER, N, SECS] -> that count, once it is N or SECS have passed
   ["many", [[NAME, ARGS], ...]] -> every call made at once; each result's text, in order
-  ["notices"]               -> the methods of the notifications received since the last
-                               "notices" step (the SDK's message_handler)
+  ["notices", SECS?]        -> the methods of the notifications received since the last
+                               "notices" step (the SDK's message_handler), once there is one
+                               or SECS (default 0) have passed
   ["abandon", NAME, ARGS, SECS] -> the call, given up after SECS: the SDK then sends
                                notifications/cancelled; "abandoned", or the result if it came
   ["read", PATH, SECS, SKIP] -> the text of file PATH once it is neither empty nor SKIP, or
@@ -22,6 +25,7 @@ import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def dump(result):
@@ -45,9 +49,12 @@ def procs(marker):
 
 async def main():
     steps = json.loads(sys.argv[1])
-    params = StdioServerParameters(
-        command=sys.argv[2], args=sys.argv[3:], env=dict(os.environ), cwd=os.getcwd()
-    )
+    if sys.argv[2] == "--http":
+        transport = streamable_http_client(sys.argv[3])
+    else:
+        transport = stdio_client(StdioServerParameters(
+            command=sys.argv[2], args=sys.argv[3:], env=dict(os.environ), cwd=os.getcwd()
+        ))
     answers = []
     notices = []
 
@@ -56,12 +63,16 @@ async def main():
         if method is not None:
             notices.append(method)
 
-    async with stdio_client(params) as (read, write):
+    async with transport as (read, write, *_):
         async with ClientSession(read, write, message_handler=on_message) as session:
             init = await session.initialize()
             answers.append({"server": init.server_info.name})
             for step in steps:
                 if step[0] == "notices":
+                    for _ in range(int((step[1] if len(step) > 1 else 0) * 20)):
+                        if notices:
+                            break
+                        await asyncio.sleep(0.05)
                     answers.append(list(notices))
                     notices.clear()
                 elif step[0] == "capabilities":

@@ -17,6 +17,7 @@ mod http;
 pub mod jsonrpc;
 pub mod proxy;
 pub mod serve;
+pub mod serve_http;
 mod shared;
 mod stdio;
 

@@ -75,7 +75,7 @@ impl Notifier {
     }
 
     /// Connects the notifier to the loop's writer (`None`: disconnects it, so the writer ends).
-    fn connect(&self, out: Option<Sender<Value>>) {
+    pub(crate) fn connect(&self, out: Option<Sender<Value>>) {
         *lock(&self.0) = out;
     }
 }
@@ -84,23 +84,27 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The requests in flight, by id (as canonical JSON), each with its cancellation.
+/// The requests in flight, by session and id (as canonical JSON), each with its cancellation.
 #[derive(Default)]
-struct InFlight(Mutex<HashMap<String, Arc<Cancel>>>);
+pub(crate) struct InFlight(Mutex<HashMap<String, Arc<Cancel>>>);
+
+fn key(session: &str, id: &Value) -> String {
+    format!("{session} {}", jsonrpc::canonical(id))
+}
 
 impl InFlight {
-    fn start(&self, id: &Value) -> Arc<Cancel> {
+    pub(crate) fn start(&self, session: &str, id: &Value) -> Arc<Cancel> {
         let cancel = Arc::new(Cancel::default());
-        lock(&self.0).insert(jsonrpc::canonical(id), Arc::clone(&cancel));
+        lock(&self.0).insert(key(session, id), Arc::clone(&cancel));
         cancel
     }
 
-    fn end(&self, id: &Value) {
-        lock(&self.0).remove(&jsonrpc::canonical(id));
+    pub(crate) fn end(&self, session: &str, id: &Value) {
+        lock(&self.0).remove(&key(session, id));
     }
 
-    /// Cancels the request `params.requestId` names, if it is in flight.
-    fn cancel(&self, params: &Value) {
+    /// Cancels the request of `session` that `params.requestId` names, if it is in flight.
+    pub(crate) fn cancel(&self, session: &str, params: &Value) {
         let Some(id) = params.get("requestId") else {
             return;
         };
@@ -108,7 +112,7 @@ impl InFlight {
             .get("reason")
             .and_then(Value::as_str)
             .unwrap_or("cancelled by the client");
-        let cancel = lock(&self.0).get(&jsonrpc::canonical(id)).cloned();
+        let cancel = lock(&self.0).get(&key(session, id)).cloned();
         if let Some(cancel) = cancel {
             cancel.cancel(reason);
         }
@@ -138,20 +142,20 @@ pub fn serve(
                     Work::Answer(None) => Ok(()),
                     Work::Answer(Some(reply)) => replies.send(reply),
                     Work::Cancel(params) => {
-                        in_flight.cancel(&params);
+                        in_flight.cancel("", &params);
                         Ok(())
                     }
                     Work::Service { id, method, params } => {
                         let (queued, replies) = (waiting.take(), replies.clone());
                         let (running, in_flight) = (&running, &in_flight);
-                        let cancel = in_flight.start(&id);
+                        let cancel = in_flight.start("", &id);
                         scope.spawn(move || {
                             let _queued = queued;
                             let _slot = running.take();
                             let answer = (!cancel.is_cancelled()).then(|| {
                                 answer_from_service(service, &id, &method, &params, &cancel)
                             });
-                            in_flight.end(&id);
+                            in_flight.end("", &id);
                             // The writer is gone only when output failed; its error is returned.
                             if let Some(answer) = answer.filter(|_| !cancel.is_cancelled()) {
                                 let _ = replies.send(answer);
@@ -229,7 +233,7 @@ impl<R: BufRead> Lines<R> {
 }
 
 /// What one message needs.
-enum Work {
+pub(crate) enum Work {
     /// Answered at once (or, for a notification, not at all).
     Answer(Option<Value>),
     /// `notifications/cancelled`: the request its params name is cancelled.
@@ -242,7 +246,7 @@ enum Work {
     },
 }
 
-fn triage(service: &impl Handler, text: &str) -> Work {
+pub(crate) fn triage(service: &impl Handler, text: &str) -> Work {
     let message = match serde_json::from_str::<Value>(text) {
         Ok(message) => message,
         Err(e) => {
@@ -302,7 +306,7 @@ fn initialize_result(service: &impl Handler, params: &Value) -> Value {
 }
 
 /// The response to a request [`triage`] sent to the service.
-fn answer_from_service(
+pub(crate) fn answer_from_service(
     service: &impl Handler,
     id: &Value,
     method: &str,
@@ -320,13 +324,13 @@ fn answer_from_service(
 }
 
 /// A counting semaphore: at most `n` [`Slot`]s taken at once.
-struct Slots {
+pub(crate) struct Slots {
     free: Mutex<usize>,
     freed: Condvar,
 }
 
 impl Slots {
-    fn new(n: usize) -> Slots {
+    pub(crate) fn new(n: usize) -> Slots {
         Slots {
             free: Mutex::new(n),
             freed: Condvar::new(),
@@ -334,7 +338,7 @@ impl Slots {
     }
 
     /// A slot, once one is free; it is given back when dropped.
-    fn take(&self) -> Slot<'_> {
+    pub(crate) fn take(&self) -> Slot<'_> {
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
         while *free == 0 {
             free = self
@@ -347,7 +351,7 @@ impl Slots {
     }
 }
 
-struct Slot<'a>(&'a Slots);
+pub(crate) struct Slot<'a>(&'a Slots);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {

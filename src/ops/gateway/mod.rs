@@ -12,7 +12,7 @@ mod proxy;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use serde_json::{Value, json};
 
 use crate::mcp::bridge::{ToolFilter, tool_error};
@@ -24,6 +24,7 @@ use crate::ui::printer::Printer;
 use super::{Project, Settings};
 use crate::mcp::Cancel;
 use crate::mcp::serve::Notifier;
+use crate::mcp::serve_http;
 use backend::{Backend, Context, Start};
 
 /// Between a server's name and its tool's in a direct tool name.
@@ -306,15 +307,26 @@ fn secret_or_env(name: &str) -> Option<String> {
     super::secrets::get(name).ok().flatten()
 }
 
-/// Serves `project`'s servers on stdin and stdout until stdin ends; every server it started is
-/// stopped then, and any that has had no call for `idle` before (never, when `None`).
+/// Serves `project`'s servers on stdin and stdout until stdin ends (with `http`, on that
+/// loopback address until the process is ended); every server it started is stopped then, and
+/// any that has had no call for `idle` before (never, when `None`).
 pub fn serve(
     settings: &Settings,
     printer: &Printer,
     project: &Project,
-    idle: Option<Duration>,
+    (idle, http): (Option<Duration>, Option<std::net::SocketAddr>),
 ) -> Result<()> {
     let gateway = Gateway::load(settings, printer, project)?;
+    let listener = match http {
+        Some(addr) => {
+            let listener = std::net::TcpListener::bind(addr)
+                .with_context(|| format!("dotpack serve: could not listen on {addr}"))?;
+            let url = format!("http://{}{}", listener.local_addr()?, serve_http::PATH);
+            printer.status("Serving", format!("the gateway at {url}"));
+            Some(listener)
+        }
+        None => None,
+    };
     let (done, stopped) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         // Eager servers start beside the session, so its first messages wait for none of them.
@@ -335,9 +347,15 @@ pub fn serve(
                 }
             });
         }
-        let stdin = std::io::stdin().lock();
-        let served =
-            crate::mcp::serve::serve(&gateway, stdin, std::io::stdout(), std::io::stderr());
+        let served = match listener {
+            Some(listener) => serve_http::serve(&gateway, listener),
+            None => crate::mcp::serve::serve(
+                &gateway,
+                std::io::stdin().lock(),
+                std::io::stdout(),
+                std::io::stderr(),
+            ),
+        };
         drop(done);
         served
     })?;
