@@ -126,7 +126,10 @@ fn connection<H: Handler>(shared: &Shared<'_, H>, stream: TcpStream) -> std::io:
 /// Whether a request may be served: a loopback `Host` with this port, a loopback `Origin`.
 fn allowed(request: &Request, port: u16) -> Result<(), String> {
     let loopback = |host: &str| {
-        let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+        let name = match host.strip_prefix("[::1]") {
+            Some(_) => "[::1]",
+            None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+        };
         matches!(name, "127.0.0.1" | "localhost" | "[::1]")
     };
     let host = request.header("host").unwrap_or("");
@@ -335,4 +338,71 @@ fn head_line(reader: &mut impl BufRead) -> Result<Option<String>, String> {
     }
     let text = String::from_utf8(line).map_err(|_| "a head line that is not UTF-8")?;
     Ok(Some(text.trim_end_matches(['\r', '\n']).to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Request, allowed, read_request};
+
+    fn request(headers: &[(&str, &str)]) -> Request {
+        Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_this_loopback_host_and_loopback_origins_are_served() {
+        for host in ["127.0.0.1:7000", "localhost:7000", "[::1]:7000"] {
+            assert!(allowed(&request(&[("host", host)]), 7000).is_ok(), "{host}");
+        }
+        for host in [
+            "rebind.example:7000",
+            "127.0.0.1:7001",
+            "127.0.0.1",
+            "",
+            "[::1]",
+        ] {
+            assert!(
+                allowed(&request(&[("host", host)]), 7000).is_err(),
+                "{host}"
+            );
+        }
+        for (origin, ok) in [
+            ("http://localhost:5173", true),
+            ("http://[::1]", true),
+            ("http://127.0.0.1", true),
+            ("https://evil.example", false),
+            ("http://evil.example:7000", false),
+            ("null", false),
+        ] {
+            let r = request(&[("host", "127.0.0.1:7000"), ("origin", origin)]);
+            assert_eq!(allowed(&r, 7000).is_ok(), ok, "{origin}");
+        }
+    }
+
+    #[test]
+    fn requests_are_read_with_their_bodies_and_bounded() {
+        let mut two: &[u8] =
+            b"POST /mcp?x=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}GET /mcp HTTP/1.1\r\n\r\n";
+        let first = read_request(&mut two).unwrap().unwrap();
+        assert_eq!(
+            (first.method.as_str(), first.path.as_str()),
+            ("POST", "/mcp")
+        );
+        assert_eq!(first.body, b"{}");
+        assert_eq!(read_request(&mut two).unwrap().unwrap().method, "GET");
+        assert!(read_request(&mut two).unwrap().is_none());
+        let mut chunked: &[u8] = b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+        assert!(read_request(&mut chunked).is_err());
+        let mut huge: &[u8] = b"POST /mcp HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n";
+        assert!(read_request(&mut huge).is_err());
+        let long = format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(9000));
+        assert!(read_request(&mut long.as_bytes()).is_err());
+    }
 }
