@@ -20,7 +20,9 @@
 //!
 //! The CLIs are found in `$DOTPACK_REAL_HOSTS_DIR/node_modules/.bin` (default
 //! `~/.cache/dotpack-real-hosts`), where `tests/real_hosts/install.sh` (run by `.ci/run`) puts
-//! them. When they are not there, the test says how to install them and passes.
+//! them. When they are not there, the test says how to install them and passes, unless
+//! `DOTPACK_REQUIRE_TEST_PEERS` is set. They run with `DOTPACK_REAL_HOSTS=1` or
+//! `DOTPACK_LONG_TESTS=1` (`.ci/run` sets it): a plain `cargo test` leaves them out.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -97,10 +99,31 @@ fn hosts_dir() -> PathBuf {
     }
 }
 
+/// Whether the real hosts run: with `DOTPACK_LONG_TESTS=1` or `DOTPACK_REQUIRE_TEST_PEERS=1`
+/// (`.ci/run` sets both) or `DOTPACK_REAL_HOSTS=1`. A model session of a host program takes
+/// seconds, so the default `cargo test` leaves them out, saying so, as it runs the property
+/// and model tests short.
+#[allow(clippy::print_stderr)]
+fn wanted(what: &str) -> bool {
+    let on = |name| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    let wanted =
+        on("DOTPACK_LONG_TESTS") || on("DOTPACK_REQUIRE_TEST_PEERS") || on("DOTPACK_REAL_HOSTS");
+    if !wanted {
+        eprintln!(
+            "SKIPPED: real-host test for {what}: the real hosts run with DOTPACK_REAL_HOSTS=1 or \
+             DOTPACK_LONG_TESTS=1 (as .ci/run runs them)"
+        );
+    }
+    wanted
+}
+
 /// The CLI `bin` (from `package`) at its pinned version, or `None` after saying why it is skipped.
 // The skip message goes to the test's stderr, which the harness shows with `--nocapture`.
 #[allow(clippy::print_stderr)]
 fn cli(bin: &str, package: &str) -> Option<PathBuf> {
+    if !wanted(package) {
+        return None;
+    }
     offline::enter();
     let dir = hosts_dir();
     let path = dir.join("node_modules/.bin").join(bin);

@@ -50,13 +50,17 @@ fn skip(what: &str) {
 
 /// The virtualenv's python, with the MCP SDK importable.
 pub(crate) fn sdk_python() -> Option<PathBuf> {
+    // Importing the SDK takes most of a second: asked once per test binary.
+    static FOUND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let python = venv().join("bin/python");
-    let ok = Command::new(&python)
-        .args(["-c", "import mcp"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let ok = *FOUND.get_or_init(|| {
+        Command::new(&python)
+            .args(["-c", "import mcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
     if ok {
         Some(python)
     } else {

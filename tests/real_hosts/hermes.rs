@@ -14,6 +14,9 @@ fn hermes() -> Option<PathBuf> {
         .lines()
         .find_map(|l| l.strip_prefix("hermes-agent[mcp]=="))
         .expect("hermes-agent pinned in pip-versions.txt");
+    if !wanted("Hermes Agent") {
+        return None;
+    }
     let bin = hosts_dir().join("hermes/bin/hermes");
     let home = TempDir::new().expect("temp dir");
     let version = std::process::Command::new(&bin)
