@@ -326,3 +326,377 @@ fn a_keep_alive_server_starts_with_the_gateway_and_is_not_stopped_when_idle() {
         "a keep-alive server is not stopped when idle"
     );
 }
+
+/// A project whose server `py` (tests/python_mcp/server.py with its changing tools) reports how
+/// its `slow` call ended in the file returned.
+fn changing_server(env: &Env, python: &std::path::Path, name: &str) -> (String, String) {
+    let report = env.home.path().join(format!("{name}.report"));
+    let table = format!(
+        "[servers.{name}]\ncommand = {:?}\nargs = [{:?}]\nenv = {{ PYDEMO_CHANGING = {:?} }}\n",
+        python.display().to_string(),
+        script("server.py"),
+        report.display().to_string(),
+    );
+    (table, report.display().to_string())
+}
+
+#[test]
+fn a_direct_servers_tool_change_reaches_the_client_and_an_abandoned_call_is_cancelled_at_the_server()
+ {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let (table, report) = changing_server(&env, &python, "py");
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\ngateway = \"direct\"\n\n{table}"),
+    );
+    let answers = drive(
+        &python,
+        &env,
+        json!([
+            ["capabilities"],
+            ["list"],
+            ["call", "py__grow", {}],
+            ["notices"],
+            ["list"],
+            ["call", "py__times", {"a": 6, "b": 7}],
+            ["abandon", "py__slow", {"seconds": 30}, 1],
+            ["read", report, 60, "started"],
+            ["call", "py__add", {"a": 1, "b": 2}],
+        ]),
+    );
+    assert_eq!(answers[0]["tools"]["listChanged"], true, "{}", answers[0]);
+    assert_eq!(
+        answers[1]["names"],
+        json!(["py__add", "py__greet", "py__grow", "py__slow"])
+    );
+    assert_eq!(text(&answers[2]), "grown");
+    assert_eq!(answers[3], json!(["notifications/tools/list_changed"]));
+    let names = answers[4]["names"].as_array().unwrap();
+    assert!(names.contains(&json!("py__times")), "{names:?}");
+    let greet = answers[4]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "py__greet")
+        .unwrap();
+    assert_eq!(greet["description"], "Shout hello to someone.");
+    assert_eq!(text(&answers[5]), "42");
+    assert_eq!(answers[6], "abandoned");
+    assert_eq!(
+        answers[7], "cancelled",
+        "the SDK's cancel reached the server's own request"
+    );
+    assert_eq!(
+        text(&answers[8]),
+        "3",
+        "the server serves on after a cancel"
+    );
+}
+
+#[test]
+fn on_the_proxy_surface_search_sees_new_tools_and_a_pinned_tool_that_changed_stays_refused() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let (pinned, _) = changing_server(&env, &python, "pinned");
+    let (fresh, _) = changing_server(&env, &python, "fresh");
+    env.write("dotpack.toml", &pinned);
+    env.dotpack()
+        .args(["--trust", "lock", "--pin-tools"])
+        .assert()
+        .success();
+    env.write("dotpack.toml", &format!("{pinned}\n{fresh}"));
+    let call = |server: &str, tool: &str, args: Value| json!(["call", "call", {"server": server, "tool": tool, "arguments": args}]);
+    let answers = drive(
+        &python,
+        &env,
+        json!([
+            call("fresh", "grow", json!({})),
+            ["call", "search", {"query": "multiply"}],
+            ["call", "describe", {"server": "fresh", "tool": "greet"}],
+            call("pinned", "grow", json!({})),
+            call("pinned", "greet", json!({"name": "x"})),
+            call("pinned", "times", json!({"a": 2, "b": 3})),
+            ["call", "search", {"query": "multiply"}],
+            ["notices"],
+        ]),
+    );
+    assert_eq!(text(&answers[0]), "grown");
+    assert!(
+        text(&answers[1]).contains("fresh times(a, b): Multiply two integers."),
+        "{}",
+        answers[1]
+    );
+    let described: Value = serde_json::from_str(&text(&answers[2])).unwrap();
+    assert_eq!(
+        described["tools"][0]["description"],
+        "Shout hello to someone."
+    );
+    assert_eq!(text(&answers[3]), "grown");
+    for (answer, change) in [
+        (&answers[4], "tool `greet` changed its"),
+        (&answers[5], "tool `times` was added"),
+    ] {
+        assert_eq!(answer["isError"], true, "{answer}");
+        let refused = text(answer);
+        assert!(
+            refused.contains(change) && refused.contains("dotpack verify --update"),
+            "{refused}"
+        );
+    }
+    let found = text(&answers[6]);
+    assert!(
+        found.contains("fresh times") && !found.contains("pinned times"),
+        "{found}"
+    );
+    assert_eq!(
+        answers[7],
+        json!([]),
+        "the proxy tools did not change: no notification"
+    );
+}
+
+/// `dotpack --trust serve` spoken to line by line: what the SDK client hides (which responses
+/// were written at all) is seen here.
+struct Raw {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Value>,
+    /// Every message read so far.
+    seen: Vec<Value>,
+}
+
+impl Raw {
+    fn start(env: &Env) -> Raw {
+        let mut child = env
+            .process_in(&env.project)
+            .args(["--trust", "serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let _ = tx.send(serde_json::from_str(&line).unwrap());
+            }
+        });
+        Raw {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The response to request `id`, reading (and keeping) every message before it; with
+    /// `u64::MAX` (no request's id), the next message.
+    fn response(&mut self, id: u64) -> Value {
+        loop {
+            let message = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .expect("dotpack serve stopped answering");
+            self.seen.push(message.clone());
+            if message["id"] == id || id == u64::MAX {
+                return message;
+            }
+        }
+    }
+
+    /// Reads (and keeps) messages until notification `method` has come.
+    fn notification(&mut self, method: &str) {
+        while !self.seen.iter().any(|m| m["method"] == method) {
+            self.response(u64::MAX);
+        }
+    }
+
+    /// Closes stdin and reads everything until the gateway exits.
+    fn finish(mut self) -> Vec<Value> {
+        self.stdin = None;
+        while let Ok(message) = self.lines.recv_timeout(std::time::Duration::from_secs(120)) {
+            self.seen.push(message);
+        }
+        assert!(self.child.wait().unwrap().success());
+        self.seen
+    }
+}
+
+fn wait_for_text(path: &str, not: &str) -> String {
+    for _ in 0..1200 {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if !text.is_empty() && text != not {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("{path} was never written");
+}
+
+#[test]
+fn a_cancelled_call_gets_no_response_while_the_servers_other_calls_are_answered() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let (table, report) = changing_server(&env, &python, "py");
+    env.write("dotpack.toml", &table);
+    let call = |id: u64, tool: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "call", "arguments": {"server": "py", "tool": tool, "arguments": args}}})
+    };
+    let mut raw = Raw::start(&env);
+    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    let init = raw.response(1);
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    raw.send(call(2, "slow", json!({"seconds": 60})));
+    assert_eq!(wait_for_text(&report, ""), "started");
+    // The same server answers another call while `slow` runs.
+    raw.send(call(3, "add", json!({"a": 1, "b": 2})));
+    assert_eq!(text(&raw.response(3)["result"]), "3");
+    raw.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 2, "reason": "the user gave up"}}),
+    );
+    assert_eq!(wait_for_text(&report, "started"), "cancelled");
+    raw.send(call(4, "add", json!({"a": 2, "b": 2})));
+    assert_eq!(text(&raw.response(4)["result"]), "4");
+    let seen = raw.finish();
+    assert!(
+        !seen.iter().any(|m| m["id"] == 2),
+        "no response to the cancelled request: {seen:?}"
+    );
+}
+
+#[test]
+fn a_streamable_http_servers_call_is_cancelled_at_the_server_and_its_tool_change_reaches_the_client()
+ {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let report = env.home.path().join("web.report").display().to_string();
+    let port = crate::probe::free_port();
+    let _web = crate::probe::Running(
+        Command::new(&python)
+            .arg(script("server.py"))
+            .args(["http", &port.to_string()])
+            .env("PYDEMO_CHANGING", &report)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for_port(port);
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\ngateway = \"direct\"\n\n[servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"),
+    );
+    let call = |id: u64, tool: &str, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}});
+    let mut raw = Raw::start(&env);
+    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    raw.response(1);
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    raw.send(call(2, "web__slow", json!({"seconds": 60})));
+    assert_eq!(wait_for_text(&report, ""), "started");
+    raw.send(call(3, "web__add", json!({"a": 1, "b": 2})));
+    assert_eq!(text(&raw.response(3)["result"]), "3");
+    raw.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 2, "reason": "the user gave up"}}),
+    );
+    assert_eq!(wait_for_text(&report, "started"), "cancelled");
+    raw.send(call(4, "web__grow", json!({})));
+    assert_eq!(text(&raw.response(4)["result"]), "grown");
+    // The server says so on its standing event stream, which the gateway reads.
+    raw.notification("notifications/tools/list_changed");
+    raw.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}));
+    let listed = raw.response(5);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"web__times"), "{names:?}");
+    let seen = raw.finish();
+    assert!(!seen.iter().any(|m| m["id"] == 2), "{seen:?}");
+}
+
+#[test]
+fn the_gateway_serves_streamable_http_on_loopback_only() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let (table, _) = changing_server(&env, &python, "py");
+    env.write(
+        "dotpack.toml",
+        &format!("[project]\ngateway = \"direct\"\n\n{table}"),
+    );
+    let refused = env
+        .dotpack()
+        .args(["--trust", "serve", "--http", "0.0.0.0:8080"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("loopback address only") && stderr.contains("--http 127.0.0.1:8080"),
+        "{stderr}"
+    );
+    let port = crate::probe::free_port();
+    let _gateway = crate::probe::Running(
+        env.process_in(&env.project)
+            .args(["--trust", "serve", "--http", &format!("127.0.0.1:{port}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for_port(port);
+    // A page on another name that resolves to loopback (DNS rebinding) is refused.
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: rebind.example:{port}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    let out = Command::new(&python)
+        .arg(script("gateway_client.py"))
+        .arg(
+            json!([
+                ["capabilities"],
+                ["call", "py__add", {"a": 1, "b": 2}],
+                ["call", "py__grow", {}],
+                ["notices", 60],
+                ["list"],
+            ])
+            .to_string(),
+        )
+        .args(["--http", &format!("http://127.0.0.1:{port}/mcp")])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let answers = stdout_json(&out);
+    assert_eq!(answers[0]["server"], "dotpack");
+    assert_eq!(answers[1]["tools"]["listChanged"], true);
+    assert_eq!(text(&answers[2]), "3");
+    assert_eq!(text(&answers[3]), "grown");
+    assert_eq!(answers[4], json!(["notifications/tools/list_changed"]));
+    let names = answers[5]["names"].as_array().unwrap();
+    assert!(names.contains(&json!("py__times")), "{names:?}");
+}

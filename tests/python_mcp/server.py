@@ -4,17 +4,23 @@
 one); `python server.py http PORT [TOKEN]` over streamable HTTP on 127.0.0.1:PORT/mcp, answering
 401 to a request without `Authorization: Bearer TOKEN` when a TOKEN is given. With
 PYDEMO_CRASH_TOOL set it also has `crash`, which exits mid-call, and `hang`, which never
-answers. mcp 2.x names the class MCPServer (mcp.server.mcpserver), 1.x FastMCP.
+answers. With PYDEMO_CHANGING set it has `grow`, which adds the tool `times`, changes the
+description of `greet` and sends `notifications/tools/list_changed`, and `slow`, which writes
+"started" to the file PYDEMO_CHANGING names, sleeps for SECONDS unless cancelled, then writes
+"cancelled" or "finished" there. mcp 2.x names the class MCPServer (mcp.server.mcpserver), 1.x
+FastMCP.
 """
 
 import os
 import sys
 import time
 
+import anyio
+
 try:
-    from mcp.server.mcpserver import MCPServer as Server
+    from mcp.server.mcpserver import Context, MCPServer as Server
 except ImportError:
-    from mcp.server.fastmcp import FastMCP as Server
+    from mcp.server.fastmcp import Context, FastMCP as Server
 
 mcp = Server("pydemo", version="1.0.0")
 
@@ -45,6 +51,41 @@ if os.environ.get("PYDEMO_CRASH_TOOL"):
         """Never answer."""
         time.sleep(3600)
         return "woke"
+
+
+if os.environ.get("PYDEMO_CHANGING"):
+    report = os.environ["PYDEMO_CHANGING"]
+
+    def times(a: int, b: int) -> int:
+        """Multiply two integers."""
+        return a * b
+
+    def greet_loudly(name: str) -> str:
+        return f"HELLO, {name.upper()}!"
+
+    @mcp.tool()
+    async def grow(ctx: Context) -> str:
+        """Add the tool `times`, change `greet`, and say the tool list changed."""
+        mcp.add_tool(times)
+        mcp.remove_tool("greet")
+        mcp.add_tool(greet_loudly, name="greet", description="Shout hello to someone.")
+        await ctx.session.send_tool_list_changed()
+        return "grown"
+
+    @mcp.tool()
+    async def slow(seconds: float) -> str:
+        """Sleep for `seconds` unless cancelled; write what happened to the report file."""
+        with open(report, "w") as f:
+            f.write("started")
+        try:
+            await anyio.sleep(seconds)
+        except anyio.get_cancelled_exc_class():
+            with open(report, "w") as f:
+                f.write("cancelled")
+            raise
+        with open(report, "w") as f:
+            f.write("finished")
+        return "slept"
 
 
 def require_bearer(app, token):

@@ -302,7 +302,9 @@ impl crate::serve::Handler for Service {
         Service::list_tools(self)
     }
 
-    fn call_tool(&self, params: &Value) -> Value {
+    /// A cancelled call's answer is dropped by the loop; the service's request runs to its end
+    /// (an HTTP tool service has no way to be told).
+    fn call_tool(&self, params: &Value, _cancel: &crate::Cancel) -> Value {
         Service::call_tool(self, params)
     }
 }

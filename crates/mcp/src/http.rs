@@ -54,6 +54,8 @@ pub struct Http {
     session: Shared,
     protocol_version: Shared,
     closed: bool,
+    /// Told the method of each notification the server sends in its answers.
+    notices: Option<crate::Notices>,
 }
 
 impl Http {
@@ -71,7 +73,14 @@ impl Http {
             session: Shared::default(),
             protocol_version: Shared::default(),
             closed: false,
+            notices: None,
         }
+    }
+
+    /// This connection, telling `notices` of each notification the server sends.
+    pub(crate) fn with_notices(mut self, notices: crate::Notices) -> Http {
+        self.notices = Some(notices);
+        self
     }
 
     /// The URL as messages show it: no user information, no query values.
@@ -263,6 +272,11 @@ impl Http {
                     let answer = jsonrpc::answer(id, &method);
                     let _ = self.post(&answer, SHORT);
                 }
+                Ok(Incoming::Notification { method, .. }) => {
+                    if let Some(notices) = &self.notices {
+                        notices(&method);
+                    }
+                }
                 Ok(_) => {}
                 Err(why) => return Err(Failure(format!("answered with {why}"))),
             }
@@ -362,6 +376,44 @@ impl Http {
             .map_err(|e| Failure(format!("answered with JSON that does not parse: {e}")))?;
         hand(value);
         Ok(())
+    }
+
+    /// Reads the server's standing event stream (a `GET` of its URL in the session) and hands
+    /// each notification on it to the connection's notices, until the stream ends: the server
+    /// closes it, the session is deleted, or the server offers none (405). Runs on a thread of
+    /// its own; the server's requests on it are answered as in a response.
+    pub(crate) fn listen(mut self) {
+        let Some(session) = self.session.get() else {
+            return;
+        };
+        let mut request = self
+            .agent
+            .get(&self.url)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", session.as_str());
+        for (name, value) in &self.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        if let Some(version) = self.protocol_version.get() {
+            request = request.header("MCP-Protocol-Version", version.as_str());
+        }
+        let Ok(response) = request.call() else {
+            return;
+        };
+        if !response.status().is_success()
+            || !content_type(&response).starts_with("text/event-stream")
+        {
+            return;
+        }
+        let body = response
+            .into_body()
+            .into_with_config()
+            .limit(MAX_BODY)
+            .reader();
+        let _ = read_events(body, &mut |value| {
+            // No request of ours is answered here: id 0 is never sent.
+            self.find_in_messages(0, value).map(|_| false)
+        });
     }
 
     /// Ends the session (`DELETE` with its id), as [`Transport::close`] does.

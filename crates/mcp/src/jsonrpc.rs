@@ -51,6 +51,7 @@ pub enum Incoming {
     },
     Notification {
         method: String,
+        params: Value,
     },
 }
 
@@ -79,7 +80,10 @@ pub fn classify(message: Value) -> Result<Incoming, String> {
                 method,
                 params: object.remove("params").unwrap_or(Value::Null),
             },
-            _ => Incoming::Notification { method },
+            _ => Incoming::Notification {
+                method,
+                params: object.remove("params").unwrap_or(Value::Null),
+            },
         });
     }
     let Some(id) = id else {

@@ -12,10 +12,13 @@
 //! stderr included), and URLs are shown without user information or query values.
 
 pub mod bridge;
+mod cancel;
 mod http;
 pub mod jsonrpc;
 pub mod proxy;
 pub mod serve;
+pub mod serve_http;
+mod shared;
 mod stdio;
 
 use std::collections::BTreeMap;
@@ -28,7 +31,9 @@ use sha2::{Digest, Sha256};
 
 use jsonrpc::{Incoming, Outcome};
 
+pub use cancel::Cancel;
 pub use dotpack_urls::Secrets;
+pub use shared::{Notices, SharedClient};
 pub use stdio::BASE_ENV;
 
 /// The protocol revisions this client speaks, newest first; it offers the first.
@@ -122,6 +127,9 @@ pub enum McpError {
         code: i64,
         message: String,
     },
+    /// The request was cancelled before the server answered (the server was told).
+    #[error("MCP server `{server}`: the request was cancelled")]
+    Cancelled { server: String },
 }
 
 fn stderr_lines(stderr: &str) -> String {
@@ -243,12 +251,7 @@ impl Client {
             failed: false,
             secrets,
         };
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSIONS[0],
-            "capabilities": {},
-            "clientInfo": { "name": "dotpack", "version": env!("CARGO_PKG_VERSION") },
-        });
-        let result = client.call("initialize", Some(params), timeouts.initialize)?;
+        let result = client.call("initialize", Some(initialize_params()), timeouts.initialize)?;
         client.info = client.server_info(&result)?;
         client
             .transport
@@ -264,25 +267,12 @@ impl Client {
 
     /// Every tool, following `nextCursor` through every page.
     pub fn list_tools(&mut self) -> Result<Vec<Tool>, McpError> {
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let result = self.call("tools/list", params, self.timeouts.request)?;
-            let Some(items) = result.get("tools").and_then(Value::as_array) else {
-                return Err(self.broken("answered `tools/list` without a `tools` array"));
-            };
-            for item in items {
-                tools.push(self.tool(item)?);
-            }
-            match result.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if !next.is_empty() => cursor = Some(next.to_string()),
-                _ => return Ok(tools),
-            }
+        let timeout = self.timeouts.request;
+        match list_pages(|params| self.call("tools/list", params, timeout)) {
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(why)) => Err(self.broken(&why)),
+            Err(e) => Err(e),
         }
-        Err(self.broken(&format!(
-            "gave more than {MAX_PAGES} pages of tools (a `nextCursor` that never ends?)"
-        )))
     }
 
     /// Calls tool `tool` with `arguments` and returns the result object as the server sent it
@@ -332,47 +322,7 @@ impl Client {
     }
 
     fn server_info(&mut self, result: &Value) -> Result<ServerInfo, McpError> {
-        let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
-            return Err(self.broken("answered `initialize` without a `protocolVersion`"));
-        };
-        if !PROTOCOL_VERSIONS.contains(&version) {
-            return Err(self.broken(&format!(
-                "chose protocol version {version}, which dotpack does not speak (it speaks {})",
-                PROTOCOL_VERSIONS.join(", ")
-            )));
-        }
-        let text = |key: &str| {
-            result
-                .get("serverInfo")
-                .and_then(|i| i.get(key))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        Ok(ServerInfo {
-            name: text("name"),
-            version: text("version"),
-            protocol_version: version.to_string(),
-            capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
-            instructions: result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        })
-    }
-
-    fn tool(&mut self, item: &Value) -> Result<Tool, McpError> {
-        let Some(name) = item.get("name").and_then(Value::as_str) else {
-            return Err(self.broken("listed a tool without a `name`"));
-        };
-        Ok(Tool {
-            name: name.to_string(),
-            description: item
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            input_schema: item.get("inputSchema").cloned().unwrap_or(json!({})),
-        })
+        server_info(result).map_err(|why| self.broken(&why))
     }
 
     fn failure(&mut self, Failure(what): Failure) -> McpError {
@@ -394,6 +344,91 @@ impl Drop for Client {
         // `close` already ran when it was called; closing twice does nothing.
         self.transport.close(!self.failed);
     }
+}
+
+/// Every tool `call` (one `tools/list` request with its params) gives, following `nextCursor`
+/// through every page; the inner `Err` says how the server broke the protocol.
+fn list_pages(
+    mut call: impl FnMut(Option<Value>) -> Result<Value, McpError>,
+) -> Result<Result<Vec<Tool>, String>, McpError> {
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let result = call(cursor.as_ref().map(|c| json!({ "cursor": c })))?;
+        let Some(items) = result.get("tools").and_then(Value::as_array) else {
+            return Ok(Err(
+                "answered `tools/list` without a `tools` array".to_string()
+            ));
+        };
+        for item in items {
+            match tool(item) {
+                Ok(tool) => tools.push(tool),
+                Err(why) => return Ok(Err(why)),
+            }
+        }
+        match result.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if !next.is_empty() => cursor = Some(next.to_string()),
+            _ => return Ok(Ok(tools)),
+        }
+    }
+    Ok(Err(format!(
+        "gave more than {MAX_PAGES} pages of tools (a `nextCursor` that never ends?)"
+    )))
+}
+
+/// What `initialize`'s `result` says of the server; `Err` says how it broke the protocol.
+fn server_info(result: &Value) -> Result<ServerInfo, String> {
+    let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
+        return Err("answered `initialize` without a `protocolVersion`".to_string());
+    };
+    if !PROTOCOL_VERSIONS.contains(&version) {
+        return Err(format!(
+            "chose protocol version {version}, which dotpack does not speak (it speaks {})",
+            PROTOCOL_VERSIONS.join(", ")
+        ));
+    }
+    let text = |key: &str| {
+        result
+            .get("serverInfo")
+            .and_then(|i| i.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    Ok(ServerInfo {
+        name: text("name"),
+        version: text("version"),
+        protocol_version: version.to_string(),
+        capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
+        instructions: result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+/// One tool of a `tools/list` page.
+fn tool(item: &Value) -> Result<Tool, String> {
+    let Some(name) = item.get("name").and_then(Value::as_str) else {
+        return Err("listed a tool without a `name`".to_string());
+    };
+    Ok(Tool {
+        name: name.to_string(),
+        description: item
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        input_schema: item.get("inputSchema").cloned().unwrap_or(json!({})),
+    })
+}
+
+/// The `initialize` request's params: the newest protocol revision, no capabilities.
+fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSIONS[0],
+        "capabilities": {},
+        "clientInfo": { "name": "dotpack", "version": env!("CARGO_PKG_VERSION") },
+    })
 }
 
 /// The text of a `tools/call` result for people: its text content, one block per line; other

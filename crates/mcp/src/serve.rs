@@ -7,21 +7,32 @@
 //! requests (JSON-RPC allows it; clients match them by id). Everything that does not reach the
 //! service (`initialize`, `ping`, notifications, refusals) is answered in order on the reading
 //! thread, before the next line is read: `initialize` is answered before any request after it.
+//!
+//! The reading thread keeps reading while calls run, so a `notifications/cancelled` reaches a
+//! call in flight: its [`Cancel`] is cancelled, and no response is written for it (the MCP
+//! specification: the receiver of a cancellation should not answer the cancelled request).
+//! Requests beyond [`MAX_IN_FLIGHT`] wait their turn without holding up the reading, up to
+//! [`MAX_WAITING`]; only then does reading wait. A handler that has a [`Notifier`] can send its
+//! client notifications (`notifications/tools/list_changed`) while the loop serves.
 
+use std::collections::HashMap;
 use std::io::{BufRead, Read, Write};
-use std::sync::mpsc::{self, Receiver};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
-use crate::PROTOCOL_VERSIONS;
 use crate::jsonrpc::{self, Incoming};
+use crate::{Cancel, PROTOCOL_VERSIONS};
 
 /// The longest request line read from the host: 16 MiB.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 /// Most requests to the service in flight at once; reading the next request waits for one of
 /// them to finish.
 pub const MAX_IN_FLIGHT: usize = 16;
+/// Most requests read and not answered yet (running or waiting to); reading the next request
+/// waits for one of them to finish.
+pub const MAX_WAITING: usize = 256;
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 /// MCP's code for a call of a tool the server does not offer.
@@ -41,7 +52,71 @@ pub trait Handler: Sync {
     /// The `tools/list` result (`{"tools": [...]}`), or why it could not be made.
     fn list_tools(&self) -> Result<Value, String>;
     /// The `tools/call` result for `params` (`name`, `arguments`); a failure is a tool error.
-    fn call_tool(&self, params: &Value) -> Value;
+    /// When `cancel` is cancelled the result is not sent, so a handler may stop early.
+    fn call_tool(&self, params: &Value, cancel: &Cancel) -> Value;
+    /// Where the handler sends its notifications, which the loop writes while it serves; with
+    /// one, `initialize` says the tool list may change (`tools.listChanged`).
+    fn notifier(&self) -> Option<&Notifier> {
+        None
+    }
+}
+
+/// Notifications from a [`Handler`] to its client, from any thread; sent only while the loop
+/// serves (dropped before and after).
+#[derive(Clone, Default)]
+pub struct Notifier(Arc<Mutex<Option<Sender<Value>>>>);
+
+impl Notifier {
+    /// Sends notification `method` (no params) to the client, if the loop serves.
+    pub fn notify(&self, method: &str) {
+        if let Some(out) = lock(&self.0).as_ref() {
+            let _ = out.send(jsonrpc::notification(method, None));
+        }
+    }
+
+    /// Connects the notifier to the loop's writer (`None`: disconnects it, so the writer ends).
+    pub(crate) fn connect(&self, out: Option<Sender<Value>>) {
+        *lock(&self.0) = out;
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The requests in flight, by session and id (as canonical JSON), each with its cancellation.
+#[derive(Default)]
+pub(crate) struct InFlight(Mutex<HashMap<String, Arc<Cancel>>>);
+
+fn key(session: &str, id: &Value) -> String {
+    format!("{session} {}", jsonrpc::canonical(id))
+}
+
+impl InFlight {
+    pub(crate) fn start(&self, session: &str, id: &Value) -> Arc<Cancel> {
+        let cancel = Arc::new(Cancel::default());
+        lock(&self.0).insert(key(session, id), Arc::clone(&cancel));
+        cancel
+    }
+
+    pub(crate) fn end(&self, session: &str, id: &Value) {
+        lock(&self.0).remove(&key(session, id));
+    }
+
+    /// Cancels the request of `session` that `params.requestId` names, if it is in flight.
+    pub(crate) fn cancel(&self, session: &str, params: &Value) {
+        let Some(id) = params.get("requestId") else {
+            return;
+        };
+        let reason = params
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("cancelled by the client");
+        let cancel = lock(&self.0).get(&key(session, id)).cloned();
+        if let Some(cancel) = cancel {
+            cancel.cancel(reason);
+        }
+    }
 }
 
 /// Serves MCP on `input`/`output` until `input` ends and every call in flight is answered.
@@ -52,24 +127,39 @@ pub fn serve(
     output: impl Write + Send,
     mut log: impl Write,
 ) -> std::io::Result<()> {
-    let slots = Slots::new(MAX_IN_FLIGHT);
+    let (running, waiting) = (Slots::new(MAX_IN_FLIGHT), Slots::new(MAX_WAITING));
+    let in_flight = InFlight::default();
     std::thread::scope(|scope| {
         let (replies, written) = mpsc::channel::<Value>();
         let writer = scope.spawn(move || write_lines(written, output));
+        if let Some(notifier) = service.notifier() {
+            notifier.connect(Some(replies.clone()));
+        }
         let read = (|| -> std::io::Result<()> {
             let mut lines = Lines::new(input);
             while let Some(text) = lines.next(service.name(), &mut log)? {
                 let sent = match triage(service, &text) {
                     Work::Answer(None) => Ok(()),
                     Work::Answer(Some(reply)) => replies.send(reply),
+                    Work::Cancel(params) => {
+                        in_flight.cancel("", &params);
+                        Ok(())
+                    }
                     Work::Service { id, method, params } => {
-                        let slot = slots.take();
-                        let replies = replies.clone();
+                        let (queued, replies) = (waiting.take(), replies.clone());
+                        let (running, in_flight) = (&running, &in_flight);
+                        let cancel = in_flight.start("", &id);
                         scope.spawn(move || {
-                            let _slot = slot;
+                            let _queued = queued;
+                            let _slot = running.take();
+                            let answer = (!cancel.is_cancelled()).then(|| {
+                                answer_from_service(service, &id, &method, &params, &cancel)
+                            });
+                            in_flight.end("", &id);
                             // The writer is gone only when output failed; its error is returned.
-                            let _ =
-                                replies.send(answer_from_service(service, id, &method, &params));
+                            if let Some(answer) = answer.filter(|_| !cancel.is_cancelled()) {
+                                let _ = replies.send(answer);
+                            }
                         });
                         Ok(())
                     }
@@ -81,6 +171,9 @@ pub fn serve(
             }
             Ok(())
         })();
+        if let Some(notifier) = service.notifier() {
+            notifier.connect(None);
+        }
         drop(replies);
         let written = writer
             .join()
@@ -140,9 +233,11 @@ impl<R: BufRead> Lines<R> {
 }
 
 /// What one message needs.
-enum Work {
+pub(crate) enum Work {
     /// Answered at once (or, for a notification, not at all).
     Answer(Option<Value>),
+    /// `notifications/cancelled`: the request its params name is cancelled.
+    Cancel(Value),
     /// Answered by the service, on a thread of its own.
     Service {
         id: Value,
@@ -151,7 +246,7 @@ enum Work {
     },
 }
 
-fn triage(service: &impl Handler, text: &str) -> Work {
+pub(crate) fn triage(service: &impl Handler, text: &str) -> Work {
     let message = match serde_json::from_str::<Value>(text) {
         Ok(message) => message,
         Err(e) => {
@@ -164,6 +259,9 @@ fn triage(service: &impl Handler, text: &str) -> Work {
     };
     let (id, method, params) = match jsonrpc::classify(message) {
         Ok(Incoming::Request { id, method, params }) => (id, method, params),
+        Ok(Incoming::Notification { method, params }) if method == "notifications/cancelled" => {
+            return Work::Cancel(params);
+        }
         Ok(_) => return Work::Answer(None),
         Err(why) => {
             return Work::Answer(Some(jsonrpc::error_response(
@@ -201,31 +299,38 @@ fn initialize_result(service: &impl Handler, params: &Value) -> Value {
     };
     json!({
         "protocolVersion": version,
-        "capabilities": { "tools": { "listChanged": false } },
+        "capabilities": { "tools": { "listChanged": service.notifier().is_some() } },
         "serverInfo": { "name": service.name(), "version": env!("CARGO_PKG_VERSION") },
         "instructions": service.instructions(),
     })
 }
 
 /// The response to a request [`triage`] sent to the service.
-fn answer_from_service(service: &impl Handler, id: Value, method: &str, params: &Value) -> Value {
+pub(crate) fn answer_from_service(
+    service: &impl Handler,
+    id: &Value,
+    method: &str,
+    params: &Value,
+    cancel: &Cancel,
+) -> Value {
+    let id = id.clone();
     match method {
         "tools/list" => match service.list_tools() {
             Ok(result) => jsonrpc::response(id, result),
             Err(e) => jsonrpc::error_response(id, INTERNAL_ERROR, &e),
         },
-        _ => jsonrpc::response(id, service.call_tool(params)),
+        _ => jsonrpc::response(id, service.call_tool(params, cancel)),
     }
 }
 
 /// A counting semaphore: at most `n` [`Slot`]s taken at once.
-struct Slots {
+pub(crate) struct Slots {
     free: Mutex<usize>,
     freed: Condvar,
 }
 
 impl Slots {
-    fn new(n: usize) -> Slots {
+    pub(crate) fn new(n: usize) -> Slots {
         Slots {
             free: Mutex::new(n),
             freed: Condvar::new(),
@@ -233,7 +338,7 @@ impl Slots {
     }
 
     /// A slot, once one is free; it is given back when dropped.
-    fn take(&self) -> Slot<'_> {
+    pub(crate) fn take(&self) -> Slot<'_> {
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
         while *free == 0 {
             free = self
@@ -246,12 +351,101 @@ impl Slots {
     }
 }
 
-struct Slot<'a>(&'a Slots);
+pub(crate) struct Slot<'a>(&'a Slots);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
         let mut free = self.0.free.lock().unwrap_or_else(PoisonError::into_inner);
         *free += 1;
         self.0.freed.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use super::{Handler, Notifier, serve};
+    use crate::Cancel;
+
+    /// `wait` blocks until cancelled; `quick` answers at once; `announce` says the tools changed.
+    struct Tools {
+        notifier: Notifier,
+    }
+
+    impl Handler for Tools {
+        fn name(&self) -> &str {
+            "t"
+        }
+        fn instructions(&self) -> String {
+            String::new()
+        }
+        fn refuse(&self, _tool: &str) -> Option<String> {
+            None
+        }
+        fn list_tools(&self) -> Result<Value, String> {
+            Ok(json!({"tools": []}))
+        }
+        fn call_tool(&self, params: &Value, cancel: &Cancel) -> Value {
+            match params["name"].as_str() {
+                Some("wait") => {
+                    let (done, cancelled) = mpsc::channel();
+                    cancel.on_cancel(move |why| {
+                        let _ = done.send(why.to_string());
+                    });
+                    let why = cancelled.recv_timeout(Duration::from_secs(30));
+                    json!({"content": [{"type": "text", "text": format!("{why:?}")}]})
+                }
+                Some("announce") => {
+                    self.notifier.notify("notifications/tools/list_changed");
+                    json!({"content": []})
+                }
+                _ => json!({"content": [{"type": "text", "text": "quick"}]}),
+            }
+        }
+        fn notifier(&self) -> Option<&Notifier> {
+            Some(&self.notifier)
+        }
+    }
+
+    #[test]
+    fn a_cancelled_call_is_not_answered_while_later_calls_and_notifications_are() {
+        let (input, mut to_server) = std::io::pipe().unwrap();
+        let (from_server, output) = std::io::pipe().unwrap();
+        let service = Tools {
+            notifier: Notifier::default(),
+        };
+        let server = std::thread::spawn(move || {
+            serve(&service, BufReader::new(input), output, std::io::sink())
+        });
+        let mut lines = BufReader::new(from_server).lines();
+        let mut next =
+            || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+        let mut send = move |message: Value| writeln!(to_server, "{message}").unwrap();
+        let call = |id: u64, name: &str| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name}});
+        send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}));
+        assert_eq!(
+            next()["result"]["capabilities"]["tools"]["listChanged"],
+            true
+        );
+        send(call(2, "wait"));
+        send(call(3, "quick"));
+        assert_eq!(next()["id"], 3, "answered while call 2 waits");
+        send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}),
+        );
+        send(call(4, "announce"));
+        assert_eq!(next()["method"], "notifications/tools/list_changed");
+        assert_eq!(next()["id"], 4);
+        drop(send);
+        server.join().unwrap().unwrap();
+        let rest: Vec<Value> = std::iter::from_fn(|| lines.next())
+            .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+            .collect();
+        assert_eq!(rest, Vec::<Value>::new(), "no answer to the cancelled call");
     }
 }

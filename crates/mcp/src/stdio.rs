@@ -112,7 +112,7 @@ pub fn base_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
 }
 
 /// What the stdout thread saw.
-enum Line {
+pub(crate) enum Line {
     Text(String),
     TooLong,
     TooMuch,
@@ -186,7 +186,37 @@ impl Stdio {
         })
     }
 
-    fn write(&mut self, message: &Value) -> Result<(), Failure> {
+    /// The lines the child writes on stdout, for a reader of its own ([`crate::SharedClient`]);
+    /// [`Transport::request`] reads none afterwards.
+    pub(crate) fn take_lines(&mut self) -> Receiver<Line> {
+        std::mem::replace(&mut self.lines, mpsc::channel().1)
+    }
+
+    /// Why the session ended, from the line that ended it (anything but text).
+    pub(crate) fn failure_of(&mut self, line: Line) -> Failure {
+        match line {
+            Line::Text(text) => Failure(format!(
+                "wrote something that is not JSON-RPC on stdout: {}",
+                excerpt(&text)
+            )),
+            Line::Eof => Failure(match self.exit_status() {
+                Some(status) => format!("exited before answering ({status})"),
+                None => "closed its output before answering".to_string(),
+            }),
+            Line::TooLong => Failure(format!(
+                "wrote a line longer than {} MiB on stdout",
+                MAX_LINE / 1024 / 1024
+            )),
+            Line::TooMuch => Failure(format!(
+                "wrote more than {} MiB on stdout",
+                MAX_OUTPUT / 1024 / 1024
+            )),
+            Line::NotUtf8 => Failure("wrote a line that is not UTF-8 on stdout".to_string()),
+            Line::Error(e) => Failure(format!("could not be read: {e}")),
+        }
+    }
+
+    pub(crate) fn write(&mut self, message: &Value) -> Result<(), Failure> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Failure("is closed".to_string()));
         };
@@ -279,30 +309,7 @@ impl Transport for Stdio {
             };
             let text = match line {
                 Line::Text(text) => text,
-                Line::Eof => {
-                    return Err(Failure(match self.exit_status() {
-                        Some(status) => format!("exited before answering ({status})"),
-                        None => "closed its output before answering".to_string(),
-                    }));
-                }
-                Line::TooLong => {
-                    return Err(Failure(format!(
-                        "wrote a line longer than {} MiB on stdout",
-                        MAX_LINE / 1024 / 1024
-                    )));
-                }
-                Line::TooMuch => {
-                    return Err(Failure(format!(
-                        "wrote more than {} MiB on stdout",
-                        MAX_OUTPUT / 1024 / 1024
-                    )));
-                }
-                Line::NotUtf8 => {
-                    return Err(Failure(
-                        "wrote a line that is not UTF-8 on stdout".to_string(),
-                    ));
-                }
-                Line::Error(e) => return Err(Failure(format!("could not be read: {e}"))),
+                other => return Err(self.failure_of(other)),
             };
             if text.trim().is_empty() {
                 continue;

@@ -180,3 +180,81 @@ fn a_json_rpc_error_is_reported_with_its_code() {
         Ok(_) => panic!("connected"),
     }
 }
+
+/// A server that reads two calls before it answers either (in reverse order, each with its
+/// argument `n`), says its tools changed, then on a third call asks for progress and keeps the
+/// line it reads next (the cancel) in `cancelled`.
+const OVERLAPPING: &str = r#"
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"sh","version":"0.1"}}}'
+read -r line
+answer() {
+  id=$(printf '%s' "$1" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  n=$(printf '%s' "$1" | sed 's/.*"n":\([0-9]*\).*/\1/')
+  printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}\n' "$id" "$n"
+}
+read -r first
+read -r second
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+answer "$second"
+answer "$first"
+read -r third
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/progress","params":{}}'
+read -r cancel
+printf '%s\n' "$cancel" > cancelled
+answer "$third"
+read -r line
+"#;
+
+#[test]
+fn a_shared_client_matches_overlapping_answers_by_id_and_passes_a_cancel_on() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let cancel = Arc::new(super::Cancel::default());
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let (on_progress, seen) = (Arc::clone(&cancel), Arc::clone(&heard));
+    let notices: super::Notices = Arc::new(move |method: &str| {
+        seen.lock().unwrap().push(method.to_string());
+        if method == "notifications/progress" {
+            on_progress.cancel("the user gave up");
+        }
+    });
+    let client =
+        super::SharedClient::connect("sh", &sh(OVERLAPPING, dir.path()), fast(), notices).unwrap();
+    let texts: Vec<String> = std::thread::scope(|scope| {
+        let calls: Vec<_> = [1, 2]
+            .map(|n| {
+                let client = &client;
+                scope.spawn(move || client.call_tool("x", json!({"n": n}), None).unwrap())
+            })
+            .into_iter()
+            .collect();
+        calls
+            .into_iter()
+            .map(|c| super::result_text(&c.join().unwrap()))
+            .collect()
+    });
+    assert_eq!(texts, ["1", "2"], "each call got its own answer");
+    match client.call_tool("x", json!({"n": 3}), Some(&cancel)) {
+        Err(McpError::Cancelled { .. }) => {}
+        other => panic!("expected a cancelled call, got {other:?}"),
+    }
+    let path = dir.path().join("cancelled");
+    let until = Instant::now() + Duration::from_secs(2);
+    let mut text = String::new();
+    while !text.ends_with('\n') && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+        text = std::fs::read_to_string(&path).unwrap_or_default();
+    }
+    let sent: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(sent["method"], "notifications/cancelled");
+    assert_eq!(
+        sent["params"],
+        json!({"requestId": 4, "reason": "the user gave up"})
+    );
+    assert_eq!(
+        *heard.lock().unwrap(),
+        ["notifications/tools/list_changed", "notifications/progress"]
+    );
+    client.close();
+}

@@ -12,7 +12,7 @@ mod proxy;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use serde_json::{Value, json};
 
 use crate::mcp::bridge::{ToolFilter, tool_error};
@@ -22,7 +22,10 @@ use crate::model::manifest::Server;
 use crate::ui::printer::Printer;
 
 use super::{Project, Settings};
-use backend::{Backend, Start};
+use crate::mcp::Cancel;
+use crate::mcp::serve::Notifier;
+use crate::mcp::serve_http;
+use backend::{Backend, Context, Start};
 
 /// Between a server's name and its tool's in a direct tool name.
 pub const SEPARATOR: &str = "__";
@@ -30,6 +33,8 @@ pub const SEPARATOR: &str = "__";
 /// The project's servers, ready to serve.
 pub struct Gateway {
     backends: Vec<Backend>,
+    /// The gateway's client, while it is served: told when a direct server's tools change.
+    notifier: Notifier,
 }
 
 impl Gateway {
@@ -41,6 +46,7 @@ impl Gateway {
         let names = super::connect::server_names(manifest, lock);
         let unapproved = super::unapproved_starts(settings, project, &registries, lock, &names)?;
         let mut backends = Vec::new();
+        let notifier = Notifier::default();
         for name in names {
             let located = match super::connect::locate(manifest, lock, &registries, &name) {
                 Ok(located) => located,
@@ -74,10 +80,13 @@ impl Gateway {
                 filter(&located.def),
                 pins,
                 start,
-                settings.dotpack_home.clone(),
+                Context {
+                    home: settings.dotpack_home.clone(),
+                    notifier: notifier.clone(),
+                },
             ));
         }
-        Ok(Gateway { backends })
+        Ok(Gateway { backends, notifier })
     }
 
     fn backend(&self, name: &str) -> Result<&Backend, String> {
@@ -237,14 +246,18 @@ impl Handler for Gateway {
         Ok(json!({ "tools": tools }))
     }
 
-    fn call_tool(&self, params: &Value) -> Value {
+    fn notifier(&self) -> Option<&Notifier> {
+        Some(&self.notifier)
+    }
+
+    fn call_tool(&self, params: &Value, cancel: &Cancel) -> Value {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         let args = match params.get("arguments") {
             Some(Value::Null) | None => json!({}),
             Some(args) => args.clone(),
         };
         if let Some((backend, tool)) = self.direct(name) {
-            return forwarded(backend.call(&tool, args));
+            return forwarded(backend.call(&tool, args, cancel));
         }
         match name {
             proxy::SEARCH => text_result(self.search(&args)),
@@ -259,7 +272,10 @@ impl Handler for Gateway {
                     }
                     Some(a) => a.clone(),
                 };
-                forwarded(self.backend(server).and_then(|b| b.call(tool, arguments)))
+                forwarded(
+                    self.backend(server)
+                        .and_then(|b| b.call(tool, arguments, cancel)),
+                )
             }
         }
     }
@@ -291,15 +307,26 @@ fn secret_or_env(name: &str) -> Option<String> {
     super::secrets::get(name).ok().flatten()
 }
 
-/// Serves `project`'s servers on stdin and stdout until stdin ends; every server it started is
-/// stopped then, and any that has had no call for `idle` before (never, when `None`).
+/// Serves `project`'s servers on stdin and stdout until stdin ends (with `http`, on that
+/// loopback address until the process is ended); every server it started is stopped then, and
+/// any that has had no call for `idle` before (never, when `None`).
 pub fn serve(
     settings: &Settings,
     printer: &Printer,
     project: &Project,
-    idle: Option<Duration>,
+    (idle, http): (Option<Duration>, Option<std::net::SocketAddr>),
 ) -> Result<()> {
     let gateway = Gateway::load(settings, printer, project)?;
+    let listener = match http {
+        Some(addr) => {
+            let listener = std::net::TcpListener::bind(addr)
+                .with_context(|| format!("dotpack serve: could not listen on {addr}"))?;
+            let url = format!("http://{}{}", listener.local_addr()?, serve_http::PATH);
+            printer.status("Serving", format!("the gateway at {url}"));
+            Some(listener)
+        }
+        None => None,
+    };
     let (done, stopped) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         // Eager servers start beside the session, so its first messages wait for none of them.
@@ -320,9 +347,15 @@ pub fn serve(
                 }
             });
         }
-        let stdin = std::io::stdin().lock();
-        let served =
-            crate::mcp::serve::serve(&gateway, stdin, std::io::stdout(), std::io::stderr());
+        let served = match listener {
+            Some(listener) => serve_http::serve(&gateway, listener),
+            None => crate::mcp::serve::serve(
+                &gateway,
+                std::io::stdin().lock(),
+                std::io::stdout(),
+                std::io::stderr(),
+            ),
+        };
         drop(done);
         served
     })?;
