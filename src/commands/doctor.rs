@@ -22,8 +22,12 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
     let boundary = settings.boundary(root.as_deref());
     let findings = doctor::run(&boundary, args.repair, settings.wait, printer)?;
     let host_check = crate::model::host_lint::check_all(root.as_deref(), &settings.host_env);
-    let missing = crate::ops::runtimes::check_here(settings, printer);
-    let secrets = crate::ops::secret_check::check_here(settings, root.as_deref());
+    // Its files' errors are reported elsewhere; the checks below then have no project.
+    let project = root
+        .as_ref()
+        .and_then(|_| crate::ops::Project::load(settings, printer).ok());
+    let missing = crate::ops::runtimes::check_here(settings, project.as_ref());
+    let secrets = crate::ops::secret_check::check_here(settings, root.as_deref(), project.as_ref());
     if printer.json {
         printer.json_out(&serde_json::json!({
             "folders": findings,
@@ -49,9 +53,7 @@ pub fn run(settings: &Settings, args: DoctorArgs, printer: &Printer) -> Result<(
             }
         }
         print_host_check(&host_check, printer);
-        for m in &missing {
-            printer.warning(format!("{} ({}): {}", m.file, m.host, m.fix));
-        }
+        crate::ops::runtimes::print(&missing, printer);
         secrets.print(printer);
     }
     let unfinished = match &root {

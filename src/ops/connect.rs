@@ -210,6 +210,42 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
     Ok(endpoint)
 }
 
+/// The environment variables [`endpoint`] may read for `located`, sorted and once each:
+/// `{{env.X}}` anywhere in its definition or its inputs' values, and the variables its
+/// `env_http_headers` and `bearer_token_env_var` name. `doctor` checks a gateway server's
+/// secrets by them, since no host file names them.
+pub fn env_names(located: &Located) -> Vec<String> {
+    let def = &located.def;
+    let mut texts = def.strings();
+    texts.extend(
+        located
+            .props
+            .values()
+            .filter_map(|v| v.as_str().map(str::to_string)),
+    );
+    let mut names: Vec<String> = texts
+        .iter()
+        .flat_map(|s| crate::template::env_refs(s))
+        .collect();
+    if let Some(toml::Value::Table(table)) = def.extensions.get("env_http_headers") {
+        names.extend(
+            table
+                .values()
+                .filter_map(|v| v.as_str().map(str::to_string)),
+        );
+    }
+    if let Some(var) = def
+        .extensions
+        .get("bearer_token_env_var")
+        .and_then(toml::Value::as_str)
+    {
+        names.push(var.to_string());
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 fn endpoint_with(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint> {
     // Started here, by this dotpack: the absolute path of the running one. A bridge serves
     // every tool here, as any other server does, so `verify` checks the tool filters' names

@@ -3,6 +3,7 @@
 //! host program that reads each file. Read from the entries as the host files hold them, so it
 //! is what the host will start, launcher entries included; nothing is started or fetched.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -21,42 +22,47 @@ pub struct Missing {
     pub host: String,
     /// The entry that needs the program; `None` for the host program itself.
     pub server: Option<String>,
+    /// The gateway entry the server is behind (`dotpack`), when the host starts the gateway
+    /// and the gateway starts the server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behind: Option<String>,
     pub program: String,
     pub fix: String,
 }
 
-/// [`check`] for the project of this command, with the process's `PATH`: none outside a
-/// project, and none when its files cannot be read (`doctor` reports those elsewhere).
-pub fn check_here(settings: &Settings, printer: &crate::ui::printer::Printer) -> Vec<Missing> {
-    if super::project_root(settings).is_none() {
-        return Vec::new();
-    }
-    match Project::load(settings, printer) {
-        Ok(project) => check(settings, &project, std::env::var("PATH").ok().as_deref()),
-        Err(_) => Vec::new(),
+/// [`check`] for the project of this command (`None` outside one, or when its files cannot be
+/// read: `doctor` reports those elsewhere), with the process's `PATH`.
+pub fn check_here(settings: &Settings, project: Option<&Project>) -> Vec<Missing> {
+    match project {
+        Some(project) => check(settings, project, std::env::var("PATH").ok().as_deref()),
+        None => Vec::new(),
     }
 }
 
+/// Each finding with its fix, once: a runner and its runtime (`npx`, `node`) missing together
+/// have the same fix.
+pub fn print(missing: &[Missing], printer: &crate::ui::printer::Printer) {
+    let mut lines: Vec<String> = missing
+        .iter()
+        .map(|m| format!("{} ({}): {}", m.file, m.host, m.fix))
+        .collect();
+    lines.dedup();
+    lines.into_iter().for_each(|line| printer.warning(line));
+}
+
 /// The programs the entries this project claims need, and the hosts that read them, that are
-/// not found on `path` (a `PATH` value): one finding per (file, server, program).
+/// not found on `path` (a `PATH` value): one finding per (file, server, program). A gateway
+/// entry needs dotpack, and each server behind it what that server needs: `dotpack serve`
+/// starts them with the PATH the host gives it.
 pub fn check(settings: &Settings, project: &Project, path: Option<&str>) -> Vec<Missing> {
     let dirs: Vec<PathBuf> = path
         .map(|p| std::env::split_paths(p).collect())
         .unwrap_or_default();
     let found = |program: &str| crate::util::program::found(program, &dirs, project.root());
-    let mut by_file: BTreeMap<String, (Target, Vec<&Claim>)> = BTreeMap::new();
-    let claims = super::all_claims(project);
-    for claim in claims.iter().filter(|c| mine(project, c)) {
-        if let Some(target) = Target::of_claim(claim, project.root(), &settings.host_env) {
-            by_file
-                .entry(claim.file.clone())
-                .or_insert_with(|| (target, Vec::new()))
-                .1
-                .push(claim);
-        }
-    }
+    let behind = OnceCell::new();
+    let behind = || behind.get_or_init(|| super::gateway::behind::servers(settings, project));
     let mut missing = Vec::new();
-    for (file, (target, claims)) in by_file {
+    for (file, (target, claims)) in by_file(settings, project) {
         let host = target.host.id;
         if let Some(program) = target.host.program
             && !found(program)
@@ -65,6 +71,7 @@ pub fn check(settings: &Settings, project: &Project, path: Option<&str>) -> Vec<
                 file: file.clone(),
                 host: host.to_string(),
                 server: None,
+                behind: None,
                 program: program.to_string(),
                 fix: format!(
                     "{} reads {file}, but `{program}` is not on PATH: install {} (or ignore this where it runs elsewhere)",
@@ -77,25 +84,73 @@ pub fn check(settings: &Settings, project: &Project, path: Option<&str>) -> Vec<
         };
         let entries = target.entries_in(&text).unwrap_or_default();
         let imported = crate::plan::from_host::import_entries(target.host, entries);
+        let at = |server: &str, behind: Option<&str>, program: String, fix: String| Missing {
+            file: file.clone(),
+            host: host.to_string(),
+            server: Some(server.to_string()),
+            behind: behind.map(str::to_string),
+            program,
+            fix,
+        };
         for claim in claims {
             let Some(server) = imported.servers.get(&claim.server) else {
                 continue;
             };
-            for program in needed(server) {
-                if !found(&program) {
-                    missing.push(Missing {
-                        file: file.clone(),
-                        host: host.to_string(),
-                        server: Some(claim.server.clone()),
-                        fix: fix_for(&program, &claim.server),
-                        program,
-                    });
+            let gateway = claim.package == crate::model::gateway::PACKAGE;
+            for program in needed(server).into_iter().filter(|p| !found(p)) {
+                let fix = match gateway {
+                    true => gateway_fix(&program),
+                    false => fix_for(&program, &claim.server),
+                };
+                missing.push(at(&claim.server, None, program, fix));
+            }
+            for located in behind().iter().filter(|_| gateway) {
+                for program in needed(&fields(&located.def))
+                    .into_iter()
+                    .filter(|p| !found(p))
+                {
+                    let fix = behind_fix(&program, &located.server);
+                    missing.push(at(&located.server, Some(&claim.server), program, fix));
                 }
             }
         }
     }
     missing.dedup();
     missing
+}
+
+/// The claims of this project, by the file they are in, with that file's host target.
+fn by_file(settings: &Settings, project: &Project) -> BTreeMap<String, (Target, Vec<Claim>)> {
+    let mut by_file: BTreeMap<String, (Target, Vec<Claim>)> = BTreeMap::new();
+    for claim in super::all_claims(project)
+        .iter()
+        .filter(|c| mine(project, c))
+    {
+        if let Some(target) = Target::of_claim(claim, project.root(), &settings.host_env) {
+            by_file
+                .entry(claim.file.clone())
+                .or_insert_with(|| (target, Vec::new()))
+                .1
+                .push(claim.clone());
+        }
+    }
+    by_file
+}
+
+/// A server definition's `command` and `args` as the canonical fields [`needed`] reads; a
+/// bridged server needs nothing here (the gateway runs the bridge itself).
+fn fields(def: &crate::model::manifest::Server) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    if crate::model::bridge_server::url_of(def).is_some() {
+        return out;
+    }
+    if let Some(command) = &def.command {
+        out.insert("command".into(), command.clone().into());
+    }
+    if let Some(args) = &def.args {
+        out.insert("args".into(), args.clone().into());
+    }
+    out
 }
 
 /// Whether `claim` is this project's: every claim of its lock, and the user-scope claims it
@@ -159,23 +214,59 @@ fn program_name(program: &str) -> &str {
         .unwrap_or(name)
 }
 
+/// What a server needing `program` does with it, and how to install it; `None` for dotpack.
+fn remedy(program: &str) -> Option<(String, &'static str)> {
+    Some(match program_name(program) {
+        "node" | "npx" | "npm" => (
+            "starts with Node.js".to_string(),
+            "install Node.js (it brings npx), from nodejs.org or the system's package manager",
+        ),
+        "uvx" | "uv" => (
+            "starts with uv".to_string(),
+            "install uv (docs.astral.sh/uv; `pipx install uv` or the system's package manager)",
+        ),
+        "docker" => (
+            "runs in Docker".to_string(),
+            "install Docker (docs.docker.com) and start it",
+        ),
+        "dotpack" => return None,
+        other => (
+            format!("runs `{other}`"),
+            "install it, or change the server's `command`",
+        ),
+    })
+}
+
 /// What to do about a missing `program` that server `server` needs.
 fn fix_for(program: &str, server: &str) -> String {
-    match program_name(program) {
-        "node" | "npx" | "npm" => format!(
-            "`{server}` starts with Node.js, which is not on PATH: install Node.js (it brings npx), from nodejs.org or the system's package manager"
-        ),
-        "uvx" | "uv" => format!(
-            "`{server}` starts with uv, which is not on PATH: install uv (docs.astral.sh/uv; `pipx install uv` or the system's package manager)"
-        ),
-        "docker" => format!(
-            "`{server}` runs in Docker, which is not on PATH: install Docker (docs.docker.com) and start it"
-        ),
-        "dotpack" => format!(
+    match remedy(program) {
+        Some((does, install)) => format!("`{server}` {does}, which is not on PATH: {install}"),
+        None => format!(
             "`{server}` starts through `dotpack run`, but the host will not find `dotpack` on PATH: put dotpack on PATH, or `dotpack install` again from where it is"
         ),
-        other => format!(
-            "`{server}` runs `{other}`, which is not on PATH: install it, or change the server's `command`"
+    }
+}
+
+/// What to do about a missing `program` that server `server`, behind the gateway, needs.
+fn behind_fix(program: &str, server: &str) -> String {
+    let (does, install) = remedy(program).unwrap_or_else(|| {
+        (
+            "runs `dotpack`".to_string(),
+            "put dotpack on PATH, or change the server's `command`",
+        )
+    });
+    format!(
+        "`{server}` {does}, which is not on PATH, and the gateway (`dotpack serve`) starts it with the PATH the host gives the gateway: {install}"
+    )
+}
+
+/// What to do when the gateway's own program, `dotpack` (a project file names it so, the same
+/// for every teammate) or this dotpack's path (a user file), is not found.
+fn gateway_fix(program: &str) -> String {
+    match program.contains(['/', '\\']) {
+        false => "the host starts the gateway with `dotpack serve`, but will not find `dotpack` on PATH: put dotpack on the PATH the host starts with (a project file names dotpack by name, the same for every teammate)".to_string(),
+        true => format!(
+            "the host starts the gateway with `{program} … serve`, which is not there any more: run `dotpack install` again with the dotpack you use now"
         ),
     }
 }
@@ -225,5 +316,19 @@ mod tests {
         assert!(fix_for("docker", "db").contains("install Docker"));
         assert!(fix_for("my-server", "own").contains("`my-server`"));
         assert_eq!(program_name("C:\\tools\\npx.cmd"), "npx");
+    }
+
+    #[test]
+    fn the_gateway_and_the_servers_behind_it_have_their_own_fixes() {
+        let entry = gateway_fix("dotpack");
+        assert!(entry.contains("`dotpack serve`") && !entry.contains("dotpack run"));
+        assert!(gateway_fix("/gone/dotpack").contains("run `dotpack install` again"));
+        let behind = behind_fix("npx", "web");
+        assert!(behind.starts_with("`web` starts with Node.js"), "{behind}");
+        assert!(behind.contains("the gateway (`dotpack serve`) starts it"));
+        assert_eq!(
+            fix_for("npx", "figma"),
+            "`figma` starts with Node.js, which is not on PATH: install Node.js (it brings npx), from nodejs.org or the system's package manager"
+        );
     }
 }

@@ -21,6 +21,10 @@ pub enum Via {
     LauncherStore,
     /// `dotpack run` takes it from the environment the host passes.
     LauncherEnvironment,
+    /// The gateway (`dotpack serve`) takes it from the environment the host passes.
+    GatewayEnvironment,
+    /// The gateway reads it from the OS credential store.
+    GatewayStore,
 }
 
 /// One secret of one server in one host file.
@@ -29,6 +33,9 @@ pub struct Delivery {
     pub host: &'static str,
     pub file: String,
     pub server: String,
+    /// The gateway entry (`dotpack`) the server is behind, when the gateway starts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behind: Option<String>,
     pub secret: String,
     pub via: Via,
     /// Why the server will not receive it; `None` when it will.
@@ -47,6 +54,37 @@ pub struct Sources<'a> {
     pub pins: Vec<String>,
     /// Whether this environment (the shell's, which a terminal host inherits) holds `name`.
     pub in_environment: &'a dyn Fn(&str) -> bool,
+    /// The project's gateway: the servers behind it, when a host's entry starts it.
+    pub gateway: Option<Behind>,
+}
+
+/// The servers the project's gateway serves, and the secrets each reads.
+pub struct Behind {
+    /// The project's `dotpack.toml`, as a user file's gateway entry names it.
+    pub manifest: std::path::PathBuf,
+    /// Each server's name and the environment variables it reads.
+    pub servers: Vec<(String, Vec<String>)>,
+}
+
+impl Behind {
+    /// The servers behind `project`'s gateway, as `dotpack serve` would start them.
+    pub fn of(settings: &crate::ops::Settings, project: &crate::ops::Project) -> Behind {
+        let servers = crate::ops::gateway::behind::servers(settings, project)
+            .iter()
+            .map(|l| (l.server.clone(), crate::ops::connect::env_names(l)))
+            .collect();
+        Behind {
+            manifest: std::path::absolute(&project.manifest.path)
+                .unwrap_or_else(|_| project.manifest.path.clone()),
+            servers,
+        }
+    }
+
+    /// Whether a gateway entry naming `manifest` (none in a project's file) serves this
+    /// project; another project's entry in a user file is that project's to check.
+    fn serves(&self, manifest: Option<&str>) -> bool {
+        manifest.is_none_or(|m| Path::new(m) == self.manifest)
+    }
 }
 
 /// What the store answered, once asked.
@@ -62,7 +100,11 @@ pub struct Report {
 /// The report for the project at `root` and the user on this machine: the store asked for the
 /// names it holds, the pins recorded in `$DOTPACK_HOME`, and this process's environment standing
 /// for a terminal host's.
-pub fn check_here(settings: &crate::ops::Settings, root: Option<&Path>) -> Report {
+pub fn check_here(
+    settings: &crate::ops::Settings,
+    root: Option<&Path>,
+    project: Option<&crate::ops::Project>,
+) -> Report {
     let in_environment = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
     let store = || {
         crate::ops::secrets::list().map_err(|e| {
@@ -76,6 +118,7 @@ pub fn check_here(settings: &crate::ops::Settings, root: Option<&Path>) -> Repor
         store: &store,
         pins: crate::ops::launch::recorded_pins(&settings.dotpack_home),
         in_environment: &in_environment,
+        gateway: project.map(|p| Behind::of(settings, p)),
     };
     let (servers, store) = deliveries(root, &settings.host_env, &sources);
     Report { servers, store }
@@ -115,9 +158,18 @@ impl Report {
                 Via::LauncherEnvironment => {
                     "the launcher takes it from the environment the host passes"
                 }
+                Via::GatewayEnvironment => {
+                    "the gateway takes it from the environment the host passes"
+                }
+                Via::GatewayStore => "the gateway reads it from the credential store",
             };
+            let behind = d
+                .behind
+                .as_ref()
+                .map(|entry| format!(" (behind the gateway entry `{entry}`)"))
+                .unwrap_or_default();
             let line = format!(
-                "{} server `{}`: {} ({how}) in {}",
+                "{} server `{}`{behind}: {} ({how}) in {}",
                 d.host, d.server, d.secret, d.file
             );
             match (&d.missing, &d.fix) {
@@ -148,11 +200,23 @@ pub fn deliveries(
         };
         let file = path.display().to_string();
         for (server, entry) in entries {
+            if let Some(behind) = gateway_of(&entry, sources) {
+                let answer = || store.get_or_init(|| (sources.store)());
+                out.extend(through_gateway(
+                    host,
+                    (&file, &server),
+                    behind,
+                    answer,
+                    sources,
+                ));
+                continue;
+            }
             let at =
                 |secret: &str, via, (missing, fix): (Option<String>, Option<String>)| Delivery {
                     host: host.id,
                     file: file.clone(),
                     server: server.clone(),
+                    behind: None,
                     secret: secret.to_string(),
                     via,
                     missing,
@@ -182,6 +246,92 @@ pub fn deliveries(
         }
     }
     (out, store.into_inner())
+}
+
+/// The project's gateway, when `entry` starts it (`dotpack serve`, or a user file's
+/// `dotpack --manifest-path THIS serve`).
+fn gateway_of<'a>(entry: &Value, sources: &'a Sources) -> Option<&'a Behind> {
+    let args: Vec<String> = entry["args"]
+        .as_array()?
+        .iter()
+        .map(|a| a.as_str().map(str::to_string))
+        .collect::<Option<_>>()?;
+    let manifest = crate::ops::gateway::behind::entry_manifest(entry["command"].as_str()?, &args)?;
+    sources.gateway.as_ref().filter(|b| b.serves(manifest))
+}
+
+/// Each secret of each server behind the gateway entry `entry` of `file`: the gateway takes it
+/// from the environment the host passes, else from the credential store (`secret_or_env` in
+/// the gateway), so the store is asked only when a server reads a secret.
+fn through_gateway<'s>(
+    host: &HostAdapter,
+    (file, entry): (&str, &str),
+    behind: &Behind,
+    store: impl Fn() -> &'s StoreAnswer,
+    sources: &Sources,
+) -> Vec<Delivery> {
+    let mut out = Vec::new();
+    for (server, names) in &behind.servers {
+        for name in names {
+            let (via, (missing, fix)) = gateway_secret(host, name, store(), sources);
+            out.push(Delivery {
+                host: host.id,
+                file: file.to_string(),
+                server: server.clone(),
+                behind: Some(entry.to_string()),
+                secret: name.clone(),
+                via,
+                missing,
+                fix,
+            });
+        }
+    }
+    out
+}
+
+/// How the gateway gets `name` for a server it starts under `host`, and what is missing when
+/// it cannot: the environment the host passes (a desktop app passes none of the shell's), else
+/// the credential store.
+fn gateway_secret(
+    host: &HostAdapter,
+    name: &str,
+    store: &StoreAnswer,
+    sources: &Sources,
+) -> (Via, Why) {
+    let desktop = host.desktop_app;
+    if !desktop && (sources.in_environment)(name) {
+        return (Via::GatewayEnvironment, (None, None));
+    }
+    if store
+        .as_ref()
+        .is_ok_and(|names| names.iter().any(|n| n == name))
+    {
+        return (Via::GatewayStore, (None, None));
+    }
+    let environment = match desktop {
+        true => format!(
+            "{} is a desktop app, which does not pass the shell's environment",
+            host.display_name
+        ),
+        false => format!("the environment has no {name}"),
+    };
+    let (missing, fix) = match store {
+        Err(_) => (
+            format!("the credential store is not reachable, and {environment}"),
+            format!(
+                "start the Secret Service (docs/secrets.md, \"No store, no fallback\"){}",
+                match desktop {
+                    true => String::new(),
+                    false => format!(", or export {name} where you start {}", host.display_name),
+                }
+            ),
+        ),
+        Ok(_) => (
+            format!("{name} is not in the credential store, and {environment}"),
+            format!("run `dotpack secret set {name}`"),
+        ),
+    };
+    (Via::GatewayStore, (Some(missing), Some(fix)))
 }
 
 /// The pin and secrets of a launcher entry (`dotpack run --pin … --secret NAME … -- …`).
@@ -303,5 +453,73 @@ fn expanded(host: &HostAdapter, name: &str, sources: &Sources) -> Why {
                 host.display_name
             )),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sources<'a>(
+        store: &'a dyn Fn() -> StoreAnswer,
+        env: &'a dyn Fn(&str) -> bool,
+    ) -> Sources<'a> {
+        Sources {
+            store,
+            pins: Vec::new(),
+            in_environment: env,
+            gateway: None,
+        }
+    }
+
+    #[test]
+    fn the_gateway_takes_the_environment_first_then_the_store_and_a_desktop_app_passes_none() {
+        let code = crate::model::hosts::adapter("claude-code").unwrap();
+        let cursor = crate::model::hosts::adapter("cursor").unwrap();
+        let none = || Ok(Vec::new());
+        let set = |n: &str| n == "TOKEN";
+        let s = sources(&none, &set);
+        let stored: StoreAnswer = Ok(vec!["TOKEN".to_string()]);
+        let empty: StoreAnswer = Ok(Vec::new());
+        let down: StoreAnswer = Err("no bus".to_string());
+        assert_eq!(
+            gateway_secret(code, "TOKEN", &empty, &s),
+            (Via::GatewayEnvironment, (None, None))
+        );
+        assert_eq!(
+            gateway_secret(cursor, "TOKEN", &stored, &s),
+            (Via::GatewayStore, (None, None))
+        );
+        let (via, (missing, fix)) = gateway_secret(cursor, "TOKEN", &empty, &s);
+        assert_eq!(via, Via::GatewayStore);
+        assert!(missing.unwrap().contains("desktop app"));
+        assert_eq!(fix.unwrap(), "run `dotpack secret set TOKEN`");
+        let (_, (missing, fix)) = gateway_secret(code, "OTHER", &down, &s);
+        assert!(
+            missing
+                .unwrap()
+                .contains("not reachable, and the environment has no OTHER")
+        );
+        assert!(
+            fix.unwrap()
+                .ends_with("or export OTHER where you start Claude Code")
+        );
+    }
+
+    #[test]
+    fn a_user_files_gateway_entry_for_another_project_is_not_this_ones() {
+        let behind = Behind {
+            manifest: "/p/dotpack.toml".into(),
+            servers: vec![("git".to_string(), vec!["TOKEN".to_string()])],
+        };
+        let none = || Ok(Vec::new());
+        let unset = |_: &str| false;
+        let mut s = sources(&none, &unset);
+        s.gateway = Some(behind);
+        let entry = |args: &[&str]| serde_json::json!({"command": "/bin/dotpack", "args": args});
+        assert!(gateway_of(&entry(&["serve"]), &s).is_some());
+        assert!(gateway_of(&entry(&["--manifest-path", "/p/dotpack.toml", "serve"]), &s).is_some());
+        assert!(gateway_of(&entry(&["--manifest-path", "/q/dotpack.toml", "serve"]), &s).is_none());
+        assert!(gateway_of(&entry(&["run", "--", "npx"]), &s).is_none());
     }
 }

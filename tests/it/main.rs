@@ -11,6 +11,8 @@ mod bridge;
 mod command_output;
 mod completions;
 mod consent;
+#[cfg(target_os = "linux")]
+mod doctor_gateway;
 mod doctor_programs;
 #[cfg(target_os = "linux")]
 mod doctor_secrets;

@@ -7,6 +7,7 @@
 //! servers the user approved (or `--trust`) start; the others answer why, and how to approve.
 
 mod backend;
+pub mod behind;
 mod proxy;
 
 use std::sync::mpsc::RecvTimeoutError;
