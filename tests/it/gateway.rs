@@ -579,6 +579,46 @@ fn a_cancelled_call_gets_no_response_while_the_servers_other_calls_are_answered(
     );
 }
 
+/// A call that outlives its server's timeout while another call to that server is in flight is
+/// cancelled at the server, which keeps running for the other call; the last call to time out
+/// stops it, and the next call starts it again.
+#[test]
+fn a_call_that_times_out_beside_another_is_cancelled_at_the_server_which_keeps_running() {
+    let Some(python) = sdk_python() else { return };
+    let env = Env::new();
+    let (table, report) = changing_server(&env, &python, "py");
+    env.write("dotpack.toml", &format!("{table}timeout = 1500\n"));
+    let call = |id: u64, tool: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "call", "arguments": {"server": "py", "tool": tool, "arguments": args}}})
+    };
+    let mut raw = Raw::start(&env);
+    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    raw.response(1);
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    raw.send(call(2, "slow", json!({"seconds": 60})));
+    assert_eq!(wait_for_text(&report, ""), "started");
+    // In flight when the first call times out, so the server is not stopped under it.
+    raw.send(call(3, "slow", json!({"seconds": 60})));
+    let first = raw.response(2);
+    assert_eq!(first["result"]["isError"], true, "{first}");
+    let why = text(&first["result"]);
+    assert!(
+        why.contains("did not answer `tools/call` within 1.5 s")
+            && why.contains("keeps it running for its other calls"),
+        "{why}"
+    );
+    // The server heard the cancellation and stopped the tool: a stopped process writes nothing.
+    assert_eq!(wait_for_text(&report, "started"), "cancelled");
+    let second = raw.response(3);
+    let why = text(&second["result"]);
+    assert!(why.contains("the next call starts it again"), "{why}");
+    raw.send(call(4, "add", json!({"a": 2, "b": 2})));
+    assert_eq!(text(&raw.response(4)["result"]), "4");
+    raw.finish();
+}
+
 #[test]
 fn a_streamable_http_servers_call_is_cancelled_at_the_server_and_its_tool_change_reaches_the_client()
  {

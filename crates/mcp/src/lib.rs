@@ -127,6 +127,15 @@ pub enum McpError {
         code: i64,
         message: String,
     },
+    /// A request of a [`SharedClient`] to a stdio server was not answered in time: the caller
+    /// stopped waiting and the server was told to stop working on it
+    /// (`notifications/cancelled`), so its other requests may go on.
+    #[error("MCP server `{server}` {what}{}", stderr_lines(.stderr))]
+    TimedOut {
+        server: String,
+        what: String,
+        stderr: String,
+    },
     /// The request was cancelled before the server answered (the server was told).
     #[error("MCP server `{server}`: the request was cancelled")]
     Cancelled { server: String },

@@ -281,21 +281,43 @@ impl SharedClient {
         if let Some(cancel) = cancel {
             self.on_cancel(cancel, id, reply);
         }
-        let reply = replied.recv_timeout(timeout).unwrap_or_else(|_| {
-            if let Link::Stdio(pipe) = &self.link {
-                pipe.forget(id);
-            }
-            Reply::Failed(Failure(format!(
-                "did not answer `{method}` within {:.1} s",
-                timeout.as_secs_f64()
-            )))
-        });
+        let Ok(reply) = replied.recv_timeout(timeout) else {
+            return Err(self.timed_out(id, method, timeout));
+        };
         match reply {
             Reply::Message(raw) => self.outcome(method, raw),
             Reply::Failed(failure) => Err(self.failure(failure)),
             Reply::Cancelled => Err(McpError::Cancelled {
                 server: self.name.clone(),
             }),
+        }
+    }
+
+    /// Request `id` was not answered within `timeout`: the caller stops waiting, and a stdio
+    /// server is told to stop working on it ([`McpError::TimedOut`]), so a caller may keep the
+    /// server for its other requests. (An HTTP request has timed out on its own thread too.)
+    fn timed_out(&self, id: u64, method: &str, timeout: Duration) -> McpError {
+        let what = format!(
+            "did not answer `{method}` within {:.1} s",
+            timeout.as_secs_f64()
+        );
+        let Link::Stdio(pipe) = &self.link else {
+            return self.broken(what);
+        };
+        if pipe.forget(id).is_some() {
+            let _ = lock(&pipe.stdio).write(&cancelled(id, "the request timed out"));
+        }
+        match self.broken(what) {
+            McpError::Failed {
+                server,
+                what,
+                stderr,
+            } => McpError::TimedOut {
+                server,
+                what,
+                stderr,
+            },
+            other => other,
         }
     }
 

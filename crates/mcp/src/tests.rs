@@ -258,3 +258,51 @@ fn a_shared_client_matches_overlapping_answers_by_id_and_passes_a_cancel_on() {
     );
     client.close();
 }
+
+/// A server that never answers its first call: it keeps the line it reads next (the cancel) in
+/// `cancelled`, then answers the next call.
+const SLOW_FIRST: &str = r#"
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"0.1"}}}'
+read -r line
+read -r first
+read -r cancel
+printf '%s\n' "$cancel" > cancelled
+read -r next
+id=$(printf '%s' "$next" | sed 's/.*"id":\([0-9]*\).*/\1/')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"late"}]}}\n' "$id"
+read -r line
+"#;
+
+#[test]
+fn a_shared_clients_request_that_times_out_is_cancelled_at_the_server_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let timeouts = Timeouts {
+        request: Duration::from_millis(300),
+        ..fast()
+    };
+    let notices: super::Notices = std::sync::Arc::new(|_: &str| {});
+    let client =
+        super::SharedClient::connect("sh", &sh(SLOW_FIRST, dir.path()), timeouts, notices).unwrap();
+    match client.call_tool("x", json!({}), None) {
+        Err(e @ McpError::TimedOut { .. }) => {
+            assert!(
+                e.to_string()
+                    .contains("did not answer `tools/call` within 0.3 s"),
+                "{e}"
+            );
+        }
+        other => panic!("expected a timed-out call, got {other:?}"),
+    }
+    // Answered only after the server read the cancel, so the cancel was sent first.
+    let answer = client.call_tool("x", json!({}), None).unwrap();
+    assert_eq!(super::result_text(&answer), "late");
+    let text = std::fs::read_to_string(dir.path().join("cancelled")).unwrap();
+    let sent: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(sent["method"], "notifications/cancelled");
+    assert_eq!(
+        sent["params"],
+        json!({"requestId": 2, "reason": "the request timed out"})
+    );
+    client.close();
+}

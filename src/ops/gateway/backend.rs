@@ -136,8 +136,9 @@ impl Backend {
 
     /// Calls `tool` with `arguments`: the server's result, or why it failed as text for a tool
     /// error. Calls run side by side. A server that fails during a call is stopped (its process
-    /// ended, failing the calls in flight with it), and the next call starts it again.
-    /// `cancel` cancels the call at the server too.
+    /// ended, failing the calls in flight with it), and the next call starts it again; one that
+    /// does not answer a call in time is only told to cancel it while other calls to it are in
+    /// flight, as it is serving them. `cancel` cancels the call at the server too.
     pub fn call(&self, tool: &str, arguments: Value, cancel: &Cancel) -> Result<Value, String> {
         if !self.filter.allows(tool) {
             return Err(format!(
@@ -151,15 +152,20 @@ impl Backend {
         let mut live = self.live();
         live.calls -= 1;
         live.last_used = Some(Instant::now());
+        let current = live
+            .client
+            .as_ref()
+            .is_some_and(|c| Arc::ptr_eq(c, &client));
         match result {
             Ok(result) => Ok(result),
             Err(e @ (McpError::Rpc { .. } | McpError::Cancelled { .. })) => Err(e.to_string()),
+            // The server was told to stop working on it; its other calls go on.
+            Err(e @ McpError::TimedOut { .. }) if current && live.calls > 0 => Err(format!(
+                "{e}\n(the gateway cancelled the call at server `{}` and keeps it running for its other calls)",
+                self.name
+            )),
             Err(e) => {
-                if live
-                    .client
-                    .as_ref()
-                    .is_some_and(|c| Arc::ptr_eq(c, &client))
-                {
+                if current {
                     live.client = None;
                 }
                 drop(live);
