@@ -257,3 +257,35 @@ fn a_user_files_gateway_entry_is_checked_as_the_projects() {
     let fix = fix_of(&doc, "dotpack", "/gone/dotpack");
     assert!(fix.contains("run `dotpack install` again"), "{fix}");
 }
+
+/// Registry packages behind the gateway are read from the lock and the registry's cache, as
+/// `dotpack serve` reads them; a package whose `gateway` is "off" is not behind it.
+#[test]
+fn doctor_checks_locked_packages_behind_the_gateway_and_not_those_left_out() {
+    let env = Env::new();
+    env.write(
+        "dotpack.toml",
+        "[project]\nhosts = [\"claude-code\"]\ngateway = true\n\n[dependencies]\ngithub = \"^1\"\nfilesystem = { version = \"^1\", gateway = \"off\" }\n",
+    );
+    let out = env.dotpack().args(["--trust", "install"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let bin = env.path_with(&["claude", "dotpack"]);
+    let doc = json(&mut dotpack(&env, &bin, None));
+    let servers: Vec<String> = programs(&doc).into_iter().map(|p| p.1).collect();
+    assert_eq!(servers, ["github"], "{doc}");
+    let github = doc["secrets"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["server"] == "github")
+        .unwrap_or_else(|| panic!("{doc}"));
+    assert_eq!(github["behind"], "dotpack", "{github}");
+    assert!(
+        github["secret"].as_str().unwrap().starts_with("GITHUB_"),
+        "{github}"
+    );
+    assert!(
+        !doc["secrets"]["servers"].to_string().contains("filesystem"),
+        "{doc}"
+    );
+}

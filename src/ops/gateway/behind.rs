@@ -1,7 +1,7 @@
 //! The servers behind the gateway, as `doctor` checks them: the hosts' files hold only the
 //! gateway's entry (`dotpack serve`), so what each server needs to start (its program, its
 //! secrets) is read from the project's declarations, as `dotpack serve` reads them. Nothing is
-//! started or fetched beyond what loading the locked packages does.
+//! started, and a registry's packages are read from its cache only (`install` filled it).
 
 use crate::model::gateway::Surface;
 use crate::ops::connect::Located;
@@ -9,11 +9,16 @@ use crate::ops::connect::Located;
 use super::{Project, Settings};
 
 /// Every server `dotpack serve` would serve for `project` (its surface not `"off"`), in name
-/// order; a server that cannot be located is left out (`dotpack serve` says why when it runs).
+/// order; a server that cannot be located offline is left out (`dotpack serve` says why when it
+/// runs).
 pub fn servers(settings: &Settings, project: &Project) -> Vec<Located> {
     let manifest = &project.manifest.manifest;
     let lock = project.lock.as_ref();
-    let Ok(registries) = crate::ops::registries(settings, Some(&project.manifest)) else {
+    let offline = Settings {
+        offline: true,
+        ..settings.clone()
+    };
+    let Ok(registries) = crate::ops::registries(&offline, Some(&project.manifest)) else {
         return Vec::new();
     };
     crate::ops::connect::server_names(manifest, lock)
