@@ -210,10 +210,10 @@ pub fn endpoint(located: &Located, lookup: &dyn Fn(&str) -> Option<String>) -> R
     Ok(endpoint)
 }
 
-/// The environment variables [`endpoint`] may read for `located`, sorted and once each:
-/// `{{env.X}}` anywhere in its definition or its inputs' values, and the variables its
-/// `env_http_headers` and `bearer_token_env_var` name. `doctor` checks a gateway server's
-/// secrets by them, since no host file names them.
+/// The environment variables [`endpoint`] needs for `located`, sorted and once each: the
+/// `{{env.X}}` without a default that its definition or its inputs' values render with these
+/// inputs, and the variables its `env_http_headers` and `bearer_token_env_var` name. `doctor`
+/// checks a gateway server's secrets by them, since no host file names them.
 pub fn env_names(located: &Located) -> Vec<String> {
     let def = &located.def;
     let mut texts = def.strings();
@@ -223,10 +223,22 @@ pub fn env_names(located: &Located) -> Vec<String> {
             .values()
             .filter_map(|v| v.as_str().map(str::to_string)),
     );
-    let mut names: Vec<String> = texts
-        .iter()
-        .flat_map(|s| crate::template::env_refs(s))
-        .collect();
+    let cx = crate::template::Context::new(&located.props);
+    let needed = |s: &String| match crate::template::parse_parts(s, &cx) {
+        Ok(parts) => parts
+            .into_iter()
+            .flat_map(|part| match part {
+                Part::Env {
+                    names,
+                    default: None,
+                } => names,
+                _ => Vec::new(),
+            })
+            .collect(),
+        // What cannot be rendered here fails at start, naming it; every name it mentions.
+        Err(_) => crate::template::env_refs(s),
+    };
+    let mut names: Vec<String> = texts.iter().flat_map(needed).collect();
     if let Some(toml::Value::Table(table)) = def.extensions.get("env_http_headers") {
         names.extend(
             table
@@ -408,6 +420,28 @@ pub fn timeouts(def: &Server, initialize: Option<Duration>) -> Timeouts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_needed_variables_leave_out_defaults_and_branches_its_inputs_turn_off() {
+        let def: Server = toml::from_str(
+            r#"
+command = "srv"
+args = ["--host={{env.HOST|'example.com'}}", "@if(props.debug){{env.DEBUG_KEY}}@endif"]
+env = { TOKEN = "{{env.TOKEN}}" }
+env_http_headers = { "X-Key" = "API_KEY" }
+"#,
+        )
+        .unwrap();
+        let mut props = Props::new();
+        props.insert("debug".into(), serde_json::json!(false));
+        let located = Located {
+            server: "s".into(),
+            package: LOCAL_PACKAGE.into(),
+            def,
+            props,
+        };
+        assert_eq!(env_names(&located), ["API_KEY", "TOKEN"]);
+    }
 
     #[test]
     fn a_list_input_argument_starts_as_one_argument_per_item() {
