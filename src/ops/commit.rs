@@ -382,8 +382,12 @@ fn commit_recording(
         imported,
     } = outcome;
     // Reading the entries back costs a parse of each host file: only a project that uses the
-    // launcher pays it.
-    let pins = match project.manifest.manifest.uses_any_launcher() {
+    // launcher, before this command or after it (`add --launcher`), pays it.
+    let launcher_after = manifest_text.as_deref().is_some_and(|text| {
+        toml::from_str::<crate::model::manifest::Manifest>(text)
+            .is_ok_and(|m| m.uses_any_launcher())
+    });
+    let pins = match project.manifest.manifest.uses_any_launcher() || launcher_after {
         true => launcher_pins(host_plan.as_ref()),
         false => Vec::new(),
     };
