@@ -362,8 +362,6 @@ fn list_pages(
     )))
 }
 
-/// What `initialize`'s `result` says of the server; `Err` says how it broke the protocol.
-
 /// What server `server` answered to `method`: its result, or its error as [`McpError::Rpc`]
 /// with any secret scrubbed; `None` when `raw` is no response at all.
 pub(crate) fn response_outcome(
@@ -389,6 +387,8 @@ pub(crate) fn response_outcome(
         Ok(_) | Err(_) => None,
     }
 }
+
+/// What `initialize`'s `result` says of the server; `Err` says how it broke the protocol.
 fn server_info(result: &Value) -> Result<ServerInfo, String> {
     let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
         return Err("answered `initialize` without a `protocolVersion`".to_string());
