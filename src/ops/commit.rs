@@ -381,9 +381,7 @@ fn commit_recording(
         staged,
         imported,
     } = outcome;
-    // Reading the entries back costs a parse of each host file: only a project that uses the
-    // launcher pays it.
-    let pins = match project.manifest.manifest.uses_any_launcher() {
+    let pins = match uses_launcher(project, manifest_text.as_deref()) {
         true => launcher_pins(host_plan.as_ref()),
         false => Vec::new(),
     };
@@ -444,6 +442,16 @@ fn commit_recording(
     report.warnings = warnings;
     json_report(printer, &report);
     Ok(())
+}
+
+/// Whether the project uses the launcher, before this command or after it (`add --launcher`):
+/// reading the entries back costs a parse of each host file, which only such a project pays.
+fn uses_launcher(project: &Project, manifest_text: Option<&str>) -> bool {
+    project.manifest.manifest.uses_any_launcher()
+        || manifest_text.is_some_and(|text| {
+            toml::from_str::<crate::model::manifest::Manifest>(text)
+                .is_ok_and(|m| m.uses_any_launcher())
+        })
 }
 
 /// Records the launcher entries this commit leaves (see [`crate::ops::launch`]); a failure only

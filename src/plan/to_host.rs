@@ -973,8 +973,8 @@ impl Translator<'_> {
             self.unsupported(
                 field,
                 "it has neither interpolation nor a way to forward environment variables: start \
-                 the server through the launcher (`launcher = true` on the dependency or under \
-                 [project]), which reads the variable from the OS credential store (`dotpack \
+                 the server through the launcher (`dotpack add PACKAGE --launcher`, or \
+                 `launcher = true` on the dependency or under [project]), which reads the variable from the OS credential store (`dotpack \
                  secret set NAME`) when the host starts it, or remove this host from the \
                  project's hosts"
                     .to_string(),

@@ -630,6 +630,13 @@ fn add_with_launcher_records_it_and_every_host_runs_the_launcher() {
         );
         assert!(!text.contains("{{env."), "{name}: {text}");
     }
+    // The add that turned the launcher on records its entries as written here, so the store
+    // serves them at once, without another install.
+    let cursor: serde_json::Value = serde_json::from_str(&env.read(".cursor/mcp.json")).unwrap();
+    let pin = cursor["mcpServers"]["github"]["args"][2].as_str().unwrap();
+    let pins =
+        std::fs::read_to_string(env.home.path().join(".dotpack/launcher-pins")).unwrap_or_default();
+    assert!(pins.lines().any(|l| l == pin), "{pin} not in {pins:?}");
     env.dotpack().arg("status").assert().success();
 }
 

@@ -312,22 +312,8 @@ impl Client {
             .transport
             .request(id, &message, timeout)
             .map_err(|f| self.failure(f))?;
-        match jsonrpc::classify(raw) {
-            Ok(Incoming::Response {
-                outcome: Outcome::Result(result),
-                ..
-            }) => Ok(result),
-            Ok(Incoming::Response {
-                outcome: Outcome::Error { code, message },
-                ..
-            }) => Err(McpError::Rpc {
-                server: self.name.clone(),
-                method: method.to_string(),
-                code,
-                message: self.secrets.scrub(&message),
-            }),
-            Ok(_) | Err(_) => Err(self.broken(&format!("sent no response to `{method}`"))),
-        }
+        response_outcome(raw, &self.name, method, &self.secrets)
+            .unwrap_or_else(|| Err(self.broken(&format!("sent no response to `{method}`"))))
     }
 
     fn server_info(&mut self, result: &Value) -> Result<ServerInfo, McpError> {
@@ -383,6 +369,32 @@ fn list_pages(
     Ok(Err(format!(
         "gave more than {MAX_PAGES} pages of tools (a `nextCursor` that never ends?)"
     )))
+}
+
+/// What server `server` answered to `method`: its result, or its error as [`McpError::Rpc`]
+/// with any secret scrubbed; `None` when `raw` is no response at all.
+pub(crate) fn response_outcome(
+    raw: Value,
+    server: &str,
+    method: &str,
+    secrets: &Secrets,
+) -> Option<Result<Value, McpError>> {
+    match jsonrpc::classify(raw) {
+        Ok(Incoming::Response {
+            outcome: Outcome::Result(result),
+            ..
+        }) => Some(Ok(result)),
+        Ok(Incoming::Response {
+            outcome: Outcome::Error { code, message },
+            ..
+        }) => Some(Err(McpError::Rpc {
+            server: server.to_string(),
+            method: method.to_string(),
+            code,
+            message: secrets.scrub(&message),
+        })),
+        Ok(_) | Err(_) => None,
+    }
 }
 
 /// What `initialize`'s `result` says of the server; `Err` says how it broke the protocol.

@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::http::Http;
-use crate::jsonrpc::{self, Incoming, Outcome};
+use crate::jsonrpc::{self, Incoming};
 use crate::stdio::{Line, Stdio, excerpt};
 use crate::{Cancel, Endpoint, Failure, McpError, Secrets, ServerInfo, Timeouts, Tool, Transport};
 
@@ -375,22 +375,8 @@ impl SharedClient {
     }
 
     fn outcome(&self, method: &str, raw: Value) -> Result<Value, McpError> {
-        match jsonrpc::classify(raw) {
-            Ok(Incoming::Response {
-                outcome: Outcome::Result(result),
-                ..
-            }) => Ok(result),
-            Ok(Incoming::Response {
-                outcome: Outcome::Error { code, message },
-                ..
-            }) => Err(McpError::Rpc {
-                server: self.name.clone(),
-                method: method.to_string(),
-                code,
-                message: self.secrets.scrub(&message),
-            }),
-            Ok(_) | Err(_) => Err(self.broken(format!("sent no response to `{method}`"))),
-        }
+        crate::response_outcome(raw, &self.name, method, &self.secrets)
+            .unwrap_or_else(|| Err(self.broken(format!("sent no response to `{method}`"))))
     }
 
     fn failure(&self, Failure(what): Failure) -> McpError {
