@@ -642,6 +642,14 @@ impl Manifest {
         self.launcher_for(package) != Launcher::Off
     }
 
+    /// Whether the servers of `package` are given their secrets from the OS credential store:
+    /// they start through `dotpack run`, or behind the gateway's one entry (`dotpack serve`).
+    pub fn reads_the_store(&self, package: &str) -> bool {
+        self.uses_launcher(package)
+            || (self.gateway().installs()
+                && self.gateway_surface(package) != crate::model::gateway::Surface::Off)
+    }
+
     /// Whether any server of the project starts through `dotpack run` in some host.
     pub fn uses_any_launcher(&self) -> bool {
         self.project

@@ -16,8 +16,9 @@ pub fn environment_needed(
 ) -> Vec<(String, String)> {
     let mut needed = Vec::new();
     let mut push = |name: &str, vars: Vec<String>| {
-        // A server that starts through the launcher gets what the credential store holds.
-        let launched = manifest.manifest.uses_launcher(name);
+        // A server that starts through the launcher or the gateway gets what the credential
+        // store holds.
+        let launched = manifest.manifest.reads_the_store(name);
         needed.extend(
             vars.into_iter()
                 .filter(|var| std::env::var_os(var).is_none())
@@ -56,13 +57,13 @@ pub fn print_environment_needed(
         printer.note(format!(
             "note: {package} reads {var} from the environment, which is not set here \
              (`dotpack secret set {var}` keeps it in the OS credential store for servers that \
-             start through the launcher, `launcher = true`)"
+             start through the launcher, `launcher = true`, or the gateway)"
         ));
     }
 }
 
 /// On a terminal, asks for each secret in `needed` that a server started through the launcher
-/// reads (the project's `launcher`), with what is typed not shown, and keeps each answer in the
+/// or the gateway reads (the project's `launcher` or `gateway`), with what is typed not shown, and keeps each answer in the
 /// OS credential store: never in a file. Returns what is still missing, for the caller to name.
 /// A server without the launcher reads its variables from the host's environment: those are
 /// only named, never asked for.
@@ -76,7 +77,7 @@ pub fn ask_secrets(
     }
     let mut missing = Vec::new();
     for (package, var) in needed {
-        if !manifest.uses_launcher(&package) {
+        if !manifest.reads_the_store(&package) {
             missing.push((package, var));
             continue;
         }

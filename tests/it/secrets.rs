@@ -433,6 +433,17 @@ fn a_launcher_entry_gives_each_host_the_stored_secret_and_no_file_holds_it() {
 #[test]
 fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
     add_asks_on_a_terminal_for(
+        "launcher = true",
+        "[servers.vault]\ncommand = \"vault-mcp\"\nargs = []\nenv = { VAULT_TOKEN = \"{{env.VAULT_TOKEN}}\" }\n",
+        "VAULT_TOKEN",
+    );
+}
+
+/// A server behind the gateway gets its secrets from the store too: asked for the same way.
+#[test]
+fn on_a_terminal_add_asks_for_a_secret_of_a_server_behind_the_gateway() {
+    add_asks_on_a_terminal_for(
+        "gateway = true",
         "[servers.vault]\ncommand = \"vault-mcp\"\nargs = []\nenv = { VAULT_TOKEN = \"{{env.VAULT_TOKEN}}\" }\n",
         "VAULT_TOKEN",
     );
@@ -442,14 +453,16 @@ fn on_a_terminal_add_asks_for_a_launcher_secret_and_keeps_it_in_the_store() {
 #[test]
 fn on_a_terminal_add_asks_for_a_remote_servers_header_secret() {
     add_asks_on_a_terminal_for(
+        "launcher = true",
         "[servers.vault]\nurl = \"https://vault.example.com/mcp\"\nhttp_headers = { Authorization = \"Bearer {{env.VAULT_API_KEY}}\" }\n",
         "VAULT_API_KEY",
     );
 }
 
-/// `add vault` on a terminal, for a package whose only server is `server`: it asks for `var`,
-/// hides what is typed, keeps it in the store, and no file under HOME holds it.
-fn add_asks_on_a_terminal_for(server: &str, var: &str) {
+/// `add vault` on a terminal, in a project with `project` (a line of `[project]`), for a package
+/// whose only server is `server`: it asks for `var`, hides what is typed, keeps it in the store,
+/// and no file under HOME holds it.
+fn add_asks_on_a_terminal_for(project: &str, server: &str, var: &str) {
     use std::io::{Read, Write};
     let env = Env::new();
     let Some(keyring) = Keyring::start(env.home.path()) else {
@@ -459,7 +472,7 @@ fn add_asks_on_a_terminal_for(server: &str, var: &str) {
     let reg = crate::support::build_registry(&env, &[("vault", package.as_str())]);
     env.write(
         "dotpack.toml",
-        "[project]\nhosts = [\"claude-code\"]\nlauncher = true\n",
+        &format!("[project]\nhosts = [\"claude-code\"]\n{project}\n"),
     );
     let mut cmd = env.process_in(&env.project);
     cmd.env("DOTPACK_REGISTRY", &reg)
