@@ -204,11 +204,23 @@ pub fn through_launcher(
     for name in &secrets {
         out.env.remove(name);
     }
-    // Rendered once: what is left of `{{` is text, written so that translating the entry
-    // keeps it.
+    let args = crate::model::launcher::launcher_args(&real, &args, &secrets);
+    Ok(launcher_entry(host, out, command, args, &secrets))
+}
+
+/// `out` made the entry that runs `command` (dotpack) with the launcher's `args`, rendered
+/// once: what is left of `{{` is text, written so that translating the entry keeps it. A
+/// launcher that reads secrets is told where the session bus is, where the host passes only
+/// named variables.
+fn launcher_entry(
+    host: &HostAdapter,
+    mut out: Server,
+    command: String,
+    args: Vec<String>,
+    secrets: &[String],
+) -> Server {
     out.args = Some(
-        crate::model::launcher::launcher_args(&real, &args, &secrets)
-            .into_iter()
+        args.into_iter()
             .map(|a| a.replace("{{", "{{'{{'}}"))
             .collect(),
     );
@@ -216,7 +228,7 @@ pub fn through_launcher(
     if !secrets.is_empty() {
         forward_session_bus(host, &mut out);
     }
-    Ok(out)
+    out
 }
 
 /// The variables that tell the launcher where the user's session bus, and so the credential
@@ -309,17 +321,8 @@ fn through_proxy(
     }
     out.url = None;
     out.extensions.remove("type");
-    out.args = Some(
-        crate::model::launcher::remote_launcher_args(&url, &headers, &secrets)
-            .into_iter()
-            .map(|a| a.replace("{{", "{{'{{'}}"))
-            .collect(),
-    );
-    out.command = Some(command);
-    if !secrets.is_empty() {
-        forward_session_bus(host, &mut out);
-    }
-    Ok(out)
+    let args = crate::model::launcher::remote_launcher_args(&url, &headers, &secrets);
+    Ok(launcher_entry(host, out, command, args, &secrets))
 }
 
 /// Translates server `server_name` (`server`) for `host`, rendering templates with `props`.
