@@ -302,19 +302,10 @@ fn gateway_secret(
     if !desktop && (sources.in_environment)(name) {
         return (Via::GatewayEnvironment, (None, None));
     }
-    if store
-        .as_ref()
-        .is_ok_and(|names| names.iter().any(|n| n == name))
-    {
+    if stored(store, name) {
         return (Via::GatewayStore, (None, None));
     }
-    let environment = match desktop {
-        true => format!(
-            "{} is a desktop app, which does not pass the shell's environment",
-            host.display_name
-        ),
-        false => format!("the environment has no {name}"),
-    };
+    let environment = environment_lacks(host, name);
     let (missing, fix) = match store {
         Err(_) => (
             format!("the credential store is not reachable, and {environment}"),
@@ -376,6 +367,25 @@ fn each_text(value: &Value, f: &mut dyn FnMut(&str)) {
 
 type Why = (Option<String>, Option<String>);
 
+/// Whether the store answered and holds the secret `name`.
+fn stored(store: &StoreAnswer, name: &str) -> bool {
+    store
+        .as_ref()
+        .is_ok_and(|names| names.iter().any(|n| n == name))
+}
+
+/// Why the environment a server is started with lacks `name`: the host is a desktop app, which
+/// passes none of the shell's, or the variable is not set.
+fn environment_lacks(host: &HostAdapter, name: &str) -> String {
+    match host.desktop_app {
+        true => format!(
+            "{} is a desktop app, which does not pass the shell's environment",
+            host.display_name
+        ),
+        false => format!("the environment has no {name}"),
+    }
+}
+
 /// How the launcher gets `name`, and what is missing when it cannot.
 fn through_launcher(
     host: &HostAdapter,
@@ -384,24 +394,13 @@ fn through_launcher(
     store: &StoreAnswer,
     sources: &Sources,
 ) -> (Via, Why) {
-    if recorded
-        && store
-            .as_ref()
-            .is_ok_and(|names| names.iter().any(|n| n == name))
-    {
+    if recorded && stored(store, name) {
         return (Via::LauncherStore, (None, None));
     }
-    let desktop = host.desktop_app;
-    if !desktop && (sources.in_environment)(name) {
+    if !host.desktop_app && (sources.in_environment)(name) {
         return (Via::LauncherEnvironment, (None, None));
     }
-    let environment = match desktop {
-        true => format!(
-            "{} is a desktop app, which does not pass the shell's environment",
-            host.display_name
-        ),
-        false => format!("the environment has no {name}"),
-    };
+    let environment = environment_lacks(host, name);
     let (missing, fix) = match store {
         _ if !recorded => (
             format!(
