@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::http::Http;
 use crate::jsonrpc::{self, Incoming};
-use crate::stdio::{Line, Stdio, excerpt};
+use crate::stdio::{Line, Stdio, excerpt, line_messages};
 use crate::{Cancel, Endpoint, Failure, McpError, Secrets, ServerInfo, Timeouts, Tool, Transport};
 
 /// Told the method of every notification the server sends. It runs on the thread reading the
@@ -101,20 +101,7 @@ impl Pipe {
     /// Hands each message of one line on: a response to its caller, a request of the server
     /// answered, a notification to `notices`.
     fn dispatch(&self, text: &str, notices: &Notices) -> Result<(), Failure> {
-        if text.trim().is_empty() {
-            return Ok(());
-        }
-        let parsed: Value = serde_json::from_str(text).map_err(|_| {
-            Failure(format!(
-                "wrote something that is not JSON-RPC on stdout: {}",
-                excerpt(text)
-            ))
-        })?;
-        let messages = match parsed {
-            Value::Array(batch) => batch,
-            one => vec![one],
-        };
-        for message in messages {
+        for message in line_messages(text)? {
             match jsonrpc::classify(message.clone()) {
                 Ok(Incoming::Response { id, .. }) => {
                     let number = id.as_u64().or_else(|| id.as_str()?.parse().ok());

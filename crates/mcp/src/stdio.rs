@@ -311,20 +311,7 @@ impl Transport for Stdio {
                 Line::Text(text) => text,
                 other => return Err(self.failure_of(other)),
             };
-            if text.trim().is_empty() {
-                continue;
-            }
-            let parsed: Value = serde_json::from_str(&text).map_err(|_| {
-                Failure(format!(
-                    "wrote something that is not JSON-RPC on stdout: {}",
-                    excerpt(&text)
-                ))
-            })?;
-            let messages = match parsed {
-                Value::Array(batch) => batch,
-                one => vec![one],
-            };
-            for message in messages {
+            for message in line_messages(&text)? {
                 match jsonrpc::classify(message.clone()) {
                     Ok(Incoming::Response { id: got, .. }) if jsonrpc::is_id(&got, id) => {
                         return Ok(message);
@@ -450,6 +437,24 @@ fn read_tail(mut stderr: impl Read, tail: &Mutex<VecDeque<u8>>) {
         let excess = tail.len().saturating_sub(STDERR_KEEP);
         tail.drain(..excess);
     }
+}
+
+/// The JSON-RPC messages of one line a server wrote on stdout: none for a blank line, the
+/// members of a batch, or the one message.
+pub(crate) fn line_messages(text: &str) -> Result<Vec<Value>, Failure> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let parsed: Value = serde_json::from_str(text).map_err(|_| {
+        Failure(format!(
+            "wrote something that is not JSON-RPC on stdout: {}",
+            excerpt(text)
+        ))
+    })?;
+    Ok(match parsed {
+        Value::Array(batch) => batch,
+        one => vec![one],
+    })
 }
 
 /// At most 200 characters of `text`, for messages.
