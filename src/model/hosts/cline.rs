@@ -29,12 +29,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
     also_expands: &[],
-    transport_types: TransportTypes {
-        stdio: Some("stdio"),
-        http: Some("streamableHttp"),
-        sse: Some("sse"),
-        speaks_sse: true,
-    },
+    transport_types: TRANSPORT_TYPES,
     fields: &[STDIO_CORE, FIELDS],
     resources: &[],
     also_named: None,
@@ -43,6 +38,15 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     new_file: "",
     program: None,
     desktop_app: true,
+};
+
+/// Its `type` values: camelCase `streamableHttp`, and a remote entry without one is SSE. The
+/// Cline CLI writes the same.
+pub(super) const TRANSPORT_TYPES: TransportTypes = TransportTypes {
+    stdio: Some("stdio"),
+    http: Some("streamableHttp"),
+    sse: Some("sse"),
+    speaks_sse: true,
 };
 
 /// Its spellings beyond the stdio core, in concept-table order.

@@ -10,7 +10,7 @@
 //!   `streamableHttp`, `sse`), `disabled`, `autoApprove`, `timeout` in seconds; no interpolation
 //!   (safest reading), so environment references are refused.
 
-use super::{Container, EntryHooks, FileFormat, HostAdapter, TransportTypes, UserPath};
+use super::{Container, EntryHooks, FileFormat, HostAdapter, UserPath};
 use crate::model::concepts::STDIO_CORE;
 use crate::template::EnvSyntax;
 
@@ -35,12 +35,7 @@ pub(super) const ADAPTER: HostAdapter = HostAdapter {
     env_syntax: EnvSyntax::None,
     remote_wrapper: None,
     also_expands: &[],
-    transport_types: TransportTypes {
-        stdio: Some("stdio"),
-        http: Some("streamableHttp"),
-        sse: Some("sse"),
-        speaks_sse: true,
-    },
+    transport_types: super::cline::TRANSPORT_TYPES,
     fields: &[STDIO_CORE, super::cline::FIELDS],
     resources: &[],
     also_named: None,
