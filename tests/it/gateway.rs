@@ -39,6 +39,20 @@ fn drive_with(python: &std::path::Path, env: &Env, args: &[&str], steps: Value) 
     answers[1..].to_vec()
 }
 
+/// The table of server `name`: the SDK's stdio server (tests/python_mcp/server.py) with `args`
+/// after the script, then the lines of `rest`.
+fn sdk_server(python: &std::path::Path, name: &str, args: &[&str], rest: &str) -> String {
+    let args: Vec<String> = std::iter::once(script("server.py"))
+        .chain(args.iter().map(|a| a.to_string()))
+        .map(|a| format!("{a:?}"))
+        .collect();
+    format!(
+        "[servers.{name}]\ncommand = {:?}\nargs = [{}]\n{rest}",
+        python.display().to_string(),
+        args.join(", ")
+    )
+}
+
 fn text(result: &Value) -> String {
     result["content"][0]["text"]
         .as_str()
@@ -58,11 +72,14 @@ fn proxy_tools_search_describe_and_call_three_servers_each_started_on_its_first_
     env.write(
         "dotpack.toml",
         &format!(
-            "[servers.py]\ncommand = {:?}\nargs = [{:?}, {marker:?}]\nenv = {{ PYDEMO_CRASH_TOOL = \"1\" }}\n\n\
-             [servers.pyhttp]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n\
+            "{}\n[servers.pyhttp]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n\
              [servers.svc]\nbridge = \"{}\"\n",
-            python.display().to_string(),
-            script("server.py"),
+            sdk_server(
+                &python,
+                "py",
+                &[&marker],
+                "env = { PYDEMO_CRASH_TOOL = \"1\" }\n"
+            ),
             service.url
         ),
     );
@@ -186,14 +203,7 @@ fn a_server_whose_start_is_not_approved_is_not_started_and_the_call_says_how_to_
     let Some(python) = sdk_python() else { return };
     let env = Env::new();
     let marker = format!("--mark={}", env.home.path().display());
-    env.write(
-        "dotpack.toml",
-        &format!(
-            "[servers.py]\ncommand = {:?}\nargs = [{:?}, {marker:?}]\n",
-            python.display().to_string(),
-            script("server.py"),
-        ),
-    );
+    env.write("dotpack.toml", &sdk_server(&python, "py", &[&marker], ""));
     let answers = drive_with(
         &python,
         &env,
@@ -219,10 +229,11 @@ fn an_idle_server_is_stopped_and_a_call_that_outlives_its_timeout_fails_and_rest
     let marker = format!("--mark={}", env.home.path().display());
     env.write(
         "dotpack.toml",
-        &format!(
-            "[servers.py]\ncommand = {:?}\nargs = [{:?}, {marker:?}]\nenv = {{ PYDEMO_CRASH_TOOL = \"1\" }}\ntimeout = 1500\n",
-            python.display().to_string(),
-            script("server.py"),
+        &sdk_server(
+            &python,
+            "py",
+            &[&marker],
+            "env = { PYDEMO_CRASH_TOOL = \"1\" }\ntimeout = 1500\n",
         ),
     );
     let call = |tool: &str, args: Value| json!(["call", "call", {"server": "py", "tool": tool, "arguments": args}]);
@@ -264,11 +275,9 @@ fn many_calls_at_once_to_three_servers_each_get_their_own_answer() {
     env.write(
         "dotpack.toml",
         &format!(
-            "[servers.py]\ncommand = {:?}\nargs = [{:?}]\n\n\
-             [servers.pyhttp]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n\
+            "{}\n[servers.pyhttp]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n\
              [servers.svc]\nbridge = \"{}\"\n",
-            python.display().to_string(),
-            script("server.py"),
+            sdk_server(&python, "py", &[], ""),
             service.url
         ),
     );
@@ -303,9 +312,8 @@ fn a_keep_alive_server_starts_with_the_gateway_and_is_not_stopped_when_idle() {
     env.write(
         "dotpack.toml",
         &format!(
-            "[project]\ngateway_lifecycle = \"keep-alive\"\n\n[servers.py]\ncommand = {:?}\nargs = [{:?}, {marker:?}]\n",
-            python.display().to_string(),
-            script("server.py"),
+            "[project]\ngateway_lifecycle = \"keep-alive\"\n\n{}",
+            sdk_server(&python, "py", &[&marker], "")
         ),
     );
     let answers = drive_with(
@@ -331,11 +339,14 @@ fn a_keep_alive_server_starts_with_the_gateway_and_is_not_stopped_when_idle() {
 /// its `slow` call ended in the file returned.
 fn changing_server(env: &Env, python: &std::path::Path, name: &str) -> (String, String) {
     let report = env.home.path().join(format!("{name}.report"));
-    let table = format!(
-        "[servers.{name}]\ncommand = {:?}\nargs = [{:?}]\nenv = {{ PYDEMO_CHANGING = {:?} }}\n",
-        python.display().to_string(),
-        script("server.py"),
-        report.display().to_string(),
+    let table = sdk_server(
+        python,
+        name,
+        &[],
+        &format!(
+            "env = {{ PYDEMO_CHANGING = {:?} }}\n",
+            report.display().to_string()
+        ),
     );
     (table, report.display().to_string())
 }
