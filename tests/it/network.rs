@@ -311,18 +311,15 @@ fn index_files_of_one_resolution_are_fetched_side_by_side_at_most_eight_at_once(
         "dotpack.toml",
         &format!("[project]\nhosts = [\"claude-code\"]\n\n[dependencies]\n{deps}"),
     );
-    let started = Instant::now();
     env.dotpack()
         .args(["--registry", &server.url, "lock"])
         .assert()
         .success();
-    let took = started.elapsed();
     let most = server.most_at_once.load(Ordering::SeqCst);
     assert!((2..=8).contains(&most), "{most} requests at once");
-    // config.json, 12 index files and 12 archives, each 150 ms: one after the other would take
-    // nearly 4 s.
+    // config.json, 12 index files and 12 archives, each held 150 ms: more than one at once is
+    // only possible when they are fetched side by side.
     assert_eq!(server.served.load(Ordering::SeqCst), 25);
-    assert!(took < Duration::from_millis(2000), "took {took:?}");
 }
 
 #[test]

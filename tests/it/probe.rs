@@ -4,8 +4,10 @@
 //! tool_service.py`), and tiny shell servers that misbehave.
 //!
 //! The SDK comes from a virtualenv at `$DOTPACK_PY_VENV` (default `~/.cache/dotpack-py-mcp`)
-//! that `tests/python_mcp/install.sh` (run by `.ci/run`) creates. Without it (or without
-//! python3 for the tool service) the tests that need it say so and pass.
+//! that `tests/python_mcp/install.sh` (run by `.ci/run`) creates. The tests with the SDK run with
+//! `DOTPACK_SDK_TESTS=1` or `DOTPACK_LONG_TESTS=1` (as `.ci/run` runs them); without either, or
+//! without the SDK (or python3 for the tool service), they say so and pass, except where
+//! `DOTPACK_REQUIRE_TEST_PEERS=1` makes a missing peer fail.
 
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
@@ -48,8 +50,30 @@ fn skip(what: &str) {
     eprintln!("{message}");
 }
 
-/// The virtualenv's python, with the MCP SDK importable.
+/// Whether the tests with the Python SDK as a peer run: with `DOTPACK_LONG_TESTS=1` or
+/// `DOTPACK_REQUIRE_TEST_PEERS=1` (`.ci/run` sets both) or `DOTPACK_SDK_TESTS=1`. Each start of
+/// the SDK costs most of a second of CPU, and these tests start about sixty, so the default
+/// `cargo test` leaves them out, saying so, as it leaves out the real host programs.
+#[allow(clippy::print_stderr)]
+fn sdk_wanted() -> bool {
+    let on = |name| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    let wanted =
+        on("DOTPACK_LONG_TESTS") || on("DOTPACK_REQUIRE_TEST_PEERS") || on("DOTPACK_SDK_TESTS");
+    if !wanted {
+        eprintln!(
+            "SKIPPED: a test with the MCP Python SDK as a peer: these run with \
+             DOTPACK_SDK_TESTS=1 or DOTPACK_LONG_TESTS=1 (as .ci/run runs them)"
+        );
+    }
+    wanted
+}
+
+/// The virtualenv's python, with the MCP SDK importable; `None` when the SDK's tests are not
+/// wanted (see [`sdk_wanted`]) or the SDK is missing.
 pub(crate) fn sdk_python() -> Option<PathBuf> {
+    if !sdk_wanted() {
+        return None;
+    }
     // Importing the SDK takes most of a second: asked once per test binary.
     static FOUND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let python = venv().join("bin/python");
