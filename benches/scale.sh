@@ -27,8 +27,8 @@
 #   two rounds each, the build before the workspace work → this one: install 1,015/997 →
 #   772/779 ms, rerun 533/541 → 544/543 ms, add one 793/854 → 840/856 ms, uninstall 774/768 →
 #   663/704 ms. With mimalloc as the allocator (ADR 0030), 10,000, medians of 5 runs, glibc →
-#   mimalloc: install 1,010 → 640 ms, rerun 705 → 493 ms, add one 1,044 → 741 ms, uninstall
-#   894 → 617 ms. Compare two builds: DOTPACK_BIN=old benches/scale.sh 3 1000.
+#   mimalloc: install 1,065 → 874 ms, rerun 711 → 580 ms, add one 1,166 → 833 ms, uninstall
+#   964 → 867 ms. Compare two builds: DOTPACK_BIN=old benches/scale.sh 3 1000.
 #
 # Usage: [DOTPACK_BIN=path] benches/scale.sh [RUNS] [N...]   (default: 5 runs of 1000 2000 4000
 # 10000, of this tree's release build; needs hyperfine: apt-get install hyperfine)
