@@ -44,7 +44,7 @@ fn skip(what: &str) {
         venv().display()
     );
     assert!(
-        std::env::var_os("DOTPACK_REQUIRE_TEST_PEERS").is_none_or(|v| v.is_empty() || v == "0"),
+        !crate::support::switched_on("DOTPACK_REQUIRE_TEST_PEERS"),
         "{message}\n  (DOTPACK_REQUIRE_TEST_PEERS is set: the peer must be there)"
     );
     eprintln!("{message}");
@@ -56,9 +56,10 @@ fn skip(what: &str) {
 /// `cargo test` leaves them out, saying so, as it leaves out the real host programs.
 #[allow(clippy::print_stderr)]
 fn sdk_wanted() -> bool {
-    let on = |name| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
-    let wanted =
-        on("DOTPACK_LONG_TESTS") || on("DOTPACK_REQUIRE_TEST_PEERS") || on("DOTPACK_SDK_TESTS");
+    use crate::support::switched_on;
+    let wanted = crate::support::long_tests()
+        || switched_on("DOTPACK_REQUIRE_TEST_PEERS")
+        || switched_on("DOTPACK_SDK_TESTS");
     if !wanted {
         eprintln!(
             "SKIPPED: a test with the MCP Python SDK as a peer: these run with \

@@ -11,7 +11,12 @@ use tempfile::TempDir;
 /// `DOTPACK_LONG_TESTS=1`, which `.ci/run` sets. The default `cargo test` runs every one of them
 /// with a few cases, so it stays fast; the long run gives them their full counts.
 pub fn long_tests() -> bool {
-    std::env::var_os("DOTPACK_LONG_TESTS").is_some_and(|v| !v.is_empty() && v != "0")
+    switched_on("DOTPACK_LONG_TESTS")
+}
+
+/// Whether the environment variable `name` is set to something other than empty or `0`.
+pub fn switched_on(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// `short` in the default run, `long` under `DOTPACK_LONG_TESTS=1`.
