@@ -478,7 +478,17 @@ struct Raw {
 }
 
 impl Raw {
-    fn start(env: &Env) -> Raw {
+    /// Starts the gateway and makes the MCP handshake; returns the `initialize` response too.
+    fn start(env: &Env) -> (Raw, Value) {
+        let mut raw = Raw::spawn(env);
+        raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+        let init = raw.response(1);
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        (raw, init)
+    }
+
+    fn spawn(env: &Env) -> Raw {
         let mut child = env
             .process_in(&env.project)
             .args(["--trust", "serve"])
@@ -526,6 +536,14 @@ impl Raw {
         }
     }
 
+    /// Cancels request `id` as a host does when its user gives up.
+    fn cancel(&mut self, id: u64) {
+        self.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": id, "reason": "the user gave up"}}),
+        );
+    }
+
     /// Reads (and keeps) messages until notification `method` has come.
     fn notification(&mut self, method: &str) {
         while !self.seen.iter().any(|m| m["method"] == method) {
@@ -542,6 +560,12 @@ impl Raw {
         assert!(self.child.wait().unwrap().success());
         self.seen
     }
+}
+
+/// Request `id`: the proxy surface's `call` of `tool` of server `py`.
+fn call_py(id: u64, tool: &str, args: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": "call", "arguments": {"server": "py", "tool": tool, "arguments": args}}})
 }
 
 fn wait_for_text(path: &str, not: &str) -> String {
@@ -561,27 +585,16 @@ fn a_cancelled_call_gets_no_response_while_the_servers_other_calls_are_answered(
     let env = Env::new();
     let (table, report) = changing_server(&env, &python, "py");
     env.write("dotpack.toml", &table);
-    let call = |id: u64, tool: &str, args: Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"name": "call", "arguments": {"server": "py", "tool": tool, "arguments": args}}})
-    };
-    let mut raw = Raw::start(&env);
-    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
-    let init = raw.response(1);
+    let (mut raw, init) = Raw::start(&env);
     assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
-    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    raw.send(call(2, "slow", json!({"seconds": 60})));
+    raw.send(call_py(2, "slow", json!({"seconds": 60})));
     assert_eq!(wait_for_text(&report, ""), "started");
     // The same server answers another call while `slow` runs.
-    raw.send(call(3, "add", json!({"a": 1, "b": 2})));
+    raw.send(call_py(3, "add", json!({"a": 1, "b": 2})));
     assert_eq!(text(&raw.response(3)["result"]), "3");
-    raw.send(
-        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": 2, "reason": "the user gave up"}}),
-    );
+    raw.cancel(2);
     assert_eq!(wait_for_text(&report, "started"), "cancelled");
-    raw.send(call(4, "add", json!({"a": 2, "b": 2})));
+    raw.send(call_py(4, "add", json!({"a": 2, "b": 2})));
     assert_eq!(text(&raw.response(4)["result"]), "4");
     let seen = raw.finish();
     assert!(
@@ -599,19 +612,11 @@ fn a_call_that_times_out_beside_another_is_cancelled_at_the_server_which_keeps_r
     let env = Env::new();
     let (table, report) = changing_server(&env, &python, "py");
     env.write("dotpack.toml", &format!("{table}timeout = 1500\n"));
-    let call = |id: u64, tool: &str, args: Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"name": "call", "arguments": {"server": "py", "tool": tool, "arguments": args}}})
-    };
-    let mut raw = Raw::start(&env);
-    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
-    raw.response(1);
-    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    raw.send(call(2, "slow", json!({"seconds": 60})));
+    let (mut raw, _) = Raw::start(&env);
+    raw.send(call_py(2, "slow", json!({"seconds": 60})));
     assert_eq!(wait_for_text(&report, ""), "started");
     // In flight when the first call times out, so the server is not stopped under it.
-    raw.send(call(3, "slow", json!({"seconds": 60})));
+    raw.send(call_py(3, "slow", json!({"seconds": 60})));
     let first = raw.response(2);
     assert_eq!(first["result"]["isError"], true, "{first}");
     let why = text(&first["result"]);
@@ -625,7 +630,7 @@ fn a_call_that_times_out_beside_another_is_cancelled_at_the_server_which_keeps_r
     let second = raw.response(3);
     let why = text(&second["result"]);
     assert!(why.contains("the next call starts it again"), "{why}");
-    raw.send(call(4, "add", json!({"a": 2, "b": 2})));
+    raw.send(call_py(4, "add", json!({"a": 2, "b": 2})));
     assert_eq!(text(&raw.response(4)["result"]), "4");
     raw.finish();
 }
@@ -653,19 +658,12 @@ fn a_streamable_http_servers_call_is_cancelled_at_the_server_and_its_tool_change
         &format!("[project]\ngateway = \"direct\"\n\n[servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"),
     );
     let call = |id: u64, tool: &str, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}});
-    let mut raw = Raw::start(&env);
-    raw.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
-    raw.response(1);
-    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (mut raw, _) = Raw::start(&env);
     raw.send(call(2, "web__slow", json!({"seconds": 60})));
     assert_eq!(wait_for_text(&report, ""), "started");
     raw.send(call(3, "web__add", json!({"a": 1, "b": 2})));
     assert_eq!(text(&raw.response(3)["result"]), "3");
-    raw.send(
-        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": 2, "reason": "the user gave up"}}),
-    );
+    raw.cancel(2);
     assert_eq!(wait_for_text(&report, "started"), "cancelled");
     raw.send(call(4, "web__grow", json!({})));
     assert_eq!(text(&raw.response(4)["result"]), "grown");
