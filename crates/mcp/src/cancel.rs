@@ -2,7 +2,7 @@
 //! cancels it when `notifications/cancelled` names it) and the thread answering it (which
 //! registers what cancelling must do: tell the server behind it, stop waiting).
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 type Hook = Box<dyn FnOnce(&str) + Send>;
 
@@ -22,7 +22,7 @@ impl Cancel {
     /// does nothing.
     pub fn cancel(&self, reason: &str) {
         let hooks = {
-            let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut state = crate::lock(&self.0);
             if state.reason.is_some() {
                 return;
             }
@@ -35,16 +35,12 @@ impl Cancel {
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .reason
-            .is_some()
+        crate::lock(&self.0).reason.is_some()
     }
 
     /// Runs `hook` with the reason when the request is cancelled, at once if it already is.
     pub fn on_cancel(&self, hook: impl FnOnce(&str) + Send + 'static) {
-        let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = crate::lock(&self.0);
         match state.reason.clone() {
             Some(reason) => {
                 drop(state);

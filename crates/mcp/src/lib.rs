@@ -31,6 +31,15 @@ use sha2::{Digest, Sha256};
 
 use jsonrpc::{Incoming, Outcome};
 
+/// Locks `mutex`, taking over its value when another thread panicked while holding it: every
+/// value kept behind a lock here stays valid between statements, so a panic elsewhere does not
+/// make it unusable.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 pub use cancel::Cancel;
 pub use dotpack_urls::Secrets;
 pub use shared::{Notices, SharedClient};

@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use serde_json::{Value, json};
 
 use crate::jsonrpc::{self, Incoming};
-use crate::{Cancel, PROTOCOL_VERSIONS};
+use crate::{Cancel, PROTOCOL_VERSIONS, lock};
 
 /// The longest request line read from the host: 16 MiB.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -78,10 +78,6 @@ impl Notifier {
     pub(crate) fn connect(&self, out: Option<Sender<Value>>) {
         *lock(&self.0) = out;
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The requests in flight, by session and id (as canonical JSON), each with its cancellation.
@@ -339,7 +335,7 @@ impl Slots {
 
     /// A slot, once one is free; it is given back when dropped.
     pub(crate) fn take(&self) -> Slot<'_> {
-        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut free = lock(&self.free);
         while *free == 0 {
             free = self
                 .freed
@@ -355,7 +351,7 @@ pub(crate) struct Slot<'a>(&'a Slots);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        let mut free = self.0.free.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut free = lock(&self.0.free);
         *free += 1;
         self.0.freed.notify_one();
     }

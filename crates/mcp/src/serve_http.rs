@@ -13,11 +13,12 @@ use std::hash::{BuildHasher, RandomState};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::lock;
 use crate::serve::{Handler, InFlight, MAX_IN_FLIGHT, Slots, Work, answer_from_service, triage};
 
 /// The path of the MCP endpoint.
@@ -90,10 +91,6 @@ pub fn serve(service: &impl Handler, listener: TcpListener) -> std::io::Result<(
         }
         Ok(())
     })
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Answers the requests of one connection until it closes.

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -19,7 +19,9 @@ use serde_json::{Value, json};
 use crate::http::Http;
 use crate::jsonrpc::{self, Incoming};
 use crate::stdio::{Line, Stdio, excerpt, line_messages};
-use crate::{Cancel, Endpoint, Failure, McpError, Secrets, ServerInfo, Timeouts, Tool, Transport};
+use crate::{
+    Cancel, Endpoint, Failure, McpError, Secrets, ServerInfo, Timeouts, Tool, Transport, lock,
+};
 
 /// Told the method of every notification the server sends. It runs on the thread reading the
 /// server's output, so it must return quickly.
@@ -61,10 +63,6 @@ struct Waiting {
     replies: HashMap<u64, Sender<Reply>>,
     /// Why the session ended, once it has: later requests fail with it at once.
     ended: Option<String>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Pipe {
