@@ -251,11 +251,7 @@ pub fn deliveries(
 /// The project's gateway, when `entry` starts it (`dotpack serve`, or a user file's
 /// `dotpack --manifest-path THIS serve`).
 fn gateway_of<'a>(entry: &Value, sources: &'a Sources) -> Option<&'a Behind> {
-    let args: Vec<String> = entry["args"]
-        .as_array()?
-        .iter()
-        .map(|a| a.as_str().map(str::to_string))
-        .collect::<Option<_>>()?;
+    let args = string_args(entry)?;
     let manifest = crate::ops::gateway::behind::entry_manifest(entry["command"].as_str()?, &args)?;
     sources.gateway.as_ref().filter(|b| b.serves(manifest))
 }
@@ -325,13 +321,18 @@ fn gateway_secret(
     (Via::GatewayStore, (Some(missing), Some(fix)))
 }
 
-/// The pin and secrets of a launcher entry (`dotpack run --pin … --secret NAME … -- …`).
-fn launcher_secrets(entry: &Value) -> Option<(Option<String>, Vec<String>)> {
-    let args: Vec<String> = entry["args"]
+/// An entry's `args`, when it has them and every one is a string.
+fn string_args(entry: &Value) -> Option<Vec<String>> {
+    entry["args"]
         .as_array()?
         .iter()
         .map(|a| a.as_str().map(str::to_string))
-        .collect::<Option<_>>()?;
+        .collect()
+}
+
+/// The pin and secrets of a launcher entry (`dotpack run --pin … --secret NAME … -- …`).
+fn launcher_secrets(entry: &Value) -> Option<(Option<String>, Vec<String>)> {
+    let args = string_args(entry)?;
     if !crate::model::launcher::is_entry(entry["command"].as_str(), Some(&args)) {
         return None;
     }
