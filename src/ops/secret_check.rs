@@ -301,23 +301,13 @@ fn gateway_secret(
     if stored(store, name) {
         return (Via::GatewayStore, (None, None));
     }
-    let environment = environment_lacks(host, name);
-    let (missing, fix) = match store {
-        Err(_) => (
-            format!("the credential store is not reachable, and {environment}"),
-            format!(
-                "start the Secret Service (docs/secrets.md, \"No store, no fallback\"){}",
-                match desktop {
-                    true => String::new(),
-                    false => format!(", or export {name} where you start {}", host.display_name),
-                }
-            ),
-        ),
-        Ok(_) => (
-            format!("{name} is not in the credential store, and {environment}"),
-            format!("run `dotpack secret set {name}`"),
-        ),
-    };
+    let (missing, mut fix) = store_lacks(store, name, &environment_lacks(host, name));
+    if store.is_err() && !desktop {
+        fix.push_str(&format!(
+            ", or export {name} where you start {}",
+            host.display_name
+        ));
+    }
     (Via::GatewayStore, (Some(missing), Some(fix)))
 }
 
@@ -412,6 +402,15 @@ fn through_launcher(
             "if you trust the project, run `dotpack install` in it to write the entry again"
                 .to_string(),
         ),
+        _ => store_lacks(store, name, &environment),
+    };
+    (Via::LauncherEnvironment, (Some(missing), Some(fix)))
+}
+
+/// What is missing, and its fix, when the credential store does not give `name` and
+/// `environment` says why the environment does not either.
+fn store_lacks(store: &StoreAnswer, name: &str, environment: &str) -> (String, String) {
+    match store {
         Err(_) => (
             format!("the credential store is not reachable, and {environment}"),
             "start the Secret Service (docs/secrets.md, \"No store, no fallback\")".to_string(),
@@ -420,8 +419,7 @@ fn through_launcher(
             format!("{name} is not in the credential store, and {environment}"),
             format!("run `dotpack secret set {name}`"),
         ),
-    };
-    (Via::LauncherEnvironment, (Some(missing), Some(fix)))
+    }
 }
 
 /// What is missing for a reference the host expands from its own environment.
