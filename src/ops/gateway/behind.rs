@@ -21,9 +21,30 @@ pub fn servers(settings: &Settings, project: &Project) -> Vec<Located> {
     let Ok(registries) = crate::ops::registries(&offline, Some(&project.manifest)) else {
         return Vec::new();
     };
-    crate::ops::connect::server_names(manifest, lock)
+    let names = crate::ops::connect::server_names(manifest, lock);
+    served(manifest, lock, &registries, &names, |_, _| {})
+}
+
+/// The servers among `names` the gateway serves (located, their surface not `"off"`), in the
+/// order of `names`; `unlocated` hears each name that cannot be located, and why.
+pub(super) fn served(
+    manifest: &crate::model::manifest::Manifest,
+    lock: Option<&crate::model::lock::Lockfile>,
+    registries: &crate::resolve::RegistrySet,
+    names: &[String],
+    mut unlocated: impl FnMut(&str, anyhow::Error),
+) -> Vec<Located> {
+    names
         .iter()
-        .filter_map(|name| crate::ops::connect::locate(manifest, lock, &registries, name).ok())
+        .filter_map(
+            |name| match crate::ops::connect::locate(manifest, lock, registries, name) {
+                Ok(located) => Some(located),
+                Err(e) => {
+                    unlocated(name, e);
+                    None
+                }
+            },
+        )
         .filter(|located| manifest.gateway_surface(&located.package) != Surface::Off)
         .collect()
 }

@@ -48,20 +48,14 @@ impl Gateway {
         let unapproved = super::unapproved_starts(settings, project, &registries, lock, &names)?;
         let mut backends = Vec::new();
         let notifier = Notifier::default();
-        for name in names {
-            let located = match super::connect::locate(manifest, lock, &registries, &name) {
-                Ok(located) => located,
-                Err(e) => {
-                    printer.warning(format!(
-                        "dotpack serve: server `{name}` is not served: {e:#}"
-                    ));
-                    continue;
-                }
-            };
+        let served = behind::served(manifest, lock, &registries, &names, |name, e| {
+            printer.warning(format!(
+                "dotpack serve: server `{name}` is not served: {e:#}"
+            ));
+        });
+        for located in served {
+            let name = located.server.clone();
             let surface = manifest.gateway_surface(&located.package);
-            if surface == Surface::Off {
-                continue;
-            }
             let start = match unapproved.iter().find(|r| r.key == name) {
                 Some(request) => Start::Refused(super::consent::refusal_text(
                     &[request],
