@@ -1,5 +1,6 @@
 //! A fast path for large strict-JSON files (`~/.claude.json` reaches megabytes): validate the
-//! whole text with serde_json (no tree built), then build an AST only along the container path.
+//! whole text with serde_json (no tree built), which also gives the root's members, then build an
+//! AST only along the container path.
 //!
 //! Members off the path get a placeholder value (`null` over the value's byte range), which is all
 //! the editing code reads of them (positions, names). Only used when the container exists, so the
@@ -10,6 +11,7 @@ use std::borrow::Cow;
 use jsonc_parser::ast::{NullKeyword, Object, ObjectProp, ObjectPropName, StringLit, Value as Ast};
 use jsonc_parser::common::Range;
 use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 
 use super::parse;
 use crate::{Format, FormatError};
@@ -24,11 +26,15 @@ pub(super) fn validate(body: &str) -> Result<(), FormatError> {
     }
     serde_json::from_str::<IgnoredAny>(body)
         .map(|_| ())
-        .map_err(|e| FormatError::Parse {
-            line: e.line(),
-            column: e.column(),
-            message: strip_position(&e.to_string()),
-        })
+        .map_err(parse_error)
+}
+
+fn parse_error(e: serde_json::Error) -> FormatError {
+    FormatError::Parse {
+        line: e.line(),
+        column: e.column(),
+        message: strip_position(&e.to_string()),
+    }
 }
 
 fn strip_position(message: &str) -> String {
@@ -38,33 +44,96 @@ fn strip_position(message: &str) -> String {
         .to_owned()
 }
 
-/// [`validate`] and [`root_along`] at once: the whole text is validated on a second thread while
-/// this one walks the path (each is a pass over megabytes). Without a second thread, one after the
-/// other.
+/// The root object with a full AST for the container at `path` and placeholders elsewhere, the
+/// whole text validated on the way; `Ok(None)` when the root is not an object or the container
+/// is not an object found at that path (the caller then parses fully).
+///
+/// One pass of serde_json validates the text and yields each root member's value as the raw text
+/// it read, so the root's members are known without a second walk over megabytes.
 pub(super) fn validated_root_along<'a>(
     body: &'a str,
     path: &[&str],
 ) -> Result<Option<Ast<'a>>, FormatError> {
-    let (valid, root) = std::thread::scope(|scope| {
-        let check = std::thread::Builder::new().spawn_scoped(scope, || validate(body));
-        let root = root_along(body, path);
-        let valid = match check {
-            Ok(handle) => handle.join().unwrap_or_else(|_| validate(body)),
-            Err(_) => validate(body),
-        };
-        (valid, root)
-    });
-    valid.map(|()| root)
+    let start = skip_ws(body.as_bytes(), 0);
+    if body.as_bytes().get(start) != Some(&b'{') {
+        validate(body)?;
+        return Ok(None);
+    }
+    let members = serde_json::from_str::<RootMembers<'a>>(body).map_err(parse_error)?;
+    let Some(mut root) = root_object(body, start, members.0) else {
+        return Ok(None);
+    };
+    Ok(descend(body, &mut root, path).map(|()| Ast::Object(root)))
 }
 
-/// The root object with a full AST for the container at `path` and placeholders elsewhere, or
-/// `None` when the container is not an object found at that path (the caller then parses fully).
-/// `body` must be valid strict JSON.
-pub(super) fn root_along<'a>(body: &'a str, path: &[&str]) -> Option<Ast<'a>> {
-    let start = skip_ws(body.as_bytes(), 0);
-    let mut root = shallow_object(body, start)?;
-    descend(body, &mut root, path)?;
-    Some(Ast::Object(root))
+/// The root object's members in file order (repeated names kept), each value as serde_json read
+/// it: a slice of the text.
+struct RootMembers<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for RootMembers<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+struct MembersVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MembersVisitor {
+    type Value = RootMembers<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        while let Some(member) = map.next_entry::<String, &'de RawValue>()? {
+            members.push(member);
+        }
+        Ok(RootMembers(members))
+    }
+}
+
+/// The root object at `start` from the members serde_json read: each value's range is where its
+/// raw text lies in `body`, each name's the string before it.
+fn root_object<'a>(
+    body: &'a str,
+    start: usize,
+    members: Vec<(String, &'a RawValue)>,
+) -> Option<Object<'a>> {
+    let b = body.as_bytes();
+    let base = body.as_ptr() as usize;
+    let mut properties = Vec::with_capacity(members.len());
+    let mut i = skip_ws(b, start + 1);
+    for (n, (name, value)) in members.into_iter().enumerate() {
+        if n > 0 {
+            // Past the comma after the previous value.
+            i = skip_ws(b, skip_ws(b, i) + 1);
+        }
+        let name_end = skip_string(b, i)?;
+        let raw = value.get();
+        let value_start = (raw.as_ptr() as usize).checked_sub(base)?;
+        let value_end = value_start.checked_add(raw.len())?;
+        properties.push(ObjectProp {
+            range: Range::new(i, value_end),
+            name: ObjectPropName::String(StringLit {
+                range: Range::new(i, name_end),
+                value: Cow::Owned(name),
+            }),
+            value: Ast::NullKeyword(NullKeyword {
+                range: Range::new(value_start, value_end),
+            }),
+        });
+        i = value_end;
+    }
+    let end = skip_ws(b, i);
+    (b.get(end) == Some(&b'}')).then(|| object(start, end + 1, properties))
+}
+
+/// What the fast path finds, for the tests: `None` on invalid text too.
+#[cfg(test)]
+fn root_along<'a>(body: &'a str, path: &[&str]) -> Option<Ast<'a>> {
+    validated_root_along(body, path).ok().flatten()
 }
 
 fn descend<'a>(body: &'a str, obj: &mut Object<'a>, path: &[&str]) -> Option<()> {
@@ -261,6 +330,63 @@ mod tests {
         assert_eq!(names(&fast), names(&full));
         assert!(root_along(&body, &["missing"]).is_none());
         assert!(root_along(&body, &["tail"]).is_none());
+    }
+
+    #[test]
+    fn root_members_read_in_one_pass_keep_the_full_parse_ranges_names_and_repeats() {
+        use jsonc_parser::common::Ranged;
+        let body = "\t{ \"a\\\"b\" :1 ,\n\"e\\u00e9\":[ {\"x\": \"}\"} ] ,\"a\\\"b\":\r\n null,\"mcpServers\" :{\"s\": {\"url\": \"u\"}}  }\n";
+        let fast = root_along(body, &["mcpServers"]).unwrap();
+        let full = parse(Format::Json, body).unwrap().unwrap();
+        let members = |root: &Ast<'_>| {
+            let obj = root.as_object().unwrap();
+            let props = obj.properties.iter();
+            let props = props.map(|p| (p.name.as_str().to_owned(), p.range, p.value.range()));
+            (obj.range, props.collect::<Vec<_>>())
+        };
+        let (fast_range, fast_props) = members(&fast);
+        let (full_range, full_props) = members(&full);
+        assert_eq!(fast_range, full_range);
+        assert_eq!(fast_props.len(), 4);
+        assert_eq!(fast_props[0].0, "a\"b");
+        assert_eq!(fast_props[1].0, "e\u{e9}");
+        assert_eq!(fast_props[2].0, "a\"b");
+        // Names and member ranges as the full parse has them; values off the path are
+        // placeholders over the same bytes.
+        for (f, g) in fast_props.iter().zip(&full_props) {
+            assert_eq!((&f.0, f.1, f.2), (&g.0, g.1, g.2));
+        }
+        let fast_c = fast.as_object().unwrap().get("mcpServers").unwrap();
+        let full_c = full.as_object().unwrap().get("mcpServers").unwrap();
+        assert_eq!(fast_c, full_c);
+    }
+
+    #[test]
+    fn the_one_pass_reports_the_position_validation_reports_and_leaves_other_roots_to_the_full_parse()
+     {
+        let mut body = big_doc();
+        body.insert(body.len() - 3, ',');
+        let Err(FormatError::Parse {
+            line,
+            column,
+            message,
+        }) = validated_root_along(&body, &["mcpServers"])
+        else {
+            panic!("a trailing comma is an error");
+        };
+        let Err(FormatError::Parse {
+            line: l, column: c, ..
+        }) = validate(&body)
+        else {
+            panic!("a trailing comma is an error");
+        };
+        assert_eq!((line, column, message.as_str()), (l, c, "trailing comma"));
+        assert!(matches!(
+            validated_root_along("[1, 2]", &["mcpServers"]),
+            Ok(None)
+        ));
+        assert!(validated_root_along("[1, 2", &["mcpServers"]).is_err());
+        assert!(validated_root_along("{\"a\": 1} x", &["a"]).is_err());
     }
 
     #[test]
