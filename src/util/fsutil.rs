@@ -57,19 +57,22 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     let mut results: Vec<Option<R>> = Vec::with_capacity(items.len());
     results.resize_with(items.len(), || None);
     let slots = std::sync::Mutex::new(&mut results);
-    std::thread::scope(|scope| {
-        for _ in 0..THREADS.min(items.len()) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let r = f(item);
-                    if let Ok(mut slots) = slots.lock() {
-                        slots[i] = Some(r);
-                    }
-                }
-            });
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let r = f(item);
+            if let Ok(mut slots) = slots.lock() {
+                slots[i] = Some(r);
+            }
         }
+    };
+    // The calling thread works too: one thread fewer to start.
+    std::thread::scope(|scope| {
+        for _ in 1..THREADS.min(items.len()) {
+            scope.spawn(work);
+        }
+        work();
     });
     results.into_iter().flatten().collect()
 }
