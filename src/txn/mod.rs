@@ -198,49 +198,21 @@ pub fn apply(
         stamps.push(Stamp::of(&w.path));
     }
     let state = &places.state;
-    let store = Store::new(state);
-    // Snapshots are hashed and flushed side by side (see `fsutil::par_map`), a file's before- and
-    // after-bytes each on its own thread: hashing a large host file twice is most of the work.
-    let sides: Vec<Option<&str>> = changed
-        .iter()
-        .flat_map(|w| [w.before.as_deref(), w.after.as_deref()])
-        .collect();
-    let mut snapshots = crate::util::fsutil::par_map(&sides, |text| {
-        text.map(|t| store.put(t.as_bytes())).transpose()
-    })
-    .into_iter();
-    let mut files = Vec::with_capacity(changed.len());
-    for w in &changed {
-        let before = snapshots.next().transpose()?.flatten();
-        let after = snapshots.next().transpose()?.flatten();
-        let unfenced = w.fence.is_none() && places.boundary.fence(state, &w.path).is_some();
-        files.push(FileRecord {
-            path: w.path.clone(),
-            display: w.display.clone(),
-            host: w.host.clone(),
-            before,
-            after,
-            resolved: w.resolved.clone(),
-            outside: unfenced.then(|| crate::util::fsutil::resolve(&w.path)),
-        });
-    }
-    let id = generation::next_id(state);
-    let journal = journal::Journal {
-        id,
-        command: meta.command.clone(),
-        files: files.clone(),
-    };
-    // The snapshots' names and the journal are flushed while the new bytes are written and
-    // flushed under temporary names: nothing is in place until every one of them is on disk.
+    // The new bytes are written and flushed under temporary names while the snapshots are
+    // hashed and stored and the journal is written: the file system flushes them together, and
+    // hashing a large host file overlaps its flush. Nothing is in place until all of it is on
+    // disk.
     let (journaled, staged) = std::thread::scope(|scope| {
-        let journaled = scope.spawn(|| {
-            store.sync();
-            journal::write(state, &journal)
+        let staged = scope.spawn(|| {
+            Ok(crate::util::fsutil::par_map(&changed, |w| {
+                crate::txn::files::stage_one(w)
+            }))
         });
-        let staged = crate::util::fsutil::par_map(&changed, |w| crate::txn::files::stage_one(w));
-        (join(journaled), staged)
+        let journaled = record_snapshots(places, &changed, &meta.command);
+        (journaled, join(staged))
     });
-    journaled?;
+    let (id, files) = journaled?;
+    let staged = staged?;
     let generation = Generation {
         id,
         time: generation::rfc3339(std::time::SystemTime::now()),
@@ -289,6 +261,49 @@ pub fn apply(
     journal::remove(state)?;
     generation::prune(state, meta.keep)?;
     Ok(Some(id))
+}
+
+/// Stores the before- and after-bytes of every file as snapshots, flushes them, and writes the
+/// journal naming them; returns the generation's id and its file records.
+fn record_snapshots(
+    places: &Places,
+    changed: &[&FileWrite],
+    command: &[String],
+) -> Result<(u64, Vec<FileRecord>)> {
+    let state = &places.state;
+    let store = Store::new(state);
+    let texts: Vec<&crate::util::text::Text> = changed
+        .iter()
+        .flat_map(|w| [w.before.as_ref(), w.after.as_ref()])
+        .flatten()
+        .collect();
+    let mut ids = store.put_all(&texts)?.into_iter();
+    let mut files = Vec::with_capacity(changed.len());
+    for w in changed {
+        let before = w.before.as_ref().and_then(|_| ids.next());
+        let after = w.after.as_ref().and_then(|_| ids.next());
+        let unfenced = w.fence.is_none() && places.boundary.fence(state, &w.path).is_some();
+        files.push(FileRecord {
+            path: w.path.clone(),
+            display: w.display.clone(),
+            host: w.host.clone(),
+            before,
+            after,
+            resolved: w.resolved.clone(),
+            outside: unfenced.then(|| crate::util::fsutil::resolve(&w.path)),
+        });
+    }
+    let id = generation::next_id(state);
+    store.sync();
+    journal::write(
+        state,
+        &journal::Journal {
+            id,
+            command: command.to_vec(),
+            files: files.clone(),
+        },
+    )?;
+    Ok((id, files))
 }
 
 /// The result of a scoped thread; its panic as an error.

@@ -7,12 +7,20 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
+use crate::util::text::Text;
+
 /// The sha256 of `bytes` as lower-case hex: the name of its snapshot.
 pub fn hash(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(Sha256::digest(bytes).into())
+}
+
+/// A sha256 digest as lower-case hex.
+fn hex(digest: [u8; 32]) -> String {
+    use std::fmt::Write;
+    digest.iter().fold(String::with_capacity(64), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
 }
 
 /// Whether `name` can be a snapshot's name: 64 lower-case hex digits. Anything else (a `/`, a
@@ -33,22 +41,32 @@ impl Store {
         }
     }
 
-    /// Stores `bytes` unless a snapshot with the same content exists; returns its hash. The file
-    /// is flushed to disk; call [`Store::sync`] once after a batch so the names survive too.
-    pub fn put(&self, bytes: &[u8]) -> Result<String> {
+    /// Stores each of `texts` unless a snapshot with the same content exists; returns their
+    /// hashes in order. Each text's hash is its [`Text::digest`] (a large one computed on a thread
+    /// of its own, unless it is ready); only the texts the store lacks are written, side by side,
+    /// each flushed to disk. Call [`Store::sync`] once after a batch so the names survive too.
+    pub fn put_all(&self, texts: &[&Text]) -> Result<Vec<String>> {
         self.ensure_real_dir(true)?;
-        let id = hash(bytes);
-        let path = self.dir.join(&id);
-        if path.exists() {
-            return Ok(id);
+        texts.iter().for_each(|t| t.digest_ahead());
+        let ids: Vec<String> = texts.iter().map(|t| hex(t.digest())).collect();
+        let mut missing: Vec<(&Text, &String)> = Vec::new();
+        for (text, id) in texts.iter().zip(&ids) {
+            if !missing.iter().any(|(_, m)| *m == id) && !self.dir.join(id).exists() {
+                missing.push((text, id));
+            }
         }
         let options = crate::util::fsutil::WriteOptions {
             sync_dir: false,
             ..crate::util::fsutil::WriteOptions::PRIVATE
         };
-        crate::util::fsutil::write_atomic_with(&path, bytes, options)
-            .with_context(|| format!("cannot write snapshot {}", path.display()))?;
-        Ok(id)
+        crate::util::fsutil::par_map(&missing, |(text, id)| {
+            let path = self.dir.join(id);
+            crate::util::fsutil::write_atomic_with(&path, text.as_bytes(), options)
+                .with_context(|| format!("cannot write snapshot {}", path.display()))
+        })
+        .into_iter()
+        .collect::<Result<()>>()?;
+        Ok(ids)
     }
 
     /// Flushes the folder's entries, so every snapshot put so far survives a power loss.
@@ -174,8 +192,8 @@ mod tests {
     fn equal_content_is_stored_once_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path());
-        let a = store.put(b"hello").unwrap();
-        let b = store.put(b"hello").unwrap();
+        let a = store.put_all(&[&Text::from("hello")]).unwrap().remove(0);
+        let b = store.put_all(&[&Text::from("hello")]).unwrap().remove(0);
         assert_eq!(a, b);
         assert_eq!(store.len(), 1);
         assert_eq!(store.get(&a).unwrap(), b"hello");
@@ -185,10 +203,35 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_names_each_text_in_order_and_writes_each_content_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let large = Text::from("{}".repeat(200_000));
+        let (a, b) = (Text::from("a"), Text::from("b"));
+        let ids = store.put_all(&[&a, &large, &b, &a]).unwrap();
+        assert_eq!(
+            ids,
+            [hash(b"a"), hash(large.as_bytes()), hash(b"b"), hash(b"a")]
+        );
+        assert_eq!(store.len(), 3);
+        assert_eq!(store.get(&ids[1]).unwrap(), large.as_bytes());
+        // Stored already: named again, not written again (a write would be a new file).
+        use std::os::unix::fs::MetadataExt;
+        let inode = || {
+            std::fs::metadata(dir.path().join("objects").join(&ids[0]))
+                .unwrap()
+                .ino()
+        };
+        let was = inode();
+        assert_eq!(store.put_all(&[&a]).unwrap(), [hash(b"a")]);
+        assert_eq!(inode(), was);
+    }
+
+    #[test]
     fn names_that_are_not_hashes_are_never_read_or_deleted() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path());
-        store.put(b"x").unwrap();
+        store.put_all(&[&Text::from("x")]).unwrap();
         std::fs::write(dir.path().join("objects/notes.txt"), "mine").unwrap();
         assert!(store.get("../objects/notes.txt").is_err());
         assert!(store.get(&"A".repeat(64)).is_err());

@@ -1,17 +1,77 @@
 //! A file's text, shared instead of copied: a host file can be megabytes (`~/.claude.json`), and
 //! its bytes go from the read through the plan into the transaction, where each step used to
-//! keep a copy of its own.
+//! keep a copy of its own. Its sha256 (the name of its snapshot) is computed once, and for a
+//! large text ahead of time on a spare core ([`Text::digest_ahead`]).
 
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use sha2::{Digest, Sha256};
 
 /// Text that clones by reference. Reads as `&str`; compares and prints as the text it holds.
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Text(Arc<String>);
+#[derive(Clone, Default)]
+pub struct Text(Arc<Shared>);
+
+#[derive(Default)]
+struct Shared {
+    text: String,
+    digest: OnceLock<[u8; 32]>,
+}
+
+/// Below this size a text is hashed when its digest is asked for: a thread costs more.
+const AHEAD_FROM: usize = 256 * 1024;
 
 impl Text {
     pub fn as_str(&self) -> &str {
-        self.0.as_str()
+        self.0.text.as_str()
+    }
+
+    /// The sha256 of the text's bytes, computed on the first call (or by [`Text::digest_ahead`]:
+    /// a call while that runs waits for its result).
+    pub fn digest(&self) -> [u8; 32] {
+        *self
+            .0
+            .digest
+            .get_or_init(|| Sha256::digest(self.0.text.as_bytes()).into())
+    }
+
+    /// Starts computing [`Text::digest`] on a thread of its own when the text is large, so a
+    /// transaction that snapshots it later finds the hash ready: hashing megabytes is the
+    /// largest part of writing a large host file. Small texts are hashed when asked.
+    pub fn digest_ahead(&self) {
+        if self.0.text.len() < AHEAD_FROM || self.0.digest.get().is_some() {
+            return;
+        }
+        let text = self.clone();
+        // Detached: nothing waits for it but `digest`, and a failed spawn only means the hash is
+        // computed when asked.
+        let _ = std::thread::Builder::new().spawn(move || text.digest());
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Text) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Text {
+    fn cmp(&self, other: &Text) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
     }
 }
 
@@ -19,26 +79,29 @@ impl Deref for Text {
     type Target = str;
 
     fn deref(&self) -> &str {
-        self.0.as_str()
+        self.as_str()
     }
 }
 
 impl AsRef<str> for Text {
     fn as_ref(&self) -> &str {
-        self.0.as_str()
+        self.as_str()
     }
 }
 
 impl From<String> for Text {
     /// Takes the string without copying it.
     fn from(text: String) -> Text {
-        Text(Arc::new(text))
+        Text(Arc::new(Shared {
+            text,
+            digest: OnceLock::new(),
+        }))
     }
 }
 
 impl From<&str> for Text {
     fn from(text: &str) -> Text {
-        Text(Arc::new(text.to_owned()))
+        Text::from(text.to_owned())
     }
 }
 
@@ -84,5 +147,17 @@ mod tests {
         assert_eq!(copy, "{\"mcpServers\": {}}");
         assert_eq!(text, Text::from("{\"mcpServers\": {}}"));
         assert_eq!(format!("{text:?}"), "\"{\\\"mcpServers\\\": {}}\"");
+    }
+
+    #[test]
+    fn the_digest_is_the_sha256_of_the_text_whether_computed_ahead_or_when_asked() {
+        // sha256("abc"), from FIPS 180-2.
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let hex = |d: [u8; 32]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert_eq!(hex(Text::from("abc").digest()), abc);
+        let large = Text::from("x".repeat(AHEAD_FROM + 1));
+        large.digest_ahead();
+        let expected: [u8; 32] = Sha256::digest(large.as_bytes()).into();
+        assert_eq!(large.clone().digest(), expected);
     }
 }
