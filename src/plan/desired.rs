@@ -651,7 +651,7 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
     redact_resolved(&placed.targets, &mut files, request.claims);
     // A large file's snapshot hash is computed on a spare core while it is parsed and planned
     // (see `Text::digest_ahead`); the transaction that writes it needs that hash.
-    files.values().flatten().for_each(Text::digest_ahead);
+    files.values().flatten().for_each(|t| t.digest_ahead(None));
     let parsed = parse_targets(&placed.targets, &files);
     let sync = matches!(request.mode, Mode::Sync);
     let by_entry: BTreeMap<(&str, &str), &Claim> = request
@@ -745,11 +745,11 @@ pub fn plan_targets(request: PlanRequest<'_>) -> Result<Plan> {
         resolve_env: request.resolve_env,
     };
     let mut plan = plan::plan(&input)?;
-    plan.files
-        .iter()
-        .filter(|f| f.is_changed())
-        .filter_map(|f| f.after.as_ref())
-        .for_each(Text::digest_ahead);
+    for f in plan.files.iter().filter(|f| f.is_changed()) {
+        if let Some(after) = &f.after {
+            after.digest_ahead(f.before.as_ref());
+        }
+    }
     plan.warnings.extend(shadowed_on_disk(&inputs));
     // A file that changes would copy the values `--resolve-env` wrote into the history unless
     // they are recognised; a file that does not change needs nothing.

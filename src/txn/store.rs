@@ -47,7 +47,7 @@ impl Store {
     /// each flushed to disk. Call [`Store::sync`] once after a batch so the names survive too.
     pub fn put_all(&self, texts: &[&Text]) -> Result<Vec<String>> {
         self.ensure_real_dir(true)?;
-        texts.iter().for_each(|t| t.digest_ahead());
+        texts.iter().for_each(|t| t.digest_ahead(None));
         let ids: Vec<String> = texts.iter().map(|t| hex(t.digest())).collect();
         let mut missing: Vec<(&Text, &String)> = Vec::new();
         for (text, id) in texts.iter().zip(&ids) {

@@ -15,11 +15,23 @@ pub struct Text(Arc<Shared>);
 #[derive(Default)]
 struct Shared {
     text: String,
-    digest: OnceLock<[u8; 32]>,
+    digest: OnceLock<Digested>,
+}
+
+/// A text's sha256, and for a large text the hash's state after each [`STEP`] bytes: an edited
+/// copy of the text hashes only from the last of those before its first changed byte.
+struct Digested {
+    sum: [u8; 32],
+    /// `marks[k]` has read the first `(k + 1) * STEP` bytes.
+    marks: Vec<Sha256>,
 }
 
 /// Below this size a text is hashed when its digest is asked for: a thread costs more.
 const AHEAD_FROM: usize = 256 * 1024;
+
+/// How far apart the kept states of a large text's hash are (a multiple of sha256's 64-byte
+/// block).
+const STEP: usize = 64 * 1024;
 
 impl Text {
     pub fn as_str(&self) -> &str {
@@ -29,24 +41,70 @@ impl Text {
     /// The sha256 of the text's bytes, computed on the first call (or by [`Text::digest_ahead`]:
     /// a call while that runs waits for its result).
     pub fn digest(&self) -> [u8; 32] {
-        *self
-            .0
-            .digest
-            .get_or_init(|| Sha256::digest(self.0.text.as_bytes()).into())
+        self.digested(None).sum
     }
 
     /// Starts computing [`Text::digest`] on a thread of its own when the text is large, so a
     /// transaction that snapshots it later finds the hash ready: hashing megabytes is the
-    /// largest part of writing a large host file. Small texts are hashed when asked.
-    pub fn digest_ahead(&self) {
+    /// largest part of writing a large host file. `edited_from` is the text this one was made
+    /// from by an edit: the hash of the bytes they share is taken from its digest. Small texts
+    /// are hashed when asked.
+    pub fn digest_ahead(&self, edited_from: Option<&Text>) {
         if self.0.text.len() < AHEAD_FROM || self.0.digest.get().is_some() {
             return;
         }
-        let text = self.clone();
+        let (text, base) = (self.clone(), edited_from.cloned());
         // Detached: nothing waits for it but `digest`, and a failed spawn only means the hash is
         // computed when asked.
-        let _ = std::thread::Builder::new().spawn(move || text.digest());
+        let _ = std::thread::Builder::new().spawn(move || text.digested(base.as_ref()).sum);
     }
+
+    fn digested(&self, base: Option<&Text>) -> &Digested {
+        self.0.digest.get_or_init(|| {
+            let bytes = self.0.text.as_bytes();
+            let large = bytes.len() >= AHEAD_FROM;
+            // A text is never its own base: its digest would wait for itself.
+            let base = base.filter(|b| large && !Arc::ptr_eq(&b.0, &self.0));
+            let (mut hasher, mut marks) = match base {
+                Some(base) => base.shared_prefix_state(bytes),
+                None => (Sha256::new(), Vec::new()),
+            };
+            for chunk in bytes[marks.len() * STEP..].chunks(STEP) {
+                hasher.update(chunk);
+                if large && chunk.len() == STEP {
+                    marks.push(hasher.clone());
+                }
+            }
+            Digested {
+                sum: hasher.finalize().into(),
+                marks,
+            }
+        })
+    }
+
+    /// The state of this text's hash after the longest run of whole [`STEP`]s that `other`
+    /// begins with too, and the states before it.
+    fn shared_prefix_state(&self, other: &[u8]) -> (Sha256, Vec<Sha256>) {
+        let digested = self.digested(None);
+        let steps = common_prefix(self.0.text.as_bytes(), other) / STEP;
+        let marks = digested.marks[..steps.min(digested.marks.len())].to_vec();
+        let hasher = marks.last().cloned().unwrap_or_default();
+        (hasher, marks)
+    }
+}
+
+/// How many bytes `a` and `b` begin with in common.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 4096;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + CHUNK <= n && a[i..i + CHUNK] == b[i..i + CHUNK] {
+        i += CHUNK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
 }
 
 impl PartialEq for Text {
@@ -156,8 +214,43 @@ mod tests {
         let hex = |d: [u8; 32]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
         assert_eq!(hex(Text::from("abc").digest()), abc);
         let large = Text::from("x".repeat(AHEAD_FROM + 1));
-        large.digest_ahead();
+        large.digest_ahead(None);
         let expected: [u8; 32] = Sha256::digest(large.as_bytes()).into();
         assert_eq!(large.clone().digest(), expected);
+    }
+
+    #[test]
+    fn an_edited_text_hashed_from_its_original_has_its_own_sha256() {
+        let original: String = (0..AHEAD_FROM * 3)
+            .map(|i| char::from(b'a' + (i % 23) as u8))
+            .collect();
+        let edits = [
+            (0, 0, "new"),
+            (STEP - 1, STEP + 1, ""),
+            (STEP, STEP, "x"),
+            (AHEAD_FROM + 17, AHEAD_FROM + 400, "an entry"),
+            (original.len() - 3, original.len(), "}\n"),
+            (original.len(), original.len(), "more"),
+            (STEP * 5, original.len(), ""),
+            (0, original.len() - AHEAD_FROM, ""),
+        ];
+        let base = Text::from(original.clone());
+        for (from, to, insert) in edits {
+            let edited = format!("{}{insert}{}", &original[..from], &original[to..]);
+            let expected: [u8; 32] = Sha256::digest(edited.as_bytes()).into();
+            let text = Text::from(edited);
+            assert_eq!(
+                text.digested(Some(&base)).sum,
+                expected,
+                "edit at {from}..{to}"
+            );
+        }
+        let same = Text::from(original.clone());
+        assert_eq!(same.digested(Some(&base)).sum, base.digest());
+        let own: [u8; 32] = Sha256::digest(original.as_bytes()).into();
+        let fresh = Text::from(original.clone());
+        assert_eq!(fresh.digested(Some(&fresh.clone())).sum, own);
+        assert_eq!(common_prefix(b"abcd", b"abxd"), 2);
+        assert_eq!(common_prefix(b"ab", b"abc"), 2);
     }
 }
