@@ -5,8 +5,10 @@
 //! 2. re-read every file: one that differs from the bytes the plan was computed on was changed
 //!    by another program, and the command plans again ([`Conflict`]);
 //! 3. store every file's before- and after-bytes as content-addressed snapshots ([`store`]);
-//! 4. write the journal naming every file with its before/after hashes ([`journal`]), while
-//!    each file's new bytes are written and flushed under a temporary name beside it;
+//! 4. write the journal naming every file with its before/after hashes ([`journal`]). Meanwhile,
+//!    from step 1 on, each file's new bytes are written and flushed under a temporary name
+//!    beside it (a file whose folder is missing: after step 2, so a conflict creates no
+//!    folder); a failure before step 5 deletes them;
 //! 5. replace each file by renaming (modes and symlinks kept); a failure restores the files
 //!    already replaced;
 //! 6. flush each folder's new names while writing the generation record ([`generation`]), then
@@ -190,29 +192,27 @@ pub fn apply(
         return Ok(None);
     }
     fault::before_commit();
-    places.lock(wait, printer)?;
-    recover_locked(places, printer)?;
-    let mut stamps = Vec::with_capacity(changed.len());
-    for w in &changed {
-        check_unchanged(w)?;
-        stamps.push(Stamp::of(&w.path));
-    }
-    let state = &places.state;
-    // The new bytes are written and flushed under temporary names while the snapshots are
-    // hashed and stored and the journal is written: the file system flushes them together, and
-    // hashing a large host file overlaps its flush. Nothing is in place until all of it is on
-    // disk.
-    let (journaled, staged) = std::thread::scope(|scope| {
-        let staged = scope.spawn(|| {
+    // The new bytes are written and flushed under temporary names from the start, while the
+    // locks are taken, the files compared, and the snapshots and the journal written: the file
+    // system flushes them together, and nothing is in place until all of it is on disk. A file
+    // whose folder does not exist yet is staged once the comparison passed, so a conflict
+    // leaves no folder behind; it deletes the temporary files.
+    let (prepared, early) = std::thread::scope(|scope| {
+        let early = scope.spawn(|| {
             Ok(crate::util::fsutil::par_map(&changed, |w| {
-                crate::txn::files::stage_one(w)
+                folder_exists(w).then(|| crate::txn::files::stage_one(w))
             }))
         });
-        let journaled = record_snapshots(places, &changed, &meta.command);
-        (journaled, join(staged))
+        let prepared = prepare(places, &changed, &meta.command, wait, printer);
+        (prepared, join(early))
     });
-    let (id, files) = journaled?;
-    let staged = staged?;
+    let (stamps, id, files) = prepared?;
+    let state = &places.state;
+    let staged: Vec<Result<_>> = changed
+        .iter()
+        .zip(early?)
+        .map(|(w, early)| early.unwrap_or_else(|| crate::txn::files::stage_one(w)))
+        .collect();
     let generation = Generation {
         id,
         time: generation::rfc3339(std::time::SystemTime::now()),
@@ -261,6 +261,33 @@ pub fn apply(
     journal::remove(state)?;
     generation::prune(state, meta.keep)?;
     Ok(Some(id))
+}
+
+/// Whether the folder of `w`'s file exists (a file to delete needs none).
+fn folder_exists(w: &FileWrite) -> bool {
+    w.after.is_none() || w.path.parent().is_some_and(Path::is_dir)
+}
+
+/// Everything before the new bytes go in place: the locks, recovery of an interrupted
+/// transaction, the check that every file still holds what the plan read (with its stamp for
+/// the check right before replacing it), the snapshots and the journal. Returns the stamps, the
+/// generation's id and its file records.
+fn prepare(
+    places: &Places,
+    changed: &[&FileWrite],
+    command: &[String],
+    wait: Wait,
+    printer: &Printer,
+) -> Result<(Vec<Stamp>, u64, Vec<FileRecord>)> {
+    places.lock(wait, printer)?;
+    recover_locked(places, printer)?;
+    let mut stamps = Vec::with_capacity(changed.len());
+    for w in changed {
+        check_unchanged(w)?;
+        stamps.push(Stamp::of(&w.path));
+    }
+    let (id, files) = record_snapshots(places, changed, command)?;
+    Ok((stamps, id, files))
 }
 
 /// Stores the before- and after-bytes of every file as snapshots, flushes them, and writes the
@@ -436,4 +463,55 @@ pub fn recover_at_start(
     };
     places.lock(wait, printer)?;
     recover_locked(&places, printer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::text::Text;
+
+    fn write(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileWrite {
+        FileWrite {
+            display: path.display().to_string(),
+            host: None,
+            path,
+            before: before.map(Text::from),
+            after: after.map(Text::from),
+            remove_dirs: 0,
+            resolved: Vec::new(),
+            fence: None,
+        }
+    }
+
+    #[test]
+    fn a_conflict_leaves_no_temporary_file_no_new_folder_and_no_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, home) = (dir.path().join("project"), dir.path().join("home"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let env = crate::model::hosts::HostEnv::new(&home);
+        let boundary = Boundary::new(Some(&root), &home.join(".dotpack"), &env);
+        let places = Places::project(&root, boundary);
+        // The plan read `{}`, but another program wrote the file since.
+        std::fs::write(root.join(".mcp.json"), "{\"theirs\": 1}").unwrap();
+        let writes = [
+            write(root.join(".mcp.json"), Some("{}"), Some("{\"a\": 1}")),
+            write(root.join(".cursor/mcp.json"), None, Some("{\"a\": 1}")),
+        ];
+        let printer = Printer::new(true, false, crate::ui::printer::ColorChoice::Never);
+        let err = apply(&places, &writes, Meta::default(), Wait::NoWait, &printer).unwrap_err();
+        assert!(err.downcast_ref::<Conflict>().is_some(), "{err:#}");
+        assert_eq!(
+            std::fs::read_to_string(root.join(".mcp.json")).unwrap(),
+            "{\"theirs\": 1}"
+        );
+        assert!(!root.join(".cursor").exists());
+        let names: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != PROJECT_STATE)
+            .collect();
+        assert_eq!(names, [".mcp.json"]);
+        assert!(!journal::path(&places.state).exists());
+    }
 }
