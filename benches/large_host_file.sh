@@ -68,36 +68,45 @@ done
 "$bin" -q registry build "$work/src" --out "$work/index" >/dev/null
 export DOTPACK_REGISTRY="$work/index"
 
-# setup NAME BIN: its own HOME holding the large file, and a project with p0..p2 at user scope.
+# setup NAME BIN: its own HOME holding the large file, and a project with p0..p3 at user scope
+# (each timed run adds p3 after the prepare step removed it).
 setup() {
   local dir="$work/$1"
   mkdir -p "$dir/home" "$dir/proj"
   cp "$work/claude.json" "$dir/home/.claude.json"
   printf '[project]\nhosts = ["claude-code"]\n\n[dependencies]\n' >"$dir/proj/dotpack.toml"
-  for i in 0 1 2; do
+  for i in 0 1 2 3; do
     (cd "$dir/proj" && HOME="$dir/home" DOTPACK_HOME="$dir/home/.dotpack" "$2" -q add "p$i" --scope user)
   done
 }
 
-args=()
-for kind in new old; do
-  b=$bin
-  if [ "$kind" = old ]; then
-    [ -n "$old" ] || continue
-    b=$old
-  fi
-  setup "$kind" "$b"
-  e="env HOME=$work/$kind/home DOTPACK_HOME=$work/$kind/home/.dotpack"
-  args+=(-n "$kind: add p3 --scope user"
-    --prepare "sh -c 'cd $work/$kind/proj && $e $b -q remove p3 >/dev/null 2>&1 || true'"
-    "sh -c 'cd $work/$kind/proj && exec $e $b -q add p3 --scope user'")
-done
-hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/large.json" "${args[@]}" >"$work/large.log" 2>&1 ||
-  { cat "$work/large.log" >&2; exit 1; }
-python3 - "$work/large.json" <<'PY'
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    print(f"{r['command']}: mean {r['mean']*1000:.1f} ± {r['stddev']*1000:.1f} ms, "
-          f"median {r['median']*1000:.1f} ms, min {r['min']*1000:.1f} ms, "
-          f"user+sys {(r['user'] + r['system'])*1000:.1f} ms")
+# Each build in its own project and HOME; the runs alternate between the builds, so a drift in
+# the machine's speed reaches both alike. The process alone is timed, started without a shell or
+# `env` between (each of those is another process start, about 1 ms here); the prepare step
+# (`remove p3`) is not timed.
+builds=(new "$bin")
+if [ -n "$old" ]; then
+  setup old "$old"
+  builds+=(old "$old")
+fi
+setup new "$bin"
+python3 - "$work" "$runs" "${builds[@]}" <<'PY'
+import os, statistics, subprocess, sys, time
+work, runs, pairs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+builds = list(zip(pairs[::2], pairs[1::2]))
+times = {name: [] for name, _ in builds}
+for i in range(runs + 3):  # the first three are warm-up runs
+    for name, binary in builds:
+        env = dict(os.environ, HOME=f"{work}/{name}/home", DOTPACK_HOME=f"{work}/{name}/home/.dotpack")
+        cwd, quiet = f"{work}/{name}/proj", subprocess.DEVNULL
+        subprocess.run([binary, "-q", "remove", "p3"], env=env, cwd=cwd, check=True, stdout=quiet)
+        start = time.perf_counter()
+        subprocess.run([binary, "-q", "add", "p3", "--scope", "user"], env=env, cwd=cwd, check=True, stdout=quiet)
+        if i >= 3:
+            times[name].append((time.perf_counter() - start) * 1000)
+for name, _ in builds:
+    t = sorted(times[name])
+    q = statistics.quantiles(t, n=4)
+    print(f"{name}: add p3 --scope user: median {statistics.median(t):.1f} ms, "
+          f"quartiles {q[0]:.1f} to {q[2]:.1f} ms, min {t[0]:.1f} ms ({len(t)} runs)")
 PY
