@@ -6,7 +6,7 @@
 //!    by another program, and the command plans again ([`Conflict`]);
 //! 3. store every file's before- and after-bytes as content-addressed snapshots ([`store`]);
 //! 4. write the journal naming every file with its before/after hashes ([`journal`]). Meanwhile,
-//!    from step 1 on, each file's new bytes are written and flushed under a temporary name
+//!    from step 2 on, each file's new bytes are written and flushed under a temporary name
 //!    beside it (a file whose folder is missing: after step 2, so a conflict creates no
 //!    folder); a failure before step 5 deletes them;
 //! 5. replace each file by renaming (modes and symlinks kept); a failure restores the files
@@ -192,18 +192,21 @@ pub fn apply(
         return Ok(None);
     }
     fault::before_commit();
-    // The new bytes are written and flushed under temporary names from the start, while the
-    // locks are taken, the files compared, and the snapshots and the journal written: the file
-    // system flushes them together, and nothing is in place until all of it is on disk. A file
-    // whose folder does not exist yet is staged once the comparison passed, so a conflict
-    // leaves no folder behind; it deletes the temporary files.
+    places.lock(wait, printer)?;
+    recover_locked(places, printer)?;
+    // The new bytes are written and flushed under temporary names once the locks are held (a
+    // wait for another dotpack leaves nothing behind), while the files are compared and the
+    // snapshots and the journal written: the file system flushes them together, and nothing is
+    // in place until all of it is on disk. A file whose folder does not exist yet is staged once
+    // the comparison passed, so a conflict leaves no folder behind; it deletes the temporary
+    // files.
     let (prepared, early) = std::thread::scope(|scope| {
         let early = scope.spawn(|| {
             Ok(crate::util::fsutil::par_map(&changed, |w| {
                 folder_exists(w).then(|| crate::txn::files::stage_one(w))
             }))
         });
-        let prepared = prepare(places, &changed, &meta.command, wait, printer);
+        let prepared = prepare(places, &changed, &meta.command);
         (prepared, join(early))
     });
     let (stamps, id, files) = prepared?;
@@ -268,19 +271,14 @@ fn folder_exists(w: &FileWrite) -> bool {
     w.after.is_none() || w.path.parent().is_some_and(Path::is_dir)
 }
 
-/// Everything before the new bytes go in place: the locks, recovery of an interrupted
-/// transaction, the check that every file still holds what the plan read (with its stamp for
-/// the check right before replacing it), the snapshots and the journal. Returns the stamps, the
-/// generation's id and its file records.
+/// Everything before the new bytes go in place, under the locks: the check that every file still
+/// holds what the plan read (with its stamp for the check right before replacing it), the
+/// snapshots and the journal. Returns the stamps, the generation's id and its file records.
 fn prepare(
     places: &Places,
     changed: &[&FileWrite],
     command: &[String],
-    wait: Wait,
-    printer: &Printer,
 ) -> Result<(Vec<Stamp>, u64, Vec<FileRecord>)> {
-    places.lock(wait, printer)?;
-    recover_locked(places, printer)?;
     let mut stamps = Vec::with_capacity(changed.len());
     for w in changed {
         check_unchanged(w)?;
