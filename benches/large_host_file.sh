@@ -2,15 +2,17 @@
 # `dotpack add NAME --scope user` into a large `~/.claude.json`: a file as Claude Code writes it
 # (`JSON.stringify(.., null, 2)`), of about SIZE bytes (default 2 MB): 80 user-scope mcpServers,
 # a changelog, and projects with prompt histories and servers of their own. The project declares
-# claude-code and has 3 packages at user scope already; each timed run adds a fourth (the prepare
-# step removes it again, so every run edits the same bytes). hyperfine (`-N`) measures the whole
-# process, fsyncs included, for this tree's release build and, given OLD, another binary.
+# claude-code and has 4 packages at user scope; each timed run adds the fourth again after an
+# untimed `remove` (so every run edits the same bytes). The process alone is timed, fsyncs
+# included, for this tree's release build and, given OLD, another binary, the two alternating
+# run by run.
 #
-# Medians on a 2-core machine, 30 runs interleaved with the build before the workspace work
-# (acd5d1d) in one session: 2 MB, 28.4 ms then, 21.2 ms now; SIZE=2000, 12.4 ms then, 12.2 ms now.
-# The machine's speed drifts between sessions by up to a third: compare builds in one run.
+# Medians on a 2-core machine, in one session (ADR 0032): 2 MB, 24.0 ms for the build before the
+# workspace work (acd5d1d), 17.0 ms before ADR 0032 (a48f727), 14.1 to 14.7 ms now (60 runs);
+# SIZE=2000 (22 KB), 8.5 ms then and now (80 runs). The machine's speed drifts between sessions
+# by a fifth or more: compare builds in one run.
 #
-# Usage: [SIZE=bytes] benches/large_host_file.sh [RUNS] [OLD_BINARY]   (needs hyperfine)
+# Usage: [SIZE=bytes] benches/large_host_file.sh [RUNS] [OLD_BINARY]
 set -euo pipefail
 runs=${1:-40}
 old=${2:-}
