@@ -4,6 +4,7 @@
 //! large text ahead of time on a spare core ([`Text::digest_ahead`]).
 
 use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use sha2::{Digest, Sha256};
@@ -16,6 +17,8 @@ pub struct Text(Arc<Shared>);
 struct Shared {
     text: String,
     digest: OnceLock<Digested>,
+    /// Whether [`Text::digest_ahead`] started a thread for it.
+    ahead: AtomicBool,
 }
 
 /// A text's sha256, and for a large text the hash's state after each [`STEP`] bytes: an edited
@@ -50,7 +53,10 @@ impl Text {
     /// from by an edit: the hash of the bytes they share is taken from its digest. Small texts
     /// are hashed when asked.
     pub fn digest_ahead(&self, edited_from: Option<&Text>) {
-        if self.0.text.len() < AHEAD_FROM || self.0.digest.get().is_some() {
+        if self.0.text.len() < AHEAD_FROM
+            || self.0.digest.get().is_some()
+            || self.0.ahead.swap(true, Ordering::Relaxed)
+        {
             return;
         }
         let (text, base) = (self.clone(), edited_from.cloned());
@@ -153,7 +159,7 @@ impl From<String> for Text {
     fn from(text: String) -> Text {
         Text(Arc::new(Shared {
             text,
-            digest: OnceLock::new(),
+            ..Shared::default()
         }))
     }
 }
