@@ -243,7 +243,7 @@ fn a_bad_timeout_value_is_an_error_naming_the_variable() {
 }
 
 /// A file server that answers each connection on its own thread after `delay`, counting how many
-/// requests it holds at once.
+/// requests it holds at once (from arrival until the answer is ready to send).
 struct SlowServer {
     url: String,
     most_at_once: Arc<AtomicUsize>,
@@ -280,10 +280,13 @@ fn slow_server(root: &Path, delay: Duration) -> SlowServer {
                     "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     body.len()
                 );
-                let _ = stream.write_all(head.as_bytes());
-                let _ = stream.write_all(&body);
+                // Released before the answer goes out: a client that has the answer may send its
+                // next request before this thread runs again, and that one is not held at once
+                // with this one.
                 count.fetch_add(1, Ordering::SeqCst);
                 now.fetch_sub(1, Ordering::SeqCst);
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(&body);
             });
         }
     });
