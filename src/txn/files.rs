@@ -36,6 +36,21 @@ impl FileWrite {
     pub fn is_changed(&self) -> bool {
         self.before != self.after
     }
+
+    /// For tests: a file of dotpack's own (no host, no fence) going from `before` to `after`.
+    #[cfg(test)]
+    pub(crate) fn plain(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileWrite {
+        FileWrite {
+            display: path.display().to_string(),
+            host: None,
+            path,
+            before: before.map(Text::from),
+            after: after.map(Text::from),
+            remove_dirs: 0,
+            resolved: Vec::new(),
+            fence: None,
+        }
+    }
 }
 
 /// Fails, before anything is written, when a file that must change cannot be: a folder where a
@@ -159,19 +174,6 @@ fn remove(path: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn write(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileWrite {
-        FileWrite {
-            display: path.display().to_string(),
-            host: None,
-            path,
-            before: before.map(Text::from),
-            after: after.map(Text::from),
-            remove_dirs: 0,
-            resolved: Vec::new(),
-            fence: None,
-        }
-    }
-
     #[test]
     fn preflight_refuses_read_only_files_and_folders() {
         use std::os::unix::fs::PermissionsExt;
@@ -179,13 +181,13 @@ mod tests {
         let ro = dir.path().join("ro.json");
         std::fs::write(&ro, "{}").unwrap();
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
-        let err = preflight(&[write(ro.clone(), Some("{}"), Some("{ }"))]).unwrap_err();
+        let err = preflight(&[FileWrite::plain(ro.clone(), Some("{}"), Some("{ }"))]).unwrap_err();
         assert!(err.to_string().contains("read-only"));
         // An unchanged read-only file is fine.
-        preflight(&[write(ro, Some("{}"), Some("{}"))]).unwrap();
+        preflight(&[FileWrite::plain(ro, Some("{}"), Some("{}"))]).unwrap();
         let folder = dir.path().join("sub");
         std::fs::create_dir(&folder).unwrap();
-        let err = preflight(&[write(folder, None, Some("{}"))]).unwrap_err();
+        let err = preflight(&[FileWrite::plain(folder, None, Some("{}"))]).unwrap_err();
         assert!(err.to_string().contains("is a folder"));
     }
 
@@ -195,8 +197,8 @@ mod tests {
         let new = dir.path().join("a/b/new.json");
         let gone = dir.path().join("gone.json");
         std::fs::write(&gone, "x").unwrap();
-        write_one(&write(new.clone(), None, Some("{}\n"))).unwrap();
-        write_one(&write(gone.clone(), Some("x"), None)).unwrap();
+        write_one(&FileWrite::plain(new.clone(), None, Some("{}\n"))).unwrap();
+        write_one(&FileWrite::plain(gone.clone(), Some("x"), None)).unwrap();
         assert_eq!(std::fs::read_to_string(new).unwrap(), "{}\n");
         assert!(!gone.exists());
     }

@@ -466,20 +466,6 @@ pub fn recover_at_start(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::util::text::Text;
-
-    fn write(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileWrite {
-        FileWrite {
-            display: path.display().to_string(),
-            host: None,
-            path,
-            before: before.map(Text::from),
-            after: after.map(Text::from),
-            remove_dirs: 0,
-            resolved: Vec::new(),
-            fence: None,
-        }
-    }
 
     #[test]
     fn a_conflict_leaves_no_temporary_file_no_new_folder_and_no_journal() {
@@ -493,8 +479,8 @@ mod tests {
         // The plan read `{}`, but another program wrote the file since.
         std::fs::write(root.join(".mcp.json"), "{\"theirs\": 1}").unwrap();
         let writes = [
-            write(root.join(".mcp.json"), Some("{}"), Some("{\"a\": 1}")),
-            write(root.join(".cursor/mcp.json"), None, Some("{\"a\": 1}")),
+            FileWrite::plain(root.join(".mcp.json"), Some("{}"), Some("{\"a\": 1}")),
+            FileWrite::plain(root.join(".cursor/mcp.json"), None, Some("{\"a\": 1}")),
         ];
         let printer = Printer::new(true, false, crate::ui::printer::ColorChoice::Never);
         let err = apply(&places, &writes, Meta::default(), Wait::NoWait, &printer).unwrap_err();
