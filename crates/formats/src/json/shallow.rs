@@ -114,16 +114,7 @@ fn root_object<'a>(
         let raw = value.get();
         let value_start = (raw.as_ptr() as usize).checked_sub(base)?;
         let value_end = value_start.checked_add(raw.len())?;
-        properties.push(ObjectProp {
-            range: Range::new(i, value_end),
-            name: ObjectPropName::String(StringLit {
-                range: Range::new(i, name_end),
-                value: Cow::Owned(name),
-            }),
-            value: Ast::NullKeyword(NullKeyword {
-                range: Range::new(value_start, value_end),
-            }),
-        });
+        properties.push(placeholder(name, i, name_end, value_start, value_end));
         i = value_end;
     }
     let end = skip_ws(b, i);
@@ -180,22 +171,34 @@ fn shallow_object<'a>(body: &'a str, start: usize) -> Option<Object<'a>> {
         let name: String = serde_json::from_str(&body[i..name_end]).ok()?;
         let value_start = skip_ws(b, skip_ws(b, name_end) + 1);
         let value_end = skip_value(b, value_start)?;
-        properties.push(ObjectProp {
-            range: Range::new(i, value_end),
-            name: ObjectPropName::String(StringLit {
-                range: Range::new(i, name_end),
-                value: Cow::Owned(name),
-            }),
-            value: Ast::NullKeyword(NullKeyword {
-                range: Range::new(value_start, value_end),
-            }),
-        });
+        properties.push(placeholder(name, i, name_end, value_start, value_end));
         i = skip_ws(b, value_end);
         match b.get(i)? {
             b',' => i = skip_ws(b, i + 1),
             b'}' => return Some(object(start, i + 1, properties)),
             _ => return None,
         }
+    }
+}
+
+/// A member named `name` (its string from `name_start` to `name_end`) whose value, from
+/// `value_start` to `value_end`, is a placeholder.
+fn placeholder<'a>(
+    name: String,
+    name_start: usize,
+    name_end: usize,
+    value_start: usize,
+    value_end: usize,
+) -> ObjectProp<'a> {
+    ObjectProp {
+        range: Range::new(name_start, value_end),
+        name: ObjectPropName::String(StringLit {
+            range: Range::new(name_start, name_end),
+            value: Cow::Owned(name),
+        }),
+        value: Ast::NullKeyword(NullKeyword {
+            range: Range::new(value_start, value_end),
+        }),
     }
 }
 
